@@ -1,0 +1,17 @@
+//! # coaplab-cc — CoAP retransmission and congestion-control algorithms
+//!
+//! Every algorithm of coaplab's SPEC §3.1 implemented once, as a sans-IO state machine:
+//! it is told what happened (with `now`) and answers with the timer to arm next or the
+//! sample it took. It never reads a clock, never owns a socket, and draws dithering from an
+//! [`Rng`](rng::Rng) the caller injects. The crate is `no_std` + `alloc` (only the replay
+//! driver allocates), so the same code runs in the simulator, in real endpoints and on devices.
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+pub mod rng;
+pub mod time;
+
+pub use rng::Rng;
+pub use time::{Duration, Instant};
