@@ -15,3 +15,20 @@ pub mod time;
 
 pub use rng::Rng;
 pub use time::{Duration, Instant};
+
+pub mod algorithm;
+pub mod backoff;
+pub mod basic_rto;
+pub mod cocoa;
+pub mod config;
+pub mod default;
+pub mod estimator;
+pub mod exchange;
+pub mod fasor;
+pub mod linux_rto;
+pub mod peakhopper_rto;
+pub mod replay;
+
+pub use algorithm::{Algorithm, AlgorithmName, UnknownAlgorithm};
+pub use config::Config;
+pub use exchange::{Answered, Exchange, Sample, SampleKind, TimeoutDecision, Value};

@@ -1,1 +1,85 @@
+//! `coaplab._core`: the single boundary between the Python front and the Rust crates.
+//! Each call crosses once: Python hands over a whole script or configuration, Rust returns
+//! the whole result.
 
+use coaplab_cc::algorithm::{Algorithm, AlgorithmName};
+use coaplab_cc::replay::{replay as run_replay, ScriptedExchange};
+use coaplab_cc::rng::{LowerBound, Rng, Xoshiro256pp};
+use coaplab_cc::{Config, Duration, Instant, Value};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+/// The UDP algorithm names of SPEC §3.1, in order.
+#[pyfunction]
+fn algorithms() -> Vec<&'static str> {
+    AlgorithmName::ALL.iter().map(|a| a.as_str()).collect()
+}
+
+fn value_to_py<'py>(py: Python<'py>, value: Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Duration(d) => d.secs_f64().into_pyobject(py)?.into_any(),
+        Value::Float(f) => f.into_pyobject(py)?.into_any(),
+        Value::Str(s) => s.into_pyobject(py)?.into_any(),
+        Value::Absent => py.None().into_bound(py),
+    })
+}
+
+/// Replays `script` (a list of `(start_s, lost, rtt_s)` tuples, already validated by the
+/// Python side) and returns one dict per exchange (SPEC §3.2).
+#[pyfunction]
+#[pyo3(signature = (algorithm, script, dither, seed, max_retransmit))]
+fn replay<'py>(
+    py: Python<'py>,
+    algorithm: &str,
+    script: Vec<(f64, u32, f64)>,
+    dither: bool,
+    seed: u64,
+    max_retransmit: u32,
+) -> PyResult<Bound<'py, PyList>> {
+    let config = Config { max_retransmit, ..Config::default() };
+    let mut alg = Algorithm::from_name(algorithm, config)
+        .map_err(|e| PyValueError::new_err(format!("'{algorithm}': {e}")))?;
+    let steps: Vec<ScriptedExchange> = script
+        .iter()
+        .map(|&(start, lost, rtt)| ScriptedExchange {
+            start: Instant::from_secs_f64(start),
+            lost,
+            rtt: Duration::from_secs_f64(rtt),
+        })
+        .collect();
+    let mut seeded = Xoshiro256pp::seed_from_u64(seed);
+    let rng: &mut dyn Rng = if dither { &mut seeded } else { &mut LowerBound };
+    let records = run_replay(&mut alg, &steps, rng).map_err(|e| PyValueError::new_err(e.to_string()))?;
+
+    let out = PyList::empty(py);
+    for (index, r) in records.iter().enumerate() {
+        let d = PyDict::new(py);
+        d.set_item("index", index)?;
+        d.set_item("start", r.start.secs_f64())?;
+        d.set_item("end", r.end.secs_f64())?;
+        d.set_item("timers", r.timers.iter().map(|t| t.secs_f64()).collect::<Vec<_>>())?;
+        d.set_item("retransmissions", r.retransmissions)?;
+        let sample = PyDict::new(py);
+        sample.set_item("kind", r.sample.kind.as_str())?;
+        sample.set_item("rtt", r.sample.rtt.map(|d| d.secs_f64()))?;
+        d.set_item("sample", sample)?;
+        d.set_item("failed", r.failed)?;
+        d.set_item("rto_after", r.rto_after.secs_f64())?;
+        let state = PyDict::new(py);
+        for (name, value) in &r.state {
+            state.set_item(*name, value_to_py(py, *value)?)?;
+        }
+        d.set_item("state", state)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(replay, m)?)?;
+    Ok(())
+}

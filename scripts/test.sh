@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds everything and runs every check and test: formatting, clippy (warnings denied), the
+# no_std build of the algorithm crate, the Rust test suites, and the Python test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# System tools some tests drive (tshark decodes our pcap output). Installed from Debian's
+# packages when missing and we are root; otherwise those tests say what is missing.
+if ! command -v tshark >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "== installing tshark (Debian package) =="
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq tshark >/dev/null
+fi
+
+echo "== build (Rust engine + Python package) =="
+bash scripts/setup.sh
+echo "== cargo fmt --check =="
+cargo fmt --all --check
+echo "== cargo clippy -D warnings =="
+cargo clippy -q --workspace --all-targets -- -D warnings
+echo "== no_std build of the algorithm crate =="
+cargo build -q -p coaplab-cc --no-default-features
+echo "== cargo test =="
+cargo test -q --workspace --exclude coaplab-py
+echo "== pytest =="
+.venv/bin/python -m pytest -q
