@@ -101,7 +101,10 @@ impl std::error::Error for UnknownAlgorithm {}
 impl FromStr for AlgorithmName {
     type Err = UnknownAlgorithm;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        AlgorithmName::ALL.into_iter().find(|a| a.as_str() == s).ok_or(UnknownAlgorithm)
+        AlgorithmName::ALL
+            .into_iter()
+            .find(|a| a.as_str() == s)
+            .ok_or(UnknownAlgorithm)
     }
 }
 
@@ -155,7 +158,12 @@ impl Algorithm {
 
     /// A new exchange's original transmission is sent at `now`, while `outstanding` other
     /// exchanges to the same server are in flight. Returns the exchange with `T_0` armed.
-    pub fn on_exchange_start(&mut self, now: Instant, outstanding: u32, rng: &mut dyn Rng) -> Exchange {
+    pub fn on_exchange_start(
+        &mut self,
+        now: Instant,
+        outstanding: u32,
+        rng: &mut dyn Rng,
+    ) -> Exchange {
         match self {
             Algorithm::Cocoa(a) => a.on_exchange_start(now, outstanding, rng),
             Algorithm::Default(a) => a.on_exchange_start(now, rng),
@@ -185,7 +193,12 @@ impl Algorithm {
     /// The response to `ex` arrived at `now` (a duplicate response for a completed exchange
     /// must not be reported). `answered` identifies the answered transmission when the
     /// Rexmit-Cnt echo is in use; other algorithms ignore it.
-    pub fn on_response(&mut self, now: Instant, ex: &Exchange, answered: Option<Answered>) -> Sample {
+    pub fn on_response(
+        &mut self,
+        now: Instant,
+        ex: &Exchange,
+        answered: Option<Answered>,
+    ) -> Sample {
         match self {
             Algorithm::Fasor(a) => a.on_response(now, ex, answered),
             Algorithm::Default(a) => a.on_response(now, ex),

@@ -21,7 +21,11 @@ pub struct BasicRto {
 
 impl BasicRto {
     pub fn new(config: Config) -> Self {
-        BasicRto { config, sample: None, retained: None }
+        BasicRto {
+            config,
+            sample: None,
+            retained: None,
+        }
     }
 
     /// `T_0`: the retained timer if any; else dithered in `[R, 1.5·R]`; before any sample
@@ -48,7 +52,14 @@ impl BasicRto {
         if k <= MAX_SAMPLED_RETRANSMISSIONS {
             self.sample = Some(rtt);
             self.retained = None;
-            Sample::new(if k == 0 { SampleKind::Strong } else { SampleKind::Weak }, rtt)
+            Sample::new(
+                if k == 0 {
+                    SampleKind::Strong
+                } else {
+                    SampleKind::Weak
+                },
+                rtt,
+            )
         } else {
             self.retained = Some(ex.timer);
             Sample::new(SampleKind::Ambiguous, rtt)
@@ -64,7 +75,9 @@ impl BasicRto {
     }
 
     pub fn base_rto(&self) -> Duration {
-        self.retained.or(self.sample).unwrap_or(self.config.ack_timeout)
+        self.retained
+            .or(self.sample)
+            .unwrap_or(self.config.ack_timeout)
     }
 
     pub fn visit_state(&self, visit: &mut StateVisitor<'_>) {

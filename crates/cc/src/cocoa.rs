@@ -83,7 +83,12 @@ impl Cocoa {
     /// Blind RTO with NSTART > 1 (draft §4.2.1): until the first sample, an exchange started
     /// while `outstanding` others are in flight uses `ACK_TIMEOUT·(outstanding + 1)` as its
     /// base, dithered the same way.
-    pub fn on_exchange_start(&mut self, now: Instant, outstanding: u32, rng: &mut dyn Rng) -> Exchange {
+    pub fn on_exchange_start(
+        &mut self,
+        now: Instant,
+        outstanding: u32,
+        rng: &mut dyn Rng,
+    ) -> Exchange {
         self.age(now);
         let timer = match self.retained {
             Some(t) => t,
@@ -140,7 +145,9 @@ impl Cocoa {
     fn on_exchange_end(&mut self, ex: &Exchange) {
         self.retained = match self.variant {
             CocoaVariant::Cocoa | CocoaVariant::Strong => None,
-            CocoaVariant::Fb1 => retain_full_backoff(FullBackoff::Fb1, self.retained, ex, &self.config),
+            CocoaVariant::Fb1 => {
+                retain_full_backoff(FullBackoff::Fb1, self.retained, ex, &self.config)
+            }
             // cocoa-fb2 (SPEC §3.1, an interpretation of prose): CoCoA's backoff applied k times
             // to max(T_0, RTO'), RTO' being the overall RTO after this exchange's update.
             // VBF is monotone, so this is never below cocoa-fb1's T_k.
@@ -154,7 +161,6 @@ impl Cocoa {
             CocoaVariant::Fb2 => None,
         };
     }
-
 
     pub fn reset(&mut self) {
         *self = Cocoa::new(self.config, self.variant);

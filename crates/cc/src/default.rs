@@ -33,13 +33,20 @@ pub struct DefaultRto {
 
 impl DefaultRto {
     pub fn new(config: Config, full_backoff: FullBackoff) -> Self {
-        DefaultRto { config, full_backoff, retained: None }
+        DefaultRto {
+            config,
+            full_backoff,
+            retained: None,
+        }
     }
 
     pub fn on_exchange_start(&mut self, now: Instant, rng: &mut dyn Rng) -> Exchange {
         let timer = match self.retained {
             Some(t) => t,
-            None => rng.uniform(self.config.ack_timeout, self.config.randomized(self.config.ack_timeout)),
+            None => rng.uniform(
+                self.config.ack_timeout,
+                self.config.randomized(self.config.ack_timeout),
+            ),
         };
         Exchange::new(now, timer.min(self.config.max_timer))
     }

@@ -67,7 +67,12 @@ impl LinuxRtt {
             // First sample: SRTT = R, mdev = R/2, mdev_max = rttvar = max(R/2, 50 ms).
             let half = rtt.mul_ratio(1, 2);
             let var = half.max(LINUX_RTTVAR_MIN);
-            self.state = Some(LinuxState { srtt: rtt, mdev: half, mdev_max: var, rttvar: var });
+            self.state = Some(LinuxState {
+                srtt: rtt,
+                mdev: half,
+                mdev_max: var,
+                rttvar: var,
+            });
             return;
         };
         // err = R − SRTT (old SRTT); SRTT += err/8.

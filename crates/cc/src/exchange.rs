@@ -86,9 +86,15 @@ pub struct Sample {
 }
 
 impl Sample {
-    pub const NONE: Sample = Sample { kind: SampleKind::None, rtt: None };
+    pub const NONE: Sample = Sample {
+        kind: SampleKind::None,
+        rtt: None,
+    };
     pub const fn new(kind: SampleKind, rtt: Duration) -> Self {
-        Sample { kind, rtt: Some(rtt) }
+        Sample {
+            kind,
+            rtt: Some(rtt),
+        }
     }
 }
 

@@ -89,14 +89,20 @@ impl Fasor {
     pub fn on_exchange_start(&mut self, now: Instant, rng: &mut dyn Rng) -> Exchange {
         let srtt = self.fast.srtt().unwrap_or(INITIAL_SRTT);
         let base = self.base_rto();
-        let f = rng.uniform(base + srtt.mul_ratio(1, 4), base + srtt).min(self.config.max_timer);
+        let f = rng
+            .uniform(base + srtt.mul_ratio(1, 4), base + srtt)
+            .min(self.config.max_timer);
         // Without a SlowRTO (only after failures before any response) the slow states have
         // nothing to wait for: they use the FAST series.
         let (state, slow) = match self.slow_rto {
             Some(slow) => (self.state, slow),
             None => (FasorState::Fast, Duration::ZERO),
         };
-        let plan = FasorPlan { state: state as u8, fast: f, slow: slow.min(self.config.max_timer) };
+        let plan = FasorPlan {
+            state: state as u8,
+            fast: f,
+            slow: slow.min(self.config.max_timer),
+        };
         let mut ex = Exchange::new(now, self.timer(&plan, 0));
         ex.fasor = plan;
         ex
@@ -123,7 +129,12 @@ impl Fasor {
     /// `k = 0`: unambiguous sample into FastRTO. `k ≥ 1`: `SlowRTO = 1.5 × (now − original
     /// transmission)`. `fasor-rc`: every response is matched by the echoed Rexmit-Cnt, so its
     /// RTT from the answered transmission feeds FastRTO too. State transition by `k`.
-    pub fn on_response(&mut self, now: Instant, ex: &Exchange, answered: Option<Answered>) -> Sample {
+    pub fn on_response(
+        &mut self,
+        now: Instant,
+        ex: &Exchange,
+        answered: Option<Answered>,
+    ) -> Sample {
         let k = ex.retransmissions;
         let from_original = now - ex.started;
         if k >= 1 {
@@ -142,7 +153,11 @@ impl Fasor {
             }
             None => Sample::new(SampleKind::Ambiguous, from_original),
         };
-        self.state = if k == 0 { FasorState::Fast } else { self.state.after_retransmission() };
+        self.state = if k == 0 {
+            FasorState::Fast
+        } else {
+            self.state.after_retransmission()
+        };
         sample
     }
 

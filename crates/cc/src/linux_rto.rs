@@ -17,7 +17,11 @@ pub struct LinuxRto {
 
 impl LinuxRto {
     pub fn new(config: Config) -> Self {
-        LinuxRto { config, estimator: LinuxRtt::default(), retained: None }
+        LinuxRto {
+            config,
+            estimator: LinuxRtt::default(),
+            retained: None,
+        }
     }
 
     /// `T_0` = retained backed-off value, else `SRTT + 4·rttvar`, else 2 s; no dithering.
@@ -53,11 +57,19 @@ impl LinuxRto {
     }
 
     pub fn base_rto(&self) -> Duration {
-        self.retained.or(self.estimator.rto()).unwrap_or(self.config.ack_timeout)
+        self.retained
+            .or(self.estimator.rto())
+            .unwrap_or(self.config.ack_timeout)
     }
 
     pub fn visit_state(&self, visit: &mut StateVisitor<'_>) {
-        visit("rto", self.estimator.rto().unwrap_or(self.config.ack_timeout).into());
+        visit(
+            "rto",
+            self.estimator
+                .rto()
+                .unwrap_or(self.config.ack_timeout)
+                .into(),
+        );
         visit("srtt", self.estimator.srtt().into());
         visit("mdev", self.estimator.mdev().into());
         visit("rttvar", self.estimator.rttvar().into());

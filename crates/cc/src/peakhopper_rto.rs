@@ -69,7 +69,11 @@ impl PeakHopperRto {
         self.rto = Some(match (self.rto, self.prev) {
             (Some(rto), Some(prev)) => {
                 let delta = if rtt == Duration::ZERO {
-                    if prev == Duration::ZERO { 0.0 } else { B_MAX }
+                    if prev == Duration::ZERO {
+                        0.0
+                    } else {
+                        B_MAX
+                    }
                 } else {
                     rtt.abs_diff(prev).nanos() as f64 / rtt.nanos() as f64
                 };
@@ -110,7 +114,9 @@ impl PeakHopperRto {
     }
 
     pub fn base_rto(&self) -> Duration {
-        self.retained.or(self.rto).unwrap_or(self.config.ack_timeout)
+        self.retained
+            .or(self.rto)
+            .unwrap_or(self.config.ack_timeout)
     }
 
     pub fn visit_state(&self, visit: &mut StateVisitor<'_>) {

@@ -44,7 +44,11 @@ pub struct ReplayRecord {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReplayError {
     /// Exchange `index` starts before the previous exchange ended at `previous_end`.
-    Overlap { index: usize, start: Instant, previous_end: Instant },
+    Overlap {
+        index: usize,
+        start: Instant,
+        previous_end: Instant,
+    },
 }
 
 impl fmt::Display for ReplayError {
@@ -75,7 +79,11 @@ pub fn replay(
     let mut previous_end: Option<Instant> = None;
     for (index, step) in script.iter().enumerate() {
         if let Some(previous_end) = previous_end.filter(|&end| step.start < end) {
-            return Err(ReplayError::Overlap { index, start: step.start, previous_end });
+            return Err(ReplayError::Overlap {
+                index,
+                start: step.start,
+                previous_end,
+            });
         }
         let record = replay_one(algorithm, step, rng);
         previous_end = Some(record.end);
@@ -84,7 +92,11 @@ pub fn replay(
     Ok(records)
 }
 
-fn replay_one(algorithm: &mut Algorithm, step: &ScriptedExchange, rng: &mut dyn Rng) -> ReplayRecord {
+fn replay_one(
+    algorithm: &mut Algorithm,
+    step: &ScriptedExchange,
+    rng: &mut dyn Rng,
+) -> ReplayRecord {
     let mut ex = algorithm.on_exchange_start(step.start, 0, rng);
     let mut timers = alloc::vec![ex.timer];
     // Send time of the answered transmission, once it has been sent.
@@ -95,8 +107,15 @@ fn replay_one(algorithm: &mut Algorithm, step: &ScriptedExchange, rng: &mut dyn 
         if let Some(sent_at) = answered_sent {
             let arrival = sent_at + step.rtt;
             if arrival <= expiry {
-                let answered = Answered { ordinal: step.lost, sent_at };
-                break (arrival, algorithm.on_response(arrival, &ex, Some(answered)), false);
+                let answered = Answered {
+                    ordinal: step.lost,
+                    sent_at,
+                };
+                break (
+                    arrival,
+                    algorithm.on_response(arrival, &ex, Some(answered)),
+                    false,
+                );
             }
         }
         match algorithm.on_timeout(expiry, &mut ex) {

@@ -118,7 +118,11 @@ mod tests {
         for _ in 0..10_000 {
             let d = rng.uniform(lo, hi);
             assert!(lo <= d && d <= hi);
-            if d < mid { below += 1 } else { above += 1 }
+            if d < mid {
+                below += 1
+            } else {
+                above += 1
+            }
         }
         // Binomial(10000, 0.5): ±5σ = ±250.
         assert!((4750..=5250).contains(&below), "{below} {above}");

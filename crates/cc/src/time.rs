@@ -135,7 +135,12 @@ impl Sub for Duration {
 
 impl fmt::Display for Duration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{:09}s", self.0 / NANOS_PER_SEC, self.0 % NANOS_PER_SEC)
+        write!(
+            f,
+            "{}.{:09}s",
+            self.0 / NANOS_PER_SEC,
+            self.0 % NANOS_PER_SEC
+        )
     }
 }
 impl fmt::Display for Instant {
@@ -151,13 +156,22 @@ mod tests {
     #[test]
     fn ratio_and_float_conversions() {
         // 2 s · 3/2 = 3 s exactly.
-        assert_eq!(Duration::from_secs(2).mul_ratio(3, 2), Duration::from_secs(3));
+        assert_eq!(
+            Duration::from_secs(2).mul_ratio(3, 2),
+            Duration::from_secs(3)
+        );
         // 1 ns · 1/8 truncates to 0.
         assert_eq!(Duration::from_nanos(1).mul_ratio(1, 8), Duration::ZERO);
         assert_eq!(Duration::from_secs_f64(0.660), Duration::from_millis(660));
         assert_eq!(Duration::from_secs_f64(-1.0), Duration::ZERO);
-        assert_eq!(Instant::from_secs(3) - Instant::from_millis(500), Duration::from_millis(2500));
-        assert_eq!(Instant::from_secs(1).saturating_since(Instant::from_secs(2)), Duration::ZERO);
+        assert_eq!(
+            Instant::from_secs(3) - Instant::from_millis(500),
+            Duration::from_millis(2500)
+        );
+        assert_eq!(
+            Instant::from_secs(1).saturating_since(Instant::from_secs(2)),
+            Duration::ZERO
+        );
         assert_eq!(format!("{}", Duration::from_millis(2500)), "2.500000000s");
     }
 }

@@ -1,1 +1,14 @@
-//! placeholder
+//! # coaplab-engine — the simulator
+//!
+//! A deterministic discrete-event simulator of the constrained-link CoAP testbed of SPEC §2:
+//! `sim` (event queue, RNG streams), `net` (queue, link, loss, path delay), `coap` (client and
+//! server endpoints), `workload`, `metrics`, and `testbed`, which wires them into a run.
+
+pub mod coap;
+pub mod config;
+pub mod metrics;
+pub mod net;
+pub mod packet;
+pub mod sim;
+pub mod testbed;
+pub mod workload;

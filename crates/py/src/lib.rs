@@ -37,7 +37,10 @@ fn replay<'py>(
     seed: u64,
     max_retransmit: u32,
 ) -> PyResult<Bound<'py, PyList>> {
-    let config = Config { max_retransmit, ..Config::default() };
+    let config = Config {
+        max_retransmit,
+        ..Config::default()
+    };
     let mut alg = Algorithm::from_name(algorithm, config)
         .map_err(|e| PyValueError::new_err(format!("'{algorithm}': {e}")))?;
     let steps: Vec<ScriptedExchange> = script
@@ -50,7 +53,8 @@ fn replay<'py>(
         .collect();
     let mut seeded = Xoshiro256pp::seed_from_u64(seed);
     let rng: &mut dyn Rng = if dither { &mut seeded } else { &mut LowerBound };
-    let records = run_replay(&mut alg, &steps, rng).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let records =
+        run_replay(&mut alg, &steps, rng).map_err(|e| PyValueError::new_err(e.to_string()))?;
 
     let out = PyList::empty(py);
     for (index, r) in records.iter().enumerate() {
@@ -58,7 +62,10 @@ fn replay<'py>(
         d.set_item("index", index)?;
         d.set_item("start", r.start.secs_f64())?;
         d.set_item("end", r.end.secs_f64())?;
-        d.set_item("timers", r.timers.iter().map(|t| t.secs_f64()).collect::<Vec<_>>())?;
+        d.set_item(
+            "timers",
+            r.timers.iter().map(|t| t.secs_f64()).collect::<Vec<_>>(),
+        )?;
         d.set_item("retransmissions", r.retransmissions)?;
         let sample = PyDict::new(py);
         sample.set_item("kind", r.sample.kind.as_str())?;

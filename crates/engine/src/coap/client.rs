@@ -1,0 +1,279 @@
+//! A CoAP-over-UDP client endpoint (SPEC §3): CON requests, at most `NSTART` outstanding
+//! exchanges, retransmissions of the identical message, the algorithm library driving every
+//! timer. Sans-IO: it is told events with `now` and pushes [`Action`]s for the testbed.
+
+use coaplab_cc::rng::Xoshiro256pp;
+use coaplab_cc::{Algorithm, Answered, Exchange, Instant, SampleKind, TimeoutDecision};
+
+use crate::coap::messages::MessageFactory;
+use crate::packet::Packet;
+use crate::workload::Plan;
+
+/// What the client asks the testbed to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Put this packet on the uplink now.
+    Send(Packet),
+    /// Fire `on_timer(exchange, generation)` at `at`.
+    ArmTimer {
+        at: Instant,
+        exchange: u32,
+        generation: u32,
+    },
+}
+
+/// One exchange as the client (and the ground-truth metrics) see it.
+#[derive(Clone, Debug)]
+pub struct ExchangeRecord {
+    pub ex: Exchange,
+    pub mid: u16,
+    pub block: Option<u32>,
+    /// Bumped whenever the exchange's timer is re-armed or cancelled (lazy timer deletion).
+    pub generation: u32,
+    pub done: bool,
+    pub failed: bool,
+    pub ended_at: Option<Instant>,
+    /// Ground truth, bit `i` = copy `i` reached the server.
+    pub reached_server: u64,
+    /// Ground truth, bit `i` = the response to copy `i` reached the client.
+    pub answer_delivered: u64,
+    /// Bit `i` = the response to copy `i` was serialized on the downlink.
+    pub answer_serialized: u64,
+    /// IP size of this exchange's response, bytes.
+    pub response_bytes: u32,
+}
+
+impl ExchangeRecord {
+    /// Retransmissions that were unnecessary (SPEC §6): copy `j > m` where `m` is the first
+    /// copy that reached the server and whose response reached the client.
+    pub fn unnecessary_retransmissions(&self) -> u32 {
+        let both = self.reached_server & self.answer_delivered;
+        if both == 0 {
+            return 0;
+        }
+        let first = both.trailing_zeros();
+        self.ex.retransmissions.saturating_sub(first)
+    }
+
+    /// Downlink bytes spent on responses to unnecessary copies.
+    pub fn unnecessary_response_bytes(&self) -> u64 {
+        let both = self.reached_server & self.answer_delivered;
+        if both == 0 {
+            return 0;
+        }
+        let first = both.trailing_zeros();
+        let later = self.answer_serialized & u64::MAX.checked_shl(first + 1).unwrap_or(0);
+        u64::from(later.count_ones()) * u64::from(self.response_bytes)
+    }
+}
+
+/// Per-client counters (SPEC §6).
+#[derive(Clone, Debug, Default)]
+pub struct ClientStats {
+    pub first_request: Option<Instant>,
+    pub last_end: Option<Instant>,
+    pub completed: u32,
+    pub failed: u32,
+    pub retransmissions: u32,
+    pub timeouts: u32,
+    pub duplicate_responses: u32,
+}
+
+/// One timer/RTO trace point (recorded only with `trace = true`).
+#[derive(Clone, Copy, Debug)]
+pub struct TracePoint {
+    pub at: Instant,
+    pub event: &'static str,
+    pub exchange: u32,
+    pub timer_s: f64,
+    pub rto_s: f64,
+    pub sample_s: Option<f64>,
+    pub sample_kind: &'static str,
+}
+
+pub struct Client {
+    pub id: u32,
+    algorithm: Algorithm,
+    rng: Xoshiro256pp,
+    plan: Plan,
+    nstart: u32,
+    next_mid: u16,
+    outstanding: u32,
+    pub exchanges: Vec<ExchangeRecord>,
+    pub stats: ClientStats,
+    pub trace: Option<Vec<TracePoint>>,
+}
+
+impl Client {
+    pub fn new(
+        id: u32,
+        algorithm: Algorithm,
+        rng: Xoshiro256pp,
+        plan: Plan,
+        nstart: u32,
+        trace: bool,
+    ) -> Self {
+        Client {
+            id,
+            algorithm,
+            rng,
+            plan,
+            nstart: nstart.max(1),
+            // A fixed, client-specific first MID: deterministic and distinct across clients.
+            next_mid: (id.wrapping_mul(7919) & 0xFFFF) as u16,
+            outstanding: 0,
+            exchanges: Vec::new(),
+            stats: ClientStats::default(),
+            trace: trace.then(Vec::new),
+        }
+    }
+
+    pub fn finished(&self, now: Instant) -> bool {
+        self.outstanding == 0 && self.plan.exhausted(now)
+    }
+
+    /// Starts as many exchanges as NSTART and the workload allow.
+    pub fn poll_start(&mut self, now: Instant, msgs: &MessageFactory, out: &mut Vec<Action>) {
+        while self.outstanding < self.nstart {
+            let idle = self.outstanding == 0;
+            let Some(req) = self.plan.next_request(now, idle, &mut self.rng) else {
+                break;
+            };
+            if req.new_batch {
+                self.algorithm.reset();
+            }
+            let ex = self
+                .algorithm
+                .on_exchange_start(now, self.outstanding, &mut self.rng);
+            let index = self.exchanges.len() as u32;
+            let mid = self.next_mid;
+            self.next_mid = self.next_mid.wrapping_add(1);
+            self.exchanges.push(ExchangeRecord {
+                ex,
+                mid,
+                block: req.block,
+                generation: 0,
+                done: false,
+                failed: false,
+                ended_at: None,
+                reached_server: 0,
+                answer_delivered: 0,
+                answer_serialized: 0,
+                response_bytes: 0,
+            });
+            self.outstanding += 1;
+            self.stats.first_request.get_or_insert(now);
+            self.record(now, "start", index, None, SampleKind::None);
+            out.push(Action::Send(
+                msgs.request(self.id, index, 0, mid, req.block, now),
+            ));
+            out.push(Action::ArmTimer {
+                at: now + ex.timer,
+                exchange: index,
+                generation: 0,
+            });
+        }
+    }
+
+    /// The timer of `exchange` fired; stale generations are ignored.
+    pub fn on_timer(
+        &mut self,
+        now: Instant,
+        exchange: u32,
+        generation: u32,
+        msgs: &MessageFactory,
+        out: &mut Vec<Action>,
+    ) {
+        let rec = &mut self.exchanges[exchange as usize];
+        if rec.done || rec.generation != generation {
+            return;
+        }
+        self.stats.timeouts += 1;
+        match self.algorithm.on_timeout(now, &mut rec.ex) {
+            TimeoutDecision::Retransmit { timer } => {
+                rec.generation += 1;
+                let (ordinal, mid, block, generation) =
+                    (rec.ex.retransmissions, rec.mid, rec.block, rec.generation);
+                self.stats.retransmissions += 1;
+                out.push(Action::Send(
+                    msgs.request(self.id, exchange, ordinal, mid, block, now),
+                ));
+                out.push(Action::ArmTimer {
+                    at: now + timer,
+                    exchange,
+                    generation,
+                });
+                self.record(now, "retransmit", exchange, None, SampleKind::None);
+            }
+            TimeoutDecision::Fail => {
+                rec.done = true;
+                rec.failed = true;
+                rec.ended_at = Some(now);
+                self.outstanding -= 1;
+                self.stats.failed += 1;
+                self.stats.last_end = Some(now);
+                self.record(now, "fail", exchange, None, SampleKind::None);
+                self.poll_start(now, msgs, out);
+            }
+        }
+    }
+
+    /// A response arrived. Responses for completed exchanges are duplicates and ignored.
+    pub fn on_response(
+        &mut self,
+        now: Instant,
+        pkt: &Packet,
+        msgs: &MessageFactory,
+        out: &mut Vec<Action>,
+    ) {
+        let rec = &mut self.exchanges[pkt.exchange as usize];
+        if pkt.ordinal < 64 {
+            rec.answer_delivered |= 1 << pkt.ordinal;
+        }
+        if rec.done || pkt.mid != rec.mid {
+            self.stats.duplicate_responses += 1;
+            return;
+        }
+        let answered = Answered {
+            ordinal: pkt.ordinal,
+            sent_at: pkt.request_sent,
+        };
+        let sample = self.algorithm.on_response(now, &rec.ex, Some(answered));
+        rec.done = true;
+        rec.generation += 1; // cancels the pending timer
+        rec.ended_at = Some(now);
+        self.outstanding -= 1;
+        self.stats.completed += 1;
+        self.stats.last_end = Some(now);
+        self.record(
+            now,
+            "response",
+            pkt.exchange,
+            sample.rtt.map(|d| d.secs_f64()),
+            sample.kind,
+        );
+        self.poll_start(now, msgs, out);
+    }
+
+    fn record(
+        &mut self,
+        now: Instant,
+        event: &'static str,
+        exchange: u32,
+        sample_s: Option<f64>,
+        kind: SampleKind,
+    ) {
+        if let Some(trace) = self.trace.as_mut() {
+            let rec = &self.exchanges[exchange as usize];
+            trace.push(TracePoint {
+                at: now,
+                event,
+                exchange,
+                timer_s: rec.ex.timer.secs_f64(),
+                rto_s: self.algorithm.base_rto().secs_f64(),
+                sample_s,
+                sample_kind: kind.as_str(),
+            });
+        }
+    }
+}

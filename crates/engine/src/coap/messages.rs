@@ -1,0 +1,170 @@
+//! The CoAP messages of the simulated workload, built with the real encoder
+//! (`coaplab-wire`): packet sizes come from the encoding, and a capture re-encodes the same
+//! fields into bytes.
+
+use coaplab_cc::Instant;
+use coaplab_wire::coap::{block_value, code, option, Message, OptionValue, Payload, Type};
+use coaplab_wire::ip::{IPV4_HEADER, UDP_HEADER};
+
+use crate::packet::{Packet, PacketKind};
+
+/// The resource path: a 7-byte Uri-Path value, so the option takes 8 bytes and the request's
+/// CoAP message 12 bytes (SPEC §2, calibrated against the 1-client reference).
+pub const URI_PATH: &[u8] = b"sensors";
+
+/// Builds requests and responses for one run.
+#[derive(Clone, Debug)]
+pub struct MessageFactory {
+    /// Payload of a plain (non-block) response, bytes.
+    pub response_bytes: u32,
+    /// Block2 size exponent; block size = 2^(szx + 4) (RFC 7959 §2.2).
+    pub block_szx: u8,
+    /// Firmware resource size, bytes.
+    pub resource_bytes: u64,
+    /// Requests carry, and responses echo, FASOR's Rexmit-Cnt option (`fasor-rc`).
+    pub rexmit_cnt: bool,
+}
+
+impl MessageFactory {
+    pub fn block_size(&self) -> u32 {
+        1 << (u32::from(self.block_szx) + 4)
+    }
+
+    /// Blocks needed for the firmware resource.
+    pub fn blocks(&self) -> u32 {
+        self.resource_bytes
+            .div_ceil(u64::from(self.block_size()))
+            .max(1) as u32
+    }
+
+    /// Encodes the CoAP message of `p` (options are built on the stack) and hands it to `f`.
+    pub fn with_message<R>(&self, p: &Packet, f: impl FnOnce(&Message<'_>) -> R) -> R {
+        let mut opts: [(u16, OptionValue<'_>); 3] = [(0, OptionValue::Uint(0)); 3];
+        let mut n = 0;
+        if p.kind == PacketKind::Request {
+            opts[n] = (option::URI_PATH, OptionValue::Bytes(URI_PATH));
+            n += 1;
+        }
+        if let Some(num) = p.block {
+            opts[n] = (
+                option::BLOCK2,
+                OptionValue::Uint(block_value(num, p.more, self.block_szx)),
+            );
+            n += 1;
+        }
+        if p.rexmit_cnt {
+            opts[n] = (option::REXMIT_CNT, OptionValue::Uint(p.ordinal));
+            n += 1;
+        }
+        let (mtype, code) = match p.kind {
+            PacketKind::Request => (Type::Con, code::GET),
+            PacketKind::Response => (Type::Ack, code::CONTENT),
+        };
+        let m = Message {
+            mtype,
+            code,
+            message_id: p.mid,
+            token: &[],
+            options: &opts[..n],
+            payload: Payload::Pattern(p.payload as usize),
+        };
+        f(&m)
+    }
+
+    fn sized(&self, mut p: Packet) -> Packet {
+        p.ip_bytes = (IPV4_HEADER + UDP_HEADER + self.with_message(&p, |m| m.encoded_len())) as u32;
+        p
+    }
+
+    /// Copy `ordinal` of a client's CON GET (for block `block` in block-wise transfers).
+    pub fn request(
+        &self,
+        client: u32,
+        exchange: u32,
+        ordinal: u32,
+        mid: u16,
+        block: Option<u32>,
+        now: Instant,
+    ) -> Packet {
+        self.sized(Packet {
+            kind: PacketKind::Request,
+            client,
+            exchange,
+            ordinal,
+            mid,
+            block,
+            payload: 0,
+            rexmit_cnt: self.rexmit_cnt,
+            more: false,
+            ip_bytes: 0,
+            request_sent: now,
+        })
+    }
+
+    /// The piggybacked ACK 2.05 answering `req` (for block requests: that block, with the
+    /// "more" flag; the last block carries the remainder).
+    pub fn response(&self, req: &Packet) -> Packet {
+        let (payload, more) = match req.block {
+            None => (self.response_bytes, false),
+            Some(num) => {
+                let size = u64::from(self.block_size());
+                let offset = u64::from(num) * size;
+                let remaining = self.resource_bytes.saturating_sub(offset);
+                (remaining.min(size) as u32, remaining > size)
+            }
+        };
+        self.sized(Packet {
+            kind: PacketKind::Response,
+            payload,
+            more,
+            ..*req
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn factory(rexmit_cnt: bool) -> MessageFactory {
+        MessageFactory {
+            response_bytes: 60,
+            block_szx: 4,
+            resource_bytes: 1000,
+            rexmit_cnt,
+        }
+    }
+
+    #[test]
+    fn spec_sizes_on_the_wire() {
+        let f = factory(false);
+        let req = f.request(0, 0, 0, 1, None, Instant::ZERO);
+        // 20 (IPv4) + 8 (UDP) + 12 (CoAP: 4 header + 8 Uri-Path) = 40 B (SPEC §2).
+        assert_eq!(req.ip_bytes, 40);
+        // 20 + 8 + 65 (4 header + 0xFF + 60 payload) = 93 B (SPEC §2).
+        assert_eq!(f.response(&req).ip_bytes, 93);
+    }
+
+    #[test]
+    fn odd_sized_block_transfer() {
+        let f = factory(false);
+        // 1000 B in 256 B blocks: 4 blocks, the last one 1000 − 768 = 232 B.
+        assert_eq!(f.blocks(), 4);
+        let last = f.response(&f.request(0, 3, 0, 1, Some(3), Instant::ZERO));
+        assert_eq!((last.payload, last.more), (232, false));
+        let first = f.response(&f.request(0, 0, 0, 1, Some(0), Instant::ZERO));
+        assert_eq!((first.payload, first.more), (256, true));
+        // Block 0, M=1, SZX 4: value 0x0C (1 byte); option header 0xD1 + ext 10 → 3 B.
+        // CoAP = 4 + 3 + 1 + 256 = 264; IP = 292.
+        assert_eq!(first.ip_bytes, 292);
+    }
+
+    #[test]
+    fn rexmit_cnt_adds_its_option() {
+        let f = factory(true);
+        // Ordinal 0: empty uint → option = header (delta 65000 − 11 = 64989 → 0xE0 + 2 ext) = 3 B.
+        assert_eq!(f.request(0, 0, 0, 1, None, Instant::ZERO).ip_bytes, 43);
+        // Ordinal 1: one value byte more.
+        assert_eq!(f.request(0, 0, 1, 1, None, Instant::ZERO).ip_bytes, 44);
+    }
+}

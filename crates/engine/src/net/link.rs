@@ -1,0 +1,213 @@
+//! One direction of the constrained link (SPEC §2): a [`DropTailQueue`] in front of a
+//! serializer of `rate` bit/s, then propagation for the one-way delay. Wireless errors are
+//! applied **after** serialization: a lost packet still consumed its serialization time.
+
+use coaplab_cc::rng::Rng;
+use coaplab_cc::{Duration, Instant};
+
+use crate::net::loss::LossProcess;
+use crate::net::queue::DropTailQueue;
+
+/// Parameters of one link direction.
+#[derive(Clone, Debug)]
+pub struct LinkParams {
+    /// Serialization rate, bit/s.
+    pub rate_bps: u64,
+    /// One-way propagation delay.
+    pub delay: Duration,
+    /// Buffer limit in bytes (`None` = unlimited).
+    pub buffer_bytes: Option<u64>,
+    /// Link-layer bytes added to each IP packet when serializing (SPEC §2: 0 by default).
+    pub overhead_bytes: u32,
+}
+
+/// What happened to a packet handed to the link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// Tail-dropped at the buffer.
+    Dropped,
+    /// Waiting behind other packets.
+    Queued,
+    /// The link was idle: serialization started; call `on_tx_done` at this time.
+    Transmitting { done_at: Instant },
+}
+
+/// The end of one packet's serialization.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxDone<T> {
+    pub packet: T,
+    /// Arrival at the far end after propagation, unless lost to a link error.
+    pub delivered_at: Option<Instant>,
+    /// The next queued packet started serializing: call `on_tx_done` again at this time.
+    pub next_done_at: Option<Instant>,
+}
+
+/// Counters of one direction (SPEC §6 "Packets").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Packets serialized (put on the wire), lost or not.
+    pub sent: u64,
+    pub bytes: u64,
+    pub dropped_buffer: u64,
+    pub lost_link: u64,
+    /// Total serialization time.
+    pub busy: Duration,
+    /// Total time dequeued packets waited in the buffer.
+    pub queue_wait: Duration,
+}
+
+pub struct Link<T> {
+    params: LinkParams,
+    queue: DropTailQueue<T>,
+    loss: LossProcess,
+    /// The packet being serialized and its IP size.
+    on_wire: Option<(T, u32)>,
+    pub stats: LinkStats,
+}
+
+impl<T: Copy> Link<T> {
+    pub fn new(params: LinkParams, loss: LossProcess) -> Self {
+        let queue = DropTailQueue::new(params.buffer_bytes);
+        Link {
+            params,
+            queue,
+            loss,
+            on_wire: None,
+            stats: LinkStats::default(),
+        }
+    }
+
+    /// Serialization time of an IP packet of `ip_bytes`: `(ip_bytes + overhead)·8 / rate`,
+    /// rounded **up** to the nanosecond so that a link never runs faster than its rate.
+    pub fn serialization_time(&self, ip_bytes: u32) -> Duration {
+        let bits = u128::from(ip_bytes + self.params.overhead_bytes) * 8;
+        let rate = u128::from(self.params.rate_bps);
+        Duration::from_nanos((bits * 1_000_000_000).div_ceil(rate) as u64)
+    }
+
+    /// A packet of `ip_bytes` reaches the link's buffer at `now`.
+    pub fn on_packet_arrival(&mut self, now: Instant, packet: T, ip_bytes: u32) -> Arrival {
+        if self.on_wire.is_none() {
+            return Arrival::Transmitting {
+                done_at: self.start(now, packet, ip_bytes),
+            };
+        }
+        if self.queue.push(now, packet, ip_bytes) {
+            Arrival::Queued
+        } else {
+            self.stats.dropped_buffer += 1;
+            Arrival::Dropped
+        }
+    }
+
+    fn start(&mut self, now: Instant, packet: T, ip_bytes: u32) -> Instant {
+        let tx = self.serialization_time(ip_bytes);
+        self.on_wire = Some((packet, ip_bytes));
+        self.stats.sent += 1;
+        self.stats.bytes += u64::from(ip_bytes);
+        self.stats.busy += tx;
+        now + tx
+    }
+
+    /// The packet on the wire finished serializing at `now`. The loss process decides its fate;
+    /// the next queued packet (if any) starts at once.
+    pub fn on_tx_done(&mut self, now: Instant, rng: &mut dyn Rng) -> TxDone<T> {
+        let (packet, _) = self
+            .on_wire
+            .take()
+            .expect("on_tx_done without a packet on the wire");
+        let lost = self.loss.on_packet(now, rng);
+        if lost {
+            self.stats.lost_link += 1;
+        }
+        let next_done_at = self.queue.pop().map(|(next, size, enqueued)| {
+            self.stats.queue_wait += now - enqueued;
+            self.start(now, next, size)
+        });
+        TxDone {
+            packet,
+            delivered_at: (!lost).then_some(now + self.params.delay),
+            next_done_at,
+        }
+    }
+
+    pub fn max_queue_bytes(&self) -> u64 {
+        self.queue.max_bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use coaplab_cc::rng::Xoshiro256pp;
+
+    fn uplink(buffer: Option<u64>, loss: LossProcess) -> Link<u32> {
+        let params = LinkParams {
+            rate_bps: 60_000,
+            delay: Duration::from_millis(200),
+            buffer_bytes: buffer,
+            overhead_bytes: 0,
+        };
+        Link::new(params, loss)
+    }
+
+    #[test]
+    fn serialization_and_propagation_to_the_nanosecond() {
+        let mut link = uplink(None, LossProcess::None);
+        let mut rng = Xoshiro256pp::seed_from_u64(0);
+        // 40 B at 60 kbit/s: 320 bit / 60 000 bit/s = 5.3333… ms → 5 333 334 ns (rounded up).
+        let t0 = Instant::from_secs(1);
+        let Arrival::Transmitting { done_at } = link.on_packet_arrival(t0, 1, 40) else {
+            panic!()
+        };
+        assert_eq!(done_at, t0 + Duration::from_nanos(5_333_334));
+        // A second 93 B packet arriving meanwhile waits: 744 bit / 60 000 = 12.4 ms exactly.
+        assert_eq!(link.on_packet_arrival(t0, 2, 93), Arrival::Queued);
+        let done = link.on_tx_done(done_at, &mut rng);
+        // Delivered after 200 ms propagation: 1 s + 5 333 334 ns + 200 ms.
+        assert_eq!(done.delivered_at, Some(Instant::from_nanos(1_205_333_334)));
+        assert_eq!(
+            done.next_done_at,
+            Some(done_at + Duration::from_millis(12) + Duration::from_micros(400))
+        );
+        let done2 = link.on_tx_done(done.next_done_at.unwrap(), &mut rng);
+        assert_eq!(done2.packet, 2);
+        assert_eq!(done2.next_done_at, None);
+        assert_eq!(link.stats.sent, 2);
+        assert_eq!(link.stats.bytes, 133);
+        assert_eq!(link.stats.queue_wait, Duration::from_nanos(5_333_334));
+    }
+
+    #[test]
+    fn the_packet_on_the_wire_does_not_count_toward_the_buffer() {
+        let mut link = uplink(Some(200), LossProcess::None);
+        let t = Instant::ZERO;
+        assert!(matches!(
+            link.on_packet_arrival(t, 0, 150),
+            Arrival::Transmitting { .. }
+        ));
+        // Buffer holds 200 B: two 100 B packets fit although 150 B are on the wire.
+        assert_eq!(link.on_packet_arrival(t, 1, 100), Arrival::Queued);
+        assert_eq!(link.on_packet_arrival(t, 2, 100), Arrival::Queued);
+        assert_eq!(link.on_packet_arrival(t, 3, 1), Arrival::Dropped);
+        assert_eq!(link.stats.dropped_buffer, 1);
+    }
+
+    #[test]
+    fn a_lost_packet_still_occupies_the_link() {
+        let mut link = uplink(None, LossProcess::Bernoulli(1.0));
+        let mut rng = Xoshiro256pp::seed_from_u64(0);
+        let Arrival::Transmitting { done_at } = link.on_packet_arrival(Instant::ZERO, 1, 40) else {
+            panic!()
+        };
+        assert_eq!(
+            link.on_packet_arrival(Instant::ZERO, 2, 40),
+            Arrival::Queued
+        );
+        let done = link.on_tx_done(done_at, &mut rng);
+        assert_eq!(done.delivered_at, None);
+        // The second packet could only start when the lost one's 5 333 334 ns were over.
+        assert_eq!(done.next_done_at, Some(Instant::from_nanos(2 * 5_333_334)));
+        assert_eq!((link.stats.sent, link.stats.lost_link), (2, 1));
+    }
+}

@@ -1,0 +1,8 @@
+//! The network model, mahimahi-style: one small abstraction per concern, composed by the
+//! testbed. `queue` (byte-limited tail drop) → `link` (serializer + propagation + `loss`
+//! after serialization); `path` (router ↔ server delay, FIFO).
+
+pub mod link;
+pub mod loss;
+pub mod path;
+pub mod queue;

@@ -1,0 +1,38 @@
+//! What travels through the simulated network: a small `Copy` descriptor, not bytes. The
+//! bytes are produced by the real encoders (`coaplab-wire`) — for the size at creation and,
+//! when a pcap is requested, for the capture — from these same fields.
+
+use coaplab_cc::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    /// CON GET from a client.
+    Request,
+    /// Piggybacked ACK 2.05 from the server.
+    Response,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    pub kind: PacketKind,
+    pub client: u32,
+    /// Client-local exchange index.
+    pub exchange: u32,
+    /// Request: its transmission ordinal (0 = original). Response: the ordinal of the request
+    /// copy it answers.
+    pub ordinal: u32,
+    pub mid: u16,
+    /// Block2 number for block-wise transfers.
+    pub block: Option<u32>,
+    /// Payload bytes of a response.
+    pub payload: u32,
+    /// Whether the message carries FASOR's Rexmit-Cnt option (`fasor-rc`).
+    pub rexmit_cnt: bool,
+    /// Block2 "more" flag of a response.
+    pub more: bool,
+    /// Size of the IP packet, bytes (IPv4 + UDP + CoAP, from the real encoding).
+    pub ip_bytes: u32,
+    /// When the request copy this packet is or answers was sent (the client's own record of
+    /// transmission `ordinal`; used with the Rexmit-Cnt echo).
+    pub request_sent: Instant,
+}

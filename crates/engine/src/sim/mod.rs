@@ -1,0 +1,4 @@
+//! The discrete-event core: one queue ordered by `(time, sequence)`, and seeded RNG streams.
+
+pub mod event_queue;
+pub mod streams;

@@ -1,0 +1,557 @@
+//! The reference testbed (SPEC §2) wired together, and the event loop that runs it.
+//!
+//! ```text
+//! clients ─▶ uplink (queue → serializer → 200 ms, loss) ─▶ router ─▶ path 10–20 ms ─▶ server
+//! clients ◀─ downlink (bottleneck queue → serializer → 400 ms, loss) ◀─ router ◀─ path ◀─ server
+//! ```
+
+use std::io::Write;
+
+use coaplab_cc::rng::{Rng, Xoshiro256pp};
+use coaplab_cc::{Algorithm, AlgorithmName, Config, Duration, Instant};
+use coaplab_wire::ip::{write_udp_datagram, COAP_PORT};
+use coaplab_wire::pcap::PcapWriter;
+
+use crate::coap::client::{Action, Client};
+use crate::coap::messages::MessageFactory;
+use crate::coap::server::Server;
+use crate::config::{ErrorsConfig, RunConfig, WorkloadKind};
+use crate::metrics::{
+    settling_time, ClientResult, ClientTrace, PacketStats, RunResult, ServerStats,
+};
+use crate::net::link::{Arrival, Link, LinkParams};
+use crate::net::loss::LossProcess;
+use crate::net::path::PathDelay;
+use crate::packet::{Packet, PacketKind};
+use crate::sim::event_queue::EventQueue;
+use crate::sim::streams::{stream, Stream};
+use crate::workload::Plan;
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    ClientStart(u32),
+    ClientTimer {
+        client: u32,
+        exchange: u32,
+        generation: u32,
+    },
+    UplinkTxDone,
+    DownlinkTxDone,
+    /// A request leaves the router ↔ server path.
+    AtServer(Packet),
+    /// A response leaves the path and reaches the bottleneck buffer.
+    AtRouterDown(Packet),
+    /// A response reaches its client after the downlink's propagation delay.
+    AtClient(Packet),
+}
+
+/// An invalid configuration, found before anything runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for ConfigError {}
+
+fn secs(s: f64) -> Duration {
+    Duration::from_secs_f64(s)
+}
+fn millis(ms: f64) -> Duration {
+    Duration::from_secs_f64(ms / 1000.0)
+}
+
+/// The address of client `i` in captures: 10.a.b.c with a.b.c = i + 1.
+fn client_addr(i: u32) -> [u8; 4] {
+    let n = i + 1;
+    [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
+}
+const SERVER_ADDR: [u8; 4] = [192, 0, 2, 1];
+const CLIENT_PORT: u16 = 49152;
+
+pub struct Testbed {
+    cfg: RunConfig,
+    replication: u64,
+    msgs: MessageFactory,
+    queue: EventQueue<Event>,
+    uplink: Link<Packet>,
+    downlink: Link<Packet>,
+    path_up: PathDelay,
+    path_down: PathDelay,
+    rng_up_errors: Xoshiro256pp,
+    rng_down_errors: Xoshiro256pp,
+    rng_path_up: Xoshiro256pp,
+    rng_path_down: Xoshiro256pp,
+    server: Server,
+    clients: Vec<Client>,
+    /// Clients `burst_first..` belong to the burst.
+    burst_first: u32,
+    actions: Vec<Action>,
+    capture: Option<Vec<(Instant, Packet)>>,
+}
+
+impl Testbed {
+    /// Builds the testbed for replication `replication` of `cfg`.
+    pub fn new(cfg: &RunConfig, replication: u64, capture: bool) -> Result<Self, ConfigError> {
+        let err = |m: String| Err(ConfigError(m));
+        if cfg.coap.transport != "udp" {
+            return err(format!(
+                "coap.transport: '{}' is not supported by this engine version; allowed: udp (CoAP over TCP arrives with the TCP model)",
+                cfg.coap.transport
+            ));
+        }
+        let name: AlgorithmName = match cfg.coap.cc.parse() {
+            Ok(n) => n,
+            Err(e) => return err(format!("coap.cc: '{}': {e}", cfg.coap.cc)),
+        };
+        let l = &cfg.link;
+        let w = &cfg.workload;
+        if !(l.downlink_kbps > 0.0 && l.uplink_kbps > 0.0) {
+            return err("link.downlink_kbps / link.uplink_kbps: rates must be > 0".into());
+        }
+        if !(l.path_delay_ms[0] >= 0.0 && l.path_delay_ms[0] <= l.path_delay_ms[1]) {
+            return err(format!(
+                "link.path_delay_ms: {:?} must be [min, max] with 0 <= min <= max",
+                l.path_delay_ms
+            ));
+        }
+        if w.batch[0] == 0 || w.batch[0] > w.batch[1] {
+            return err(format!(
+                "workload.batch: {:?} must be [min, max] with 1 <= min <= max",
+                w.batch
+            ));
+        }
+        if w.block_szx > 6 {
+            return err(format!(
+                "workload.block_szx: {} is out of range; allowed 0..6 (RFC 7959 §2.2)",
+                w.block_szx
+            ));
+        }
+        let loss = |rng_name: &str| -> Result<LossProcess, ConfigError> {
+            match &l.errors {
+                ErrorsConfig::Profile(p) => LossProcess::profile(p).ok_or_else(|| {
+                    ConfigError(format!("link.errors: '{p}' ({rng_name}) is not a profile; allowed: none, low, medium, high, or a table"))
+                }),
+                ErrorsConfig::Chain(t) => Ok(LossProcess::Chain(crate::net::loss::Chain::new(t.params()))),
+            }
+        };
+        let uplink = Link::new(
+            LinkParams {
+                rate_bps: (l.uplink_kbps * 1000.0).round() as u64,
+                delay: millis(l.uplink_delay_ms),
+                buffer_bytes: l.uplink_buffer_bytes,
+                overhead_bytes: l.link_overhead_bytes,
+            },
+            loss("uplink")?,
+        );
+        let downlink = Link::new(
+            LinkParams {
+                rate_bps: (l.downlink_kbps * 1000.0).round() as u64,
+                delay: millis(l.downlink_delay_ms),
+                buffer_bytes: Some(l.buffer_bytes),
+                overhead_bytes: l.link_overhead_bytes,
+            },
+            loss("downlink")?,
+        );
+        let msgs = MessageFactory {
+            response_bytes: w.response_bytes,
+            block_szx: w.block_szx,
+            resource_bytes: w.resource_bytes,
+            rexmit_cnt: name.needs_rexmit_count(),
+        };
+        let largest = msgs.response(&msgs.request(
+            0,
+            0,
+            1,
+            0,
+            (w.kind == WorkloadKind::Firmware).then_some(0),
+            Instant::ZERO,
+        ));
+        if largest.ip_bytes > l.mtu {
+            return err(format!(
+                "link.mtu: {} B is smaller than the workload's largest packet ({} B); raise link.mtu or lower workload.response_bytes / block_szx",
+                l.mtu, largest.ip_bytes
+            ));
+        }
+        let alg_config = Config {
+            ack_timeout: secs(cfg.coap.ack_timeout_s),
+            ack_random_factor_permille: (cfg.coap.ack_random_factor * 1000.0).round() as u64,
+            max_retransmit: cfg.coap.max_retransmit,
+            nstart: cfg.coap.nstart,
+            max_timer: secs(cfg.coap.max_timer_s),
+            ..Config::default()
+        };
+        if cfg.coap.max_retransmit > 63 {
+            return err(format!(
+                "coap.max_retransmit: {} is out of range; allowed 0..63",
+                cfg.coap.max_retransmit
+            ));
+        }
+
+        let seed = cfg.seed;
+        let mut start_rng = stream(seed, replication, Stream::ClientStart);
+        let (background, burst) = match w.kind {
+            WorkloadKind::Burst => (w.background, w.burst_clients.unwrap_or(0)),
+            _ => (w.clients, 0),
+        };
+        let total = background + burst;
+        let mut queue = EventQueue::with_capacity(4 * total as usize + 64);
+        let mut clients = Vec::with_capacity(total as usize);
+        let spread = secs(w.start_spread_s);
+        for id in 0..total {
+            let in_burst = id >= background;
+            let plan = match w.kind {
+                WorkloadKind::Continuous | WorkloadKind::Burst if !in_burst => match w.duration_s {
+                    Some(d) => Plan::Until {
+                        deadline: Instant::ZERO + secs(d),
+                    },
+                    None => Plan::Count {
+                        remaining: w.exchanges,
+                    },
+                },
+                WorkloadKind::Burst => Plan::Count {
+                    remaining: w.burst_exchanges.unwrap_or(1),
+                },
+                WorkloadKind::Continuous => unreachable!(),
+                WorkloadKind::Random => Plan::Batches {
+                    remaining: w.exchanges,
+                    batch_left: 0,
+                    min: w.batch[0],
+                    max: w.batch[1],
+                },
+                WorkloadKind::Firmware => Plan::Blocks {
+                    next: 0,
+                    total: msgs.blocks(),
+                },
+            };
+            let base = if in_burst {
+                secs(w.burst_at_s.unwrap_or(0.0))
+            } else {
+                Duration::ZERO
+            };
+            let offset = start_rng.uniform(Duration::ZERO, spread);
+            queue.schedule(Instant::ZERO + base + offset, Event::ClientStart(id));
+            let alg = Algorithm::new(name, alg_config);
+            clients.push(Client::new(
+                id,
+                alg,
+                stream(seed, replication, Stream::Client(id)),
+                plan,
+                cfg.coap.nstart,
+                cfg.trace,
+            ));
+        }
+        let path = [millis(l.path_delay_ms[0]), millis(l.path_delay_ms[1])];
+        Ok(Testbed {
+            cfg: cfg.clone(),
+            replication,
+            msgs,
+            queue,
+            uplink,
+            downlink,
+            path_up: PathDelay::new(path[0], path[1]),
+            path_down: PathDelay::new(path[0], path[1]),
+            rng_up_errors: stream(seed, replication, Stream::UplinkErrors),
+            rng_down_errors: stream(seed, replication, Stream::DownlinkErrors),
+            rng_path_up: stream(seed, replication, Stream::PathDelayUp),
+            rng_path_down: stream(seed, replication, Stream::PathDelayDown),
+            server: Server::default(),
+            clients,
+            burst_first: background,
+            actions: Vec::with_capacity(8),
+            capture: capture.then(Vec::new),
+        })
+    }
+
+    /// Runs until every client has finished its workload.
+    pub fn run(&mut self) {
+        while let Some((now, event)) = self.queue.pop() {
+            self.handle(now, event);
+        }
+    }
+
+    fn handle(&mut self, now: Instant, event: Event) {
+        match event {
+            Event::ClientStart(c) => {
+                self.clients[c as usize].poll_start(now, &self.msgs, &mut self.actions);
+                self.apply_actions(now, c);
+            }
+            Event::ClientTimer {
+                client,
+                exchange,
+                generation,
+            } => {
+                self.clients[client as usize].on_timer(
+                    now,
+                    exchange,
+                    generation,
+                    &self.msgs,
+                    &mut self.actions,
+                );
+                self.apply_actions(now, client);
+            }
+            Event::UplinkTxDone => {
+                let done = self.uplink.on_tx_done(now, &mut self.rng_up_errors);
+                if let Some(at) = done.next_done_at {
+                    self.queue.schedule(at, Event::UplinkTxDone);
+                }
+                if let Some(at_router) = done.delivered_at {
+                    // Uplink deliveries leave in transmission order, so the path sees them in
+                    // arrival order even though the path delay is drawn now.
+                    let at = self.path_up.on_packet(at_router, &mut self.rng_path_up);
+                    self.queue.schedule(at, Event::AtServer(done.packet));
+                }
+            }
+            Event::AtServer(req) => self.on_request_at_server(now, req),
+            Event::AtRouterDown(resp) => {
+                if let Arrival::Transmitting { done_at } =
+                    self.downlink.on_packet_arrival(now, resp, resp.ip_bytes)
+                {
+                    self.queue.schedule(done_at, Event::DownlinkTxDone);
+                }
+            }
+            Event::DownlinkTxDone => {
+                let done = self.downlink.on_tx_done(now, &mut self.rng_down_errors);
+                if let Some(at) = done.next_done_at {
+                    self.queue.schedule(at, Event::DownlinkTxDone);
+                }
+                let p = done.packet;
+                let rec = &mut self.clients[p.client as usize].exchanges[p.exchange as usize];
+                rec.answer_serialized |= 1u64.checked_shl(p.ordinal).unwrap_or(0);
+                rec.response_bytes = p.ip_bytes;
+                if let Some(at) = done.delivered_at {
+                    self.queue.schedule(at, Event::AtClient(p));
+                }
+            }
+            Event::AtClient(resp) => {
+                self.clients[resp.client as usize].on_response(
+                    now,
+                    &resp,
+                    &self.msgs,
+                    &mut self.actions,
+                );
+                self.apply_actions(now, resp.client);
+            }
+        }
+    }
+
+    fn on_request_at_server(&mut self, now: Instant, req: Packet) {
+        // Ground truth for the unnecessary-retransmission metric (SPEC §6).
+        let rec = &mut self.clients[req.client as usize].exchanges[req.exchange as usize];
+        rec.reached_server |= 1u64.checked_shl(req.ordinal).unwrap_or(0);
+        // A duplicate gets the cached response again: the same message, echoing (with
+        // Rexmit-Cnt) the copy it answers.
+        self.server.on_request(now, req.client, req.mid);
+        let resp = self.msgs.response(&req);
+        if let Some(cap) = self.capture.as_mut() {
+            cap.push((now, resp));
+        }
+        let at = self.path_down.on_packet(now, &mut self.rng_path_down);
+        self.queue.schedule(at, Event::AtRouterDown(resp));
+    }
+
+    fn apply_actions(&mut self, now: Instant, client: u32) {
+        for i in 0..self.actions.len() {
+            match self.actions[i] {
+                Action::Send(p) => {
+                    if let Some(cap) = self.capture.as_mut() {
+                        cap.push((now, p));
+                    }
+                    if let Arrival::Transmitting { done_at } =
+                        self.uplink.on_packet_arrival(now, p, p.ip_bytes)
+                    {
+                        self.queue.schedule(done_at, Event::UplinkTxDone);
+                    }
+                }
+                Action::ArmTimer {
+                    at,
+                    exchange,
+                    generation,
+                } => {
+                    self.queue.schedule(
+                        at,
+                        Event::ClientTimer {
+                            client,
+                            exchange,
+                            generation,
+                        },
+                    );
+                }
+            }
+        }
+        self.actions.clear();
+    }
+
+    /// Writes the capture (requests as sent by clients, responses as sent by the server) as
+    /// a pcap file of real IPv4/UDP/CoAP bytes.
+    pub fn write_pcap(&self, out: impl Write) -> std::io::Result<()> {
+        let mut w = PcapWriter::new(out)?;
+        let mut buf = Vec::with_capacity(512);
+        let mut coap = Vec::with_capacity(512);
+        for (i, (at, p)) in self.capture.iter().flatten().enumerate() {
+            coap.clear();
+            self.msgs.with_message(p, |m| m.encode(&mut coap));
+            buf.clear();
+            let client = (client_addr(p.client), CLIENT_PORT);
+            let server = (SERVER_ADDR, COAP_PORT);
+            let (src, dst) = if p.kind == PacketKind::Request {
+                (client, server)
+            } else {
+                (server, client)
+            };
+            write_udp_datagram(&mut buf, src, dst, i as u16, &coap);
+            w.write_packet(at.nanos(), &buf)?;
+        }
+        Ok(())
+    }
+
+    /// Collects the run's measurements (SPEC §6).
+    pub fn result(&self) -> RunResult {
+        let mut hist: Vec<u64> = Vec::new();
+        let mut first = f64::INFINITY;
+        let mut last: f64 = 0.0;
+        let mut completed_total = 0u64;
+        let mut unnecessary_bytes = 0u64;
+        let mut burst_done = Vec::new();
+        let mut burst_total = 0usize;
+        let mut clients = Vec::with_capacity(self.clients.len());
+        for c in &self.clients {
+            let mut unnecessary = 0;
+            for rec in &c.exchanges {
+                unnecessary += rec.unnecessary_retransmissions();
+                unnecessary_bytes += rec.unnecessary_response_bytes();
+                if rec.done && !rec.failed {
+                    let k = rec.ex.retransmissions as usize;
+                    if hist.len() <= k {
+                        hist.resize(k + 1, 0);
+                    }
+                    hist[k] += 1;
+                }
+            }
+            if c.id >= self.burst_first {
+                burst_total += c.exchanges.len();
+                burst_done.extend(
+                    c.exchanges
+                        .iter()
+                        .filter(|r| r.done && !r.failed)
+                        .filter_map(|r| r.ended_at)
+                        .map(|t| t.secs_f64()),
+                );
+            }
+            let s = &c.stats;
+            let fct = match (s.first_request, s.last_end) {
+                (Some(a), Some(b)) => {
+                    first = first.min(a.secs_f64());
+                    last = last.max(b.secs_f64());
+                    Some((b - a).secs_f64())
+                }
+                _ => None,
+            };
+            completed_total += u64::from(s.completed);
+            clients.push(ClientResult {
+                client: c.id,
+                fct_s: fct,
+                exchanges_completed: s.completed,
+                exchanges_failed: s.failed,
+                retransmissions: s.retransmissions,
+                unnecessary_retransmissions: unnecessary,
+                timeouts: s.timeouts,
+                duplicate_responses: s.duplicate_responses,
+            });
+        }
+        let period = if last > first { last - first } else { 0.0 };
+        let per = |x: f64| if period > 0.0 { x / period } else { 0.0 };
+        let (up, down) = (&self.uplink.stats, &self.downlink.stats);
+        let down_capacity_bytes = period * self.cfg.link.downlink_kbps * 1000.0 / 8.0;
+        let settling = (self.cfg.workload.kind == WorkloadKind::Burst).then(|| {
+            burst_done.sort_by(f64::total_cmp);
+            settling_time(
+                self.cfg.workload.burst_at_s.unwrap_or(0.0),
+                &burst_done,
+                burst_total,
+            )
+        });
+        let traces = self.cfg.trace.then(|| {
+            self.clients
+                .iter()
+                .map(|c| ClientTrace {
+                    client: c.id,
+                    points: c
+                        .trace
+                        .iter()
+                        .flatten()
+                        .map(|t| {
+                            (
+                                t.at.secs_f64(),
+                                t.event,
+                                t.exchange,
+                                t.timer_s,
+                                t.rto_s,
+                                t.sample_s,
+                                t.sample_kind,
+                            )
+                        })
+                        .collect(),
+                })
+                .collect()
+        });
+        RunResult {
+            replication: self.replication,
+            seed: self.cfg.seed,
+            events: self.queue.events_processed(),
+            sim_time_s: self.queue.now().secs_f64(),
+            measured_period_s: period,
+            throughput_exchanges_per_s: per(completed_total as f64),
+            settling_time_s: settling.flatten(),
+            retransmission_histogram: hist,
+            packets: PacketStats {
+                sent: up.sent + down.sent,
+                sent_uplink: up.sent,
+                sent_downlink: down.sent,
+                dropped_buffer: up.dropped_buffer + down.dropped_buffer,
+                dropped_buffer_downlink: down.dropped_buffer,
+                lost_link: up.lost_link + down.lost_link,
+                lost_link_uplink: up.lost_link,
+                lost_link_downlink: down.lost_link,
+                bytes_uplink: up.bytes,
+                bytes_downlink: down.bytes,
+                utilisation_uplink: per(up.busy.secs_f64()),
+                utilisation_downlink: per(down.busy.secs_f64()),
+                unnecessary_downlink_share: if down_capacity_bytes > 0.0 {
+                    unnecessary_bytes as f64 / down_capacity_bytes
+                } else {
+                    0.0
+                },
+                max_queue_bytes: self.downlink.max_queue_bytes(),
+                mean_queue_delay_s: if down.sent > 0 {
+                    down.queue_wait.secs_f64() / down.sent as f64
+                } else {
+                    0.0
+                },
+            },
+            server: ServerStats {
+                requests: self.server.requests,
+                duplicates: self.server.duplicates,
+            },
+            clients,
+            traces,
+        }
+    }
+}
+
+/// Runs replication `replication` of `cfg`; with `pcap`, also writes the capture there.
+pub fn run(
+    cfg: &RunConfig,
+    replication: u64,
+    pcap: Option<&mut dyn Write>,
+) -> Result<RunResult, ConfigError> {
+    let mut tb = Testbed::new(cfg, replication, pcap.is_some())?;
+    tb.run();
+    if let Some(out) = pcap {
+        tb.write_pcap(out)
+            .map_err(|e| ConfigError(format!("writing pcap: {e}")))?;
+    }
+    Ok(tb.result())
+}

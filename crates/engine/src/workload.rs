@@ -1,0 +1,147 @@
+//! What each client asks for, and when it is finished (SPEC §5).
+
+use coaplab_cc::rng::Rng;
+use coaplab_cc::Instant;
+
+/// The request a client sends next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NextRequest {
+    /// Block2 number for block-wise transfers (RFC 7959), `None` for plain GETs.
+    pub block: Option<u32>,
+    /// The first request of a new batch of a `random` client: all congestion-control state is
+    /// reset before it (SPEC §5).
+    pub new_batch: bool,
+}
+
+/// One client's remaining work.
+#[derive(Clone, Debug)]
+pub enum Plan {
+    /// `continuous` by count, and burst clients: `remaining` back-to-back exchanges.
+    Count { remaining: u32 },
+    /// `continuous` with `duration_s`: new exchanges start until `deadline`.
+    Until { deadline: Instant },
+    /// `random`: batches of uniform size in `[min, max]`, state reset between batches.
+    Batches {
+        remaining: u32,
+        batch_left: u32,
+        min: u32,
+        max: u32,
+    },
+    /// `firmware`: Block2 blocks `next..total` of one resource.
+    Blocks { next: u32, total: u32 },
+}
+
+impl Plan {
+    /// The next request to start at `now`, if the workload has one. For `Batches`, a new batch
+    /// only starts when `idle` (no exchange outstanding), so that the reset falls between
+    /// batches.
+    pub fn next_request(
+        &mut self,
+        now: Instant,
+        idle: bool,
+        rng: &mut dyn Rng,
+    ) -> Option<NextRequest> {
+        match self {
+            Plan::Count { remaining } => {
+                *remaining = remaining.checked_sub(1)?;
+                Some(NextRequest {
+                    block: None,
+                    new_batch: false,
+                })
+            }
+            Plan::Until { deadline } => (now < *deadline).then_some(NextRequest {
+                block: None,
+                new_batch: false,
+            }),
+            Plan::Batches {
+                remaining,
+                batch_left,
+                min,
+                max,
+            } => {
+                if *remaining == 0 {
+                    return None;
+                }
+                let mut new_batch = false;
+                if *batch_left == 0 {
+                    if !idle {
+                        return None;
+                    }
+                    let span = u64::from(*max - *min) + 1;
+                    let size = *min + ((rng.next_u64() as u128 * span as u128) >> 64) as u32;
+                    *batch_left = size.min(*remaining);
+                    new_batch = true;
+                }
+                *batch_left -= 1;
+                *remaining -= 1;
+                Some(NextRequest {
+                    block: None,
+                    new_batch,
+                })
+            }
+            Plan::Blocks { next, total } => {
+                if *next >= *total {
+                    return None;
+                }
+                *next += 1;
+                Some(NextRequest {
+                    block: Some(*next - 1),
+                    new_batch: false,
+                })
+            }
+        }
+    }
+
+    /// Whether more requests may come (used to know when a client is finished).
+    pub fn exhausted(&self, now: Instant) -> bool {
+        match self {
+            Plan::Count { remaining } => *remaining == 0,
+            Plan::Until { deadline } => now >= *deadline,
+            Plan::Batches { remaining, .. } => *remaining == 0,
+            Plan::Blocks { next, total } => next >= total,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use coaplab_cc::rng::Xoshiro256pp;
+
+    #[test]
+    fn batches_cover_all_exchanges_and_reset_only_when_idle() {
+        let mut rng = Xoshiro256pp::seed_from_u64(1);
+        let mut plan = Plan::Batches {
+            remaining: 50,
+            batch_left: 0,
+            min: 1,
+            max: 10,
+        };
+        let (mut sent, mut batches) = (0, 0);
+        while let Some(r) = plan.next_request(Instant::ZERO, true, &mut rng) {
+            sent += 1;
+            batches += r.new_batch as u32;
+        }
+        assert_eq!(sent, 50);
+        // Batch sizes are at most 10, so 50 exchanges need at least 5 batches.
+        assert!(batches >= 5, "{batches}");
+        let mut busy = Plan::Batches {
+            remaining: 5,
+            batch_left: 0,
+            min: 1,
+            max: 10,
+        };
+        assert_eq!(busy.next_request(Instant::ZERO, false, &mut rng), None);
+    }
+
+    #[test]
+    fn blocks_in_order_then_done() {
+        let mut plan = Plan::Blocks { next: 0, total: 3 };
+        let mut rng = coaplab_cc::rng::LowerBound;
+        let got: Vec<_> = core::iter::from_fn(|| plan.next_request(Instant::ZERO, true, &mut rng))
+            .map(|r| r.block)
+            .collect();
+        assert_eq!(got, vec![Some(0), Some(1), Some(2)]);
+        assert!(plan.exhausted(Instant::ZERO));
+    }
+}
