@@ -5,8 +5,16 @@ Rust does the work (``coaplab._core``); this package describes, schedules, store
 
 from .errors import CoaplabError, ScenarioError, ScriptError
 from .replay import load_script, replay
+from .runner import Result, run_scenario
+from .scenario import Scenario, load_scenario
 
-__all__ = ["CoaplabError", "ScenarioError", "ScriptError", "load_script", "replay", "__version__"]
+__all__ = [
+    "CoaplabError", "ScenarioError", "ScriptError", "Result", "Scenario",
+    "load_scenario", "load_script", "replay", "run", "run_scenario", "__version__",
+]
+
+#: `coaplab.run(scenario, jobs=None)` — alias of :func:`run_scenario`.
+run = run_scenario
 
 try:
     from ._core import __version__

@@ -64,6 +64,10 @@ pub struct ClientResult {
     pub client: u32,
     /// First request → last response of its workload, s (`None` if it never completed one).
     pub fct_s: Option<f64>,
+    /// When its first request was sent, s.
+    pub first_request_s: Option<f64>,
+    /// When its last exchange ended (response or failure), s.
+    pub last_end_s: Option<f64>,
     pub exchanges_completed: u32,
     pub exchanges_failed: u32,
     pub retransmissions: u32,

@@ -453,6 +453,8 @@ impl Testbed {
             clients.push(ClientResult {
                 client: c.id,
                 fct_s: fct,
+                first_request_s: s.first_request.map(|t| t.secs_f64()),
+                last_end_s: s.last_end.map(|t| t.secs_f64()),
                 exchanges_completed: s.completed,
                 exchanges_failed: s.failed,
                 retransmissions: s.retransmissions,

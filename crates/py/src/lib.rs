@@ -6,6 +6,8 @@ use coaplab_cc::algorithm::{Algorithm, AlgorithmName};
 use coaplab_cc::replay::{replay as run_replay, ScriptedExchange};
 use coaplab_cc::rng::{LowerBound, Rng, Xoshiro256pp};
 use coaplab_cc::{Config, Duration, Instant, Value};
+use coaplab_engine::config::RunConfig;
+use coaplab_engine::testbed::run;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -83,10 +85,49 @@ fn replay<'py>(
     Ok(out)
 }
 
+/// The SPEC §2 error profile names.
+#[pyfunction]
+fn error_profiles() -> Vec<&'static str> {
+    coaplab_engine::net::loss::LossProcess::PROFILES.to_vec()
+}
+
+/// Runs replication `replication` of one fully resolved configuration (JSON text) and returns
+/// the run's result as JSON text. With `pcap_path`, writes the capture there. The GIL is
+/// released while the engine runs, so threads can overlap runs.
+#[pyfunction]
+#[pyo3(signature = (config_json, replication, pcap_path=None))]
+fn run_one(
+    py: Python<'_>,
+    config_json: &str,
+    replication: u64,
+    pcap_path: Option<String>,
+) -> PyResult<String> {
+    let cfg = RunConfig::from_json(config_json).map_err(PyValueError::new_err)?;
+    let outcome = py.detach(move || -> Result<String, String> {
+        let mut file = match &pcap_path {
+            Some(path) => Some(std::io::BufWriter::new(
+                std::fs::File::create(path)
+                    .map_err(|e| format!("cannot create pcap file {path}: {e}"))?,
+            )),
+            None => None,
+        };
+        let result = run(
+            &cfg,
+            replication,
+            file.as_mut().map(|f| f as &mut dyn std::io::Write),
+        )
+        .map_err(|e| e.to_string())?;
+        serde_json::to_string(&result).map_err(|e| e.to_string())
+    });
+    outcome.map_err(PyValueError::new_err)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(error_profiles, m)?)?;
+    m.add_function(wrap_pyfunction!(run_one, m)?)?;
     Ok(())
 }

@@ -1,0 +1,119 @@
+"""The ``coaplab`` command (SPEC §7.2). User errors print one line and exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from .errors import CoaplabError
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{v} is out of range; expected an integer >= 1")
+    return v
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{v} is out of range; expected an integer >= 0")
+    return v
+
+
+def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    p = argparse.ArgumentParser(prog="coaplab", description="A laboratory for CoAP congestion control.")
+    p.add_argument("--version", action="version", version=f"coaplab {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run a scenario file (sweep x replications) and print summaries")
+    run.add_argument("scenario", metavar="SCENARIO.toml")
+    run.add_argument("--jobs", type=_positive_int, default=None, help="parallel runs (default: number of cores)")
+    run.add_argument("--format", choices=("table", "json"), default="table")
+    run.add_argument("--pcap", metavar="DIR", help="write one pcap per replication into DIR")
+    run.add_argument("--trace", action="store_true", help="record per-client timer / RTO traces (in the Python API results)")
+    run.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
+    run.add_argument("--db", metavar="PATH", help="results database (not available yet: see the README's Status)")
+
+    rp = sub.add_parser("replay", help="replay algorithms on a script of exchanges (SPEC §3.2)")
+    rp.add_argument("algorithm", nargs="?", metavar="ALGORITHM")
+    rp.add_argument("script", metavar="SCRIPT.json")
+    rp.add_argument("--compare", metavar="A,B,...", help="replay several algorithms and print them side by side")
+    rp.add_argument("--dither", choices=("on", "off"), default="off")
+    rp.add_argument("--seed", type=_non_negative_int, default=0)
+    rp.add_argument("--max-retransmit", type=_non_negative_int, default=4)
+    rp.add_argument("--format", choices=("json", "table"), default=None, help="json for one algorithm, table for --compare (defaults)")
+
+    bench = sub.add_parser("bench", help="benchmark the simulator (events/s, simulated s per wall s, peak memory)")
+    bench.add_argument("--jobs", type=_positive_int, default=2)
+    bench.add_argument("--replications", type=_positive_int, default=20)
+    bench.add_argument("--clients", type=_positive_int, default=400)
+    return p
+
+
+def _cmd_run(args) -> int:
+    from .output import json_lines, table
+    from .runner import run_scenario
+
+    if args.db is not None:
+        raise CoaplabError("--db: the results database is not available yet (it arrives with experiment management); run without --db")
+    result = run_scenario(args.scenario, jobs=args.jobs, progress=not args.no_progress, pcap_dir=args.pcap, trace=True if args.trace else None)
+    sys.stdout.write(json_lines(result.summaries) + "\n" if args.format == "json" else table(result.summaries))
+    return 0
+
+
+def _cmd_replay(args) -> int:
+    from .output import replay_table
+    from .replay import load_script, replay
+
+    if args.compare:
+        if args.algorithm is not None:
+            raise CoaplabError("replay: give either ALGORITHM or --compare A,B,..., not both")
+        names = [n.strip() for n in args.compare.split(",") if n.strip()]
+    elif args.algorithm is None:
+        raise CoaplabError("replay: ALGORITHM is required (or --compare A,B,...)")
+    else:
+        names = [args.algorithm]
+    script = load_script(args.script)
+    results = {n: replay(n, script, dither=args.dither == "on", seed=args.seed, max_retransmit=args.max_retransmit) for n in names}
+    fmt = args.format or ("table" if args.compare else "json")
+    if fmt == "table":
+        sys.stdout.write(replay_table(results))
+    else:
+        out = results[names[0]] if len(names) == 1 else results
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+    return 0
+
+
+def _cmd_bench(args) -> int:
+    from .bench import bench
+
+    sys.stdout.write(bench(jobs=args.jobs, replications=args.replications, clients=args.clients))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return {"run": _cmd_run, "replay": _cmd_replay, "bench": _cmd_bench}[args.command](args)
+    except CoaplabError as e:
+        print(f"coaplab: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("coaplab: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

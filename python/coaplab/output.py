@@ -1,0 +1,73 @@
+"""Presenting summaries: a readable table, or JSON Lines (SPEC §7.2)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .stats import PERCENTILE_KEYS
+
+
+def _f(v: Any, digits: int = 3) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def json_lines(summaries: list[dict[str, Any]]) -> str:
+    return "\n".join(json.dumps(s, sort_keys=True) for s in summaries)
+
+
+def table(summaries: list[dict[str, Any]]) -> str:
+    """One block per configuration: what was run, FCT percentiles, retransmissions, packets."""
+    out = []
+    for s in summaries:
+        c = s["config"]
+        swept = ", ".join(f"{k}={v}" for k, v in s.get("swept", {}).items())
+        title = f"{c['name']}  [{s['config_id']}]" + (f"  {swept}" if swept else "")
+        w, l, coap = c["workload"], c["link"], c["coap"]
+        out.append(title)
+        out.append(
+            f"  {coap['transport']}/{coap['cc']}  {w['kind']} x{w['clients'] if w['kind'] != 'burst' else w['background']} clients"
+            f"  buffer {l['buffer_bytes']} B  errors {l['errors'] if isinstance(l['errors'], str) else 'custom'}"
+            f"  replications {s['replications']}"
+        )
+        out.append("  FCT s        " + "  ".join(f"{k:>8}" for k in PERCENTILE_KEYS))
+        out.append("               " + "  ".join(f"{_f(s['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
+        out.append("  unnecessary  " + "  ".join(f"{_f(s['unnecessary_retransmissions_per_client'][k], 1):>8}" for k in PERCENTILE_KEYS)
+                   + f"   total {s['unnecessary_retransmissions_total']}")
+        hist = s["retransmission_histogram"]
+        shown = ", ".join(f"{k}:{n}" for k, n in enumerate(hist[:12])) + (" ..." if len(hist) > 12 else "")
+        out.append(f"  retransmissions per exchange  {shown}")
+        p = s["packets"]
+        out.append(
+            f"  exchanges {s['exchanges_completed']} completed, {s['exchanges_failed']} failed;"
+            f" packets sent {p.get('sent', 0)}, dropped at buffer {p.get('dropped_buffer', 0)}, lost to errors {p.get('lost_link', 0)}"
+        )
+        settle = f", settling {_f(s['settling_time_s'])} s" if s.get("settling_time_s") is not None else ""
+        out.append(
+            f"  throughput {_f(s['throughput_exchanges_per_s'])} exch/s, Jain {_f(s['jain_fairness'])}{settle};"
+            f" mean queueing delay {_f(p.get('mean_queue_delay_s'))} s; {s['events']} events in {_f(s['wall_s'], 2)} s"
+        )
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def replay_table(results: dict[str, list[dict[str, Any]]]) -> str:
+    """Side-by-side replay of several algorithms on one script."""
+    names = list(results)
+    n = max(len(r) for r in results.values())
+    lines = ["#    " + " | ".join(f"{name:<34}" for name in names), "     " + " | ".join(f"{'timers s -> sample / rto_after':<34}" for _ in names)]
+    for i in range(n):
+        cells = []
+        for name in names:
+            r = results[name][i]
+            timers = ",".join(f"{t:.3g}" for t in r["timers"])
+            sample = r["sample"]["kind"][0] if r["sample"]["kind"] != "none" else "-"
+            status = "FAIL" if r["failed"] else sample
+            cells.append(f"{timers} -> {status} / {r['rto_after']:.3f}"[:34].ljust(34))
+        lines.append(f"{i:<4} " + " | ".join(cells))
+    lines.append("sample: s = strong, w = weak, a = ambiguous (discarded), - = none; FAIL = MAX_RETRANSMIT exhausted")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,87 @@
+"""Pooled statistics over runs (SPEC §6): percentiles, Jain's index, per-configuration summary."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Sequence
+
+PERCENTILE_KEYS = ("min", "p10", "p25", "p50", "p75", "p90", "p95", "max")
+_LEVELS = {"min": 0.0, "p10": 0.10, "p25": 0.25, "p50": 0.50, "p75": 0.75, "p90": 0.90, "p95": 0.95, "max": 1.0}
+
+
+def percentile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear interpolation between closest ranks (numpy's default "linear" method):
+    position h = (n − 1)·q, value = x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])."""
+    n = len(sorted_values)
+    if n == 0:
+        raise ValueError("percentile of an empty list")
+    h = (n - 1) * q
+    lo = math.floor(h)
+    hi = min(lo + 1, n - 1)
+    return sorted_values[lo] + (h - lo) * (sorted_values[hi] - sorted_values[lo])
+
+
+def percentiles(values: Iterable[float]) -> dict[str, float | None]:
+    """min, p10, p25, p50, p75, p90, p95, max of `values` (all None when empty)."""
+    xs = sorted(values)
+    if not xs:
+        return {k: None for k in PERCENTILE_KEYS}
+    return {k: percentile(xs, q) for k, q in _LEVELS.items()}
+
+
+def jain(values: Sequence[float]) -> float | None:
+    """Jain's fairness index (Σx)² / (n·Σx²); None for no values; 1.0 when all are zero
+    (every client got the same — nothing)."""
+    n = len(values)
+    if n == 0:
+        return None
+    sq = sum(x * x for x in values)
+    if sq == 0:
+        return 1.0
+    return sum(values) ** 2 / (n * sq)
+
+
+def _mean(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]], wall_s: float) -> dict[str, Any]:
+    """One configuration's summary (SPEC §7.2 JSON object) from its per-replication results."""
+    clients = [c for r in runs for c in r["clients"]]
+    hist: list[int] = []
+    for r in runs:
+        for k, n in enumerate(r["retransmission_histogram"]):
+            if k >= len(hist):
+                hist.extend([0] * (k + 1 - len(hist)))
+            hist[k] += n
+    packets: dict[str, float] = {}
+    for r in runs:
+        for k, v in r["packets"].items():
+            packets[k] = packets.get(k, 0) + v
+    # Ratios and means are averaged over replications, counts summed.
+    for k in ("utilisation_uplink", "utilisation_downlink", "unnecessary_downlink_share", "mean_queue_delay_s"):
+        if k in packets and runs:
+            packets[k] /= len(runs)
+    if runs:
+        packets["max_queue_bytes"] = max(r["packets"]["max_queue_bytes"] for r in runs)
+    settling = [r["settling_time_s"] for r in runs if r.get("settling_time_s") is not None]
+    return {
+        "name": config["name"],
+        "config_id": config_id,
+        "config": config,
+        "replications": len(runs),
+        "fct_s": percentiles(c["fct_s"] for c in clients if c["fct_s"] is not None),
+        "unnecessary_retransmissions_per_client": percentiles(float(c["unnecessary_retransmissions"]) for c in clients),
+        "unnecessary_retransmissions_total": sum(c["unnecessary_retransmissions"] for c in clients),
+        "retransmission_histogram": hist,
+        "exchanges_completed": sum(c["exchanges_completed"] for c in clients),
+        "exchanges_failed": sum(c["exchanges_failed"] for c in clients),
+        "timeouts_total": sum(c["timeouts"] for c in clients),
+        "packets": packets,
+        "throughput_exchanges_per_s": _mean([r["throughput_exchanges_per_s"] for r in runs]),
+        "jain_fairness": _mean([j for r in runs if (j := jain([c["exchanges_completed"] for c in r["clients"]])) is not None]),
+        "settling_time_s": _mean(settling) if config["workload"]["kind"] == "burst" and settling else None,
+        "events": sum(r["events"] for r in runs),
+        "sim_time_s": sum(r["sim_time_s"] for r in runs),
+        "wall_s": wall_s,
+    }
