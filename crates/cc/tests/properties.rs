@@ -1,0 +1,94 @@
+//! Properties over random scripts, for every algorithm.
+
+mod common;
+
+use coaplab_cc::replay::replay;
+use coaplab_cc::rng::Xoshiro256pp;
+use coaplab_cc::{Algorithm, AlgorithmName, Config, Duration};
+use proptest::prelude::*;
+
+fn steps() -> impl Strategy<Value = Vec<(f64, u32, f64)>> {
+    // (gap after the previous exchange's start in s, lost, rtt in s)
+    prop::collection::vec((0.0f64..200.0, 0u32..25, 0.001f64..40.0), 1..30)
+}
+
+/// Makes exchanges sequential: each starts after the previous one ended.
+fn sequential(
+    alg: &mut Algorithm,
+    raw: &[(f64, u32, f64)],
+    seed: u64,
+) -> Vec<coaplab_cc::replay::ReplayRecord> {
+    let mut rng = Xoshiro256pp::seed_from_u64(seed);
+    let mut out = Vec::new();
+    let mut t = 0.0;
+    for &(gap, lost, rtt) in raw {
+        let s = common::script(&[(t + gap, lost, rtt)]);
+        let r = replay(alg, &s, &mut rng).unwrap().remove(0);
+        t = r.end.secs_f64();
+        out.push(r);
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn timers_within_bounds(raw in steps(), seed in any::<u64>()) {
+        for name in AlgorithmName::ALL {
+            let config = Config { max_retransmit: 20, ..Config::default() };
+            let mut alg = Algorithm::new(name, config);
+            let cap = if name.as_str().starts_with("cocoa") { config.cocoa_max_timer } else { config.max_timer };
+            for r in sequential(&mut alg, &raw, seed) {
+                prop_assert_eq!(r.timers.len() as u32, r.retransmissions + 1);
+                for t in &r.timers {
+                    prop_assert!(*t <= cap, "{} timer {} above cap", name, t);
+                    prop_assert!(*t > Duration::ZERO, "{} timer zero", name);
+                }
+                if matches!(name, AlgorithmName::Default) {
+                    prop_assert!((2.0..=3.0).contains(&r.timers[0].secs_f64()));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn same_seed_same_output(raw in steps(), seed in any::<u64>()) {
+        for name in AlgorithmName::ALL {
+            let a = sequential(&mut Algorithm::new(name, Config::default()), &raw, seed);
+            let b = sequential(&mut Algorithm::new(name, Config::default()), &raw, seed);
+            prop_assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn never_panics_on_any_script(raw in prop::collection::vec((0.0f64..1e6, 0u32..70, 0.0f64..1e5), 0..20), max in 0u32..64) {
+        for name in AlgorithmName::ALL {
+            let mut alg = Algorithm::new(name, Config { max_retransmit: max, ..Config::default() });
+            let _ = sequential(&mut alg, &raw, 1);
+        }
+    }
+}
+
+#[test]
+fn overlap_is_an_error_naming_the_exchange() {
+    let mut alg = Algorithm::from_name("default", Config::default()).unwrap();
+    // #0 ends at 0.5 s; #1 starts at 0.4 s.
+    let err = replay(
+        &mut alg,
+        &common::script(&[(0.0, 0, 0.5), (0.4, 0, 0.5)]),
+        &mut coaplab_cc::rng::LowerBound,
+    )
+    .unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.starts_with("exchange 1: field 'start'"), "{msg}");
+}
+
+#[test]
+fn unknown_algorithm_lists_valid_names() {
+    let err = Algorithm::from_name("cocoaa", Config::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("valid names: default, default-fb1"), "{err}");
+    assert!(err.ends_with("fasor, fasor-rc"), "{err}");
+}
