@@ -80,9 +80,11 @@ pub struct ClientResult {
 #[derive(Clone, Debug, Serialize)]
 pub struct ClientTrace {
     pub client: u32,
-    /// Columns: time s, event, exchange, armed timer s, RTO base s, sample s, sample kind.
-    pub points: Vec<(f64, &'static str, u32, f64, f64, Option<f64>, &'static str)>,
+    pub points: Vec<TraceRow>,
 }
+
+/// One trace row: time s, event, exchange, armed timer s, RTO base s, sample s, sample kind.
+pub type TraceRow = (f64, &'static str, u32, f64, f64, Option<f64>, &'static str);
 
 /// Time from `burst_at` until 80 % of `total` burst exchanges completed (SPEC §6), given the
 /// sorted completion times; `None` if 80 % never completed.
