@@ -55,6 +55,10 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--max-retransmit", type=_non_negative_int, default=4)
     rp.add_argument("--format", choices=("json", "table"), default=None, help="json for one algorithm, table for --compare (defaults)")
 
+    cal = sub.add_parser("calibrate", help="published vs. simulated for the reference figures (markdown table)")
+    cal.add_argument("--reference", metavar="PATH", help="published.toml (default: the packaged copy)")
+    cal.add_argument("--jobs", type=_positive_int, default=None)
+
     bench = sub.add_parser("bench", help="benchmark the simulator (events/s, simulated s per wall s, peak memory)")
     bench.add_argument("--jobs", type=_positive_int, default=2)
     bench.add_argument("--replications", type=_positive_int, default=20)
@@ -103,10 +107,21 @@ def _cmd_bench(args) -> int:
     return 0
 
 
+def _cmd_calibrate(args) -> int:
+    from .calibration import compare, load_reference, markdown
+
+    try:
+        figures = load_reference(args.reference)
+    except (OSError, KeyError, ValueError) as e:
+        raise CoaplabError(f"--reference: cannot use {args.reference!r}: {e}") from None
+    sys.stdout.write(markdown(compare(figures, jobs=args.jobs)))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return {"run": _cmd_run, "replay": _cmd_replay, "bench": _cmd_bench}[args.command](args)
+        return {"run": _cmd_run, "replay": _cmd_replay, "bench": _cmd_bench, "calibrate": _cmd_calibrate}[args.command](args)
     except CoaplabError as e:
         print(f"coaplab: error: {e}", file=sys.stderr)
         return 2

@@ -38,11 +38,46 @@ enum Event {
     UplinkTxDone,
     DownlinkTxDone,
     /// A request leaves the router ↔ server path.
-    AtServer(Packet),
+    AtServer(PacketId),
     /// A response leaves the path and reaches the bottleneck buffer.
-    AtRouterDown(Packet),
+    AtRouterDown(PacketId),
     /// A response reaches its client after the downlink's propagation delay.
-    AtClient(Packet),
+    AtClient(PacketId),
+}
+
+/// Index of a packet in the [`Slab`]: events and link queues carry 4 bytes, not the packet.
+type PacketId = u32;
+
+/// Packets in flight, stored once; slots are reused, so no allocation after warm-up.
+#[derive(Default)]
+struct Slab {
+    packets: Vec<Packet>,
+    free: Vec<PacketId>,
+}
+
+impl Slab {
+    fn insert(&mut self, p: Packet) -> PacketId {
+        match self.free.pop() {
+            Some(id) => {
+                self.packets[id as usize] = p;
+                id
+            }
+            None => {
+                self.packets.push(p);
+                (self.packets.len() - 1) as PacketId
+            }
+        }
+    }
+    fn get(&self, id: PacketId) -> Packet {
+        self.packets[id as usize]
+    }
+    fn set(&mut self, id: PacketId, p: Packet) {
+        self.packets[id as usize] = p;
+    }
+    fn remove(&mut self, id: PacketId) -> Packet {
+        self.free.push(id);
+        self.packets[id as usize]
+    }
 }
 
 /// An invalid configuration, found before anything runs.
@@ -76,8 +111,9 @@ pub struct Testbed {
     replication: u64,
     msgs: MessageFactory,
     queue: EventQueue<Event>,
-    uplink: Link<Packet>,
-    downlink: Link<Packet>,
+    uplink: Link<PacketId>,
+    downlink: Link<PacketId>,
+    slab: Slab,
     path_up: PathDelay,
     path_down: PathDelay,
     rng_up_errors: Xoshiro256pp,
@@ -251,6 +287,7 @@ impl Testbed {
             queue,
             uplink,
             downlink,
+            slab: Slab::default(),
             path_up: PathDelay::new(path[0], path[1]),
             path_down: PathDelay::new(path[0], path[1]),
             rng_up_errors: stream(seed, replication, Stream::UplinkErrors),
@@ -297,19 +334,29 @@ impl Testbed {
                 if let Some(at) = done.next_done_at {
                     self.queue.schedule(at, Event::UplinkTxDone);
                 }
-                if let Some(at_router) = done.delivered_at {
-                    // Uplink deliveries leave in transmission order, so the path sees them in
-                    // arrival order even though the path delay is drawn now.
-                    let at = self.path_up.on_packet(at_router, &mut self.rng_path_up);
-                    self.queue.schedule(at, Event::AtServer(done.packet));
+                match done.delivered_at {
+                    Some(at_router) => {
+                        // Uplink deliveries leave in transmission order, so the path sees them
+                        // in arrival order even though the path delay is drawn now.
+                        let at = self.path_up.on_packet(at_router, &mut self.rng_path_up);
+                        self.queue.schedule(at, Event::AtServer(done.packet));
+                    }
+                    None => {
+                        self.slab.remove(done.packet);
+                    }
                 }
             }
             Event::AtServer(req) => self.on_request_at_server(now, req),
-            Event::AtRouterDown(resp) => {
-                if let Arrival::Transmitting { done_at } =
-                    self.downlink.on_packet_arrival(now, resp, resp.ip_bytes)
-                {
-                    self.queue.schedule(done_at, Event::DownlinkTxDone);
+            Event::AtRouterDown(id) => {
+                let size = self.slab.get(id).ip_bytes;
+                match self.downlink.on_packet_arrival(now, id, size) {
+                    Arrival::Transmitting { done_at } => {
+                        self.queue.schedule(done_at, Event::DownlinkTxDone)
+                    }
+                    Arrival::Queued => {}
+                    Arrival::Dropped => {
+                        self.slab.remove(id);
+                    }
                 }
             }
             Event::DownlinkTxDone => {
@@ -317,27 +364,28 @@ impl Testbed {
                 if let Some(at) = done.next_done_at {
                     self.queue.schedule(at, Event::DownlinkTxDone);
                 }
-                let p = done.packet;
+                let p = self.slab.get(done.packet);
                 let rec = &mut self.clients[p.client as usize].exchanges[p.exchange as usize];
                 rec.answer_serialized |= 1u64.checked_shl(p.ordinal).unwrap_or(0);
                 rec.response_bytes = p.ip_bytes;
-                if let Some(at) = done.delivered_at {
-                    self.queue.schedule(at, Event::AtClient(p));
+                match done.delivered_at {
+                    Some(at) => self.queue.schedule(at, Event::AtClient(done.packet)),
+                    None => {
+                        self.slab.remove(done.packet);
+                    }
                 }
             }
-            Event::AtClient(resp) => {
-                self.clients[resp.client as usize].on_response(
-                    now,
-                    &resp,
-                    &self.msgs,
-                    &mut self.actions,
-                );
+            Event::AtClient(id) => {
+                let resp = self.slab.remove(id);
+                let client = &mut self.clients[resp.client as usize];
+                client.on_response(now, &resp, &self.msgs, &mut self.actions);
                 self.apply_actions(now, resp.client);
             }
         }
     }
 
-    fn on_request_at_server(&mut self, now: Instant, req: Packet) {
+    fn on_request_at_server(&mut self, now: Instant, id: PacketId) {
+        let req = self.slab.get(id);
         // Ground truth for the unnecessary-retransmission metric (SPEC §6).
         let rec = &mut self.clients[req.client as usize].exchanges[req.exchange as usize];
         rec.reached_server |= 1u64.checked_shl(req.ordinal).unwrap_or(0);
@@ -348,8 +396,9 @@ impl Testbed {
         if let Some(cap) = self.capture.as_mut() {
             cap.push((now, resp));
         }
+        self.slab.set(id, resp); // the response takes the request's slot
         let at = self.path_down.on_packet(now, &mut self.rng_path_down);
-        self.queue.schedule(at, Event::AtRouterDown(resp));
+        self.queue.schedule(at, Event::AtRouterDown(id));
     }
 
     fn apply_actions(&mut self, now: Instant, client: u32) {
@@ -359,10 +408,15 @@ impl Testbed {
                     if let Some(cap) = self.capture.as_mut() {
                         cap.push((now, p));
                     }
-                    if let Arrival::Transmitting { done_at } =
-                        self.uplink.on_packet_arrival(now, p, p.ip_bytes)
-                    {
-                        self.queue.schedule(done_at, Event::UplinkTxDone);
+                    let id = self.slab.insert(p);
+                    match self.uplink.on_packet_arrival(now, id, p.ip_bytes) {
+                        Arrival::Transmitting { done_at } => {
+                            self.queue.schedule(done_at, Event::UplinkTxDone)
+                        }
+                        Arrival::Queued => {}
+                        Arrival::Dropped => {
+                            self.slab.remove(id);
+                        }
                     }
                 }
                 Action::ArmTimer {
