@@ -79,6 +79,21 @@ def test_trace_records_timers():
     assert points[0][1] == "start" and any(p[1] == "response" for p in points)
 
 
+def test_cli_trace_files(cli, tmp_path):
+    scen = tmp_path / "s.toml"
+    scen.write_text('name = "t"\nreplications = 2\n[workload]\nclients = 3\nexchanges = 4\n[coap]\ncc = "cocoa"\n')
+    out = cli("run", scen, "--trace", tmp_path / "tr")
+    assert out.returncode == 0, out.stderr
+    files = sorted((tmp_path / "tr").glob("*-trace.csv"))
+    assert len(files) == 2
+    lines = files[0].read_text().splitlines()
+    assert lines[0] == "client,time_s,event,exchange,timer_s,rto_s,sample_s,sample_kind"
+    # 3 clients × 4 exchanges: a start and a response each (no errors, no retransmissions).
+    assert len(lines) == 1 + 3 * 4 * 2
+    first = lines[1].split(",")
+    assert first[2] == "start" and float(first[4]) >= 2.0  # cocoa's first T_0 ≥ 2 s
+
+
 @pytest.mark.parametrize(
     "toml, fragment",
     [

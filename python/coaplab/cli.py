@@ -42,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs", type=_positive_int, default=None, help="parallel runs (default: number of cores)")
     run.add_argument("--format", choices=("table", "json"), default="table")
     run.add_argument("--pcap", metavar="DIR", help="write one pcap per replication into DIR")
-    run.add_argument("--trace", action="store_true", help="record per-client timer / RTO traces (in the Python API results)")
+    run.add_argument("--trace", metavar="DIR", help="write per-client timer / RTO traces, one CSV per replication, into DIR")
     run.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
     run.add_argument("--db", metavar="PATH", help="results database (not available yet: see the README's Status)")
 
@@ -72,7 +72,7 @@ def _cmd_run(args) -> int:
 
     if args.db is not None:
         raise CoaplabError("--db: the results database is not available yet (it arrives with experiment management); run without --db")
-    result = run_scenario(args.scenario, jobs=args.jobs, progress=not args.no_progress, pcap_dir=args.pcap, trace=True if args.trace else None)
+    result = run_scenario(args.scenario, jobs=args.jobs, progress=not args.no_progress, pcap_dir=args.pcap, trace_dir=args.trace)
     sys.stdout.write(json_lines(result.summaries) + "\n" if args.format == "json" else table(result.summaries))
     return 0
 

@@ -112,11 +112,16 @@ def run_scenario(
     pcap_dir: str | Path | None = None,
     trace: bool | None = None,
     runner: RunFn | None = None,
+    trace_dir: str | Path | None = None,
 ) -> Result:
     """Runs every configuration × replication of ``scenario`` and returns the summaries.
 
-    ``jobs`` defaults to the number of cores; results do not depend on it.
+    ``jobs`` defaults to the number of cores; results do not depend on it. ``trace=True``
+    records per-client timer / RTO traces in the runs (``Result.runs``); ``trace_dir`` also
+    writes them as one CSV per replication.
     """
+    if trace_dir is not None:
+        trace = True
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
     runner = runner or _engine_run
@@ -159,6 +164,8 @@ def run_scenario(
     finally:
         bar.close()
 
+    if trace_dir is not None:
+        write_traces(configs, results, Path(trace_dir))
     summaries, runs = [], {}
     for c in configs:
         cid = config_id(c)
@@ -168,3 +175,23 @@ def run_scenario(
         s["swept"] = scenario.swept_values(c)
         summaries.append(s)
     return Result(scenario=scenario, summaries=summaries, runs=runs)
+
+
+TRACE_COLUMNS = ("client", "time_s", "event", "exchange", "timer_s", "rto_s", "sample_s", "sample_kind")
+
+
+def write_traces(configs, results, directory: Path) -> None:
+    """One CSV per replication: every client's timer / RTO trace, in time order per client."""
+    import csv
+
+    directory.mkdir(parents=True, exist_ok=True)
+    for c in configs:
+        cid = config_id(c)
+        for rep in range(c["replications"]):
+            run, _ = results[(cid, rep)]
+            with open(directory / f"{c['name']}-{cid}-rep{rep}-trace.csv", "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(TRACE_COLUMNS)
+                for t in run.get("traces") or []:
+                    for point in t["points"]:
+                        w.writerow([t["client"], *point])
