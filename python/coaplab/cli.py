@@ -10,24 +10,23 @@ from typing import Sequence
 from .errors import CoaplabError
 
 
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{v} is out of range; expected an integer >= 1")
-    return v
+def _int_at_least(lo: int):
+    """An argparse type: an integer >= lo, with a message naming the bad value."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"{v} is out of range; expected an integer >= {lo}")
+        return v
+
+    return parse
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"{v} is out of range; expected an integer >= 0")
-    return v
+_positive_int = _int_at_least(1)
+_non_negative_int = _int_at_least(0)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -111,3 +111,74 @@ impl LinuxRtt {
         self.state.map(|s| s.mdev)
     }
 }
+
+/// Peak-Hopper decay `D = 1 − 1/24`, as the ratio 23/24.
+const PH_DECAY_NUM: u64 = 23;
+const PH_DECAY_DEN: u64 = 24;
+/// `B_max = 1`.
+const PH_B_MAX: f64 = 1.0;
+/// First sample: `RTO = 1.75·R`.
+const PH_FIRST_NUM: u64 = 7;
+const PH_FIRST_DEN: u64 = 4;
+/// The `+100 ms` margin of the lower bounds.
+const PH_MARGIN: Duration = Duration::from_millis(100);
+/// Samples kept in the history.
+const PH_HISTORY: usize = 2;
+
+/// The Peak-Hopper RTO estimator (SPEC §3.1 `peakhopper-rto`; see `peakhopper_rto.rs` for
+/// how SPEC differs from Californium).
+#[derive(Clone, Debug, Default)]
+pub struct PeakHopper {
+    rto: Option<Duration>,
+    /// Sensitivity `B`, starting at 0.
+    b: f64,
+    /// The last `PH_HISTORY` samples, newest included (as in Californium).
+    history: [Option<Duration>; PH_HISTORY],
+    next_slot: usize,
+    prev: Option<Duration>,
+}
+
+impl PeakHopper {
+    /// Feeds one strong sample `R`:
+    /// first: `RTO = 1.75·R`; later, with `R_prev` the previous sample:
+    /// `δ = |R − R_prev| / R`, `B = min(max(2δ, D·B), B_max)`, `RTT_max = max(R, R_prev)`,
+    /// `RTO = max(D·RTO, (1+B)·RTT_max, RTT_max + 100 ms, max(history) + 100 ms)`.
+    pub fn on_sample(&mut self, rtt: Duration) {
+        self.history[self.next_slot] = Some(rtt);
+        self.next_slot = (self.next_slot + 1) % PH_HISTORY;
+        self.rto = Some(match (self.rto, self.prev) {
+            (Some(rto), Some(prev)) => {
+                let delta = if rtt == Duration::ZERO {
+                    if prev == Duration::ZERO {
+                        0.0
+                    } else {
+                        PH_B_MAX
+                    }
+                } else {
+                    rtt.abs_diff(prev).nanos() as f64 / rtt.nanos() as f64
+                };
+                let decayed_b = self.b * PH_DECAY_NUM as f64 / PH_DECAY_DEN as f64;
+                self.b = (2.0 * delta).max(decayed_b).min(PH_B_MAX);
+                let rtt_max = rtt.max(prev);
+                let hist_max = self.history.iter().flatten().copied().max().unwrap_or(rtt);
+                let scaled = Duration::from_nanos(((1.0 + self.b) * rtt_max.nanos() as f64) as u64);
+                rto.mul_ratio(PH_DECAY_NUM, PH_DECAY_DEN)
+                    .max(scaled)
+                    .max(rtt_max + PH_MARGIN)
+                    .max(hist_max + PH_MARGIN)
+            }
+            _ => rtt.mul_ratio(PH_FIRST_NUM, PH_FIRST_DEN),
+        });
+        self.prev = Some(rtt);
+    }
+
+    pub fn rto(&self) -> Option<Duration> {
+        self.rto
+    }
+    pub fn b(&self) -> f64 {
+        self.b
+    }
+    pub fn previous_sample(&self) -> Option<Duration> {
+        self.prev
+    }
+}

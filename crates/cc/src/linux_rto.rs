@@ -3,7 +3,7 @@
 use crate::backoff;
 use crate::config::Config;
 use crate::estimator::LinuxRtt;
-use crate::exchange::{Exchange, Sample, SampleKind, StateVisitor};
+use crate::exchange::{Exchange, Sample, StateVisitor};
 use crate::rng::Rng;
 use crate::time::{Duration, Instant};
 
@@ -37,15 +37,10 @@ impl LinuxRto {
     /// once-per-flight `rttvar` step is taken every time); `k ≥ 1` → Karn: discarded, and the
     /// backed-off `T_k` is kept.
     pub fn on_response(&mut self, now: Instant, ex: &Exchange) -> Sample {
-        let rtt = now - ex.started;
-        if ex.retransmissions == 0 {
-            self.estimator.on_sample(rtt, true);
-            self.retained = None;
-            Sample::new(SampleKind::Strong, rtt)
-        } else {
-            self.retained = Some(ex.timer);
-            Sample::new(SampleKind::Ambiguous, rtt)
-        }
+        let estimator = &mut self.estimator;
+        backoff::karn_response(now, ex, &mut self.retained, |rtt| {
+            estimator.on_sample(rtt, true)
+        })
     }
 
     pub fn on_exchange_failed(&mut self, _now: Instant, ex: &Exchange) {

@@ -7,33 +7,16 @@
 
 use crate::backoff;
 use crate::config::Config;
-use crate::exchange::{Exchange, Sample, SampleKind, StateVisitor, Value};
+use crate::estimator::PeakHopper;
+use crate::exchange::{Exchange, Sample, StateVisitor, Value};
 use crate::rng::Rng;
 use crate::time::{Duration, Instant};
-
-/// Decay `D = 1 − 1/24`, as the ratio 23/24.
-const DECAY_NUM: u64 = 23;
-const DECAY_DEN: u64 = 24;
-/// `B_max = 1`.
-const B_MAX: f64 = 1.0;
-/// First sample: `RTO = 1.75·R`.
-const FIRST_NUM: u64 = 7;
-const FIRST_DEN: u64 = 4;
-/// The `+100 ms` margin of the lower bounds.
-const MARGIN: Duration = Duration::from_millis(100);
-/// Samples kept in the history.
-const HISTORY: usize = 2;
 
 #[derive(Clone, Debug)]
 pub struct PeakHopperRto {
     pub(crate) config: Config,
-    rto: Option<Duration>,
-    /// Sensitivity `B`, starting at 0.
-    b: f64,
-    /// The last `HISTORY` samples, newest included (as in Californium).
-    history: [Option<Duration>; HISTORY],
-    next_slot: usize,
-    prev: Option<Duration>,
+    estimator: PeakHopper,
+    /// Backed-off timer kept for new exchanges until the next strong sample.
     retained: Option<Duration>,
 }
 
@@ -41,11 +24,7 @@ impl PeakHopperRto {
     pub fn new(config: Config) -> Self {
         PeakHopperRto {
             config,
-            rto: None,
-            b: 0.0,
-            history: [None; HISTORY],
-            next_slot: 0,
-            prev: None,
+            estimator: PeakHopper::default(),
             retained: None,
         }
     }
@@ -59,50 +38,10 @@ impl PeakHopperRto {
         backoff::binary(ex.timer, self.config.max_timer)
     }
 
-    /// Feeds one strong sample `R`:
-    /// first: `RTO = 1.75·R`; later, with `R_prev` the previous sample:
-    /// `δ = |R − R_prev| / R`, `B = min(max(2δ, D·B), B_max)`, `RTT_max = max(R, R_prev)`,
-    /// `RTO = max(D·RTO, (1+B)·RTT_max, RTT_max + 100 ms, max(history) + 100 ms)`.
-    fn on_sample(&mut self, rtt: Duration) {
-        self.history[self.next_slot] = Some(rtt);
-        self.next_slot = (self.next_slot + 1) % HISTORY;
-        self.rto = Some(match (self.rto, self.prev) {
-            (Some(rto), Some(prev)) => {
-                let delta = if rtt == Duration::ZERO {
-                    if prev == Duration::ZERO {
-                        0.0
-                    } else {
-                        B_MAX
-                    }
-                } else {
-                    rtt.abs_diff(prev).nanos() as f64 / rtt.nanos() as f64
-                };
-                let decayed_b = self.b * DECAY_NUM as f64 / DECAY_DEN as f64;
-                self.b = (2.0 * delta).max(decayed_b).min(B_MAX);
-                let rtt_max = rtt.max(prev);
-                let hist_max = self.history.iter().flatten().copied().max().unwrap_or(rtt);
-                let scaled = Duration::from_nanos(((1.0 + self.b) * rtt_max.nanos() as f64) as u64);
-                rto.mul_ratio(DECAY_NUM, DECAY_DEN)
-                    .max(scaled)
-                    .max(rtt_max + MARGIN)
-                    .max(hist_max + MARGIN)
-            }
-            _ => rtt.mul_ratio(FIRST_NUM, FIRST_DEN),
-        });
-        self.prev = Some(rtt);
-    }
-
     /// Strong samples only (`k = 0`); after `k ≥ 1` the backed-off `T_k` is kept.
     pub fn on_response(&mut self, now: Instant, ex: &Exchange) -> Sample {
-        let rtt = now - ex.started;
-        if ex.retransmissions == 0 {
-            self.on_sample(rtt);
-            self.retained = None;
-            Sample::new(SampleKind::Strong, rtt)
-        } else {
-            self.retained = Some(ex.timer);
-            Sample::new(SampleKind::Ambiguous, rtt)
-        }
+        let estimator = &mut self.estimator;
+        backoff::karn_response(now, ex, &mut self.retained, |rtt| estimator.on_sample(rtt))
     }
 
     pub fn on_exchange_failed(&mut self, _now: Instant, ex: &Exchange) {
@@ -115,14 +54,20 @@ impl PeakHopperRto {
 
     pub fn base_rto(&self) -> Duration {
         self.retained
-            .or(self.rto)
+            .or(self.estimator.rto())
             .unwrap_or(self.config.ack_timeout)
     }
 
     pub fn visit_state(&self, visit: &mut StateVisitor<'_>) {
-        visit("rto", self.rto.unwrap_or(self.config.ack_timeout).into());
-        visit("b", Value::Float(self.b));
-        visit("previous_sample", self.prev.into());
+        visit(
+            "rto",
+            self.estimator
+                .rto()
+                .unwrap_or(self.config.ack_timeout)
+                .into(),
+        );
+        visit("b", Value::Float(self.estimator.b()));
+        visit("previous_sample", self.estimator.previous_sample().into());
         visit("retained_timer", self.retained.into());
     }
 }
