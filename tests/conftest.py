@@ -9,7 +9,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_cli(*args, cwd=None):
-    """Runs the installed `coaplab` command as a user would; returns the CompletedProcess."""
+    """Runs the `coaplab` command as a user would (in a scratch directory unless `cwd` is
+    given, so the default ./coaplab.duckdb lands there); returns the CompletedProcess."""
+    import tempfile
+
+    cwd = cwd or tempfile.mkdtemp(prefix="coaplab-cli-")
     return subprocess.run([sys.executable, "-m", "coaplab.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd)
 
 

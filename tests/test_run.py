@@ -116,8 +116,10 @@ def test_cli_bad_scenarios_one_line_exit_2(cli, tmp_path, toml, fragment):
 
 def test_cli_run_argument_errors(cli):
     assert cli("run", ROOT / "examples" / "quick.toml", "--jobs", "0").returncode == 2
-    out = cli("run", ROOT / "examples" / "quick.toml", "--db", "x.duckdb")
-    assert out.returncode == 2 and "--db" in out.stderr
+    out = cli("run", ROOT / "examples" / "quick.toml", "--db", "x.duckdb", "--no-db")
+    assert out.returncode == 2 and "--db and --no-db" in out.stderr
+    out = cli("run", ROOT / "examples" / "quick.toml", "--cluster", "local:0")
+    assert out.returncode == 2 and "local:N with N >= 1" in out.stderr
 
 
 def _tshark():

@@ -43,7 +43,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--pcap", metavar="DIR", help="write one pcap per replication into DIR")
     run.add_argument("--trace", metavar="DIR", help="write per-client timer / RTO traces, one CSV per replication, into DIR")
     run.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
-    run.add_argument("--db", metavar="PATH", help="results database (not available yet: see the README's Status)")
+    run.add_argument("--db", metavar="PATH", default=None,
+                     help="results database: every finished run is stored at once, stored runs are skipped (default: ./coaplab.duckdb)")
+    run.add_argument("--no-db", action="store_true", help="do not store results")
+    run.add_argument("--cluster", metavar="ADDRESS", help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N")
+
+    exp = sub.add_parser("export", help="export the results database as parquet or csv files")
+    exp.add_argument("--db", metavar="PATH", default=None, help="results database (default: ./coaplab.duckdb)")
+    exp.add_argument("--format", choices=("parquet", "csv"), default="parquet")
+    exp.add_argument("--out", metavar="DIR", required=True)
 
     rp = sub.add_parser("replay", help="replay algorithms on a script of exchanges (SPEC §3.2)")
     rp.add_argument("algorithm", nargs="?", metavar="ALGORITHM")
@@ -68,11 +76,38 @@ def _parser() -> argparse.ArgumentParser:
 def _cmd_run(args) -> int:
     from .output import json_lines, table
     from .runner import run_scenario
+    from .store import DEFAULT_DB
 
-    if args.db is not None:
-        raise CoaplabError("--db: the results database is not available yet (it arrives with experiment management); run without --db")
-    result = run_scenario(args.scenario, jobs=args.jobs, progress=not args.no_progress, pcap_dir=args.pcap, trace_dir=args.trace)
-    sys.stdout.write(json_lines(result.summaries) + "\n" if args.format == "json" else table(result.summaries))
+    if args.no_db and args.db is not None:
+        raise CoaplabError("--db and --no-db exclude each other")
+    if args.cluster is not None and args.jobs is not None:
+        raise CoaplabError("--jobs and --cluster exclude each other (the cluster decides the parallelism)")
+    db = None if args.no_db else (args.db or DEFAULT_DB)
+    result = run_scenario(args.scenario, jobs=args.jobs, progress=not args.no_progress, pcap_dir=args.pcap,
+                          trace_dir=args.trace, db=db, cluster=args.cluster)
+    total = sum(c["replications"] for c in result.scenario.configurations())
+    if db is not None and result.executed < total and not args.no_progress:
+        print(f"coaplab: {total - result.executed} of {total} runs were already stored in {db}; ran {result.executed}",
+              file=sys.stderr)
+    if result.summaries:
+        sys.stdout.write(json_lines(result.summaries) + "\n" if args.format == "json" else table(result.summaries))
+    if result.failures:
+        print(f"coaplab: {len(result.failures)} of {total} runs failed (stored as failed; re-run the command to retry them):",
+              file=sys.stderr)
+        for name, cid, rep, err in result.failures[:20]:
+            print(f"  {name} [{cid}] replication {rep}: {err}", file=sys.stderr)
+        if len(result.failures) > 20:
+            print(f"  ... and {len(result.failures) - 20} more", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_export(args) -> int:
+    from .store import DEFAULT_DB, ResultsDB
+
+    with ResultsDB(args.db or DEFAULT_DB, read_only=True) as db:
+        for path in db.export(args.out, args.format):
+            print(path)
     return 0
 
 
@@ -120,7 +155,8 @@ def _cmd_calibrate(args) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return {"run": _cmd_run, "replay": _cmd_replay, "bench": _cmd_bench, "calibrate": _cmd_calibrate}[args.command](args)
+        return {"run": _cmd_run, "replay": _cmd_replay, "bench": _cmd_bench, "calibrate": _cmd_calibrate,
+                "export": _cmd_export}[args.command](args)
     except CoaplabError as e:
         print(f"coaplab: error: {e}", file=sys.stderr)
         return 2

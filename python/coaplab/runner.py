@@ -1,8 +1,11 @@
-"""Running scenarios: every configuration × replication, in parallel, with progress.
+"""Running scenarios: every configuration × replication, in parallel, stored as it finishes.
 
-Each run is one call into the Rust engine (``coaplab._core.run_one``), which releases the GIL,
-so a thread pool runs replications in parallel on all cores. Results are ordered by
-(configuration, replication), never by completion, so the output is identical for any ``jobs``.
+Each run is one call into the Rust engine (``coaplab._core.run_one``). Locally, a thread pool
+runs replications on all cores (the engine releases the GIL, so threads run truly in parallel
+without process start-up or pickling); with ``cluster``, a Dask distributed cluster runs them.
+Either way the coordinator alone writes the results database, committing each run the moment
+it finishes. Results are keyed by (configuration, replication), never by completion order, so
+they are identical for any number of workers.
 """
 
 from __future__ import annotations
@@ -11,20 +14,20 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .errors import CoaplabError
-from .scenario import Scenario, config_id, load_scenario
+from .scenario import MODEL_VERSION, Scenario, config_id, load_scenario
 from .stats import summarize
 
 RunFn = Callable[[str, int, "str | None"], str]
 
 
 class RunError(CoaplabError):
-    """The engine rejected a configuration or a run failed."""
+    """The engine rejected a configuration, or runs failed."""
 
 
 @dataclass
@@ -34,6 +37,10 @@ class Result:
     scenario: Scenario
     summaries: list[dict[str, Any]]
     runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: (configuration name, config_id, replication, error) of every failed run.
+    failures: list[tuple[str, str, int, str]] = field(default_factory=list)
+    #: Runs executed now (the rest came from the database).
+    executed: int = 0
 
     def runs_frame(self):
         """One row per (configuration, replication) with the run-level metrics (pandas)."""
@@ -64,7 +71,7 @@ class Progress:
     """A rich progress bar on a terminal, plain periodic lines otherwise (both on stderr)."""
 
     def __init__(self, total: int, enabled: bool, label: str):
-        self.total, self.done, self.start = total, 0, time.monotonic()
+        self.total, self.done, self.failed, self.start = total, 0, 0, time.monotonic()
         self.enabled = enabled and total > 0
         self.label = label
         self._bar = None
@@ -72,23 +79,27 @@ class Progress:
         if self.enabled and sys.stderr.isatty():
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, TimeRemainingColumn
 
-            self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True)
+            self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                     TextColumn("{task.fields[failed]}"), TimeRemainingColumn(), transient=True)
             self._bar.start()
-            self._task = self._bar.add_task(label, total=total)
+            self._task = self._bar.add_task(label, total=total, failed="")
 
-    def advance(self) -> None:
+    def advance(self, failed: bool = False) -> None:
         self.done += 1
+        self.failed += failed
         if not self.enabled:
             return
         if self._bar is not None:
-            self._bar.update(self._task, advance=1)
+            self._bar.update(self._task, advance=1, failed=f"{self.failed} failed" if self.failed else "")
             return
         now = time.monotonic()
         # Quiet for short runs: the first line after 5 s, then every 5 s, and the last one.
         if now - max(self._last_line, self.start) >= 5.0 or (self.done == self.total and self._last_line):
             elapsed = now - self.start
             eta = elapsed / self.done * (self.total - self.done)
-            print(f"{self.label}: {self.done}/{self.total} runs, {elapsed:.1f} s elapsed, ETA {eta:.0f} s", file=sys.stderr, flush=True)
+            failed_text = f", {self.failed} failed" if self.failed else ""
+            print(f"{self.label}: {self.done}/{self.total} runs{failed_text}, {elapsed:.1f} s elapsed, ETA {eta:.0f} s",
+                  file=sys.stderr, flush=True)
             self._last_line = now
 
     def close(self) -> None:
@@ -96,13 +107,67 @@ class Progress:
             self._bar.stop()
 
 
-def _engine_run(config_json: str, replication: int, pcap: str | None) -> str:
+def engine_run(config_json: str, replication: int, pcap: str | None) -> str:
+    """One run in the Rust engine; module-level so that Dask workers can import it."""
     from . import _core
 
+    return _core.run_one(config_json, replication, pcap)
+
+
+def _timed(runner: RunFn, task: tuple[str, int, str, str | None]) -> tuple[str, int, str | None, str | None, float]:
+    """Runs one task; returns (cid, rep, result JSON or None, error or None, wall s).
+    Any failure of the run itself — an engine error or a panic — becomes its error text."""
+    cid, rep, text, pcap = task
+    t0 = time.perf_counter()
     try:
-        return _core.run_one(config_json, replication, pcap)
-    except ValueError as e:
-        raise RunError(str(e)) from None
+        out = runner(text, rep, pcap)
+        return cid, rep, out, None, time.perf_counter() - t0
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # pyo3's PanicException derives from BaseException
+        return cid, rep, None, f"{type(e).__name__}: {e}".splitlines()[0], time.perf_counter() - t0
+
+
+def _local(runner: RunFn, tasks: list, jobs: int) -> Iterator:
+    if jobs == 1:
+        for t in tasks:
+            yield _timed(runner, t)
+        return
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(_timed, runner, t) for t in tasks]
+        try:
+            for f in as_completed(futures):
+                yield f.result()
+        finally:
+            for f in futures:
+                f.cancel()
+
+
+def _dask(runner: RunFn, tasks: list, address: str) -> Iterator:
+    try:
+        from distributed import Client, LocalCluster, as_completed as dask_completed
+    except ImportError:  # pragma: no cover - dask is a dependency
+        raise RunError("--cluster needs the 'distributed' package (pip install 'dask[distributed]')") from None
+    cluster = None
+    if address.startswith("local:"):
+        n = address.split(":", 1)[1]
+        if not n.isdigit() or int(n) < 1:
+            raise RunError(f"--cluster: {address!r} is not allowed; expected local:N with N >= 1, or a scheduler address")
+        cluster = LocalCluster(n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    else:
+        try:
+            client = Client(address, timeout="20s")
+        except OSError as e:
+            raise RunError(f"--cluster: cannot reach the scheduler at {address!r}: {e}") from None
+    try:
+        futures = [client.submit(_timed, runner, t, pure=False) for t in tasks]
+        for f in dask_completed(futures):
+            yield f.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
 
 
 def run_scenario(
@@ -113,18 +178,25 @@ def run_scenario(
     trace: bool | None = None,
     runner: RunFn | None = None,
     trace_dir: str | Path | None = None,
+    db: str | Path | None = None,
+    cluster: str | None = None,
 ) -> Result:
     """Runs every configuration × replication of ``scenario`` and returns the summaries.
 
-    ``jobs`` defaults to the number of cores; results do not depend on it. ``trace=True``
-    records per-client timer / RTO traces in the runs (``Result.runs``); ``trace_dir`` also
-    writes them as one CSV per replication.
+    ``jobs`` (default: the number of cores) or ``cluster`` (a Dask scheduler address, or
+    ``local:N`` for a local Dask cluster) choose where runs execute; results do not depend on
+    it. With ``db`` every finished run is committed to that results database at once, and runs
+    already stored there are not run again. ``trace=True`` records per-client timer / RTO
+    traces; ``trace_dir`` also writes them as one CSV per replication. Failed runs are
+    recorded (``Result.failures``) while the others go on.
     """
-    if trace_dir is not None:
-        trace = True
+    from . import _core
+    from .store import ResultsDB
+
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
-    runner = runner or _engine_run
+    if trace_dir is not None:
+        trace = True
     jobs = jobs or os.cpu_count() or 1
     if jobs < 1:
         raise RunError(f"--jobs: {jobs} is out of range; expected an integer >= 1")
@@ -132,62 +204,90 @@ def run_scenario(
     if trace is not None:
         for c in configs:
             c["trace"] = trace
+    ids = [config_id(c) for c in configs]
+    if runner is None:
+        runner = engine_run
+        for c in configs:  # everything the engine would reject, before anything runs
+            try:
+                _core.check(json.dumps(c))
+            except ValueError as e:
+                name = f" (configuration {scenario.swept_values(c)})" if scenario.sweep else ""
+                raise RunError(f"{e}{name}") from None
     if pcap_dir is not None:
         Path(pcap_dir).mkdir(parents=True, exist_ok=True)
-    tasks = []
-    for c in configs:
-        cid = config_id(c)
-        text = json.dumps(c)
-        for rep in range(c["replications"]):
-            pcap = str(Path(pcap_dir) / f"{c['name']}-{cid}-rep{rep}.pcap") if pcap_dir is not None else None
-            tasks.append((cid, rep, text, pcap))
-    bar = Progress(len(tasks), progress, scenario.source if scenario.source != "<dict>" else "runs")
-    results: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
 
-    def one(task):
-        cid, rep, text, pcap = task
-        t0 = time.perf_counter()
-        out = json.loads(runner(text, rep, pcap))
-        return (cid, rep), (out, time.perf_counter() - t0)
-
+    store = ResultsDB(db) if db is not None else None
     try:
-        if jobs == 1:
-            for t in tasks:
-                key, value = one(t)
-                results[key] = value
-                bar.advance()
-        else:
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                for key, value in pool.map(one, tasks):
-                    results[key] = value
-                    bar.advance()
-    finally:
-        bar.close()
+        done: set[tuple[str, int]] = set()
+        if store is not None:
+            store.add_configs(zip(ids, configs), MODEL_VERSION)
+            done = store.finished()
+        tasks = []
+        by_id = {}
+        for cid, c in zip(ids, configs):
+            by_id[cid] = c
+            text = json.dumps(c)
+            for rep in range(c["replications"]):
+                if (cid, rep) in done:
+                    continue
+                pcap = str(Path(pcap_dir) / f"{c['name']}-{cid}-rep{rep}.pcap") if pcap_dir is not None else None
+                tasks.append((cid, rep, text, pcap))
 
-    if trace_dir is not None:
-        write_traces(configs, results, Path(trace_dir))
-    summaries, runs = [], {}
-    for c in configs:
-        cid = config_id(c)
-        reps = [results[(cid, r)] for r in range(c["replications"])]
-        runs[cid] = [r for r, _ in reps]
-        s = summarize(c, cid, runs[cid], sum(w for _, w in reps))
-        s["swept"] = scenario.swept_values(c)
-        summaries.append(s)
-    return Result(scenario=scenario, summaries=summaries, runs=runs)
+        memory: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
+        failures: dict[tuple[str, int], str] = {}
+        engine_version = getattr(_core, "__version__", "unknown")
+        label = scenario.source if scenario.source != "<dict>" else "runs"
+        bar = Progress(len(tasks), progress, label)
+        execute = _dask(runner, tasks, cluster) if cluster else _local(runner, tasks, jobs)
+        try:
+            for cid, rep, out, error, wall in execute:
+                if error is None:
+                    result = json.loads(out)
+                    if store is not None:
+                        store.store_ok(cid, by_id[cid], rep, dict(result), wall, engine_version, MODEL_VERSION)
+                    memory[(cid, rep)] = (result, wall)
+                else:
+                    failures[(cid, rep)] = error
+                    if store is not None:
+                        store.store_failed(cid, by_id[cid], rep, error, wall, engine_version, MODEL_VERSION)
+                bar.advance(failed=error is not None)
+        finally:
+            bar.close()
+
+        if trace_dir is not None:
+            write_traces(configs, memory, Path(trace_dir))
+        summaries, runs = [], {}
+        for cid, c in zip(ids, configs):
+            stored = {rep: (r, w) for rep, r, w in store.results(cid)} if store is not None else {}
+            stored.update({rep: v for (k, rep), v in memory.items() if k == cid})
+            reps = [stored[rep] for rep in sorted(stored)]
+            runs[cid] = [r for r, _ in reps]
+            if not reps:
+                continue
+            s = summarize(c, cid, runs[cid], sum(w for _, w in reps))
+            s["swept"] = scenario.swept_values(c)
+            s["replications_failed"] = c["replications"] - len(reps)
+            summaries.append(s)
+    finally:
+        if store is not None:
+            store.close()
+    failed = [(by_id[cid]["name"], cid, rep, err) for (cid, rep), err in sorted(failures.items())]
+    return Result(scenario=scenario, summaries=summaries, runs=runs, failures=failed, executed=len(tasks))
 
 
 TRACE_COLUMNS = ("client", "time_s", "event", "exchange", "timer_s", "rto_s", "sample_s", "sample_kind")
 
 
 def write_traces(configs, results, directory: Path) -> None:
-    """One CSV per replication: every client's timer / RTO trace, in time order per client."""
+    """One CSV per replication run now: every client's timer / RTO trace, in time order."""
     import csv
 
     directory.mkdir(parents=True, exist_ok=True)
     for c in configs:
         cid = config_id(c)
         for rep in range(c["replications"]):
+            if (cid, rep) not in results:
+                continue
             run, _ = results[(cid, rep)]
             with open(directory / f"{c['name']}-{cid}-rep{rep}-trace.csv", "w", newline="") as f:
                 w = csv.writer(f)

@@ -122,6 +122,16 @@ fn run_one(
     outcome.map_err(PyValueError::new_err)
 }
 
+/// Checks a resolved configuration the way a run would (building the testbed without running
+/// it), so that errors surface before anything runs.
+#[pyfunction]
+fn check(config_json: &str) -> PyResult<()> {
+    let cfg = RunConfig::from_json(config_json).map_err(PyValueError::new_err)?;
+    coaplab_engine::testbed::Testbed::new(&cfg, 0, false)
+        .map(|_| ())
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -129,5 +139,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(error_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(run_one, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
     Ok(())
 }

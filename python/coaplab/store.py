@@ -1,0 +1,171 @@
+"""The results database: an embedded DuckDB file, written by the coordinator only.
+
+Tables:
+- ``configs``: one row per configuration (identity, name, resolved parameters as JSON).
+- ``runs``: one row per (configuration, replication): seed, status (``ok`` / ``failed``),
+  error text, the run-level metrics, wall time, engine and model versions, and the full
+  per-run result as JSON (from which summaries are rebuilt).
+- ``clients``: one row per (configuration, replication, client).
+- ``traces``: per-client timer / RTO trace points, for runs with tracing on.
+
+Every run is committed in its own transaction the moment it finishes, so killing a sweep at
+any point (SIGKILL included) loses at most the runs in progress; re-running the same command
+skips the runs already stored.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import CoaplabError
+
+#: Where `coaplab run` stores results when no `--db` is given.
+DEFAULT_DB = "coaplab.duckdb"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS configs (
+    config_id TEXT PRIMARY KEY, name TEXT, model_version TEXT, config JSON
+);
+CREATE TABLE IF NOT EXISTS runs (
+    config_id TEXT, replication INTEGER, name TEXT, seed UBIGINT, status TEXT, error TEXT,
+    events UBIGINT, sim_time_s DOUBLE, measured_period_s DOUBLE, throughput_exchanges_per_s DOUBLE,
+    settling_time_s DOUBLE, exchanges_completed BIGINT, exchanges_failed BIGINT,
+    unnecessary_retransmissions BIGINT, packets_sent BIGINT, dropped_buffer BIGINT, lost_link BIGINT,
+    wall_s DOUBLE, engine_version TEXT, model_version TEXT, stored_at TIMESTAMP DEFAULT current_timestamp,
+    result JSON,
+    PRIMARY KEY (config_id, replication)
+);
+CREATE TABLE IF NOT EXISTS clients (
+    config_id TEXT, replication INTEGER, client INTEGER, fct_s DOUBLE, first_request_s DOUBLE,
+    last_end_s DOUBLE, exchanges_completed INTEGER, exchanges_failed INTEGER, retransmissions INTEGER,
+    unnecessary_retransmissions INTEGER, timeouts INTEGER, duplicate_responses INTEGER,
+    PRIMARY KEY (config_id, replication, client)
+);
+CREATE TABLE IF NOT EXISTS traces (
+    config_id TEXT, replication INTEGER, client INTEGER, time_s DOUBLE, event TEXT, exchange INTEGER,
+    timer_s DOUBLE, rto_s DOUBLE, sample_s DOUBLE, sample_kind TEXT
+);
+"""
+
+CLIENT_COLUMNS = ("client", "fct_s", "first_request_s", "last_end_s", "exchanges_completed", "exchanges_failed",
+                  "retransmissions", "unnecessary_retransmissions", "timeouts", "duplicate_responses")
+
+
+class ResultsDB:
+    """A results database file. Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, path: str | Path, read_only: bool = False):
+        import duckdb
+
+        self.path = Path(path)
+        if read_only and not self.path.exists():
+            raise CoaplabError(f"--db: {str(self.path)!r} does not exist")
+        try:
+            self.con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.Error as e:
+            raise CoaplabError(f"--db: cannot open {str(self.path)!r}: {str(e).splitlines()[0]}") from None
+        if not read_only:
+            self.con.execute(SCHEMA)
+
+    def __enter__(self) -> "ResultsDB":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.con.close()
+
+    def add_configs(self, configs: Iterable[tuple[str, dict[str, Any]]], model_version: str) -> None:
+        rows = [(cid, c["name"], model_version, json.dumps(c, sort_keys=True)) for cid, c in configs]
+        self.con.executemany("INSERT OR IGNORE INTO configs VALUES (?, ?, ?, ?)", rows)
+
+    def finished(self) -> set[tuple[str, int]]:
+        """(config, replication) pairs stored successfully."""
+        return {(c, r) for c, r in self.con.execute("SELECT config_id, replication FROM runs WHERE status = 'ok'").fetchall()}
+
+    def store_ok(self, cid: str, config: dict[str, Any], rep: int, result: dict[str, Any], wall_s: float,
+                 engine_version: str, model_version: str) -> None:
+        """Stores one finished run, its clients and traces, in one transaction."""
+        clients = result["clients"]
+        traces = result.pop("traces", None)
+        p = result["packets"]
+        row = (
+            cid, rep, config["name"], result["seed"], "ok", None, result["events"], result["sim_time_s"],
+            result["measured_period_s"], result["throughput_exchanges_per_s"], result["settling_time_s"],
+            sum(c["exchanges_completed"] for c in clients), sum(c["exchanges_failed"] for c in clients),
+            sum(c["unnecessary_retransmissions"] for c in clients), p["sent"], p["dropped_buffer"], p["lost_link"],
+            wall_s, engine_version, model_version, json.dumps(result),
+        )
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self._delete(cid, rep)
+            self.con.execute(
+                "INSERT INTO runs (config_id, replication, name, seed, status, error, events, sim_time_s, "
+                "measured_period_s, throughput_exchanges_per_s, settling_time_s, exchanges_completed, exchanges_failed, "
+                "unnecessary_retransmissions, packets_sent, dropped_buffer, lost_link, wall_s, engine_version, "
+                "model_version, result) VALUES (" + ", ".join(["?"] * 21) + ")", row)
+            self.con.executemany(
+                f"INSERT INTO clients VALUES ({', '.join(['?'] * (2 + len(CLIENT_COLUMNS)))})",
+                [(cid, rep, *(c.get(k) for k in CLIENT_COLUMNS)) for c in clients])
+            if traces:
+                self.con.executemany(
+                    "INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(cid, rep, t["client"], *p) for t in traces for p in t["points"]])
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+
+    def store_failed(self, cid: str, config: dict[str, Any], rep: int, error: str, wall_s: float,
+                     engine_version: str, model_version: str) -> None:
+        self.con.execute("BEGIN TRANSACTION")
+        self._delete(cid, rep)
+        self.con.execute(
+            "INSERT INTO runs (config_id, replication, name, seed, status, error, wall_s, engine_version, model_version) "
+            "VALUES (?, ?, ?, ?, 'failed', ?, ?, ?, ?)",
+            (cid, rep, config["name"], config["seed"], error, wall_s, engine_version, model_version))
+        self.con.execute("COMMIT")
+
+    def _delete(self, cid: str, rep: int) -> None:
+        for table in ("runs", "clients", "traces"):
+            self.con.execute(f"DELETE FROM {table} WHERE config_id = ? AND replication = ?", (cid, rep))
+
+    def results(self, cid: str) -> list[tuple[int, dict[str, Any], float]]:
+        """(replication, result, wall_s) of a configuration's successful runs, by replication."""
+        rows = self.con.execute(
+            "SELECT replication, result, wall_s FROM runs WHERE config_id = ? AND status = 'ok' ORDER BY replication",
+            (cid,)).fetchall()
+        return [(rep, json.loads(result), wall) for rep, result, wall in rows]
+
+    def failures(self) -> list[tuple[str, str, int, str]]:
+        return self.con.execute(
+            "SELECT config_id, name, replication, error FROM runs WHERE status = 'failed' ORDER BY name, replication").fetchall()
+
+    def frame(self, table: str):
+        """A table as a pandas DataFrame (``configs``, ``runs``, ``clients``, ``traces``)."""
+        if table not in ("configs", "runs", "clients", "traces"):
+            raise CoaplabError(f"table {table!r}: allowed: configs, runs, clients, traces")
+        return self.con.execute(f"SELECT * FROM {table}").df()
+
+    def arrow(self, table: str):
+        """A table as a pyarrow Table."""
+        self.frame(table)  # validates the name
+        rel = self.con.sql(f"SELECT * FROM {table}")
+        return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
+
+    def export(self, out_dir: str | Path, fmt: str) -> list[Path]:
+        """Writes every table as ``<table>.parquet`` or ``<table>.csv`` into ``out_dir``."""
+        if fmt not in ("parquet", "csv"):
+            raise CoaplabError(f"--format: {fmt!r} is not allowed; expected parquet or csv")
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for table in ("configs", "runs", "clients", "traces"):
+            path = out / f"{table}.{fmt}"
+            opts = "(FORMAT PARQUET)" if fmt == "parquet" else "(FORMAT CSV, HEADER)"
+            self.con.execute(f"COPY {table} TO '{path.as_posix()}' {opts}")
+            written.append(path)
+        return written

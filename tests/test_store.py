@@ -1,0 +1,127 @@
+"""Results database: resume after SIGKILL, failure recording, export, Dask (issue: experiment management)."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import duckdb
+import pandas as pd
+import pytest
+
+import coaplab
+from coaplab.runner import engine_run
+from coaplab.store import ResultsDB
+
+
+def strip(summaries):
+    return [{k: v for k, v in s.items() if k != "wall_s"} for s in summaries]
+
+
+SWEEP = {"name": "kill", "seed": 3, "replications": 60, "link": {"errors": "medium"},
+         "workload": {"clients": 30, "exchanges": 40}, "coap": {"max_retransmit": 20},
+         "sweep": {"coap.cc": ["default", "cocoa", "fasor"]}}
+
+
+def _toml(tmp_path):
+    p = tmp_path / "kill.toml"
+    p.write_text('name = "kill"\nseed = 3\nreplications = 60\n[link]\nerrors = "medium"\n'
+                 '[workload]\nclients = 30\nexchanges = 40\n[coap]\nmax_retransmit = 20\n'
+                 '[sweep]\n"coap.cc" = ["default", "cocoa", "fasor"]\n')
+    return p
+
+
+def _stored(db):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        runs = con.execute("SELECT count(*), count(DISTINCT (config_id, replication)) FROM runs WHERE status = 'ok'").fetchone()
+        clients = con.execute("SELECT count(*) FROM clients").fetchone()[0]
+    finally:
+        con.close()
+    return runs[0], runs[1], clients
+
+
+def test_sigkill_then_resume_keeps_every_finished_run(tmp_path):
+    scen, db = _toml(tmp_path), tmp_path / "r.duckdb"
+    cmd = [sys.executable, "-m", "coaplab.cli", "run", str(scen), "--db", str(db), "--jobs", "1", "--format", "json"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    # Kill it mid-sweep: the whole sweep takes ≈ 5 s on the project machine; kill it 1 s after
+    # the database file appears (runs are being committed by then).
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None and not db.exists():
+        time.sleep(0.02)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the sweep finished before it could be killed; make it longer"
+    n, distinct, clients = _stored(db)
+    assert 0 < n < 180, n
+    assert n == distinct and clients == 30 * n  # every stored run is whole: all its clients
+    # The same command again: the stored runs are skipped, the rest run, nothing is duplicated.
+    again = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert f"{n} of 180 runs were already stored" in again.stderr
+    n2, distinct2, clients2 = _stored(db)
+    assert n2 == distinct2 == 180 and clients2 == 30 * 180
+    # And the result equals an uninterrupted sweep.
+    clean = coaplab.run(SWEEP, jobs=2).summaries
+    resumed = [json.loads(l) for l in again.stdout.splitlines()]
+    assert strip(resumed) == strip(json.loads(json.dumps(clean)))
+
+
+def test_failed_runs_are_recorded_and_retried(tmp_path):
+    db = tmp_path / "f.duckdb"
+    scen = {"name": "f", "replications": 4, "workload": {"clients": 2, "exchanges": 3}}
+
+    def flaky(text, rep, pcap):
+        if rep == 2:
+            raise RuntimeError("injected engine failure\nsecond line")
+        return engine_run(text, rep, pcap)
+
+    res = coaplab.run(scen, jobs=2, db=db, runner=flaky)
+    assert [(r, e) for _, _, r, e in res.failures] == [(2, "RuntimeError: injected engine failure")]
+    assert res.summaries[0]["replications"] == 3 and res.summaries[0]["replications_failed"] == 1
+    with ResultsDB(db) as store:
+        runs = store.frame("runs").sort_values("replication")
+        assert list(runs.status) == ["ok", "ok", "failed", "ok"]
+        assert runs.error.iloc[2] == "RuntimeError: injected engine failure"
+    # Re-running retries only the failed run.
+    calls = []
+
+    def counting(text, rep, pcap):
+        calls.append(rep)
+        return engine_run(text, rep, pcap)
+
+    res = coaplab.run(scen, jobs=1, db=db, runner=counting)
+    assert calls == [2] and not res.failures and res.summaries[0]["replications"] == 4
+    assert strip(res.summaries) == strip(coaplab.run(scen, jobs=1).summaries)
+
+
+def test_cli_exports_round_trip(cli, tmp_path):
+    db = tmp_path / "e.duckdb"
+    scen = tmp_path / "e.toml"
+    scen.write_text('name = "e"\nreplications = 2\n[workload]\nclients = 3\nexchanges = 5\n[sweep]\n"coap.cc" = ["default", "cocoa"]\n')
+    assert cli("run", scen, "--db", db, "--format", "json").returncode == 0
+    with ResultsDB(db) as store:
+        clients = store.frame("clients")
+        arrow = store.arrow("runs")
+    assert len(clients) == 2 * 2 * 3 and arrow.num_rows == 4
+    for fmt in ("parquet", "csv"):
+        out = cli("export", "--db", db, "--format", fmt, "--out", tmp_path / fmt)
+        assert out.returncode == 0, out.stderr
+        read = pd.read_parquet if fmt == "parquet" else pd.read_csv
+        back = read(tmp_path / fmt / f"clients.{fmt}").sort_values(["config_id", "replication", "client"]).reset_index(drop=True)
+        want = clients.sort_values(["config_id", "replication", "client"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(back, want, check_dtype=False)
+        assert (tmp_path / fmt / f"runs.{fmt}").exists()
+    bad = cli("export", "--db", tmp_path / "missing.duckdb", "--out", tmp_path / "x")
+    assert bad.returncode == 2 and "does not exist" in bad.stderr
+
+
+def test_dask_local_cluster_gives_identical_results(tmp_path):
+    scen = {"name": "dask", "seed": 5, "replications": 6, "link": {"errors": "high"},
+            "workload": {"kind": "random", "clients": 6, "exchanges": 8}, "sweep": {"coap.cc": ["cocoa", "fasor"]}}
+    local = coaplab.run(scen, jobs=1).summaries
+    dask = coaplab.run(scen, cluster="local:2", db=tmp_path / "d.duckdb").summaries
+    assert strip(dask) == strip(local)
