@@ -19,15 +19,15 @@ def strip(summaries):
     return [{k: v for k, v in s.items() if k != "wall_s"} for s in summaries]
 
 
-SWEEP = {"name": "kill", "seed": 3, "replications": 60, "link": {"errors": "medium"},
-         "workload": {"clients": 30, "exchanges": 40}, "coap": {"max_retransmit": 20},
+SWEEP = {"name": "kill", "seed": 3, "replications": 200, "link": {"errors": "medium"},
+         "workload": {"clients": 100, "exchanges": 50}, "coap": {"max_retransmit": 20},
          "sweep": {"coap.cc": ["default", "cocoa", "fasor"]}}
 
 
 def _toml(tmp_path):
     p = tmp_path / "kill.toml"
-    p.write_text('name = "kill"\nseed = 3\nreplications = 60\n[link]\nerrors = "medium"\n'
-                 '[workload]\nclients = 30\nexchanges = 40\n[coap]\nmax_retransmit = 20\n'
+    p.write_text('name = "kill"\nseed = 3\nreplications = 200\n[link]\nerrors = "medium"\n'
+                 '[workload]\nclients = 100\nexchanges = 50\n[coap]\nmax_retransmit = 20\n'
                  '[sweep]\n"coap.cc" = ["default", "cocoa", "fasor"]\n')
     return p
 
@@ -46,24 +46,24 @@ def test_sigkill_then_resume_keeps_every_finished_run(tmp_path):
     scen, db = _toml(tmp_path), tmp_path / "r.duckdb"
     cmd = [sys.executable, "-m", "coaplab.cli", "run", str(scen), "--db", str(db), "--jobs", "1", "--format", "json"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
-    # Kill it mid-sweep: the whole sweep takes ≈ 5 s on the project machine; kill it 1 s after
+    # Kill it mid-sweep: the whole sweep takes ≈ 6 s on the project machine; kill it 1.5 s after
     # the database file appears (runs are being committed by then).
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None and not db.exists():
         time.sleep(0.02)
-    time.sleep(1.0)
+    time.sleep(1.5)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the sweep finished before it could be killed; make it longer"
     n, distinct, clients = _stored(db)
-    assert 0 < n < 180, n
-    assert n == distinct and clients == 30 * n  # every stored run is whole: all its clients
+    assert 0 < n < 600, n
+    assert n == distinct and clients == 100 * n  # every stored run is whole: all its clients
     # The same command again: the stored runs are skipped, the rest run, nothing is duplicated.
     again = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert f"{n} of 180 runs were already stored" in again.stderr
+    assert f"{n} of 600 runs were already stored" in again.stderr
     n2, distinct2, clients2 = _stored(db)
-    assert n2 == distinct2 == 180 and clients2 == 30 * 180
+    assert n2 == distinct2 == 600 and clients2 == 100 * 600
     # And the result equals an uninterrupted sweep.
     clean = coaplab.run(SWEEP, jobs=2).summaries
     resumed = [json.loads(l) for l in again.stdout.splitlines()]

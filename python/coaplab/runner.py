@@ -14,7 +14,7 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -128,18 +128,18 @@ def _timed(runner: RunFn, task: tuple[str, int, str, str | None]) -> tuple[str, 
         return cid, rep, None, f"{type(e).__name__}: {e}".splitlines()[0], time.perf_counter() - t0
 
 
-def _local(runner: RunFn, tasks: list, jobs: int) -> Iterator:
-    if jobs == 1:
-        for t in tasks:
-            yield _timed(runner, t)
-        return
+def _local(runner: RunFn, tasks: list, jobs: int) -> Iterator[list]:
+    """Yields batches of finished runs: everything that completed since the last batch.
+    Even with one job the run executes in a worker thread, so the next run proceeds while the
+    coordinator commits the previous ones."""
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_timed, runner, t) for t in tasks]
+        pending = {pool.submit(_timed, runner, t) for t in tasks}
         try:
-            for f in as_completed(futures):
-                yield f.result()
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                yield [f.result() for f in finished]
         finally:
-            for f in futures:
+            for f in pending:
                 f.cancel()
 
 
@@ -162,8 +162,8 @@ def _dask(runner: RunFn, tasks: list, address: str) -> Iterator:
             raise RunError(f"--cluster: cannot reach the scheduler at {address!r}: {e}") from None
     try:
         futures = [client.submit(_timed, runner, t, pure=False) for t in tasks]
-        for f in dask_completed(futures):
-            yield f.result()
+        for batch in dask_completed(futures).batches():
+            yield [f.result() for f in batch]
     finally:
         client.close()
         if cluster is not None:
@@ -240,27 +240,29 @@ def run_scenario(
         bar = Progress(len(tasks), progress, label)
         execute = _dask(runner, tasks, cluster) if cluster else _local(runner, tasks, jobs)
         try:
-            for cid, rep, out, error, wall in execute:
-                if error is None:
-                    result = json.loads(out)
-                    if store is not None:
-                        store.store_ok(cid, by_id[cid], rep, dict(result), wall, engine_version, MODEL_VERSION)
-                    memory[(cid, rep)] = (result, wall)
-                else:
-                    failures[(cid, rep)] = error
-                    if store is not None:
-                        store.store_failed(cid, by_id[cid], rep, error, wall, engine_version, MODEL_VERSION)
-                bar.advance(failed=error is not None)
+            for batch in execute:
+                rows = []
+                for cid, rep, out, error, wall in batch:
+                    result = json.loads(out) if error is None else None
+                    rows.append((cid, by_id[cid], rep, result, error, wall))
+                    if error is None:
+                        memory[(cid, rep)] = (result, wall)
+                    else:
+                        failures[(cid, rep)] = error
+                if store is not None:
+                    store.store(rows, engine_version, MODEL_VERSION)
+                for row in rows:
+                    bar.advance(failed=row[4] is not None)
         finally:
             bar.close()
 
         if trace_dir is not None:
             write_traces(configs, memory, Path(trace_dir))
+        available = dict(store.results(done)) if store is not None else {}
+        available.update(memory)
         summaries, runs = [], {}
         for cid, c in zip(ids, configs):
-            stored = {rep: (r, w) for rep, r, w in store.results(cid)} if store is not None else {}
-            stored.update({rep: v for (k, rep), v in memory.items() if k == cid})
-            reps = [stored[rep] for rep in sorted(stored)]
+            reps = [available[(cid, rep)] for rep in range(c["replications"]) if (cid, rep) in available]
             runs[cid] = [r for r, _ in reps]
             if not reps:
                 continue

@@ -8,8 +8,9 @@ Tables:
 - ``clients``: one row per (configuration, replication, client).
 - ``traces``: per-client timer / RTO trace points, for runs with tracing on.
 
-Every run is committed in its own transaction the moment it finishes, so killing a sweep at
-any point (SIGKILL included) loses at most the runs in progress; re-running the same command
+Runs are committed the moment they finish (group commit: the runs that finished while the
+previous commit was being written go into the next transaction together), so killing a sweep
+at any point (SIGKILL included) loses at most the runs in progress; re-running the same command
 skips the runs already stored.
 """
 
@@ -49,6 +50,12 @@ CREATE TABLE IF NOT EXISTS traces (
 );
 """
 
+RUN_COLUMNS = ("config_id", "replication", "name", "seed", "status", "error", "events", "sim_time_s",
+               "measured_period_s", "throughput_exchanges_per_s", "settling_time_s", "exchanges_completed",
+               "exchanges_failed", "unnecessary_retransmissions", "packets_sent", "dropped_buffer", "lost_link",
+               "wall_s", "engine_version", "model_version", "result")
+TRACE_COLUMNS = ("config_id", "replication", "client", "time_s", "event", "exchange", "timer_s", "rto_s",
+                 "sample_s", "sample_kind")
 CLIENT_COLUMNS = ("client", "fct_s", "first_request_s", "last_end_s", "exchanges_completed", "exchanges_failed",
                   "retransmissions", "unnecessary_retransmissions", "timeouts", "duplicate_responses")
 
@@ -79,66 +86,84 @@ class ResultsDB:
         self.con.close()
 
     def add_configs(self, configs: Iterable[tuple[str, dict[str, Any]]], model_version: str) -> None:
-        rows = [(cid, c["name"], model_version, json.dumps(c, sort_keys=True)) for cid, c in configs]
-        self.con.executemany("INSERT OR IGNORE INTO configs VALUES (?, ?, ?, ?)", rows)
+        import pandas as pd
+
+        new_configs = pd.DataFrame(
+            [(cid, c["name"], model_version, json.dumps(c, sort_keys=True)) for cid, c in configs],
+            columns=["config_id", "name", "model_version", "config"],
+        ).drop_duplicates("config_id")
+        self.con.register("new_configs", new_configs)
+        self.con.execute("INSERT OR IGNORE INTO configs SELECT * FROM new_configs")
+        self.con.unregister("new_configs")
 
     def finished(self) -> set[tuple[str, int]]:
-        """(config, replication) pairs stored successfully."""
-        return {(c, r) for c, r in self.con.execute("SELECT config_id, replication FROM runs WHERE status = 'ok'").fetchall()}
+        """(config, replication) pairs stored successfully. Also remembers which pairs have a
+        stored failure, so that storing their retry replaces exactly those rows."""
+        rows = self.con.execute("SELECT config_id, replication, status FROM runs").fetchall()
+        self._failed = {(c, r) for c, r, status in rows if status != "ok"}
+        return {(c, r) for c, r, status in rows if status == "ok"}
 
-    def store_ok(self, cid: str, config: dict[str, Any], rep: int, result: dict[str, Any], wall_s: float,
-                 engine_version: str, model_version: str) -> None:
-        """Stores one finished run, its clients and traces, in one transaction."""
-        clients = result["clients"]
-        traces = result.pop("traces", None)
-        p = result["packets"]
-        row = (
-            cid, rep, config["name"], result["seed"], "ok", None, result["events"], result["sim_time_s"],
-            result["measured_period_s"], result["throughput_exchanges_per_s"], result["settling_time_s"],
-            sum(c["exchanges_completed"] for c in clients), sum(c["exchanges_failed"] for c in clients),
-            sum(c["unnecessary_retransmissions"] for c in clients), p["sent"], p["dropped_buffer"], p["lost_link"],
-            wall_s, engine_version, model_version, json.dumps(result),
-        )
+    def store(self, batch: list[tuple[str, dict[str, Any], int, dict[str, Any] | None, str | None, float]],
+              engine_version: str, model_version: str) -> None:
+        """Stores finished runs — `(config_id, config, replication, result or None, error or
+        None, wall_s)` — with their clients and traces, in one transaction (group commit: the
+        runs that finished while the previous commit was being written)."""
+        import pandas as pd
+
+        run_rows, client_rows, trace_rows = [], [], []
+        for cid, config, rep, result, error, wall_s in batch:
+            if result is None:
+                run_rows.append((cid, rep, config["name"], config["seed"], "failed", error) + (None,) * 11
+                                + (wall_s, engine_version, model_version, None))
+                continue
+            clients = result["clients"]
+            traces = result.get("traces")
+            p = result["packets"]
+            stored = {k: v for k, v in result.items() if k != "traces"}
+            run_rows.append((
+                cid, rep, config["name"], result["seed"], "ok", None, result["events"], result["sim_time_s"],
+                result["measured_period_s"], result["throughput_exchanges_per_s"], result["settling_time_s"],
+                sum(c["exchanges_completed"] for c in clients), sum(c["exchanges_failed"] for c in clients),
+                sum(c["unnecessary_retransmissions"] for c in clients), p["sent"], p["dropped_buffer"], p["lost_link"],
+                wall_s, engine_version, model_version, json.dumps(stored),
+            ))
+            client_rows.extend((cid, rep, *(c.get(k) for k in CLIENT_COLUMNS)) for c in clients)
+            if traces:
+                trace_rows.extend((cid, rep, t["client"], *pt) for t in traces for pt in t["points"])
+        frames = {
+            "runs": pd.DataFrame(run_rows, columns=RUN_COLUMNS),
+            "clients": pd.DataFrame(client_rows, columns=["config_id", "replication", *CLIENT_COLUMNS]),
+            "traces": pd.DataFrame(trace_rows, columns=TRACE_COLUMNS),
+        }
         self.con.execute("BEGIN TRANSACTION")
         try:
-            self._delete(cid, rep)
-            self.con.execute(
-                "INSERT INTO runs (config_id, replication, name, seed, status, error, events, sim_time_s, "
-                "measured_period_s, throughput_exchanges_per_s, settling_time_s, exchanges_completed, exchanges_failed, "
-                "unnecessary_retransmissions, packets_sent, dropped_buffer, lost_link, wall_s, engine_version, "
-                "model_version, result) VALUES (" + ", ".join(["?"] * 21) + ")", row)
-            self.con.executemany(
-                f"INSERT INTO clients VALUES ({', '.join(['?'] * (2 + len(CLIENT_COLUMNS)))})",
-                [(cid, rep, *(c.get(k) for k in CLIENT_COLUMNS)) for c in clients])
-            if traces:
-                self.con.executemany(
-                    "INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(cid, rep, t["client"], *p) for t in traces for p in t["points"]])
+            for cid, _, rep, _, _, _ in batch:
+                self._delete(cid, rep)
+            for table, frame in frames.items():
+                if len(frame):
+                    self.con.register("batch_rows", frame)
+                    self.con.execute(f"INSERT INTO {table} ({', '.join(frame.columns)}) SELECT * FROM batch_rows")
+                    self.con.unregister("batch_rows")
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
             raise
 
-    def store_failed(self, cid: str, config: dict[str, Any], rep: int, error: str, wall_s: float,
-                     engine_version: str, model_version: str) -> None:
-        self.con.execute("BEGIN TRANSACTION")
-        self._delete(cid, rep)
-        self.con.execute(
-            "INSERT INTO runs (config_id, replication, name, seed, status, error, wall_s, engine_version, model_version) "
-            "VALUES (?, ?, ?, ?, 'failed', ?, ?, ?, ?)",
-            (cid, rep, config["name"], config["seed"], error, wall_s, engine_version, model_version))
-        self.con.execute("COMMIT")
-
     def _delete(self, cid: str, rep: int) -> None:
+        """Removes a stored failure before its retry is stored (successes are never re-run)."""
+        if (cid, rep) not in getattr(self, "_failed", set()):
+            return
+        self._failed.discard((cid, rep))
         for table in ("runs", "clients", "traces"):
             self.con.execute(f"DELETE FROM {table} WHERE config_id = ? AND replication = ?", (cid, rep))
 
-    def results(self, cid: str) -> list[tuple[int, dict[str, Any], float]]:
-        """(replication, result, wall_s) of a configuration's successful runs, by replication."""
-        rows = self.con.execute(
-            "SELECT replication, result, wall_s FROM runs WHERE config_id = ? AND status = 'ok' ORDER BY replication",
-            (cid,)).fetchall()
-        return [(rep, json.loads(result), wall) for rep, result, wall in rows]
+    def results(self, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], tuple[dict[str, Any], float]]:
+        """(result, wall_s) of the given successfully stored (config, replication) pairs."""
+        wanted = set(pairs)
+        if not wanted:
+            return {}
+        rows = self.con.execute("SELECT config_id, replication, result, wall_s FROM runs WHERE status = 'ok'").fetchall()
+        return {(c, r): (json.loads(res), w) for c, r, res, w in rows if (c, r) in wanted}
 
     def failures(self) -> list[tuple[str, str, int, str]]:
         return self.con.execute(
