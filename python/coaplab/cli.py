@@ -66,6 +66,15 @@ def _parser() -> argparse.ArgumentParser:
     cal.add_argument("--reference", metavar="PATH", help="published.toml (default: the packaged copy)")
     cal.add_argument("--jobs", type=_positive_int, default=None)
 
+    rep = sub.add_parser("reproduce", help="re-run published experiments; published vs. simulated side by side")
+    rep.add_argument("names", nargs="*", metavar="NAME")
+    rep.add_argument("--list", action="store_true", help="list the built-in experiments")
+    rep.add_argument("--jobs", type=_positive_int, default=None)
+    rep.add_argument("--cluster", metavar="ADDRESS")
+    rep.add_argument("--db", metavar="PATH", default=None, help="results database (default: ./coaplab.duckdb)")
+    rep.add_argument("--no-db", action="store_true")
+    rep.add_argument("--no-progress", action="store_true")
+
     bench = sub.add_parser("bench", help="benchmark the simulator (events/s, simulated s per wall s, peak memory)")
     bench.add_argument("--jobs", type=_positive_int, default=2)
     bench.add_argument("--replications", type=_positive_int, default=20)
@@ -152,11 +161,26 @@ def _cmd_calibrate(args) -> int:
     return 0
 
 
+def _cmd_reproduce(args) -> int:
+    from .reproduce import available, reproduce
+    from .store import DEFAULT_DB
+
+    if args.list or not args.names:
+        for name, desc in available().items():
+            print(f"{name:<26} {desc}")
+        if not args.list:
+            print("coaplab reproduce NAME ...   runs them (see docs/reproduce.md)", file=sys.stderr)
+        return 0
+    db = None if args.no_db else (args.db or DEFAULT_DB)
+    sys.stdout.write(reproduce(args.names, jobs=args.jobs, db=db, progress=not args.no_progress, cluster=args.cluster))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return {"run": _cmd_run, "replay": _cmd_replay, "bench": _cmd_bench, "calibrate": _cmd_calibrate,
-                "export": _cmd_export}[args.command](args)
+                "export": _cmd_export, "reproduce": _cmd_reproduce}[args.command](args)
     except CoaplabError as e:
         print(f"coaplab: error: {e}", file=sys.stderr)
         return 2
