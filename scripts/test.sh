@@ -4,12 +4,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System tools some tests drive (tshark decodes our pcap output). Installed from Debian's
-# packages when missing and we are root; otherwise those tests say what is missing.
-if ! command -v tshark >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  echo "== installing tshark (Debian package) =="
+# System tools some tests drive (tshark decodes our pcap output; Chromium renders the HTML
+# report). Installed from Debian's packages when missing and we are root; otherwise those
+# tests say what is missing (and fail in CI).
+missing=""
+command -v tshark >/dev/null 2>&1 || missing="$missing tshark"
+command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "== installing$missing (Debian packages) =="
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq && apt-get install -y -qq tshark >/dev/null
+  apt-get update -qq && apt-get install -y -qq $missing >/dev/null
 fi
 
 echo "== build (Rust engine + Python package) =="

@@ -66,6 +66,10 @@ def _parser() -> argparse.ArgumentParser:
     cal.add_argument("--reference", metavar="PATH", help="published.toml (default: the packaged copy)")
     cal.add_argument("--jobs", type=_positive_int, default=None)
 
+    rp2 = sub.add_parser("report", help="a self-contained HTML report from the results database")
+    rp2.add_argument("--db", metavar="PATH", default=None, help="results database (default: ./coaplab.duckdb)")
+    rp2.add_argument("--out", metavar="DIR", required=True)
+
     rep = sub.add_parser("reproduce", help="re-run published experiments; published vs. simulated side by side")
     rep.add_argument("names", nargs="*", metavar="NAME")
     rep.add_argument("--list", action="store_true", help="list the built-in experiments")
@@ -176,11 +180,19 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
+def _cmd_report(args) -> int:
+    from .report import write
+    from .store import DEFAULT_DB
+
+    print(write(args.db or DEFAULT_DB, args.out))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return {"run": _cmd_run, "replay": _cmd_replay, "bench": _cmd_bench, "calibrate": _cmd_calibrate,
-                "export": _cmd_export, "reproduce": _cmd_reproduce}[args.command](args)
+                "export": _cmd_export, "reproduce": _cmd_reproduce, "report": _cmd_report}[args.command](args)
     except CoaplabError as e:
         print(f"coaplab: error: {e}", file=sys.stderr)
         return 2

@@ -173,7 +173,12 @@ class ResultsDB:
         """A table as a pandas DataFrame (``configs``, ``runs``, ``clients``, ``traces``)."""
         if table not in ("configs", "runs", "clients", "traces"):
             raise CoaplabError(f"table {table!r}: allowed: configs, runs, clients, traces")
-        return self.con.execute(f"SELECT * FROM {table}").df()
+        import duckdb
+
+        try:
+            return self.con.execute(f"SELECT * FROM {table}").df()
+        except duckdb.CatalogException:
+            raise CoaplabError(f"--db: {str(self.path)!r} holds no coaplab results (no table {table!r})") from None
 
     def arrow(self, table: str):
         """A table as a pyarrow Table."""

@@ -1,0 +1,83 @@
+"""`coaplab report`: rendered in headless Chromium; every figure present; a screenshot is kept
+as a test artefact (artifacts/report.png)."""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    if os.environ.get("CI"):
+        pytest.fail("chromium is required in CI (scripts/test.sh installs Debian's chromium as root)")
+    pytest.skip("chromium not installed")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    from coaplab.runner import run_scenario
+    from coaplab.report import build, write
+
+    tmp = tmp_path_factory.mktemp("report")
+    db = tmp / "r.duckdb"
+    run_scenario({"name": "fig", "replications": 3, "link": {"errors": "medium"},
+                  "workload": {"clients": 6, "exchanges": 10},
+                  "sweep": {"coap.cc": ["default", "cocoa", "fasor"], "link.buffer_bytes": [2500, 1410000]}},
+                 jobs=2, db=db, trace=True)
+    run_scenario({"name": "other", "replications": 2, "workload": {"kind": "random", "clients": 4, "exchanges": 6},
+                  "sweep": {"coap.cc": ["cocoa-fb2", "linux-rto"]}}, jobs=2, db=db)
+    _, ids = build(db)
+    return tmp, db, write(db, tmp / "out"), ids
+
+
+def test_report_has_every_figure(report):
+    _, _, path, ids = report
+    doc = path.read_text()
+    # 2 panels × (FCT, unnecessary, histogram) + traces of the traced runs.
+    assert sum(i.startswith("fct-") for i in ids) == 2
+    assert sum(i.startswith("histogram-") for i in ids) == 2
+    assert any(i.startswith("trace-") for i in ids)
+    for fid in ids:
+        assert f'data-figure="{fid}"' in doc
+    assert doc.count("<table") == 2 and "<script" not in doc  # self-contained, no external assets
+    assert not re.search(r'(src|href)="http', doc)
+
+
+def test_report_renders_in_chromium(report):
+    chromium = _chromium()
+    tmp, _, path, ids = report
+    dom = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={tmp / 'profile'}", "--dump-dom", path.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    for fid in ids:
+        figure = re.search(rf'<figure data-figure="{fid}">(.*?)</figure>', dom.stdout, re.S)
+        assert figure, f"figure {fid} missing from the rendered page"
+        assert "<svg" in figure.group(1) and ("<rect" in figure.group(1) or "<polyline" in figure.group(1))
+    assert "Uncaught" not in dom.stderr
+    artifacts = ROOT / "artifacts"
+    artifacts.mkdir(exist_ok=True)
+    shot = artifacts / "report.png"
+    out = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={tmp / 'profile'}", "--window-size=1200,3000",
+                          f"--screenshot={shot}", path.as_uri()], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and shot.stat().st_size > 20_000, out.stderr[-2000:]
+
+
+def test_report_cli_errors(cli, tmp_path):
+    out = cli("report", "--db", tmp_path / "missing.duckdb", "--out", tmp_path / "o")
+    assert out.returncode == 2 and "does not exist" in out.stderr
+    import duckdb
+
+    duckdb.connect(str(tmp_path / "empty.duckdb")).close()
+    out = cli("report", "--db", tmp_path / "empty.duckdb", "--out", tmp_path / "o")
+    assert out.returncode == 2 and "coaplab: error:" in out.stderr
