@@ -25,6 +25,7 @@ pub mod default;
 pub mod estimator;
 pub mod exchange;
 pub mod fasor;
+pub mod karn_rto;
 pub mod linux_rto;
 pub mod peakhopper_rto;
 pub mod replay;
