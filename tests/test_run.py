@@ -72,6 +72,16 @@ def test_python_api_data_frames():
     assert res.summaries[0]["exchanges_completed"] == clients.exchanges_completed.sum() == 4 * 8 * 12
 
 
+def test_notebook_plots(tmp_path):
+    res = coaplab.run(small(sweep={"coap.cc": ["default", "cocoa"]}), jobs=2)
+    fig = res.plot_fct()
+    svg = fig._repr_svg_()
+    # One box (rect) per algorithm plus the two legend swatches.
+    assert svg.startswith("<svg") and svg.count('class="box"') == 2
+    assert fig.save(tmp_path / "fct.svg").read_text() == svg
+    assert res.plot_unnecessary()._repr_svg_().count('class="box"') == 2
+
+
 def test_trace_records_timers():
     res = coaplab.run(small(replications=1), jobs=1, trace=True)
     [run] = next(iter(res.runs.values()))

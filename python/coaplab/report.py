@@ -147,6 +147,32 @@ def line_chart(series: list[tuple[str, list[tuple[float, float]]]], x_label: str
     return f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}">' + "".join(parts) + "</svg>"
 
 
+class Figure:
+    """An SVG figure: shown inline by Jupyter (`_repr_svg_`), or saved with `save(path)`."""
+
+    def __init__(self, svg: str):
+        self.svg = svg
+
+    def _repr_svg_(self) -> str:
+        return self.svg
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.write_text(self.svg, encoding="utf-8")
+        return path
+
+
+def summary_box_plot(summaries: list[dict[str, Any]], metric: str = "fct_s", y_label: str = "FCT (s)") -> Figure:
+    """Box plots of a percentile metric of run summaries, grouped by buffer, one box per
+    algorithm (the report's figure, for notebooks)."""
+    algorithms = sorted({s["config"]["coap"]["cc"] for s in summaries})
+    colours = {a: PALETTE[i % len(PALETTE)] for i, a in enumerate(algorithms)}
+    buffers = sorted({s["config"]["link"]["buffer_bytes"] for s in summaries})
+    groups = [(f"{b} B", [(s["config"]["coap"]["cc"], s[metric]) for s in summaries if s["config"]["link"]["buffer_bytes"] == b])
+              for b in buffers]
+    return Figure(box_plot(groups, y_label, colours))
+
+
 def _figure(fid: str, caption: str, svg: str) -> str:
     return f'<figure data-figure="{_esc(fid)}">{svg}<figcaption>{_esc(caption)}</figcaption></figure>'
 

@@ -42,6 +42,19 @@ class Result:
     #: Runs executed now (the rest came from the database).
     executed: int = 0
 
+    def plot_fct(self):
+        """FCT box plots (p10/p25/median/p75/p90) by buffer × algorithm; an SVG figure that
+        Jupyter shows inline (`.save(path)` writes it)."""
+        from .report import summary_box_plot
+
+        return summary_box_plot(self.summaries, "fct_s", "FCT (s)")
+
+    def plot_unnecessary(self):
+        """Unnecessary retransmissions per client, as box plots by buffer × algorithm."""
+        from .report import summary_box_plot
+
+        return summary_box_plot(self.summaries, "unnecessary_retransmissions_per_client", "unnecessary retransmissions")
+
     def runs_frame(self):
         """One row per (configuration, replication) with the run-level metrics (pandas)."""
         import pandas as pd
