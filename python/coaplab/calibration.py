@@ -27,15 +27,15 @@ def load_reference(path: str | Path | None = None) -> list[dict[str, Any]]:
 
 
 def figure_scenario(fig: dict[str, Any], column: str) -> dict[str, Any] | None:
-    """The scenario for one column of a figure; None if the model cannot run it yet (TCP)."""
+    """The scenario for one column of a figure (``"udp/cocoa@2500"``, ``"tcp/newreno@14100"`` or a
+    plain algorithm name with the figure's own transport and buffer)."""
     sc = fig["scenario"]
     transport, cc, buffer = sc.get("transport"), column, sc.get("buffer_bytes", 2500)
     if "/" in column:  # "udp/default@2500"
         transport, rest = column.split("/", 1)
         cc, buffer = rest.split("@")
         buffer = int(buffer)
-    if transport != "udp":
-        return None
+    transport = transport or "udp"
     workload = {"kind": sc["workload"], "clients": sc["clients"]}
     if "exchanges" in sc:
         workload["exchanges"] = sc["exchanges"]
@@ -47,7 +47,8 @@ def figure_scenario(fig: dict[str, Any], column: str) -> dict[str, Any] | None:
         "replications": sc.get("replications", 20),
         "link": {"buffer_bytes": buffer, "errors": sc.get("errors", "none")},
         "workload": workload,
-        "coap": {"transport": "udp", "cc": cc, "max_retransmit": LITERATURE_MAX_RETRANSMIT},
+        "coap": {"transport": transport, "cc": cc}
+        | ({"max_retransmit": LITERATURE_MAX_RETRANSMIT} if transport == "udp" else {}),
     }
 
 
@@ -71,7 +72,7 @@ def compare(figures: list[dict[str, Any]], jobs: int | None = None) -> list[dict
 def markdown(rows: list[dict[str, Any]]) -> str:
     out = ["| figure | algorithm | statistic | published (s) | simulated (s) | difference |", "|---|---|---|---|---|---|"]
     for r in rows:
-        sim = f"{r['simulated']:.3f}" if r["simulated"] is not None else "not modelled yet (TCP)"
+        sim = f"{r['simulated']:.3f}" if r["simulated"] is not None else "—"
         diff = f"{r['diff'] * 100:+.2f} %" if r["diff"] is not None else "—"
         approx = " (approx.)" if r["approximate"] else ""
         out.append(f"| {r['figure']}{approx} | {r['column']} | {r['stat']} | {r['published']:.3f} | {sim} | {diff} |")

@@ -32,7 +32,7 @@ UDP_ALGORITHMS = (
     "default", "default-fb1", "default-fb2", "cocoa", "cocoa-s", "cocoa-fb1", "cocoa-fb2",
     "basic-rto", "linux-rto", "peakhopper-rto", "fasor", "fasor-rc",
 )
-#: Congestion controllers of the TCP model (SPEC §4; not yet simulated by this engine).
+#: Congestion controllers of the TCP model (SPEC §4.2).
 TCP_CONTROLLERS = ("newreno",)
 TRANSPORTS = ("udp", "tcp")
 WORKLOAD_KINDS = ("continuous", "random", "burst", "firmware")

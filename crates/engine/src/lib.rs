@@ -10,5 +10,6 @@ pub mod metrics;
 pub mod net;
 pub mod packet;
 pub mod sim;
+pub mod tcp;
 pub mod testbed;
 pub mod workload;

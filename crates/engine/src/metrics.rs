@@ -24,7 +24,81 @@ pub struct RunResult {
     pub clients: Vec<ClientResult>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub traces: Option<Vec<ClientTrace>>,
+    /// TCP runs: counters summed over all connections.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpTotals>,
+    /// TCP runs with tracing on: one time-sequence trace per connection.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seq_traces: Option<Vec<SeqTrace>>,
 }
+
+/// TCP counters of one client's connections, both ends (SPEC §6).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct ClientTcpStats {
+    pub connections: u32,
+    /// Every segment, pure ACKs and handshake included.
+    pub segments_sent: u64,
+    /// Segments carrying payload or FIN.
+    pub data_segments_sent: u64,
+    /// Payload/FIN segments sent again (any cause; SYN and SYN-ACK are counted apart).
+    pub segments_retransmitted: u64,
+    /// Retransmitted segments whose data the receiver already had when they arrived.
+    pub unnecessary_retransmissions: u64,
+    pub syn_retransmissions: u64,
+    pub synack_retransmissions: u64,
+    /// Retransmitted segments carrying bytes of a CSM.
+    pub csm_retransmissions: u64,
+    pub rto_expirations: u64,
+    /// Fast retransmits entering fast recovery (third duplicate ACK).
+    pub fast_retransmits: u64,
+    /// Retransmissions on partial ACKs during fast recovery (RFC 6582).
+    pub partial_ack_retransmissions: u64,
+}
+
+/// [`ClientTcpStats`] summed over a run's clients.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct TcpTotals {
+    pub connections: u64,
+    pub segments_sent: u64,
+    pub data_segments_sent: u64,
+    pub segments_retransmitted: u64,
+    pub unnecessary_retransmissions: u64,
+    pub syn_retransmissions: u64,
+    pub synack_retransmissions: u64,
+    pub csm_retransmissions: u64,
+    pub rto_expirations: u64,
+    pub fast_retransmits: u64,
+    pub partial_ack_retransmissions: u64,
+}
+
+impl TcpTotals {
+    pub fn add(&mut self, c: &ClientTcpStats) {
+        self.connections += u64::from(c.connections);
+        self.segments_sent += c.segments_sent;
+        self.data_segments_sent += c.data_segments_sent;
+        self.segments_retransmitted += c.segments_retransmitted;
+        self.unnecessary_retransmissions += c.unnecessary_retransmissions;
+        self.syn_retransmissions += c.syn_retransmissions;
+        self.synack_retransmissions += c.synack_retransmissions;
+        self.csm_retransmissions += c.csm_retransmissions;
+        self.rto_expirations += c.rto_expirations;
+        self.fast_retransmits += c.fast_retransmits;
+        self.partial_ack_retransmissions += c.partial_ack_retransmissions;
+    }
+}
+
+/// A tcptrace-style time-sequence trace of one connection.
+#[derive(Clone, Debug, Serialize)]
+pub struct SeqTrace {
+    pub client: u32,
+    pub connection: u32,
+    pub points: Vec<SeqTraceRow>,
+}
+
+/// One time-sequence point: time s, direction (`up` = client → server, `down`), event
+/// (`send`, `retransmit`, `drop` — a data segment; `ack` — an acknowledgement reaching the
+/// data's sender), sequence offset relative to the first data byte, payload length.
+pub type SeqTraceRow = (f64, &'static str, &'static str, u32, u32);
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct PacketStats {
@@ -75,6 +149,9 @@ pub struct ClientResult {
     /// Timer expirations.
     pub timeouts: u32,
     pub duplicate_responses: u32,
+    /// TCP runs: the counters of the client's connections.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<ClientTcpStats>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -127,9 +127,7 @@ fn run_one(
 #[pyfunction]
 fn check(config_json: &str) -> PyResult<()> {
     let cfg = RunConfig::from_json(config_json).map_err(PyValueError::new_err)?;
-    coaplab_engine::testbed::Testbed::new(&cfg, 0, false)
-        .map(|_| ())
-        .map_err(|e| PyValueError::new_err(e.to_string()))
+    coaplab_engine::testbed::check(&cfg).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 #[pymodule]

@@ -126,56 +126,71 @@ fn write_ext(v: usize, out: &mut Vec<u8>) {
     }
 }
 
+/// Bytes of options (delta-encoded, RFC 7252 §3.1) plus payload marker and payload: the
+/// part of a message RFC 7252 and RFC 8323 frame identically.
+pub(crate) fn body_len(options: &[(u16, OptionValue<'_>)], payload: &Payload<'_>) -> usize {
+    let mut len = 0;
+    let mut prev = 0u16;
+    for (number, value) in options {
+        let delta = usize::from(number - prev);
+        let vlen = value.len();
+        len += 1 + ext_len(delta) + ext_len(vlen) + vlen;
+        prev = *number;
+    }
+    let plen = payload.len();
+    if plen > 0 {
+        len += 1 + plen;
+    }
+    len
+}
+
+/// Appends options, payload marker and payload (see [`body_len`]).
+pub(crate) fn write_body(
+    options: &[(u16, OptionValue<'_>)],
+    payload: &Payload<'_>,
+    out: &mut Vec<u8>,
+) {
+    debug_assert!(
+        options.windows(2).all(|w| w[0].0 <= w[1].0),
+        "options must be sorted"
+    );
+    let mut prev = 0u16;
+    for (number, value) in options {
+        let delta = usize::from(number - prev);
+        let vlen = value.len();
+        out.push((nibble(delta) << 4) | nibble(vlen));
+        write_ext(delta, out);
+        write_ext(vlen, out);
+        value.write(out);
+        prev = *number;
+    }
+    match *payload {
+        Payload::Bytes(b) if !b.is_empty() => {
+            out.push(PAYLOAD_MARKER);
+            out.extend_from_slice(b);
+        }
+        Payload::Pattern(n) if n > 0 => {
+            out.push(PAYLOAD_MARKER);
+            out.extend((0..n).map(|i| b'a' + (i % 26) as u8));
+        }
+        _ => {}
+    }
+}
+
 impl Message<'_> {
     /// Encoded size in bytes, without allocating.
     pub fn encoded_len(&self) -> usize {
-        let mut len = 4 + self.token.len();
-        let mut prev = 0u16;
-        for (number, value) in self.options {
-            let delta = usize::from(number - prev);
-            let vlen = value.len();
-            len += 1 + ext_len(delta) + ext_len(vlen) + vlen;
-            prev = *number;
-        }
-        let plen = self.payload.len();
-        if plen > 0 {
-            len += 1 + plen;
-        }
-        len
+        4 + self.token.len() + body_len(self.options, &self.payload)
     }
 
     /// Appends the encoding to `out`.
     pub fn encode(&self, out: &mut Vec<u8>) {
         debug_assert!(self.token.len() <= 8);
-        debug_assert!(
-            self.options.windows(2).all(|w| w[0].0 <= w[1].0),
-            "options must be sorted"
-        );
         out.push((VERSION << 6) | ((self.mtype as u8) << 4) | self.token.len() as u8);
         out.push(self.code);
         out.extend_from_slice(&self.message_id.to_be_bytes());
         out.extend_from_slice(self.token);
-        let mut prev = 0u16;
-        for (number, value) in self.options {
-            let delta = usize::from(number - prev);
-            let vlen = value.len();
-            out.push((nibble(delta) << 4) | nibble(vlen));
-            write_ext(delta, out);
-            write_ext(vlen, out);
-            value.write(out);
-            prev = *number;
-        }
-        match self.payload {
-            Payload::Bytes(b) if !b.is_empty() => {
-                out.push(PAYLOAD_MARKER);
-                out.extend_from_slice(b);
-            }
-            Payload::Pattern(n) if n > 0 => {
-                out.push(PAYLOAD_MARKER);
-                out.extend((0..n).map(|i| b'a' + (i % 26) as u8));
-            }
-            _ => {}
-        }
+        write_body(self.options, &self.payload, out);
     }
 
     pub fn to_vec(&self) -> Vec<u8> {
@@ -263,30 +278,12 @@ fn read_ext(nib: u8, bytes: &[u8], pos: &mut usize) -> Result<usize, DecodeError
     }
 }
 
-/// Parses one CoAP message.
-pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
-    if bytes.len() < 4 {
-        return Err(DecodeError::TruncatedHeader);
-    }
-    let version = bytes[0] >> 6;
-    if version != VERSION {
-        return Err(DecodeError::BadVersion(version));
-    }
-    let mtype = match (bytes[0] >> 4) & 3 {
-        0 => Type::Con,
-        1 => Type::Non,
-        2 => Type::Ack,
-        _ => Type::Rst,
-    };
-    let tkl = bytes[0] & 0x0F;
-    if tkl > 8 {
-        return Err(DecodeError::BadTokenLength(tkl));
-    }
-    let mut pos = 4 + usize::from(tkl);
-    let token = bytes
-        .get(4..pos)
-        .ok_or(DecodeError::TruncatedToken)?
-        .to_vec();
+/// Parsed options: `(number, value)` in order.
+pub(crate) type OwnedOptions = Vec<(u16, Vec<u8>)>;
+
+/// Parses options and payload (RFC 7252 §3.1) up to the end of `bytes`.
+pub(crate) fn decode_body(bytes: &[u8]) -> Result<(OwnedOptions, Vec<u8>), DecodeError> {
+    let mut pos = 0;
     let mut options = Vec::new();
     let mut number = 0usize;
     let mut payload = Vec::new();
@@ -312,6 +309,34 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
         pos += len;
         options.push((number as u16, value.to_vec()));
     }
+    Ok((options, payload))
+}
+
+/// Parses one CoAP message.
+pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
+    if bytes.len() < 4 {
+        return Err(DecodeError::TruncatedHeader);
+    }
+    let version = bytes[0] >> 6;
+    if version != VERSION {
+        return Err(DecodeError::BadVersion(version));
+    }
+    let mtype = match (bytes[0] >> 4) & 3 {
+        0 => Type::Con,
+        1 => Type::Non,
+        2 => Type::Ack,
+        _ => Type::Rst,
+    };
+    let tkl = bytes[0] & 0x0F;
+    if tkl > 8 {
+        return Err(DecodeError::BadTokenLength(tkl));
+    }
+    let pos = 4 + usize::from(tkl);
+    let token = bytes
+        .get(4..pos)
+        .ok_or(DecodeError::TruncatedToken)?
+        .to_vec();
+    let (options, payload) = decode_body(&bytes[pos..])?;
     Ok(Decoded {
         mtype,
         code: bytes[1],

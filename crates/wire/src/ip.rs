@@ -13,7 +13,7 @@ pub const PROTO_TCP: u8 = 6;
 pub const COAP_PORT: u16 = 5683;
 
 /// The RFC 1071 one's-complement sum of `data`, folded, starting from `initial`.
-fn sum16(data: &[u8], initial: u32) -> u32 {
+pub(crate) fn sum16(data: &[u8], initial: u32) -> u32 {
     let mut sum = initial;
     let mut chunks = data.chunks_exact(2);
     for c in &mut chunks {
@@ -25,7 +25,7 @@ fn sum16(data: &[u8], initial: u32) -> u32 {
     sum
 }
 
-fn fold(mut sum: u32) -> u16 {
+pub(crate) fn fold(mut sum: u32) -> u16 {
     while sum > 0xFFFF {
         sum = (sum & 0xFFFF) + (sum >> 16);
     }
@@ -59,7 +59,7 @@ pub fn write_ipv4(
 }
 
 /// Pseudo-header sum for UDP/TCP checksums (RFC 768, RFC 9293 §3.1).
-fn pseudo(src: [u8; 4], dst: [u8; 4], protocol: u8, len: usize) -> u32 {
+pub(crate) fn pseudo(src: [u8; 4], dst: [u8; 4], protocol: u8, len: usize) -> u32 {
     let mut p = [0u8; 12];
     p[..4].copy_from_slice(&src);
     p[4..8].copy_from_slice(&dst);

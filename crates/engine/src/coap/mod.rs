@@ -1,5 +1,7 @@
-//! CoAP-over-UDP endpoints (SPEC §3).
+//! CoAP endpoints: over UDP (SPEC §3: `client`, `server`, `messages`) and the application
+//! layer of CoAP over TCP (SPEC §4.1: `over_tcp`; the TCP model itself is `crate::tcp`).
 
 pub mod client;
 pub mod messages;
+pub mod over_tcp;
 pub mod server;

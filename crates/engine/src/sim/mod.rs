@@ -1,4 +1,5 @@
 //! The discrete-event core: one queue ordered by `(time, sequence)`, and seeded RNG streams.
 
 pub mod event_queue;
+pub mod slab;
 pub mod streams;

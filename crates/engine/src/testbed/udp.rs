@@ -7,23 +7,23 @@
 
 use std::io::Write;
 
-use coaplab_cc::rng::{Rng, Xoshiro256pp};
+use coaplab_cc::rng::Rng;
 use coaplab_cc::{Algorithm, AlgorithmName, Config, Duration, Instant};
 use coaplab_wire::ip::{write_udp_datagram, COAP_PORT};
 use coaplab_wire::pcap::PcapWriter;
 
+use super::{client_addr, secs, ConfigError, Network, CLIENT_PORT, SERVER_ADDR};
 use crate::coap::client::{Action, Client};
 use crate::coap::messages::MessageFactory;
 use crate::coap::server::Server;
-use crate::config::{ErrorsConfig, RunConfig, WorkloadKind};
+use crate::config::{RunConfig, WorkloadKind};
 use crate::metrics::{
     settling_time, ClientResult, ClientTrace, PacketStats, RunResult, ServerStats,
 };
-use crate::net::link::{Arrival, Link, LinkParams};
-use crate::net::loss::LossProcess;
-use crate::net::path::PathDelay;
+use crate::net::link::Arrival;
 use crate::packet::{Packet, PacketKind};
 use crate::sim::event_queue::EventQueue;
+use crate::sim::slab::{PacketId, Slab};
 use crate::sim::streams::{stream, Stream};
 use crate::workload::Plan;
 
@@ -45,81 +45,14 @@ enum Event {
     AtClient(PacketId),
 }
 
-/// Index of a packet in the [`Slab`]: events and link queues carry 4 bytes, not the packet.
-type PacketId = u32;
-
-/// Packets in flight, stored once; slots are reused, so no allocation after warm-up.
-#[derive(Default)]
-struct Slab {
-    packets: Vec<Packet>,
-    free: Vec<PacketId>,
-}
-
-impl Slab {
-    fn insert(&mut self, p: Packet) -> PacketId {
-        match self.free.pop() {
-            Some(id) => {
-                self.packets[id as usize] = p;
-                id
-            }
-            None => {
-                self.packets.push(p);
-                (self.packets.len() - 1) as PacketId
-            }
-        }
-    }
-    fn get(&self, id: PacketId) -> Packet {
-        self.packets[id as usize]
-    }
-    fn set(&mut self, id: PacketId, p: Packet) {
-        self.packets[id as usize] = p;
-    }
-    fn remove(&mut self, id: PacketId) -> Packet {
-        self.free.push(id);
-        self.packets[id as usize]
-    }
-}
-
-/// An invalid configuration, found before anything runs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError(pub String);
-
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-impl std::error::Error for ConfigError {}
-
-fn secs(s: f64) -> Duration {
-    Duration::from_secs_f64(s)
-}
-fn millis(ms: f64) -> Duration {
-    Duration::from_secs_f64(ms / 1000.0)
-}
-
-/// The address of client `i` in captures: 10.a.b.c with a.b.c = i + 1.
-fn client_addr(i: u32) -> [u8; 4] {
-    let n = i + 1;
-    [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
-}
-const SERVER_ADDR: [u8; 4] = [192, 0, 2, 1];
-const CLIENT_PORT: u16 = 49152;
-
+/// The CoAP-over-UDP testbed (SPEC §3).
 pub struct Testbed {
     cfg: RunConfig,
     replication: u64,
     msgs: MessageFactory,
     queue: EventQueue<Event>,
-    uplink: Link<PacketId>,
-    downlink: Link<PacketId>,
-    slab: Slab,
-    path_up: PathDelay,
-    path_down: PathDelay,
-    rng_up_errors: Xoshiro256pp,
-    rng_down_errors: Xoshiro256pp,
-    rng_path_up: Xoshiro256pp,
-    rng_path_down: Xoshiro256pp,
+    net: Network,
+    slab: Slab<Packet>,
     server: Server,
     clients: Vec<Client>,
     /// Clients `burst_first..` belong to the burst.
@@ -132,65 +65,19 @@ impl Testbed {
     /// Builds the testbed for replication `replication` of `cfg`.
     pub fn new(cfg: &RunConfig, replication: u64, capture: bool) -> Result<Self, ConfigError> {
         let err = |m: String| Err(ConfigError(m));
-        if cfg.coap.transport != "udp" {
-            return err(format!(
-                "coap.transport: '{}' is not supported by this engine version; allowed: udp (CoAP over TCP arrives with the TCP model)",
-                cfg.coap.transport
-            ));
-        }
         let name: AlgorithmName = match cfg.coap.cc.parse() {
             Ok(n) => n,
             Err(e) => return err(format!("coap.cc: '{}': {e}", cfg.coap.cc)),
         };
+        let net = Network::new(cfg, replication)?;
         let l = &cfg.link;
         let w = &cfg.workload;
-        if !(l.downlink_kbps > 0.0 && l.uplink_kbps > 0.0) {
-            return err("link.downlink_kbps / link.uplink_kbps: rates must be > 0".into());
-        }
-        if !(l.path_delay_ms[0] >= 0.0 && l.path_delay_ms[0] <= l.path_delay_ms[1]) {
-            return err(format!(
-                "link.path_delay_ms: {:?} must be [min, max] with 0 <= min <= max",
-                l.path_delay_ms
-            ));
-        }
-        if w.batch[0] == 0 || w.batch[0] > w.batch[1] {
-            return err(format!(
-                "workload.batch: {:?} must be [min, max] with 1 <= min <= max",
-                w.batch
-            ));
-        }
         if w.block_szx > 6 {
             return err(format!(
                 "workload.block_szx: {} is out of range; allowed 0..6 (RFC 7959 §2.2)",
                 w.block_szx
             ));
         }
-        let loss = |rng_name: &str| -> Result<LossProcess, ConfigError> {
-            match &l.errors {
-                ErrorsConfig::Profile(p) => LossProcess::profile(p).ok_or_else(|| {
-                    ConfigError(format!("link.errors: '{p}' ({rng_name}) is not a profile; allowed: none, low, medium, high, or a table"))
-                }),
-                ErrorsConfig::Chain(t) => Ok(LossProcess::Chain(crate::net::loss::Chain::new(t.params()))),
-            }
-        };
-        let uplink = Link::new(
-            LinkParams {
-                rate_bps: (l.uplink_kbps * 1000.0).round() as u64,
-                delay: millis(l.uplink_delay_ms),
-                buffer_bytes: l.uplink_buffer_bytes,
-                overhead_bytes: l.link_overhead_bytes,
-            },
-            loss("uplink")?,
-        );
-        let downlink = Link::new(
-            LinkParams {
-                rate_bps: (l.downlink_kbps * 1000.0).round() as u64,
-                delay: millis(l.downlink_delay_ms),
-                buffer_bytes: Some(l.buffer_bytes),
-                overhead_bytes: l.link_overhead_bytes,
-            },
-            loss("downlink")?,
-        );
         let msgs = MessageFactory {
             response_bytes: w.response_bytes,
             block_szx: w.block_szx,
@@ -279,21 +166,13 @@ impl Testbed {
                 cfg.trace,
             ));
         }
-        let path = [millis(l.path_delay_ms[0]), millis(l.path_delay_ms[1])];
         Ok(Testbed {
             cfg: cfg.clone(),
             replication,
             msgs,
             queue,
-            uplink,
-            downlink,
+            net,
             slab: Slab::default(),
-            path_up: PathDelay::new(path[0], path[1]),
-            path_down: PathDelay::new(path[0], path[1]),
-            rng_up_errors: stream(seed, replication, Stream::UplinkErrors),
-            rng_down_errors: stream(seed, replication, Stream::DownlinkErrors),
-            rng_path_up: stream(seed, replication, Stream::PathDelayUp),
-            rng_path_down: stream(seed, replication, Stream::PathDelayDown),
             server: Server::default(),
             clients,
             burst_first: background,
@@ -330,7 +209,7 @@ impl Testbed {
                 self.apply_actions(now, client);
             }
             Event::UplinkTxDone => {
-                let done = self.uplink.on_tx_done(now, &mut self.rng_up_errors);
+                let done = self.net.uplink.on_tx_done(now, &mut self.net.rng_up_errors);
                 if let Some(at) = done.next_done_at {
                     self.queue.schedule(at, Event::UplinkTxDone);
                 }
@@ -338,7 +217,10 @@ impl Testbed {
                     Some(at_router) => {
                         // Uplink deliveries leave in transmission order, so the path sees them
                         // in arrival order even though the path delay is drawn now.
-                        let at = self.path_up.on_packet(at_router, &mut self.rng_path_up);
+                        let at = self
+                            .net
+                            .path_up
+                            .on_packet(at_router, &mut self.net.rng_path_up);
                         self.queue.schedule(at, Event::AtServer(done.packet));
                     }
                     None => {
@@ -349,7 +231,7 @@ impl Testbed {
             Event::AtServer(req) => self.on_request_at_server(now, req),
             Event::AtRouterDown(id) => {
                 let size = self.slab.get(id).ip_bytes;
-                match self.downlink.on_packet_arrival(now, id, size) {
+                match self.net.downlink.on_packet_arrival(now, id, size) {
                     Arrival::Transmitting { done_at } => {
                         self.queue.schedule(done_at, Event::DownlinkTxDone)
                     }
@@ -360,7 +242,10 @@ impl Testbed {
                 }
             }
             Event::DownlinkTxDone => {
-                let done = self.downlink.on_tx_done(now, &mut self.rng_down_errors);
+                let done = self
+                    .net
+                    .downlink
+                    .on_tx_done(now, &mut self.net.rng_down_errors);
                 if let Some(at) = done.next_done_at {
                     self.queue.schedule(at, Event::DownlinkTxDone);
                 }
@@ -397,7 +282,10 @@ impl Testbed {
             cap.push((now, resp));
         }
         self.slab.set(id, resp); // the response takes the request's slot
-        let at = self.path_down.on_packet(now, &mut self.rng_path_down);
+        let at = self
+            .net
+            .path_down
+            .on_packet(now, &mut self.net.rng_path_down);
         self.queue.schedule(at, Event::AtRouterDown(id));
     }
 
@@ -409,7 +297,7 @@ impl Testbed {
                         cap.push((now, p));
                     }
                     let id = self.slab.insert(p);
-                    match self.uplink.on_packet_arrival(now, id, p.ip_bytes) {
+                    match self.net.uplink.on_packet_arrival(now, id, p.ip_bytes) {
                         Arrival::Transmitting { done_at } => {
                             self.queue.schedule(done_at, Event::UplinkTxDone)
                         }
@@ -515,11 +403,12 @@ impl Testbed {
                 unnecessary_retransmissions: unnecessary,
                 timeouts: s.timeouts,
                 duplicate_responses: s.duplicate_responses,
+                tcp: None,
             });
         }
         let period = if last > first { last - first } else { 0.0 };
         let per = |x: f64| if period > 0.0 { x / period } else { 0.0 };
-        let (up, down) = (&self.uplink.stats, &self.downlink.stats);
+        let (up, down) = (&self.net.uplink.stats, &self.net.downlink.stats);
         let down_capacity_bytes = period * self.cfg.link.downlink_kbps * 1000.0 / 8.0;
         let settling = (self.cfg.workload.kind == WorkloadKind::Burst).then(|| {
             burst_done.sort_by(f64::total_cmp);
@@ -580,7 +469,7 @@ impl Testbed {
                 } else {
                     0.0
                 },
-                max_queue_bytes: self.downlink.max_queue_bytes(),
+                max_queue_bytes: self.net.downlink.max_queue_bytes(),
                 mean_queue_delay_s: if down.sent > 0 {
                     down.queue_wait.secs_f64() / down.sent as f64
                 } else {
@@ -593,21 +482,8 @@ impl Testbed {
             },
             clients,
             traces,
+            tcp: None,
+            seq_traces: None,
         }
     }
-}
-
-/// Runs replication `replication` of `cfg`; with `pcap`, also writes the capture there.
-pub fn run(
-    cfg: &RunConfig,
-    replication: u64,
-    pcap: Option<&mut dyn Write>,
-) -> Result<RunResult, ConfigError> {
-    let mut tb = Testbed::new(cfg, replication, pcap.is_some())?;
-    tb.run();
-    if let Some(out) = pcap {
-        tb.write_pcap(out)
-            .map_err(|e| ConfigError(format!("writing pcap: {e}")))?;
-    }
-    Ok(tb.result())
 }

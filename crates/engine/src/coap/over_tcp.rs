@@ -1,0 +1,185 @@
+//! CoAP over TCP (RFC 8323, SPEC §4.1) at the application layer: the messages of the
+//! workload, framed with the real encoder (`coaplab-wire::coap_tcp`), and each direction's
+//! byte stream as the sequence of messages written into it. TCP moves byte counts; a receiver
+//! takes a message once the stream has delivered all of its bytes, and a capture re-encodes
+//! the same messages to slice segment payloads out of the stream.
+
+use coaplab_wire::coap::{code, option, OptionValue, Payload};
+use coaplab_wire::coap_tcp::{signal, TcpMessage};
+
+use super::messages::URI_PATH;
+
+/// Max-Message-Size each side announces in its CSM (RFC 8323 §5.3.1), bytes: large enough
+/// for the firmware resource as one message (SPEC §4.3 "no block-wise").
+pub const MAX_MESSAGE_SIZE: u32 = 1 << 20;
+
+/// A message of the workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcpMsg {
+    /// 7.01 CSM with Max-Message-Size and Block-Wise-Transfer (RFC 8323 §5.3).
+    Csm,
+    /// GET with the workload's Uri-Path, empty token (one request outstanding per connection).
+    Request,
+    /// 2.05 Content with `payload` bytes.
+    Response { payload: u32 },
+}
+
+impl TcpMsg {
+    /// Frames the message (options on the stack) and hands it to `f`.
+    pub fn with_message<R>(&self, f: impl FnOnce(&TcpMessage<'_>) -> R) -> R {
+        match *self {
+            TcpMsg::Csm => {
+                let opts = [
+                    (
+                        signal::MAX_MESSAGE_SIZE,
+                        OptionValue::Uint(MAX_MESSAGE_SIZE),
+                    ),
+                    (signal::BLOCK_WISE_TRANSFER, OptionValue::Bytes(&[])),
+                ];
+                f(&TcpMessage {
+                    code: signal::CSM,
+                    token: &[],
+                    options: &opts,
+                    payload: Payload::Pattern(0),
+                })
+            }
+            TcpMsg::Request => f(&TcpMessage {
+                code: code::GET,
+                token: &[],
+                options: &[(option::URI_PATH, OptionValue::Bytes(URI_PATH))],
+                payload: Payload::Pattern(0),
+            }),
+            TcpMsg::Response { payload } => f(&TcpMessage {
+                code: code::CONTENT,
+                token: &[],
+                options: &[],
+                payload: Payload::Pattern(payload as usize),
+            }),
+        }
+    }
+
+    /// Framed size, bytes.
+    pub fn framed_len(&self) -> u32 {
+        self.with_message(|m| m.encoded_len() as u32)
+    }
+}
+
+/// One direction of a connection as the application sees it.
+#[derive(Clone, Debug, Default)]
+pub struct MessageStream {
+    /// `(stream offset of the first byte, message)`, in writing order.
+    messages: Vec<(u64, TcpMsg)>,
+    written: u64,
+    /// Messages `..read` were taken by the receiver.
+    read: usize,
+}
+
+impl MessageStream {
+    /// Appends `msg`; returns its framed size (what the application writes to TCP).
+    pub fn push(&mut self, msg: TcpMsg) -> u32 {
+        let len = msg.framed_len();
+        self.messages.push((self.written, msg));
+        self.written += u64::from(len);
+        len
+    }
+
+    /// Bytes written so far.
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// The next message whose last byte is within the first `delivered` bytes of the stream.
+    pub fn poll_complete(&mut self, delivered: u64) -> Option<TcpMsg> {
+        let &(start, msg) = self.messages.get(self.read)?;
+        let end = self
+            .messages
+            .get(self.read + 1)
+            .map_or(self.written, |m| m.0);
+        (end <= delivered || (end == start && start <= delivered)).then(|| {
+            self.read += 1;
+            msg
+        })
+    }
+
+    /// Whether stream bytes `[from, to)` include any byte of a CSM.
+    pub fn overlaps_csm(&self, from: u64, to: u64) -> bool {
+        self.spans(from, to)
+            .any(|(start, end, msg)| msg == TcpMsg::Csm && start < to && from < end)
+    }
+
+    fn spans(&self, from: u64, to: u64) -> impl Iterator<Item = (u64, u64, TcpMsg)> + '_ {
+        let first = self
+            .messages
+            .partition_point(|m| m.0 <= from)
+            .saturating_sub(1);
+        self.messages[first..]
+            .iter()
+            .enumerate()
+            .map(move |(k, &(start, msg))| {
+                let end = self
+                    .messages
+                    .get(first + k + 1)
+                    .map_or(self.written, |m| m.0);
+                (start, end, msg)
+            })
+            .take_while(move |&(start, _, _)| start < to)
+    }
+
+    /// Appends stream bytes `[from, from + len)` to `out` (for captures).
+    pub fn bytes(&self, from: u64, len: u32, out: &mut Vec<u8>) {
+        let to = from + u64::from(len);
+        let mut frame = Vec::new();
+        for (start, end, msg) in self.spans(from, to) {
+            if end <= from {
+                continue;
+            }
+            frame.clear();
+            msg.with_message(|m| m.encode(&mut frame));
+            let a = from.max(start) - start;
+            let b = to.min(end) - start;
+            out.extend_from_slice(&frame[a as usize..b as usize]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_sizes_match_rfc8323_framing_by_hand() {
+        // CSM: Max-Message-Size (option 2) = 2^20 → 3-byte uint; header 1 byte (delta 2,
+        // len 3) → 4 bytes; Block-Wise-Transfer (option 4): delta 2, len 0 → 1 byte.
+        // Len = 5 → Len/TKL 1 byte + Code 1 byte + 5 = 7 bytes.
+        assert_eq!(TcpMsg::Csm.framed_len(), 7);
+        // GET: Uri-Path "sensors" = 1 + 7 = 8 bytes of options; Len = 8 → 1 + 1 + 8 = 10.
+        assert_eq!(TcpMsg::Request.framed_len(), 10);
+        // 2.05 with 60 bytes: Len = 1 (marker) + 60 = 61 ≥ 13 → nibble 13 + 1 extension
+        // byte; 1 + 1 + 1 + 61 = 64.
+        assert_eq!(TcpMsg::Response { payload: 60 }.framed_len(), 64);
+        // Firmware: Len = 102401 ≥ 65805 → nibble 15 + 4 extension bytes; 1 + 4 + 1 + 102401
+        // = 102407 bytes = 400 full 256-byte segments + 7 bytes → 401 segments (SPEC §5).
+        assert_eq!(TcpMsg::Response { payload: 102400 }.framed_len(), 102407);
+    }
+
+    #[test]
+    fn stream_yields_messages_once_complete_and_slices_bytes() {
+        let mut s = MessageStream::default();
+        assert_eq!(s.push(TcpMsg::Csm), 7);
+        assert_eq!(s.push(TcpMsg::Request), 10);
+        assert_eq!(s.poll_complete(6), None);
+        assert_eq!(s.poll_complete(7), Some(TcpMsg::Csm));
+        assert_eq!(s.poll_complete(16), None);
+        assert_eq!(s.poll_complete(17), Some(TcpMsg::Request));
+        assert_eq!(s.poll_complete(17), None);
+        assert!(s.overlaps_csm(0, 1) && s.overlaps_csm(6, 10) && !s.overlaps_csm(7, 17));
+        let mut whole = Vec::new();
+        s.bytes(0, 17, &mut whole);
+        let mut parts = Vec::new();
+        s.bytes(0, 5, &mut parts);
+        s.bytes(5, 12, &mut parts);
+        assert_eq!(whole, parts);
+        // Len/TKL of the CSM: Len 5, TKL 0 → 0x50; Code 7.01 = 0xE1.
+        assert_eq!(&whole[..2], &[0x50, 0xE1]);
+    }
+}

@@ -1,0 +1,75 @@
+//! TCP model parameters (SPEC §4.2). The defaults are the tuned Linux hosts of the literature.
+
+use coaplab_cc::Duration;
+
+/// Which congestion controller drives `cwnd` ([`super::congestion`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestionKind {
+    /// RFC 5681 slow start / congestion avoidance with RFC 6582 fast recovery.
+    NewReno,
+}
+
+/// When a less-than-full segment may be sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nagle {
+    /// Always at once (`TCP_NODELAY`).
+    Off,
+    /// RFC 896 / RFC 1122 §4.2.3.4 as written: it waits while any data is unacknowledged.
+    Classic,
+    /// Minshall's refinement, which Linux implements (`tcp_nagle_check` /
+    /// `tcp_minshall_check`, net/ipv4/tcp_output.c): it waits while an earlier *small*
+    /// segment is unacknowledged. SPEC §4.2 says "a small segment waits while unacknowledged
+    /// data is in flight" and also that the model matches the literature's Linux hosts; the
+    /// two differ only when a small segment follows full ones (the tail of a large message),
+    /// where Linux sends it at once. We follow Linux: the tail of the 102400-byte firmware
+    /// response would otherwise wait a whole extra round trip (≈ 0.6 s).
+    Minshall,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpConfig {
+    /// Maximum segment size announced and used, bytes. Default 256: the 296 B MTU minus IPv4
+    /// (20) and TCP (20) headers (SPEC §2).
+    pub mss: u32,
+    /// Initial window, segments. Default 4 (RFC 3390 for a 256 B MSS: min(4·MSS, max(2·MSS,
+    /// 4380)) = 1024 B = 4 segments; SPEC §4.2).
+    pub initial_window_segments: u32,
+    /// Slow start: the most `cwnd` may grow per ACK, in MSS — RFC 5681 §3.1 `cwnd += min(N,
+    /// SMSS)` is `Some(1)`, RFC 3465's `L` is `Some(2)`; `None` adds every acknowledged byte
+    /// as Linux does (`tcp_slow_start`: `cwnd = min(cwnd + acked, ssthresh)`). Default `None`.
+    pub slow_start_limit_segments: Option<u32>,
+    /// Initial RTO, also for SYN and SYN-ACK (SPEC §4.2; RFC 6298 §2.1 says 1 s). Default 2 s.
+    pub initial_rto: Duration,
+    /// RTO cap (Linux `TCP_RTO_MAX`). Default 120 s.
+    pub max_rto: Duration,
+    /// SYN retransmissions before the connection attempt fails (Linux `tcp_syn_retries`,
+    /// tuned). Default 40.
+    pub syn_retries: u32,
+    /// SYN-ACK retransmissions (Linux `tcp_synack_retries`, tuned). Default 41.
+    pub synack_retries: u32,
+    /// Delayed-ACK timer (RFC 1122 §4.2.3.2, constant as SPEC §4.2 says). Default 200 ms.
+    pub delayed_ack: Duration,
+    /// Nagle's algorithm. Default [`Nagle::Minshall`], as Linux implements it.
+    pub nagle: Nagle,
+    /// Limited Transmit (RFC 3042). Default on.
+    pub limited_transmit: bool,
+    pub congestion: CongestionKind,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 256,
+            initial_window_segments: 4,
+            slow_start_limit_segments: None,
+            initial_rto: Duration::from_secs(2),
+            max_rto: Duration::from_secs(120),
+            syn_retries: 40,
+            synack_retries: 41,
+            delayed_ack: Duration::from_millis(200),
+            nagle: Nagle::Minshall,
+            limited_transmit: true,
+            congestion: CongestionKind::NewReno,
+        }
+    }
+}

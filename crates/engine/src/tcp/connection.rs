@@ -1,0 +1,615 @@
+//! One TCP connection endpoint (RFC 9293), sans-IO: told segments and timeouts with `now`,
+//! asked for segments to send ([`Connection::poll_transmit`]) and for its next deadline
+//! ([`Connection::poll_timeout`]). It owns no bytes: the application writes lengths into
+//! the send stream and reads how far the receive stream has arrived; the harness attaches
+//! payload bytes when it needs them (captures).
+//!
+//! The pieces: [`Congestion`] (cwnd growth), [`Recovery`] (dup-ACK loss recovery),
+//! [`RttEstimator`] (RTO), [`Receiver`] (reassembly and delayed ACKs).
+
+use std::collections::VecDeque;
+
+use coaplab_cc::Instant;
+
+use super::config::{Nagle, TcpConfig};
+use super::congestion::Congestion;
+use super::receiver::{DataArrival, Receiver};
+use super::recovery::{DupAck, NewAck, Recovery};
+use super::rtt::RttEstimator;
+use super::segment::{Segment, Transmit};
+use super::seq::Seq;
+
+/// RFC 9293 §3.7.1: the MSS assumed when the peer sends no MSS option.
+pub const DEFAULT_MSS: u32 = 536;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    SynSent,
+    SynReceived,
+    Established,
+    /// SYN or SYN-ACK retries exhausted.
+    Failed,
+}
+
+/// What the application learns from the connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnEvent {
+    /// The handshake completed.
+    Connected,
+    /// SYN (or SYN-ACK) retries were exhausted.
+    Failed,
+}
+
+/// Per-connection counters (SPEC §6).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ConnStats {
+    /// Every segment sent, pure ACKs included.
+    pub segments_sent: u64,
+    /// Segments carrying payload or FIN.
+    pub data_segments_sent: u64,
+    /// Retransmitted payload/FIN segments (any cause).
+    pub retransmissions: u64,
+    pub syn_retransmissions: u64,
+    pub synack_retransmissions: u64,
+    pub rto_expirations: u64,
+    /// Fast retransmits entering recovery (RFC 5681 §3.2); partial-ACK retransmissions are
+    /// counted in `partial_ack_retransmissions`.
+    pub fast_retransmits: u64,
+    pub partial_ack_retransmissions: u64,
+    pub rtt_samples: u64,
+}
+
+/// A sent, not yet acknowledged range of sequence space (the retransmission queue).
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    seq: Seq,
+    /// Sequence length (payload + SYN + FIN).
+    len: u32,
+    syn: bool,
+    fin: bool,
+    /// First transmission time (RTT samples are measured from it).
+    sent_at: Instant,
+    /// Karn's rule: no RTT sample once this range was sent again.
+    retransmitted: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Connection {
+    cfg: TcpConfig,
+    state: State,
+    /// Effective MSS: min(ours, the peer's option).
+    mss: u32,
+    iss: Seq,
+    snd_una: Seq,
+    snd_nxt: Seq,
+    /// One past the highest sequence number ever sent (differs from `snd_nxt` while
+    /// retransmitting after a timeout).
+    snd_max: Seq,
+    /// End of the last less-than-full segment sent (Linux `snd_sml`, for Nagle).
+    snd_sml: Seq,
+    /// One past the last byte the application wrote.
+    write_end: Seq,
+    fin_queued: bool,
+    rtx: VecDeque<Sent>,
+    cc: Congestion,
+    recovery: Recovery,
+    rtt: RttEstimator,
+    rto_at: Option<Instant>,
+    /// Timeouts of the same data in a row (RFC 5681: `ssthresh` only shrinks on the first).
+    consecutive_rtos: u32,
+    handshake_retries: u32,
+    /// The SYN / SYN-ACK is due (first time or again).
+    syn_due: bool,
+    /// Retransmit the first unacknowledged segment (fast retransmit, partial ACK).
+    head_due: bool,
+    rcv: Option<Receiver>,
+    connected_event: bool,
+    failed_event: bool,
+    pub stats: ConnStats,
+}
+
+impl Connection {
+    fn new(cfg: TcpConfig, state: State, iss: Seq) -> Self {
+        Connection {
+            cfg,
+            state,
+            mss: cfg.mss,
+            iss,
+            snd_una: iss,
+            snd_nxt: iss,
+            snd_max: iss,
+            snd_sml: iss,
+            write_end: iss + 1,
+            fin_queued: false,
+            rtx: VecDeque::new(),
+            cc: Congestion::new(&cfg),
+            recovery: Recovery::new(cfg.mss, cfg.limited_transmit, iss),
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.max_rto),
+            rto_at: None,
+            consecutive_rtos: 0,
+            handshake_retries: 0,
+            syn_due: true,
+            head_due: false,
+            rcv: None,
+            connected_event: false,
+            failed_event: false,
+            stats: ConnStats::default(),
+        }
+    }
+
+    /// Active open: a SYN with initial sequence number `iss` is due.
+    pub fn connect(cfg: TcpConfig, iss: Seq) -> Self {
+        Connection::new(cfg, State::SynSent, iss)
+    }
+
+    /// Passive open on the peer's `syn`: a SYN-ACK is due.
+    pub fn accept(cfg: TcpConfig, iss: Seq, syn: &Segment) -> Self {
+        let mut c = Connection::new(cfg, State::SynReceived, iss);
+        c.mss = cfg.mss.min(syn.mss.map_or(DEFAULT_MSS, u32::from));
+        c.rcv = Some(Receiver::new(syn.seq, c.mss, cfg.delayed_ack));
+        c
+    }
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+    pub fn cwnd(&self) -> u32 {
+        self.cc.window()
+    }
+    pub fn ssthresh(&self) -> u32 {
+        self.cc.ssthresh()
+    }
+    pub fn rto(&self) -> coaplab_cc::Duration {
+        self.rtt.rto()
+    }
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.recovery.in_recovery()
+    }
+    pub fn iss(&self) -> Seq {
+        self.iss
+    }
+    pub fn snd_una(&self) -> Seq {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> Seq {
+        self.snd_nxt
+    }
+    pub fn receiver(&self) -> Option<&Receiver> {
+        self.rcv.as_ref()
+    }
+
+    /// Appends `len` bytes to the send stream (they are sent as the windows allow).
+    pub fn write(&mut self, len: u32) {
+        debug_assert!(!self.fin_queued, "write after close");
+        self.write_end = self.write_end + len;
+    }
+
+    /// Bytes written and not yet acknowledged.
+    pub fn unacknowledged(&self) -> u32 {
+        self.final_seq() - self.snd_una.max(self.iss + 1)
+    }
+
+    /// Closes the sending direction: a FIN follows the written data. Does not block.
+    pub fn close(&mut self) {
+        self.fin_queued = true;
+    }
+
+    /// In-order bytes received from the peer.
+    pub fn delivered(&self) -> u64 {
+        self.rcv.as_ref().map_or(0, Receiver::delivered)
+    }
+
+    /// The peer closed its direction (its FIN arrived in order).
+    pub fn peer_closed(&self) -> bool {
+        self.rcv.as_ref().is_some_and(Receiver::fin_received)
+    }
+
+    /// Everything sent (FIN included, if closed) was acknowledged.
+    pub fn all_acknowledged(&self) -> bool {
+        self.snd_una == self.snd_max && self.snd_max == self.final_seq()
+    }
+
+    fn final_seq(&self) -> Seq {
+        self.write_end + u32::from(self.fin_queued)
+    }
+
+    pub fn poll_event(&mut self) -> Option<ConnEvent> {
+        if std::mem::take(&mut self.connected_event) {
+            return Some(ConnEvent::Connected);
+        }
+        if std::mem::take(&mut self.failed_event) {
+            return Some(ConnEvent::Failed);
+        }
+        None
+    }
+
+    /// The earliest instant [`Connection::handle_timeout`] has work to do.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let delack = self.rcv.as_ref().and_then(Receiver::delack_deadline);
+        match (self.rto_at, delack) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Fires the timers due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if let Some(r) = self.rcv.as_mut() {
+            r.on_timeout(now);
+        }
+        if self.rto_at.is_some_and(|t| t <= now) {
+            self.rto_at = None;
+            self.on_rto();
+        }
+    }
+
+    /// Handles an incoming segment; returns how its data related to what was received before
+    /// (`None` for segments without data or FIN).
+    pub fn handle_segment(&mut self, now: Instant, seg: &Segment) -> Option<DataArrival> {
+        match self.state {
+            State::Failed => return None,
+            State::SynSent => {
+                if !(seg.syn && seg.ack == Some(self.iss + 1)) {
+                    return None;
+                }
+                self.mss = self.cfg.mss.min(seg.mss.map_or(DEFAULT_MSS, u32::from));
+                self.rcv = Some(Receiver::new(seg.seq, self.mss, self.cfg.delayed_ack));
+                self.on_ack(now, self.iss + 1, seg);
+                self.establish();
+                return None;
+            }
+            State::SynReceived => {
+                if seg.syn {
+                    // The client retransmitted its SYN: our SYN-ACK was lost (or is late).
+                    self.syn_due = true;
+                    return None;
+                }
+                if seg.ack.is_some_and(|a| a > self.iss) {
+                    self.establish();
+                } else {
+                    return None;
+                }
+            }
+            State::Established => {
+                if seg.syn {
+                    // A retransmitted SYN-ACK: our ACK of it was lost.
+                    if let Some(r) = self.rcv.as_mut() {
+                        r.on_duplicate_syn();
+                    }
+                    return None;
+                }
+            }
+        }
+        if let Some(ack) = seg.ack {
+            self.on_ack(now, ack, seg);
+        }
+        if seg.len > 0 || seg.fin {
+            let rcv = self.rcv.as_mut()?;
+            return Some(rcv.on_segment(now, seg));
+        }
+        None
+    }
+
+    fn establish(&mut self) {
+        self.state = State::Established;
+        self.connected_event = true;
+        if self.handshake_retries > 0 {
+            // RFC 5681 §3.1: after a lost SYN or SYN-ACK the initial window is one segment.
+            self.cc.set_window(self.mss);
+        }
+    }
+
+    fn on_ack(&mut self, now: Instant, ack: Seq, seg: &Segment) {
+        if ack > self.snd_max {
+            return; // acknowledges something never sent (RFC 9293 §3.10.7.4): ignore
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(now, ack);
+        } else if ack == self.snd_una
+            && seg.is_pure_ack()
+            && self.snd_max > self.snd_una
+            && self.state == State::Established
+        {
+            // RFC 5681 §2 duplicate ACK.
+            let flight = self.snd_nxt - self.snd_una;
+            match self
+                .recovery
+                .on_dup_ack(ack, flight, self.snd_max, &mut self.cc)
+            {
+                DupAck::FastRetransmit => {
+                    self.stats.fast_retransmits += 1;
+                    self.head_due = true;
+                }
+                DupAck::None | DupAck::LimitedTransmit | DupAck::Inflated => {}
+            }
+        }
+    }
+
+    fn on_new_ack(&mut self, now: Instant, ack: Seq) {
+        let acked = ack - self.snd_una;
+        let mut control = 0; // SYN/FIN sequence numbers among the acknowledged
+        let mut oldest: Option<Instant> = None;
+        let mut any_retransmitted = false;
+        while let Some(s) = self.rtx.front_mut() {
+            let end = s.seq + s.len;
+            if end <= ack {
+                control += u32::from(s.syn) + u32::from(s.fin);
+                oldest.get_or_insert(s.sent_at);
+                any_retransmitted |= s.retransmitted;
+                self.rtx.pop_front();
+            } else {
+                if s.seq < ack {
+                    // Part of a range acknowledged (the peer's boundaries differ): trim it.
+                    oldest.get_or_insert(s.sent_at);
+                    any_retransmitted |= s.retransmitted;
+                    s.len = end - ack;
+                    s.seq = ack;
+                    s.syn = false;
+                }
+                break;
+            }
+        }
+        self.snd_una = ack;
+        // After a timeout the peer may acknowledge beyond what was resent (it had the data).
+        self.snd_nxt = self.snd_nxt.max(ack);
+        // Linux `tcp_clean_rtx_queue`: a sample from the oldest newly acknowledged range,
+        // none if any newly acknowledged range was retransmitted (Karn).
+        if let (Some(sent_at), false) = (oldest, any_retransmitted) {
+            self.rtt
+                .on_sample(now - sent_at, self.snd_una, self.snd_nxt);
+            self.stats.rtt_samples += 1;
+        }
+        self.consecutive_rtos = 0;
+        let data_acked = acked - control;
+        if self.state == State::Established && data_acked > 0 {
+            let flight = self.snd_nxt - self.snd_una;
+            if self
+                .recovery
+                .on_new_ack(ack, data_acked, flight, &mut self.cc)
+                == NewAck::Partial
+            {
+                self.stats.partial_ack_retransmissions += 1;
+                self.head_due = true;
+            }
+        }
+        // RFC 6298 §5.2–5.3: stop the timer when all is acknowledged, else restart it.
+        self.rto_at = (self.snd_una != self.snd_max).then(|| now + self.rtt.rto());
+    }
+
+    fn on_rto(&mut self) {
+        self.stats.rto_expirations += 1;
+        match self.state {
+            State::SynSent | State::SynReceived => {
+                let limit = if self.state == State::SynSent {
+                    self.cfg.syn_retries
+                } else {
+                    self.cfg.synack_retries
+                };
+                if self.handshake_retries >= limit {
+                    self.state = State::Failed;
+                    self.failed_event = true;
+                    return;
+                }
+                self.handshake_retries += 1;
+                self.rtt.on_expiry();
+                self.syn_due = true;
+            }
+            State::Established => {
+                if self.snd_una == self.snd_max {
+                    return;
+                }
+                // RFC 5681 §3.1 (eq. 4 with FlightSize = all outstanding data), RFC 6582
+                // §4.2 (`recover`), RFC 6298 §5.5 (back off), then go back to `snd_una`:
+                // without SACK every unacknowledged range is resent as the window reopens.
+                let flight = self.snd_max - self.snd_una;
+                self.cc.on_rto(flight, self.consecutive_rtos > 0);
+                self.consecutive_rtos += 1;
+                self.recovery.on_rto(self.snd_max);
+                self.rtt.on_expiry();
+                self.snd_nxt = self.snd_una;
+                self.head_due = false;
+            }
+            State::Failed => {}
+        }
+    }
+
+    /// The next segment to send now, if any.
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
+        match self.state {
+            State::Failed => None,
+            State::SynSent | State::SynReceived => self.transmit_syn(now),
+            State::Established => self
+                .transmit_head(now)
+                .or_else(|| self.transmit_data(now))
+                .or_else(|| self.transmit_ack()),
+        }
+    }
+
+    fn ack_field(&mut self) -> Option<Seq> {
+        let r = self.rcv.as_mut()?;
+        r.on_ack_sent();
+        Some(r.rcv_nxt())
+    }
+
+    fn sent(&mut self, t: Transmit) -> Option<Transmit> {
+        self.stats.segments_sent += 1;
+        if t.segment.len > 0 || t.segment.fin {
+            self.stats.data_segments_sent += 1;
+            if t.retransmission {
+                self.stats.retransmissions += 1;
+            }
+        }
+        Some(t)
+    }
+
+    fn transmit_syn(&mut self, now: Instant) -> Option<Transmit> {
+        if !std::mem::take(&mut self.syn_due) {
+            // A SYN-ACK's receiver may also owe a pure ACK? Not before establishment.
+            return None;
+        }
+        let retransmission = !self.rtx.is_empty();
+        if retransmission {
+            self.rtx[0].retransmitted = true;
+            if self.state == State::SynSent {
+                self.stats.syn_retransmissions += 1;
+            } else {
+                self.stats.synack_retransmissions += 1;
+            }
+        } else {
+            self.rtx.push_back(Sent {
+                seq: self.iss,
+                len: 1,
+                syn: true,
+                fin: false,
+                sent_at: now,
+                retransmitted: false,
+            });
+            self.snd_nxt = self.iss + 1;
+            self.snd_max = self.snd_nxt;
+        }
+        self.rto_at = Some(now + self.rtt.rto());
+        let ack = self.ack_field();
+        self.sent(Transmit {
+            segment: Segment {
+                seq: self.iss,
+                ack,
+                syn: true,
+                fin: false,
+                len: 0,
+                mss: Some(self.cfg.mss as u16),
+            },
+            retransmission,
+            fast_retransmission: false,
+        })
+    }
+
+    /// Fast retransmit or a partial ACK's retransmission of the first unacknowledged range.
+    fn transmit_head(&mut self, now: Instant) -> Option<Transmit> {
+        if !std::mem::take(&mut self.head_due) {
+            return None;
+        }
+        let s = self.rtx.front_mut()?;
+        s.retransmitted = true;
+        let s = *s;
+        // Linux re-arms the timer when it retransmits the head (`tcp_xmit_retransmit_queue`).
+        self.rto_at = Some(now + self.rtt.rto());
+        let ack = self.ack_field();
+        self.sent(Transmit {
+            segment: data_segment(s.seq, ack, s.len, s.fin),
+            retransmission: true,
+            fast_retransmission: true,
+        })
+    }
+
+    fn transmit_data(&mut self, now: Instant) -> Option<Transmit> {
+        let flight = self.snd_nxt - self.snd_una;
+        let window = self.cc.window() + self.recovery.allowance();
+        if self.snd_nxt < self.snd_max {
+            // Resending after a timeout, range by range as first sent.
+            let i = self.rtx.partition_point(|s| s.seq < self.snd_nxt);
+            let s = self.rtx.get_mut(i)?;
+            debug_assert_eq!(s.seq, self.snd_nxt);
+            if flight > 0 && flight + s.len > window {
+                return None;
+            }
+            s.retransmitted = true;
+            let s = *s;
+            self.snd_nxt = s.seq + s.len;
+            self.rto_at.get_or_insert(now + self.rtt.rto());
+            let ack = self.ack_field();
+            return self.sent(Transmit {
+                segment: data_segment(s.seq, ack, s.len, s.fin),
+                retransmission: true,
+                fast_retransmission: false,
+            });
+        }
+        let next = self.snd_nxt.max(self.iss + 1);
+        let available = if next < self.write_end {
+            self.write_end - next
+        } else {
+            0
+        };
+        let fin_unsent = self.fin_queued && self.snd_max < self.final_seq();
+        let len = available.min(self.mss);
+        let fin = fin_unsent && len == available;
+        if len == 0 && !fin {
+            return None;
+        }
+        if flight > 0 && flight + len.max(1) > window {
+            return None;
+        }
+        if len < self.mss && len > 0 && self.nagle_holds(flight) {
+            return None;
+        }
+        let seq = self.snd_nxt;
+        let s = Sent {
+            seq,
+            len: len + u32::from(fin),
+            syn: false,
+            fin,
+            sent_at: now,
+            retransmitted: false,
+        };
+        self.rtx.push_back(s);
+        self.snd_nxt = seq + s.len;
+        self.snd_max = self.snd_nxt;
+        if len < self.mss {
+            self.snd_sml = self.snd_nxt;
+        }
+        // RFC 6298 §5.1: start the timer if it is not running.
+        self.rto_at.get_or_insert(now + self.rtt.rto());
+        let ack = self.ack_field();
+        self.sent(Transmit {
+            segment: data_segment(seq, ack, s.len, fin),
+            retransmission: false,
+            fast_retransmission: false,
+        })
+    }
+
+    /// Whether Nagle's algorithm holds a less-than-full segment ([`Nagle`]).
+    fn nagle_holds(&self, flight: u32) -> bool {
+        match self.cfg.nagle {
+            Nagle::Off => false,
+            Nagle::Classic => flight > 0,
+            // Linux `tcp_minshall_check`: the last small segment (ending at `snd_sml`) is
+            // still unacknowledged.
+            Nagle::Minshall => self.snd_sml > self.snd_una,
+        }
+    }
+
+    fn transmit_ack(&mut self) -> Option<Transmit> {
+        if !self.rcv.as_ref()?.ack_due() {
+            return None;
+        }
+        let ack = self.ack_field();
+        self.sent(Transmit {
+            segment: Segment {
+                seq: self.snd_nxt,
+                ack,
+                syn: false,
+                fin: false,
+                len: 0,
+                mss: None,
+            },
+            retransmission: false,
+            fast_retransmission: false,
+        })
+    }
+}
+
+fn data_segment(seq: Seq, ack: Option<Seq>, seq_len: u32, fin: bool) -> Segment {
+    Segment {
+        seq,
+        ack,
+        syn: false,
+        fin,
+        len: seq_len - u32::from(fin),
+        mss: None,
+    }
+}

@@ -1,0 +1,32 @@
+//! # The TCP model (SPEC §4.2)
+//!
+//! A sans-IO TCP endpoint matching the tuned Linux hosts of the literature: three-way
+//! handshake with the MSS option, NewReno (RFC 5681, RFC 6582) with Limited Transmit
+//! (RFC 3042), initial window 4, delayed ACKs, Nagle, the Linux RTO estimator; no SACK,
+//! timestamps, F-RTO or TLP/RACK; a receive window that never limits.
+//!
+//! | piece | file |
+//! |---|---|
+//! | sequence numbers | `seq.rs` |
+//! | segments | `segment.rs` |
+//! | parameters and defaults | `config.rs` |
+//! | congestion control (cwnd, ssthresh) | `congestion.rs` |
+//! | loss recovery (dup ACKs, fast retransmit/recovery, Limited Transmit) | `recovery.rs` |
+//! | RTT estimation, RTO, backoff | `rtt.rs` |
+//! | reassembly and delayed ACKs | `receiver.rs` |
+//! | the state machine tying them together | `connection.rs` |
+
+pub mod config;
+pub mod congestion;
+pub mod connection;
+pub mod receiver;
+pub mod recovery;
+pub mod rtt;
+pub mod segment;
+pub mod seq;
+
+pub use config::{CongestionKind, Nagle, TcpConfig};
+pub use connection::{ConnEvent, ConnStats, Connection, State};
+pub use receiver::DataArrival;
+pub use segment::{Segment, Transmit};
+pub use seq::Seq;

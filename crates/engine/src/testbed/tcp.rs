@@ -1,0 +1,815 @@
+//! The testbed with CoAP over TCP (SPEC §4): every client opens TCP connections to the server
+//! through the same network as the UDP testbed; the TCP model (`crate::tcp`) runs at both
+//! ends of every connection, and the CoAP-over-TCP application (`crate::coap::over_tcp`)
+//! writes and reads messages on the byte streams.
+//!
+//! Client behaviour (SPEC §4.3, §5):
+//! - `continuous`, `firmware` and the burst's background clients connect first (each at its
+//!   start offset) and exchange CSMs; once every one of them holds the server's CSM, each
+//!   sends its first request at that instant plus its start offset. FCT runs from the first
+//!   request.
+//! - `random` clients open a new connection per batch and close it after the batch's last
+//!   response; FCT runs from the first SYN.
+//! - burst clients connect at `burst_at_s` plus their offset and send once connected.
+//!
+//! The initiator does not wait for the acceptor's CSM (RFC 8323 §4.1): a client writes its CSM
+//! (and, for `random`, its request) the moment the handshake completes, so that segment also
+//! carries the handshake's final ACK.
+
+use std::io::Write;
+
+use coaplab_cc::rng::{Rng, Xoshiro256pp};
+use coaplab_cc::{Duration, Instant};
+use coaplab_wire::ip::{COAP_PORT, IPV4_HEADER};
+use coaplab_wire::pcap::PcapWriter;
+use coaplab_wire::tcp::{write_tcp_segment, TcpFlags};
+
+use super::{client_addr, secs, ConfigError, Network, CLIENT_PORT, SERVER_ADDR};
+use crate::coap::client::ClientStats;
+use crate::coap::over_tcp::{MessageStream, TcpMsg};
+use crate::config::{RunConfig, WorkloadKind};
+use crate::metrics::{
+    settling_time, ClientResult, ClientTcpStats, PacketStats, RunResult, SeqTrace, SeqTraceRow,
+    ServerStats, TcpTotals,
+};
+use crate::net::link::Arrival;
+use crate::sim::event_queue::EventQueue;
+use crate::sim::slab::{PacketId, Slab};
+use crate::sim::streams::{stream, Stream};
+use crate::tcp::{ConnEvent, Connection, DataArrival, Seq, State, TcpConfig, Transmit};
+use crate::workload::Plan;
+
+/// Which end of a connection.
+const CLIENT: usize = 0;
+const SERVER: usize = 1;
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// A client opens a connection (its start, or a burst client's arrival).
+    Open(u32),
+    /// A connected client sends its first request.
+    FirstRequest(u32),
+    Timer {
+        flow: u32,
+        end: u8,
+    },
+    UplinkTxDone,
+    DownlinkTxDone,
+    AtServer(PacketId),
+    AtRouterDown(PacketId),
+    AtClient(PacketId),
+}
+
+/// A segment in the network.
+#[derive(Clone, Copy, Debug)]
+struct TcpPacket {
+    flow: u32,
+    /// Sent by the client end.
+    upstream: bool,
+    t: Transmit,
+    ip_bytes: u32,
+}
+
+/// One TCP connection: both ends, the application's message streams, and its trace.
+struct Flow {
+    client: u32,
+    port: u16,
+    ends: [Option<Connection>; 2],
+    /// Client → server and server → client messages.
+    streams: [MessageStream; 2],
+    /// The timer event scheduled for each end (lazy cancellation: an event that does not
+    /// match is stale).
+    timer: [Option<Instant>; 2],
+    server_closed: bool,
+    /// The client has a request to send once connected (`random`).
+    pending_request: bool,
+    /// Counters that need ground truth from the other end.
+    unnecessary: u64,
+    csm_retransmissions: u64,
+    trace: Option<Vec<SeqTraceRow>>,
+}
+
+struct TcpClient {
+    id: u32,
+    plan: Plan,
+    rng: Xoshiro256pp,
+    offset: Duration,
+    random: bool,
+    in_burst: bool,
+    flow: Option<u32>,
+    /// The server's CSM arrived on the current connection.
+    up: bool,
+    finished: bool,
+    stats: ClientStats,
+    flows: Vec<u32>,
+}
+
+pub struct TcpTestbed {
+    cfg: RunConfig,
+    replication: u64,
+    tcp: TcpConfig,
+    response_payload: u32,
+    queue: EventQueue<Event>,
+    net: Network,
+    slab: Slab<TcpPacket>,
+    flows: Vec<Flow>,
+    clients: Vec<TcpClient>,
+    /// Background clients still to get connected before the measured period.
+    waiting: u32,
+    burst_first: u32,
+    burst_done: Vec<f64>,
+    burst_total: usize,
+    requests: u64,
+    capture: Option<Vec<(Instant, TcpPacket)>>,
+}
+
+impl TcpTestbed {
+    /// Builds the testbed for replication `replication` of `cfg`.
+    pub fn new(cfg: &RunConfig, replication: u64, capture: bool) -> Result<Self, ConfigError> {
+        if cfg.coap.cc != "newreno" {
+            return Err(ConfigError(format!(
+                "coap.cc: '{}' is not a TCP congestion controller; allowed with transport tcp: newreno",
+                cfg.coap.cc
+            )));
+        }
+        let net = Network::new(cfg, replication)?;
+        let l = &cfg.link;
+        let w = &cfg.workload;
+        let tcp = TcpConfig::default();
+        let overhead = (IPV4_HEADER + 20) as u32;
+        if l.mtu < overhead + tcp.mss {
+            return Err(ConfigError(format!(
+                "link.mtu: {} B is below the TCP model's {} B segments (MSS {} + 40 B of headers); allowed: >= {}",
+                l.mtu,
+                overhead + tcp.mss,
+                tcp.mss,
+                overhead + tcp.mss
+            )));
+        }
+        let response_payload = if w.kind == WorkloadKind::Firmware {
+            u32::try_from(w.resource_bytes)
+                .ok()
+                .filter(|&b| b < 1 << 20)
+                .ok_or_else(|| {
+                    ConfigError(format!(
+                        "workload.resource_bytes: {} is too large for one CoAP-over-TCP message; allowed: < 1048576",
+                        w.resource_bytes
+                    ))
+                })?
+        } else {
+            w.response_bytes
+        };
+        let seed = cfg.seed;
+        let mut start_rng = stream(seed, replication, Stream::ClientStart);
+        let (background, burst) = match w.kind {
+            WorkloadKind::Burst => (w.background, w.burst_clients.unwrap_or(0)),
+            _ => (w.clients, 0),
+        };
+        let total = background + burst;
+        let random = w.kind == WorkloadKind::Random;
+        let mut queue = EventQueue::with_capacity(8 * total as usize + 64);
+        let mut clients = Vec::with_capacity(total as usize);
+        let spread = secs(w.start_spread_s);
+        let mut burst_total = 0;
+        for id in 0..total {
+            let in_burst = id >= background;
+            let plan = match w.kind {
+                WorkloadKind::Continuous | WorkloadKind::Burst if !in_burst => match w.duration_s {
+                    Some(d) => Plan::Until {
+                        deadline: Instant::ZERO + secs(d),
+                    },
+                    None => Plan::Count {
+                        remaining: w.exchanges,
+                    },
+                },
+                WorkloadKind::Burst => {
+                    let n = w.burst_exchanges.unwrap_or(1);
+                    burst_total += n as usize;
+                    Plan::Count { remaining: n }
+                }
+                WorkloadKind::Continuous => unreachable!(),
+                WorkloadKind::Random => Plan::Batches {
+                    remaining: w.exchanges,
+                    batch_left: 0,
+                    min: w.batch[0],
+                    max: w.batch[1],
+                },
+                WorkloadKind::Firmware => Plan::Count { remaining: 1 },
+            };
+            let offset = start_rng.uniform(Duration::ZERO, spread);
+            let base = if in_burst {
+                secs(w.burst_at_s.unwrap_or(0.0))
+            } else {
+                Duration::ZERO
+            };
+            queue.schedule(Instant::ZERO + base + offset, Event::Open(id));
+            clients.push(TcpClient {
+                id,
+                plan,
+                rng: stream(seed, replication, Stream::Client(id)),
+                offset,
+                random,
+                in_burst,
+                flow: None,
+                up: false,
+                finished: false,
+                stats: ClientStats::default(),
+                flows: Vec::new(),
+            });
+        }
+        Ok(TcpTestbed {
+            cfg: cfg.clone(),
+            replication,
+            tcp,
+            response_payload,
+            queue,
+            net,
+            slab: Slab::default(),
+            flows: Vec::new(),
+            clients,
+            waiting: if random { 0 } else { background },
+            burst_first: background,
+            burst_done: Vec::new(),
+            burst_total,
+            requests: 0,
+            capture: capture.then(Vec::new),
+        })
+    }
+
+    /// Runs until every client has finished its workload and the network is quiet.
+    pub fn run(&mut self) {
+        while let Some((now, event)) = self.queue.pop() {
+            self.handle(now, event);
+        }
+    }
+
+    fn handle(&mut self, now: Instant, event: Event) {
+        match event {
+            Event::Open(c) => self.open(now, c),
+            Event::FirstRequest(c) => self.next_request(now, c),
+            Event::Timer { flow, end } => {
+                let e = usize::from(end);
+                let f = &mut self.flows[flow as usize];
+                if f.timer[e] != Some(now) {
+                    return; // stale
+                }
+                f.timer[e] = None;
+                if let Some(conn) = f.ends[e].as_mut() {
+                    conn.handle_timeout(now);
+                }
+                self.on_end_changed(now, flow, e);
+            }
+            Event::UplinkTxDone => {
+                let done = self.net.uplink.on_tx_done(now, &mut self.net.rng_up_errors);
+                if let Some(at) = done.next_done_at {
+                    self.queue.schedule(at, Event::UplinkTxDone);
+                }
+                match done.delivered_at {
+                    Some(at_router) => {
+                        let at = self
+                            .net
+                            .path_up
+                            .on_packet(at_router, &mut self.net.rng_path_up);
+                        self.queue.schedule(at, Event::AtServer(done.packet));
+                    }
+                    None => self.dropped(now, done.packet),
+                }
+            }
+            Event::AtRouterDown(id) => {
+                let size = self.slab.get(id).ip_bytes;
+                match self.net.downlink.on_packet_arrival(now, id, size) {
+                    Arrival::Transmitting { done_at } => {
+                        self.queue.schedule(done_at, Event::DownlinkTxDone)
+                    }
+                    Arrival::Queued => {}
+                    Arrival::Dropped => self.dropped(now, id),
+                }
+            }
+            Event::DownlinkTxDone => {
+                let done = self
+                    .net
+                    .downlink
+                    .on_tx_done(now, &mut self.net.rng_down_errors);
+                if let Some(at) = done.next_done_at {
+                    self.queue.schedule(at, Event::DownlinkTxDone);
+                }
+                match done.delivered_at {
+                    Some(at) => self.queue.schedule(at, Event::AtClient(done.packet)),
+                    None => self.dropped(now, done.packet),
+                }
+            }
+            Event::AtServer(id) => self.arrive(now, id, SERVER),
+            Event::AtClient(id) => self.arrive(now, id, CLIENT),
+        }
+    }
+
+    /// A segment was tail-dropped or lost to a link error.
+    fn dropped(&mut self, now: Instant, id: PacketId) {
+        let p = self.slab.remove(id);
+        let f = &mut self.flows[p.flow as usize];
+        if let Some(tr) = f.trace.as_mut() {
+            let end = if p.upstream { CLIENT } else { SERVER };
+            if let Some(conn) = f.ends[end].as_ref() {
+                let seg = p.t.segment;
+                if seg.len > 0 {
+                    tr.push(trace_row(
+                        now,
+                        p.upstream,
+                        "drop",
+                        seg.seq - data_start(conn),
+                        seg.len,
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Opens a new connection for client `c`.
+    fn open(&mut self, now: Instant, c: u32) {
+        let client = &mut self.clients[c as usize];
+        let index = client.flows.len() as u32;
+        let flow = self.flows.len() as u32;
+        // Deterministic initial sequence numbers, spread over the space (RFC 9293 §3.4.1
+        // wants them unpredictable; a simulation wants them reproducible).
+        let iss = Seq(flow.wrapping_mul(0x9E37_79B9).wrapping_add(c));
+        client.flows.push(flow);
+        client.flow = Some(flow);
+        client.up = false;
+        if client.random && client.stats.first_request.is_none() {
+            // SPEC §6: a random client's FCT runs from its first SYN.
+            client.stats.first_request = Some(now);
+        }
+        self.flows.push(Flow {
+            client: c,
+            port: CLIENT_PORT.wrapping_add((index % 16384) as u16),
+            ends: [Some(Connection::connect(self.tcp, iss)), None],
+            streams: [MessageStream::default(), MessageStream::default()],
+            timer: [None, None],
+            server_closed: false,
+            pending_request: client.random,
+            unnecessary: 0,
+            csm_retransmissions: 0,
+            trace: self.cfg.trace.then(Vec::new),
+        });
+        self.on_end_changed(now, flow, CLIENT);
+    }
+
+    /// A segment reaches `end` of its connection.
+    fn arrive(&mut self, now: Instant, id: PacketId, end: usize) {
+        let p = self.slab.remove(id);
+        let seg = p.t.segment;
+        let f = &mut self.flows[p.flow as usize];
+        if end == SERVER && f.ends[SERVER].is_none() {
+            if !(seg.syn && seg.ack.is_none()) {
+                return; // nothing listens for it
+            }
+            let iss = Seq(p.flow.wrapping_mul(0x85EB_CA6B).wrapping_add(f.client));
+            f.ends[SERVER] = Some(Connection::accept(self.tcp, iss, &seg));
+            self.on_end_changed(now, p.flow, SERVER);
+            return;
+        }
+        let Some(conn) = f.ends[end].as_mut() else {
+            return;
+        };
+        // The sender's view, for the time-sequence trace: an ACK for the other direction.
+        if let (Some(tr), Some(ack)) = (f.trace.as_mut(), seg.ack) {
+            if conn.state() == State::Established && !seg.syn {
+                tr.push(trace_row(
+                    now,
+                    end == CLIENT,
+                    "ack",
+                    ack - data_start(conn),
+                    0,
+                ));
+            }
+        }
+        let had = p.t.retransmission
+            && seg.len > 0
+            && conn.receiver().is_some_and(|r| r.already_has(&seg));
+        let arrival = conn.handle_segment(now, &seg);
+        if had {
+            f.unnecessary += 1;
+        }
+        debug_assert!(!had || arrival == Some(DataArrival::Duplicate));
+        self.on_end_changed(now, p.flow, end);
+    }
+
+    /// After anything happened at `end` of `flow`: the application reacts, then the
+    /// connection transmits what it may, then its timer is rescheduled.
+    fn on_end_changed(&mut self, now: Instant, flow: u32, end: usize) {
+        if end == CLIENT {
+            self.client_app(now, flow);
+        } else {
+            self.server_app(flow);
+        }
+        self.transmit(now, flow, end);
+        let f = &mut self.flows[flow as usize];
+        let want = f.ends[end].as_ref().and_then(Connection::poll_timeout);
+        if want != f.timer[end] {
+            f.timer[end] = want;
+            if let Some(at) = want {
+                self.queue.schedule(
+                    at,
+                    Event::Timer {
+                        flow,
+                        end: end as u8,
+                    },
+                );
+            }
+        }
+    }
+
+    fn server_app(&mut self, flow: u32) {
+        let payload = self.response_payload;
+        let f = &mut self.flows[flow as usize];
+        let Some(conn) = f.ends[SERVER].as_mut() else {
+            return;
+        };
+        while let Some(ev) = conn.poll_event() {
+            if ev == ConnEvent::Connected {
+                conn.write(f.streams[1].push(TcpMsg::Csm));
+            }
+        }
+        let delivered = conn.delivered();
+        while let Some(msg) = f.streams[0].poll_complete(delivered) {
+            if msg == TcpMsg::Request {
+                self.requests += 1;
+                conn.write(f.streams[1].push(TcpMsg::Response { payload }));
+            }
+        }
+        if conn.peer_closed() && !f.server_closed {
+            f.server_closed = true;
+            conn.close();
+        }
+    }
+
+    fn client_app(&mut self, now: Instant, flow: u32) {
+        let f = &mut self.flows[flow as usize];
+        let c = f.client;
+        let Some(conn) = f.ends[CLIENT].as_mut() else {
+            return;
+        };
+        let mut connected = false;
+        let mut failed = false;
+        while let Some(ev) = conn.poll_event() {
+            match ev {
+                ConnEvent::Connected => connected = true,
+                ConnEvent::Failed => failed = true,
+            }
+        }
+        if connected {
+            conn.write(f.streams[0].push(TcpMsg::Csm));
+            if std::mem::take(&mut f.pending_request) {
+                conn.write(f.streams[0].push(TcpMsg::Request));
+            }
+        }
+        let delivered = conn.delivered();
+        let mut got_csm = false;
+        let mut responses = 0;
+        while let Some(msg) = f.streams[1].poll_complete(delivered) {
+            match msg {
+                TcpMsg::Csm => got_csm = true,
+                TcpMsg::Response { .. } => responses += 1,
+                TcpMsg::Request => {}
+            }
+        }
+        let client = &mut self.clients[c as usize];
+        if client.flow != Some(flow) {
+            return; // an old connection of a random client, closing
+        }
+        if failed {
+            self.connection_failed(now, c);
+            return;
+        }
+        if got_csm && !client.up {
+            client.up = true;
+            if client.in_burst {
+                self.next_request(now, c);
+            } else if !client.random {
+                self.waiting -= 1;
+                if self.waiting == 0 {
+                    // Every background client is connected: the measured period begins.
+                    for cl in &self.clients[..self.burst_first as usize] {
+                        self.queue
+                            .schedule(now + cl.offset, Event::FirstRequest(cl.id));
+                    }
+                }
+            }
+        }
+        for _ in 0..responses {
+            let client = &mut self.clients[c as usize];
+            client.stats.completed += 1;
+            client.stats.last_end = Some(now);
+            if client.in_burst {
+                self.burst_done.push(now.secs_f64());
+            }
+            self.next_request(now, c);
+        }
+    }
+
+    /// SYN retries exhausted: the exchanges the connection was for fail.
+    fn connection_failed(&mut self, now: Instant, c: u32) {
+        let client = &mut self.clients[c as usize];
+        client.stats.failed += 1;
+        client.stats.last_end = Some(now);
+        // A random client's batch fails as a whole; the others cannot go on.
+        if let Plan::Batches { batch_left, .. } = &mut client.plan {
+            client.stats.failed += *batch_left;
+            *batch_left = 0;
+            self.next_request(now, c);
+        } else {
+            client.finished = true;
+            if !client.random && !client.in_burst && !client.up {
+                self.waiting -= 1;
+            }
+        }
+    }
+
+    /// Client `c` is ready for its next request.
+    fn next_request(&mut self, now: Instant, c: u32) {
+        let client = &mut self.clients[c as usize];
+        if client.finished {
+            return;
+        }
+        let Some(next) = client.plan.next_request(now, true, &mut client.rng) else {
+            client.finished = true;
+            if let Some(flow) = client.flow {
+                if let Some(conn) = self.flows[flow as usize].ends[CLIENT].as_mut() {
+                    conn.close();
+                }
+                self.transmit(now, flow, CLIENT);
+            }
+            return;
+        };
+        if client.stats.first_request.is_none() {
+            client.stats.first_request = Some(now);
+        }
+        if client.random && next.new_batch {
+            // SPEC §5: a new connection per batch; the old one closes without blocking.
+            if let Some(old) = client.flow {
+                if let Some(conn) = self.flows[old as usize].ends[CLIENT].as_mut() {
+                    if conn.state() == State::Established {
+                        conn.close();
+                    }
+                }
+                self.on_end_changed(now, old, CLIENT);
+            }
+            self.open(now, c);
+            return;
+        }
+        let flow = client.flow.expect("a connected client has a connection");
+        let f = &mut self.flows[flow as usize];
+        if let Some(conn) = f.ends[CLIENT].as_mut() {
+            conn.write(f.streams[0].push(TcpMsg::Request));
+        }
+        self.on_end_changed(now, flow, CLIENT);
+    }
+
+    /// Sends whatever `end` of `flow` may send now.
+    fn transmit(&mut self, now: Instant, flow: u32, end: usize) {
+        loop {
+            let f = &mut self.flows[flow as usize];
+            let Some(conn) = f.ends[end].as_mut() else {
+                return;
+            };
+            let Some(t) = conn.poll_transmit(now) else {
+                return;
+            };
+            let seg = t.segment;
+            let upstream = end == CLIENT;
+            let start = data_start(conn);
+            if t.retransmission && seg.len > 0 {
+                let from = u64::from(seg.seq - start);
+                if f.streams[end].overlaps_csm(from, from + u64::from(seg.len)) {
+                    f.csm_retransmissions += 1;
+                }
+            }
+            if let Some(tr) = f.trace.as_mut() {
+                if seg.len > 0 {
+                    let kind = if t.retransmission {
+                        "retransmit"
+                    } else {
+                        "send"
+                    };
+                    tr.push(trace_row(now, upstream, kind, seg.seq - start, seg.len));
+                }
+            }
+            let p = TcpPacket {
+                flow,
+                upstream,
+                t,
+                ip_bytes: IPV4_HEADER as u32 + seg.header_bytes() + seg.len,
+            };
+            if let Some(cap) = self.capture.as_mut() {
+                cap.push((now, p));
+            }
+            let id = self.slab.insert(p);
+            if upstream {
+                match self.net.uplink.on_packet_arrival(now, id, p.ip_bytes) {
+                    Arrival::Transmitting { done_at } => {
+                        self.queue.schedule(done_at, Event::UplinkTxDone)
+                    }
+                    Arrival::Queued => {}
+                    Arrival::Dropped => self.dropped(now, id),
+                }
+            } else {
+                let at = self
+                    .net
+                    .path_down
+                    .on_packet(now, &mut self.net.rng_path_down);
+                self.queue.schedule(at, Event::AtRouterDown(id));
+            }
+        }
+    }
+
+    /// Writes the capture (segments as their senders sent them) as a pcap file of real
+    /// IPv4/TCP/CoAP-over-TCP bytes.
+    pub fn write_pcap(&self, out: impl Write) -> std::io::Result<()> {
+        let mut w = PcapWriter::new(out)?;
+        let mut buf = Vec::with_capacity(512);
+        let mut payload = Vec::with_capacity(512);
+        for (i, (at, p)) in self.capture.iter().flatten().enumerate() {
+            let f = &self.flows[p.flow as usize];
+            let end = if p.upstream { CLIENT } else { SERVER };
+            let conn = f.ends[end].as_ref().expect("a sender exists");
+            let seg = p.t.segment;
+            payload.clear();
+            if seg.len > 0 {
+                f.streams[end].bytes(u64::from(seg.seq - data_start(conn)), seg.len, &mut payload);
+            }
+            let client = (client_addr(f.client), f.port);
+            let server = (SERVER_ADDR, COAP_PORT);
+            let (src, dst) = if p.upstream {
+                (client, server)
+            } else {
+                (server, client)
+            };
+            let mut flags = TcpFlags::default();
+            if seg.syn {
+                flags = flags | TcpFlags::SYN;
+            }
+            if seg.fin {
+                flags = flags | TcpFlags::FIN;
+            }
+            if seg.ack.is_some() {
+                flags = flags | TcpFlags::ACK;
+            }
+            if seg.len > 0 {
+                flags = flags | TcpFlags::PSH;
+            }
+            buf.clear();
+            write_tcp_segment(
+                &mut buf,
+                src,
+                dst,
+                i as u16,
+                seg.seq.0,
+                seg.ack.map_or(0, |a| a.0),
+                flags,
+                u16::MAX,
+                seg.mss,
+                &payload,
+            );
+            w.write_packet(at.nanos(), &buf)?;
+        }
+        Ok(())
+    }
+
+    /// Collects the run's measurements (SPEC §6).
+    pub fn result(&self) -> RunResult {
+        let mut first = f64::INFINITY;
+        let mut last: f64 = 0.0;
+        let mut completed_total = 0u64;
+        let mut totals = TcpTotals::default();
+        let mut clients = Vec::with_capacity(self.clients.len());
+        for c in &self.clients {
+            let mut t = ClientTcpStats {
+                connections: c.flows.len() as u32,
+                ..ClientTcpStats::default()
+            };
+            for &fl in &c.flows {
+                let f = &self.flows[fl as usize];
+                t.unnecessary_retransmissions += f.unnecessary;
+                t.csm_retransmissions += f.csm_retransmissions;
+                for conn in f.ends.iter().flatten() {
+                    let s = &conn.stats;
+                    t.segments_sent += s.segments_sent;
+                    t.data_segments_sent += s.data_segments_sent;
+                    t.segments_retransmitted += s.retransmissions;
+                    t.syn_retransmissions += s.syn_retransmissions;
+                    t.synack_retransmissions += s.synack_retransmissions;
+                    t.rto_expirations += s.rto_expirations;
+                    t.fast_retransmits += s.fast_retransmits;
+                    t.partial_ack_retransmissions += s.partial_ack_retransmissions;
+                }
+            }
+            totals.add(&t);
+            let s = &c.stats;
+            let fct = match (s.first_request, s.last_end) {
+                (Some(a), Some(b)) => {
+                    first = first.min(a.secs_f64());
+                    last = last.max(b.secs_f64());
+                    Some((b - a).secs_f64())
+                }
+                _ => None,
+            };
+            completed_total += u64::from(s.completed);
+            clients.push(ClientResult {
+                client: c.id,
+                fct_s: fct,
+                first_request_s: s.first_request.map(|t| t.secs_f64()),
+                last_end_s: s.last_end.map(|t| t.secs_f64()),
+                exchanges_completed: s.completed,
+                exchanges_failed: s.failed,
+                retransmissions: t.segments_retransmitted as u32,
+                unnecessary_retransmissions: t.unnecessary_retransmissions as u32,
+                timeouts: t.rto_expirations as u32,
+                duplicate_responses: 0,
+                tcp: Some(t),
+            });
+        }
+        let period = if last > first { last - first } else { 0.0 };
+        let per = |x: f64| if period > 0.0 { x / period } else { 0.0 };
+        let (up, down) = (&self.net.uplink.stats, &self.net.downlink.stats);
+        let settling = (self.cfg.workload.kind == WorkloadKind::Burst).then(|| {
+            let mut done = self.burst_done.clone();
+            done.sort_by(f64::total_cmp);
+            settling_time(
+                self.cfg.workload.burst_at_s.unwrap_or(0.0),
+                &done,
+                self.burst_total,
+            )
+        });
+        let seq_traces = self.cfg.trace.then(|| {
+            self.flows
+                .iter()
+                .enumerate()
+                .map(|(i, f)| SeqTrace {
+                    client: f.client,
+                    connection: i as u32,
+                    points: f.trace.clone().unwrap_or_default(),
+                })
+                .collect()
+        });
+        RunResult {
+            replication: self.replication,
+            seed: self.cfg.seed,
+            events: self.queue.events_processed(),
+            sim_time_s: self.queue.now().secs_f64(),
+            measured_period_s: period,
+            throughput_exchanges_per_s: per(completed_total as f64),
+            settling_time_s: settling.flatten(),
+            retransmission_histogram: Vec::new(),
+            packets: PacketStats {
+                sent: up.sent + down.sent,
+                sent_uplink: up.sent,
+                sent_downlink: down.sent,
+                dropped_buffer: up.dropped_buffer + down.dropped_buffer,
+                dropped_buffer_downlink: down.dropped_buffer,
+                lost_link: up.lost_link + down.lost_link,
+                lost_link_uplink: up.lost_link,
+                lost_link_downlink: down.lost_link,
+                bytes_uplink: up.bytes,
+                bytes_downlink: down.bytes,
+                utilisation_uplink: per(up.busy.secs_f64()),
+                utilisation_downlink: per(down.busy.secs_f64()),
+                unnecessary_downlink_share: 0.0,
+                max_queue_bytes: self.net.downlink.max_queue_bytes(),
+                mean_queue_delay_s: if down.sent > 0 {
+                    down.queue_wait.secs_f64() / down.sent as f64
+                } else {
+                    0.0
+                },
+            },
+            server: ServerStats {
+                requests: self.requests,
+                duplicates: 0,
+            },
+            clients,
+            traces: None,
+            tcp: Some(totals),
+            seq_traces,
+        }
+    }
+}
+
+/// Sequence number of the first data byte a connection end sends (after its SYN).
+fn data_start(conn: &Connection) -> Seq {
+    conn.iss() + 1
+}
+
+fn trace_row(
+    at: Instant,
+    upstream: bool,
+    kind: &'static str,
+    rel_seq: u32,
+    len: u32,
+) -> SeqTraceRow {
+    (
+        at.secs_f64(),
+        if upstream { "up" } else { "down" },
+        kind,
+        rel_seq,
+        len,
+    )
+}
