@@ -29,11 +29,19 @@ def test_within_target(fig_id, tolerance):
         assert abs(r["diff"]) <= tolerance + 1e-9, r
 
 
-def test_firmware_udp_block_wise():
-    # Not an issue target; the model is within 0.11 % of every published percentile.
+def test_firmware_udp_block_wise_and_tcp():
+    # UDP Block2: not an issue target; the model is within 0.11 % of every published percentile.
+    # TCP (one 102407-byte message, New Reno): target 5 % for each of the four buffers
+    # (docs/validation.md explains what drives each figure).
+    tcp = 0
     for r in rows("firmware-1client"):
-        if r["simulated"] is not None:
+        assert r["simulated"] is not None, r
+        if r["column"].startswith("udp/"):
             assert abs(r["diff"]) < 0.0015, r
+        else:
+            tcp += 1
+            assert abs(r["diff"]) <= 0.05, r
+    assert tcp == 4
 
 
 @pytest.mark.parametrize("fig_id", ["udp-50clients-continuous-2500B", "udp-50clients-continuous-14100B"])
@@ -45,7 +53,11 @@ def test_50_clients_known_offset(fig_id):
         assert -0.0115 < r["diff"] < -0.007, r
 
 
-def test_tcp_columns_are_reported_not_modelled():
+def test_figure_columns_become_scenarios():
     fig = FIGURES["firmware-1client"]
-    assert figure_scenario(fig, "tcp/newreno@2500") is None
-    assert figure_scenario(fig, "udp/cocoa@2500")["workload"]["kind"] == "firmware"
+    tcp = figure_scenario(fig, "tcp/newreno@14100")
+    assert tcp["coap"] == {"transport": "tcp", "cc": "newreno"}
+    assert tcp["link"]["buffer_bytes"] == 14100
+    udp = figure_scenario(fig, "udp/cocoa@2500")
+    assert udp["workload"]["kind"] == "firmware"
+    assert udp["coap"] == {"transport": "udp", "cc": "cocoa", "max_retransmit": 20}

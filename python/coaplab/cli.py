@@ -41,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs", type=_positive_int, default=None, help="parallel runs (default: number of cores)")
     run.add_argument("--format", choices=("table", "json"), default="table")
     run.add_argument("--pcap", metavar="DIR", help="write one pcap per replication into DIR")
-    run.add_argument("--trace", metavar="DIR", help="write per-client timer / RTO traces, one CSV per replication, into DIR")
+    run.add_argument("--trace", metavar="DIR", help="write traces, one CSV per replication, into DIR: per-client timer / RTO traces (UDP) or per-connection time-sequence traces (TCP)")
     run.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
     run.add_argument("--db", metavar="PATH", default=None,
                      help="results database: every finished run is stored at once, stored runs are skipped (default: ./coaplab.duckdb)")

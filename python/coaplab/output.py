@@ -38,9 +38,18 @@ def table(summaries: list[dict[str, Any]]) -> str:
         out.append("               " + "  ".join(f"{_f(s['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
         out.append("  unnecessary  " + "  ".join(f"{_f(s['unnecessary_retransmissions_per_client'][k], 1):>8}" for k in PERCENTILE_KEYS)
                    + f"   total {s['unnecessary_retransmissions_total']}")
-        hist = s["retransmission_histogram"]
-        shown = ", ".join(f"{k}:{n}" for k, n in enumerate(hist[:12])) + (" ..." if len(hist) > 12 else "")
-        out.append(f"  retransmissions per exchange  {shown}")
+        if s.get("tcp"):
+            t = s["tcp"]
+            out.append(
+                f"  TCP: {t['connections']} connections, {t['data_segments_sent']} data segments,"
+                f" {t['segments_retransmitted']} retransmitted ({t['unnecessary_retransmissions']} unnecessary,"
+                f" {t['csm_retransmissions']} CSM), SYN {t['syn_retransmissions']} / SYN-ACK {t['synack_retransmissions']} retransmitted,"
+                f" {t['rto_expirations']} RTO expirations, {t['fast_retransmits']} fast retransmits"
+            )
+        else:
+            hist = s["retransmission_histogram"]
+            shown = ", ".join(f"{k}:{n}" for k, n in enumerate(hist[:12])) + (" ..." if len(hist) > 12 else "")
+            out.append(f"  retransmissions per exchange  {shown}")
         p = s["packets"]
         out.append(
             f"  exchanges {s['exchanges_completed']} completed, {s['exchanges_failed']} failed;"

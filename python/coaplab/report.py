@@ -4,7 +4,7 @@ built from the results database.
 Per scenario and (workload, clients, errors) group: FCT box plots (p10/p25/median/p75/p90, in
 the style of the literature's figures) by buffer × algorithm, unnecessary retransmissions per
 client, retransmission histograms, a throughput / fairness table, and RTO / timer traces where
-runs recorded them.
+runs recorded them; time-sequence graphs of TCP connections where TCP runs recorded traces.
 """
 
 from __future__ import annotations
@@ -147,6 +147,52 @@ def line_chart(series: list[tuple[str, list[tuple[float, float]]]], x_label: str
     return f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}">' + "".join(parts) + "</svg>"
 
 
+def time_sequence_svg(points, x_label: str = "time (s)") -> str:
+    """A tcptrace-style time-sequence graph: every data segment a vertical tick spanning its
+    bytes at its send time (blue new data, red retransmissions), drops as crosses, and the
+    cumulative ACKs reaching the sender as a green step line. `points` are rows with
+    ``time_s, event, seq, length`` attributes or keys."""
+    def get(p, k):
+        return p[k] if isinstance(p, dict) else getattr(p, k)
+    pts = [(get(p, "time_s"), get(p, "event"), get(p, "seq"), get(p, "length")) for p in points]
+    if not pts:
+        return '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>'
+    t0 = min(p[0] for p in pts)
+    x_span = _nice_max(max(p[0] for p in pts) - t0)
+    y_max = _nice_max(max(p[2] + p[3] for p in pts) / 1000.0)
+    sx, sy = (W - LEFT - 20) / x_span, (H - BOTTOM - TOP) / y_max
+    X = lambda t: LEFT + (t - t0) * sx  # noqa: E731
+    Y = lambda b: H - BOTTOM - b / 1000.0 * sy  # noqa: E731
+    parts = _axes(y_max, "sequence (kB)")
+    parts.append(f'<text x="{(W + LEFT) / 2}" y="{H - 8}" text-anchor="middle" font-size="12">{_esc(x_label)} from {t0:.3f} s</text>')
+    for i in range(6):
+        v = x_span * i / 5
+        parts.append(f'<text x="{LEFT + v * sx:.1f}" y="{H - BOTTOM + 16}" text-anchor="middle" font-size="11">{v:g}</text>')
+    colours = {"send": "#1f77b4", "retransmit": "#d62728", "drop": "#000000", "ack": "#2ca02c"}
+    parts += _legend(list(colours), colours)
+    acks = []
+    for t, ev, seq, length in pts:
+        if ev == "ack":
+            acks.append((X(t), Y(seq)))
+        elif ev == "drop":
+            x, y = X(t), Y(seq + length / 2)
+            parts.append(f'<path d="M{x - 3:.1f},{y - 3:.1f}L{x + 3:.1f},{y + 3:.1f}M{x - 3:.1f},{y + 3:.1f}L{x + 3:.1f},{y - 3:.1f}" '
+                         f'stroke="{colours["drop"]}" data-event="drop"/>')
+        else:
+            parts.append(f'<line x1="{X(t):.1f}" y1="{Y(seq):.1f}" x2="{X(t):.1f}" y2="{min(Y(seq + length), Y(seq) - 1):.1f}" '
+                         f'stroke="{colours.get(ev, "#999")}" stroke-width="1.5" data-event="{_esc(ev)}"/>')
+    if acks:
+        stepped = [q for i, (x, y) in enumerate(acks) for q in ([(x, acks[i - 1][1])] if i else []) + [(x, y)]]
+        parts.append(f'<polyline fill="none" stroke="{colours["ack"]}" stroke-width="1" points="'
+                     + " ".join(f"{x:.1f},{y:.1f}" for x, y in stepped) + '" data-event="ack"/>')
+    return f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}">' + "".join(parts) + "</svg>"
+
+
+def time_sequence_plot(points, title: str = "") -> "Figure":
+    """[`time_sequence_svg`] as a notebook [`Figure`]."""
+    return Figure(time_sequence_svg(points))
+
+
 class Figure:
     """An SVG figure: shown inline by Jupyter (`_repr_svg_`), or saved with `save(path)`."""
 
@@ -256,8 +302,13 @@ def build(db_path: str | Path) -> tuple[str, list[str]]:
             body.append(_figure(f"trace-{n}", caption, line_chart(series, "time (s)", "seconds")))
             ids.append(f"trace-{n}")
         body.append("</section>")
-    body.append("<section><h2>TCP time-sequence graphs</h2><p>No CoAP-over-TCP runs: the TCP model is not part "
-                "of this engine version yet.</p></section>")
+    seq_figs = _time_sequence_section(ok, configs)
+    if seq_figs:
+        body.append("<section><h2>TCP time-sequence graphs</h2>")
+        for fid, caption, svg in seq_figs:
+            body.append(_figure(fid, caption, svg))
+            ids.append(fid)
+        body.append("</section>")
     doc = (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>coaplab report</title>"
         "<style>body{font-family:sans-serif;margin:2em;max-width:1100px}figure{margin:1em 0}"
@@ -266,6 +317,33 @@ def build(db_path: str | Path) -> tuple[str, list[str]]:
         f"<h1>coaplab report</h1><p>{len(by_config)} configurations, {len(ok)} runs from {_esc(Path(db_path).name)}.</p>"
         + "".join(body) + "</body></html>")
     return doc, ids
+
+
+def _time_sequence_section(ok, configs, limit: int = 6) -> list[tuple[str, str, str]]:
+    """Time-sequence graphs of the server → client direction (where the bottleneck is) for the
+    first replication of up to `limit` TCP configurations that recorded traces."""
+    out = []
+    for cid, group in ok.groupby("config_id"):
+        if configs[cid]["coap"]["transport"] != "tcp":
+            continue
+        first = group.sort_values("replication").iloc[0]
+        result = json.loads(first.result)
+        traces = result.get("seq_traces") or []
+        # The connection that moved the most server → client bytes.
+        best = max(traces, key=lambda t: max((p[3] + p[4] for p in t["points"] if p[1] == "down"), default=0), default=None)
+        if best is None:
+            continue
+        pts = [{"time_s": p[0], "event": p[2], "seq": p[3], "length": p[4]} for p in best["points"] if p[1] == "down"]
+        if not pts:
+            continue
+        cfg = configs[cid]
+        caption = (f"{cfg['name']}: {cfg['coap']['transport']}/{cfg['coap']['cc']}, buffer {cfg['link']['buffer_bytes']} B, "
+                   f"replication {int(first.replication)}, client {best['client']} connection {best['connection']}: "
+                   "server → client segments (blue), retransmissions (red), drops (×), ACKs at the server (green)")
+        out.append((f"timeseq-{len(out)}", caption, time_sequence_svg(pts)))
+        if len(out) >= limit:
+            break
+    return out
 
 
 def _jain_mean(results: list[dict[str, Any]]) -> float:

@@ -62,8 +62,9 @@ class Result:
         rows = []
         for cid, runs in self.runs.items():
             for r in runs:
-                row = {"config_id": cid, **{k: v for k, v in r.items() if k not in ("clients", "packets", "traces", "retransmission_histogram", "server")}}
+                row = {"config_id": cid, **{k: v for k, v in r.items() if k not in ("clients", "packets", "traces", "retransmission_histogram", "server", "tcp", "seq_traces")}}
                 row.update({f"packets_{k}": v for k, v in r["packets"].items()})
+                row.update({f"tcp_{k}": v for k, v in (r.get("tcp") or {}).items()})
                 rows.append(row)
         return pd.DataFrame(rows)
 
@@ -72,12 +73,47 @@ class Result:
         import pandas as pd
 
         rows = [
-            {"config_id": cid, "replication": r["replication"], **c}
+            {"config_id": cid, "replication": r["replication"], **{k: v for k, v in c.items() if k != "tcp"},
+             **{f"tcp_{k}": v for k, v in (c.get("tcp") or {}).items()}}
             for cid, runs in self.runs.items()
             for r in runs
             for c in r["clients"]
         ]
         return pd.DataFrame(rows)
+
+    def time_sequence_frame(self):
+        """TCP runs with tracing on: one row per time-sequence event (pandas) — config_id,
+        replication, client, connection, time_s, direction (``up`` client → server, ``down``),
+        event (``send``, ``retransmit``, ``drop``, ``ack``), seq (bytes from the first data
+        byte), length."""
+        import pandas as pd
+
+        rows = [
+            (cid, r["replication"], t["client"], t["connection"], *p)
+            for cid, runs in self.runs.items()
+            for r in runs
+            for t in r.get("seq_traces") or []
+            for p in t["points"]
+        ]
+        return pd.DataFrame(rows, columns=["config_id", "replication", "client", "connection", "time_s", "direction",
+                                           "event", "seq", "length"])
+
+    def plot_time_sequence(self, config_id: str | None = None, replication: int = 0, connection: int = 0,
+                           direction: str = "down"):
+        """A tcptrace-style time-sequence graph of one connection (SVG, shown inline by Jupyter):
+        segments sent, retransmitted and dropped, and the ACKs reaching the sender."""
+        from .report import time_sequence_plot
+
+        frame = self.time_sequence_frame()
+        if frame.empty:
+            raise CoaplabError("no time-sequence traces: run a TCP scenario with trace = true")
+        cid = config_id or frame.config_id.iloc[0]
+        sel = frame[(frame.config_id == cid) & (frame.replication == replication)
+                    & (frame.connection == connection) & (frame.direction == direction)]
+        if sel.empty:
+            raise CoaplabError(f"no time-sequence points for config {cid}, replication {replication}, "
+                               f"connection {connection}, direction {direction!r}")
+        return time_sequence_plot(sel.itertuples(index=False), f"{cid} rep {replication} connection {connection} ({direction})")
 
 
 class Progress:
@@ -293,8 +329,12 @@ def run_scenario(
 TRACE_COLUMNS = ("client", "time_s", "event", "exchange", "timer_s", "rto_s", "sample_s", "sample_kind")
 
 
+SEQ_TRACE_COLUMNS = ("client", "connection", "time_s", "direction", "event", "seq", "length")
+
+
 def write_traces(configs, results, directory: Path) -> None:
-    """One CSV per replication run now: every client's timer / RTO trace, in time order."""
+    """One CSV per replication run now: every client's timer / RTO trace in time order (UDP),
+    or every connection's time-sequence trace (TCP)."""
     import csv
 
     directory.mkdir(parents=True, exist_ok=True)
@@ -306,6 +346,12 @@ def write_traces(configs, results, directory: Path) -> None:
             run, _ = results[(cid, rep)]
             with open(directory / f"{c['name']}-{cid}-rep{rep}-trace.csv", "w", newline="") as f:
                 w = csv.writer(f)
+                if c["coap"]["transport"] == "tcp":
+                    w.writerow(SEQ_TRACE_COLUMNS)
+                    for t in run.get("seq_traces") or []:
+                        for point in t["points"]:
+                            w.writerow([t["client"], t["connection"], *point])
+                    continue
                 w.writerow(TRACE_COLUMNS)
                 for t in run.get("traces") or []:
                     for point in t["points"]:

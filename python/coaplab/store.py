@@ -5,7 +5,8 @@ Tables:
 - ``runs``: one row per (configuration, replication): seed, status (``ok`` / ``failed``),
   error text, the run-level metrics, wall time, engine and model versions, and the full
   per-run result as JSON (from which summaries are rebuilt).
-- ``clients``: one row per (configuration, replication, client).
+- ``clients``: one row per (configuration, replication, client); TCP runs add the client's
+  connection counters (``tcp_*`` columns). TCP time-sequence traces stay in ``runs.result``.
 - ``traces``: per-client timer / RTO trace points, for runs with tracing on.
 
 Runs are committed the moment they finish (group commit: the runs that finished while the
@@ -44,6 +45,16 @@ CREATE TABLE IF NOT EXISTS clients (
     unnecessary_retransmissions INTEGER, timeouts INTEGER, duplicate_responses INTEGER,
     PRIMARY KEY (config_id, replication, client)
 );
+ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_connections INTEGER;
+ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_segments_sent BIGINT;
+ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_data_segments_sent BIGINT;
+ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_segments_retransmitted BIGINT;
+ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_syn_retransmissions BIGINT;
+ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_synack_retransmissions BIGINT;
+ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_csm_retransmissions BIGINT;
+ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_rto_expirations BIGINT;
+ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_fast_retransmits BIGINT;
+ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_duplicate_acks BIGINT;
 CREATE TABLE IF NOT EXISTS traces (
     config_id TEXT, replication INTEGER, client INTEGER, time_s DOUBLE, event TEXT, exchange INTEGER,
     timer_s DOUBLE, rto_s DOUBLE, sample_s DOUBLE, sample_kind TEXT
@@ -54,6 +65,10 @@ RUN_COLUMNS = ("config_id", "replication", "name", "seed", "status", "error", "e
                "measured_period_s", "throughput_exchanges_per_s", "settling_time_s", "exchanges_completed",
                "exchanges_failed", "unnecessary_retransmissions", "packets_sent", "dropped_buffer", "lost_link",
                "wall_s", "engine_version", "model_version", "result")
+#: TCP runs: per-client counters of the client's connections (NULL for UDP runs).
+TCP_CLIENT_COLUMNS = ("connections", "segments_sent", "data_segments_sent", "segments_retransmitted",
+                      "syn_retransmissions", "synack_retransmissions", "csm_retransmissions", "rto_expirations",
+                      "fast_retransmits", "duplicate_acks")
 TRACE_COLUMNS = ("config_id", "replication", "client", "time_s", "event", "exchange", "timer_s", "rto_s",
                  "sample_s", "sample_kind")
 CLIENT_COLUMNS = ("client", "fct_s", "first_request_s", "last_end_s", "exchanges_completed", "exchanges_failed",
@@ -127,12 +142,14 @@ class ResultsDB:
                 sum(c["unnecessary_retransmissions"] for c in clients), p["sent"], p["dropped_buffer"], p["lost_link"],
                 wall_s, engine_version, model_version, json.dumps(stored),
             ))
-            client_rows.extend((cid, rep, *(c.get(k) for k in CLIENT_COLUMNS)) for c in clients)
+            client_rows.extend((cid, rep, *(c.get(k) for k in CLIENT_COLUMNS),
+                                *((c.get("tcp") or {}).get(k) for k in TCP_CLIENT_COLUMNS)) for c in clients)
             if traces:
                 trace_rows.extend((cid, rep, t["client"], *pt) for t in traces for pt in t["points"])
         frames = {
             "runs": pd.DataFrame(run_rows, columns=RUN_COLUMNS),
-            "clients": pd.DataFrame(client_rows, columns=["config_id", "replication", *CLIENT_COLUMNS]),
+            "clients": pd.DataFrame(client_rows, columns=["config_id", "replication", *CLIENT_COLUMNS,
+                                                          *(f"tcp_{k}" for k in TCP_CLIENT_COLUMNS)]),
             "traces": pd.DataFrame(trace_rows, columns=TRACE_COLUMNS),
         }
         self.con.execute("BEGIN TRANSACTION")

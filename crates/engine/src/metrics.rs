@@ -53,6 +53,8 @@ pub struct ClientTcpStats {
     pub fast_retransmits: u64,
     /// Retransmissions on partial ACKs during fast recovery (RFC 6582).
     pub partial_ack_retransmissions: u64,
+    /// Duplicate ACKs sent (for out-of-order or duplicate data).
+    pub duplicate_acks: u64,
 }
 
 /// [`ClientTcpStats`] summed over a run's clients.
@@ -69,6 +71,7 @@ pub struct TcpTotals {
     pub rto_expirations: u64,
     pub fast_retransmits: u64,
     pub partial_ack_retransmissions: u64,
+    pub duplicate_acks: u64,
 }
 
 impl TcpTotals {
@@ -84,6 +87,7 @@ impl TcpTotals {
         self.rto_expirations += c.rto_expirations;
         self.fast_retransmits += c.fast_retransmits;
         self.partial_ack_retransmissions += c.partial_ack_retransmissions;
+        self.duplicate_acks += c.duplicate_acks;
     }
 }
 

@@ -82,6 +82,9 @@ impl TcpMessage<'_> {
                 out.extend_from_slice(&((body - LEN_16) as u16).to_be_bytes());
             }
             _ => {
+                // The 4-byte form tops out at 65805 + u32::MAX; nothing the simulator sends
+                // comes near it, but truncating silently would corrupt the stream.
+                debug_assert!(body - LEN_32 <= u32::MAX as usize);
                 out.push((15 << 4) | tkl);
                 out.extend_from_slice(&((body - LEN_32) as u32).to_be_bytes());
             }
@@ -236,6 +239,12 @@ mod tests {
             assert_eq!(used, bytes.len());
             assert_eq!(d.code, code::CONTENT);
             assert_eq!(d.payload.len(), len.saturating_sub(1));
+            // Same filler as coap.rs (shared `write_body`): 'a'..'z' repeating.
+            assert!(d
+                .payload
+                .iter()
+                .enumerate()
+                .all(|(i, b)| *b == b'a' + (i % 26) as u8));
         }
     }
 
@@ -305,6 +314,8 @@ mod tests {
     fn malformed_frames_are_typed_errors() {
         // TKL 9 is reserved.
         assert_eq!(frame_len(&[0x09, 0x01]), Err(FrameError::BadTokenLength(9)));
+        // Known from the first byte alone, before the rest of the frame arrives.
+        assert_eq!(decode_frame(&[0xFF]), Err(FrameError::BadTokenLength(15)));
         // Len 1 holding only a payload marker: empty payload after the marker.
         assert_eq!(
             decode_frame(&[0x10, 0x45, 0xFF]),

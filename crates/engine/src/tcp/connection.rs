@@ -57,6 +57,9 @@ pub struct ConnStats {
     pub fast_retransmits: u64,
     pub partial_ack_retransmissions: u64,
     pub rtt_samples: u64,
+    /// Pure ACKs repeating the previous segment's acknowledgement number (duplicate ACKs as
+    /// the peer and tshark see them).
+    pub duplicate_acks_sent: u64,
 }
 
 /// A sent, not yet acknowledged range of sequence space (the retransmission queue).
@@ -103,6 +106,7 @@ pub struct Connection {
     /// Retransmit the first unacknowledged segment (fast retransmit, partial ACK).
     head_due: bool,
     rcv: Option<Receiver>,
+    last_ack_sent: Option<Seq>,
     connected_event: bool,
     failed_event: bool,
     pub stats: ConnStats,
@@ -131,6 +135,7 @@ impl Connection {
             syn_due: true,
             head_due: false,
             rcv: None,
+            last_ack_sent: None,
             connected_event: false,
             failed_event: false,
             stats: ConnStats::default(),
@@ -439,6 +444,13 @@ impl Connection {
 
     fn sent(&mut self, t: Transmit) -> Option<Transmit> {
         self.stats.segments_sent += 1;
+        let seg = t.segment;
+        if seg.is_pure_ack() && seg.ack.is_some() && seg.ack == self.last_ack_sent {
+            self.stats.duplicate_acks_sent += 1;
+        }
+        if seg.ack.is_some() {
+            self.last_ack_sent = seg.ack;
+        }
         if t.segment.len > 0 || t.segment.fin {
             self.stats.data_segments_sent += 1;
             if t.retransmission {

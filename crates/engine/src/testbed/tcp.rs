@@ -245,6 +245,9 @@ impl TcpTestbed {
 
     fn handle(&mut self, now: Instant, event: Event) {
         match event {
+            // A random client's batch opens its connection (`next_request`); the others connect
+            // first and send when the measured period begins.
+            Event::Open(c) if self.clients[c as usize].random => self.next_request(now, c),
             Event::Open(c) => self.open(now, c),
             Event::FirstRequest(c) => self.next_request(now, c),
             Event::Timer { flow, end } => {
@@ -701,6 +704,7 @@ impl TcpTestbed {
                     t.rto_expirations += s.rto_expirations;
                     t.fast_retransmits += s.fast_retransmits;
                     t.partial_ack_retransmissions += s.partial_ack_retransmissions;
+                    t.duplicate_acks += s.duplicate_acks_sent;
                 }
             }
             totals.add(&t);

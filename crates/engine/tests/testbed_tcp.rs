@@ -1,0 +1,198 @@
+//! End-to-end checks of the CoAP-over-TCP testbed against hand-computed timings and the
+//! wire format.
+
+mod common;
+
+use coaplab_engine::testbed::{check, run};
+use coaplab_wire::coap_tcp::{decode_frame, signal};
+use serde_json::{json, Value};
+
+fn tcp(patch: Value) -> coaplab_engine::config::RunConfig {
+    let mut p = json!({"coap": {"transport": "tcp", "cc": "newreno"},
+                       "link": {"path_delay_ms": [10.0, 10.0]}});
+    for (section, fields) in patch.as_object().unwrap() {
+        for (k, v) in fields.as_object().unwrap() {
+            p[section][k] = v.clone();
+        }
+    }
+    common::config(p)
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-6
+}
+
+/// A continuous client on an idle, error-free testbed, path delay fixed at 10 ms each way.
+/// Before the measured period: SYN (44 B) up, SYN-ACK (44 B) down, CSM (7 B → 47 B) up with
+/// the handshake's ACK, the server's CSM (47 B) down. Then each exchange:
+/// request 10 B → 50 B at 60 kbit/s = 6.666667 ms, + 200 ms + 10 ms path;
+/// response 64 B → 104 B, 10 ms path, at 30 kbit/s = 27.733333 ms, + 400 ms.
+/// One exchange = 6.666667 + 200 + 10 + 10 + 27.733333 + 400 = 654.4 ms.
+/// The next request carries the ACK of the previous response, so nothing waits (no delayed
+/// ACK, no Nagle): two exchanges take 1308.8 ms.
+#[test]
+fn continuous_exchanges_take_the_hand_computed_time() {
+    for (exchanges, fct) in [(1, 0.6544), (2, 1.3088)] {
+        let r = run(&tcp(json!({"workload": {"exchanges": exchanges}})), 0, None).unwrap();
+        let c = &r.clients[0];
+        assert!(close(c.fct_s.unwrap(), fct), "{exchanges}: {:?}", c.fct_s);
+        // The measured period starts once the server's CSM is in: SYN 5.866667 + 200 + 10;
+        // SYN-ACK 10 + 11.733333 + 400 → 637.6 ms; CSM 6.266667 + 210 → 853.866667 ms; server
+        // CSM 10 + 12.533333 + 400 → 1276.4 ms.
+        assert!(
+            close(c.first_request_s.unwrap(), 1.2764),
+            "{:?}",
+            c.first_request_s
+        );
+        let t = c.tcp.unwrap();
+        assert_eq!(
+            (t.connections, t.segments_retransmitted, t.rto_expirations),
+            (1, 0, 0)
+        );
+    }
+}
+
+/// A random client's FCT runs from its first SYN, and its first request rides with its CSM:
+/// SYN-ACK back at 637.6 ms (as above); CSM + GET = 17 B → 57 B: 7.6 ms + 210 ms → server at
+/// 855.2 ms; the server's CSM and response go out together: 7 + 64 = 71 B → 111 B: 10 ms +
+/// 29.6 ms + 400 ms → 1294.8 ms.
+#[test]
+fn random_client_counts_from_its_first_syn() {
+    let cfg = tcp(json!({"workload": {"kind": "random", "exchanges": 1, "batch": [1, 1]}}));
+    let r = run(&cfg, 0, None).unwrap();
+    let c = &r.clients[0];
+    assert!(close(c.fct_s.unwrap(), 1.2948), "{:?}", c.fct_s);
+    assert_eq!(c.first_request_s, Some(0.0));
+    // Three batches of one: three connections.
+    let cfg = tcp(json!({"workload": {"kind": "random", "exchanges": 3, "batch": [1, 1]}}));
+    let r = run(&cfg, 0, None).unwrap();
+    assert_eq!(r.clients[0].tcp.unwrap().connections, 3);
+    assert_eq!(r.clients[0].exchanges_completed, 3);
+}
+
+/// The firmware response is one 102407-byte message (RFC 8323 framing of a 102400-byte
+/// payload): 400 full 256-byte segments and a 7-byte tail = 401 segments, after the server's
+/// CSM; with an unlimited buffer nothing is lost.
+#[test]
+fn firmware_response_is_401_segments() {
+    let cfg =
+        tcp(json!({"workload": {"kind": "firmware"}, "link": {"buffer_bytes": 1_410_000u64}}));
+    let mut cfg = cfg;
+    cfg.trace = true;
+    let r = run(&cfg, 0, None).unwrap();
+    let traces = r.seq_traces.as_ref().unwrap();
+    let down: Vec<_> = traces[0]
+        .points
+        .iter()
+        .filter(|p| p.1 == "down" && p.2 == "send")
+        .collect();
+    // CSM (7 B) + 401 response segments (+ the closing FIN carries no payload).
+    let data: Vec<_> = down.iter().filter(|p| p.4 > 0).collect();
+    assert_eq!(data.len(), 402);
+    assert_eq!(data.iter().filter(|p| p.4 == 256).count(), 400);
+    assert_eq!(
+        data.iter().map(|p| u64::from(p.4)).sum::<u64>(),
+        7 + 102_407
+    );
+    assert_eq!(r.packets.dropped_buffer, 0);
+    // Ideal ≈ 401 · 296 B · 8 / 30 kbit/s = 31.65 s of serialization + ≈ 0.63 s of latency;
+    // slow start adds idle time in the first round trips.
+    let fct = r.clients[0].fct_s.unwrap();
+    assert!(fct > 32.28 && fct < 33.5, "{fct}");
+}
+
+#[test]
+fn same_seed_same_result_other_replication_differs() {
+    let cfg = tcp(
+        json!({"workload": {"kind": "random", "clients": 10, "exchanges": 10,
+                                      "start_spread_s": 1.0},
+                         "link": {"errors": "high", "path_delay_ms": [10.0, 20.0]}}),
+    );
+    let a = serde_json::to_string(&run(&cfg, 2, None).unwrap()).unwrap();
+    let b = serde_json::to_string(&run(&cfg, 2, None).unwrap()).unwrap();
+    assert_eq!(a, b);
+    let c = serde_json::to_string(&run(&cfg, 3, None).unwrap()).unwrap();
+    assert_ne!(a, c);
+}
+
+/// On a lossy, congested run every exchange still completes (TCP retransmits), and the
+/// counters are consistent with each other.
+#[test]
+fn lossy_run_completes_and_counters_agree() {
+    let cfg = tcp(
+        json!({"workload": {"kind": "random", "clients": 20, "exchanges": 20},
+                         "link": {"errors": "high", "buffer_bytes": 1000}}),
+    );
+    let r = run(&cfg, 0, None).unwrap();
+    let t = r.tcp.unwrap();
+    assert_eq!(
+        r.clients.iter().map(|c| c.exchanges_completed).sum::<u32>(),
+        400
+    );
+    assert!(t.segments_retransmitted > 0 && t.rto_expirations > 0);
+    assert!(t.unnecessary_retransmissions <= t.segments_retransmitted);
+    assert!(t.csm_retransmissions <= t.segments_retransmitted);
+    assert!(t.syn_retransmissions + t.synack_retransmissions > 0);
+    let per_client: u64 = r
+        .clients
+        .iter()
+        .map(|c| c.tcp.unwrap().segments_retransmitted)
+        .sum();
+    assert_eq!(per_client, t.segments_retransmitted);
+    assert_eq!(
+        t.connections,
+        r.clients
+            .iter()
+            .map(|c| u64::from(c.tcp.unwrap().connections))
+            .sum::<u64>()
+    );
+}
+
+#[test]
+fn invalid_tcp_configurations_are_rejected() {
+    let mut cfg = tcp(json!({}));
+    cfg.coap.cc = "cocoa".into();
+    let e = check(&cfg).unwrap_err().to_string();
+    assert!(
+        e.contains("coap.cc") && e.contains("allowed with transport tcp: newreno"),
+        "{e}"
+    );
+    let cfg = tcp(json!({"link": {"mtu": 200}}));
+    let e = check(&cfg).unwrap_err().to_string();
+    assert!(e.contains("link.mtu") && e.contains(">= 296"), "{e}");
+    let mut cfg = tcp(json!({}));
+    cfg.coap.transport = "sctp".into();
+    let e = check(&cfg).unwrap_err().to_string();
+    assert!(e.contains("allowed: udp, tcp"), "{e}");
+}
+
+/// The capture holds every segment sent, with real headers; the client's first data segment
+/// carries its CSM and (random client) GET, framed per RFC 8323.
+#[test]
+fn pcap_segments_carry_rfc8323_frames() {
+    let cfg = tcp(json!({"workload": {"kind": "random", "exchanges": 2, "batch": [2, 2]}}));
+    let mut pcap = Vec::new();
+    let r = run(&cfg, 0, Some(&mut pcap)).unwrap();
+    // Records: 24-byte global header, then 16-byte record headers.
+    let mut at = 24;
+    let mut packets = Vec::new();
+    while at < pcap.len() {
+        let len = u32::from_le_bytes(pcap[at + 8..at + 12].try_into().unwrap()) as usize;
+        packets.push(&pcap[at + 16..at + 16 + len]);
+        at += 16 + len;
+    }
+    assert_eq!(packets.len() as u64, r.tcp.unwrap().segments_sent);
+    // IPv4 protocol 6, source not the server (192.0.2.1), payload beyond the TCP header
+    // (data offset in the high nibble of byte 12 of the TCP header).
+    let tcp_header = |p: &[u8]| usize::from(p[32] >> 4) * 4;
+    let first_data = packets
+        .iter()
+        .find(|p| p[9] == 6 && p[12..16] != [192, 0, 2, 1] && p.len() > 20 + tcp_header(p))
+        .expect("a client data segment");
+    let payload = &first_data[20 + tcp_header(first_data)..];
+    let (csm, used) = decode_frame(payload).unwrap().unwrap();
+    assert_eq!(csm.code, signal::CSM);
+    assert_eq!(csm.options[0].0, signal::MAX_MESSAGE_SIZE);
+    let (get, _) = decode_frame(&payload[used..]).unwrap().unwrap();
+    assert_eq!(get.code, 0x01);
+}
