@@ -1,7 +1,8 @@
 """The simulator benchmark (issue: performance): prints figures, asserts nothing.
 
 Default: 400 random clients, infinite (1 410 000 B) buffer, `cocoa`, 20 replications, 2 jobs —
-the literature's heaviest UDP configuration.
+the literature's heaviest UDP configuration. `transport="tcp"`: the same over TCP with New Reno
+(a connection per batch).
 """
 
 from __future__ import annotations
@@ -12,19 +13,20 @@ import time
 from .runner import run_scenario
 
 
-def bench_scenario(clients: int, replications: int) -> dict:
+def bench_scenario(clients: int, replications: int, transport: str = "udp") -> dict:
+    coap = {"cc": "cocoa", "max_retransmit": 20} if transport == "udp" else {"transport": "tcp", "cc": "newreno"}
     return {
-        "name": f"bench-{clients}-random-cocoa-infinite",
+        "name": f"bench-{clients}-random-{coap['cc']}-infinite",
         "seed": 1,
         "replications": replications,
         "link": {"buffer_bytes": 1410000},
         "workload": {"kind": "random", "clients": clients, "exchanges": 50},
-        "coap": {"cc": "cocoa", "max_retransmit": 20},
+        "coap": coap,
     }
 
 
-def bench(jobs: int = 2, replications: int = 20, clients: int = 400) -> str:
-    scenario = bench_scenario(clients, replications)
+def bench(jobs: int = 2, replications: int = 20, clients: int = 400, transport: str = "udp") -> str:
+    scenario = bench_scenario(clients, replications, transport)
     t0 = time.perf_counter()
     result = run_scenario(scenario, jobs=jobs, progress=False)
     wall = time.perf_counter() - t0

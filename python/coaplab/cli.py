@@ -83,6 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--jobs", type=_positive_int, default=2)
     bench.add_argument("--replications", type=_positive_int, default=20)
     bench.add_argument("--clients", type=_positive_int, default=400)
+    bench.add_argument("--transport", choices=("udp", "tcp"), default="udp",
+                       help="udp: cocoa (default); tcp: CoAP over TCP with New Reno")
     return p
 
 
@@ -150,7 +152,8 @@ def _cmd_replay(args) -> int:
 def _cmd_bench(args) -> int:
     from .bench import bench
 
-    sys.stdout.write(bench(jobs=args.jobs, replications=args.replications, clients=args.clients))
+    sys.stdout.write(bench(jobs=args.jobs, replications=args.replications, clients=args.clients,
+                           transport=args.transport))
     return 0
 
 

@@ -10,14 +10,14 @@ use std::collections::BinaryHeap;
 use coaplab_cc::Instant;
 
 struct Entry<E> {
-    at: Instant,
-    seq: u64,
+    /// `(time ns, sequence)` packed so that one integer comparison orders entries.
+    key: u128,
     event: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -29,7 +29,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     /// Reversed, so that std's max-heap pops the earliest `(at, seq)` first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -58,8 +58,7 @@ impl<E> EventQueue<E> {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.heap.push(Entry {
-            at: at.max(self.now),
-            seq,
+            key: (u128::from(at.max(self.now).nanos()) << 64) | u128::from(seq),
             event,
         });
     }
@@ -67,9 +66,9 @@ impl<E> EventQueue<E> {
     /// Pops the earliest event and advances the clock to it.
     pub fn pop(&mut self) -> Option<(Instant, E)> {
         let entry = self.heap.pop()?;
-        self.now = entry.at;
+        self.now = Instant::from_nanos((entry.key >> 64) as u64);
         self.popped += 1;
-        Some((entry.at, entry.event))
+        Some((self.now, entry.event))
     }
 
     /// The time of the last popped event.

@@ -77,8 +77,8 @@ struct Flow {
     ends: [Option<Connection>; 2],
     /// Client → server and server → client messages.
     streams: [MessageStream; 2],
-    /// The timer event scheduled for each end (lazy cancellation: an event that does not
-    /// match is stale).
+    /// The earliest pending timer event of each end: an event at another time is stale; one
+    /// that fires before the connection's deadline re-schedules itself.
     timer: [Option<Instant>; 2],
     server_closed: bool,
     /// The client has a request to send once connected (`random`).
@@ -254,13 +254,21 @@ impl TcpTestbed {
                 let e = usize::from(end);
                 let f = &mut self.flows[flow as usize];
                 if f.timer[e] != Some(now) {
-                    return; // stale
+                    return; // superseded by an earlier deadline
                 }
                 f.timer[e] = None;
-                if let Some(conn) = f.ends[e].as_mut() {
-                    conn.handle_timeout(now);
+                let Some(conn) = f.ends[e].as_mut() else {
+                    return;
+                };
+                match conn.poll_timeout() {
+                    Some(at) if at <= now => {
+                        conn.handle_timeout(now);
+                        self.on_end_changed(now, flow, e);
+                    }
+                    // The deadline moved later since this event was scheduled: follow it.
+                    Some(at) => self.schedule_timer(flow, e, at),
+                    None => {}
                 }
-                self.on_end_changed(now, flow, e);
             }
             Event::UplinkTxDone => {
                 let done = self.net.uplink.on_tx_done(now, &mut self.net.rng_up_errors);
@@ -406,20 +414,26 @@ impl TcpTestbed {
             self.server_app(flow);
         }
         self.transmit(now, flow, end);
-        let f = &mut self.flows[flow as usize];
-        let want = f.ends[end].as_ref().and_then(Connection::poll_timeout);
-        if want != f.timer[end] {
-            f.timer[end] = want;
-            if let Some(at) = want {
-                self.queue.schedule(
-                    at,
-                    Event::Timer {
-                        flow,
-                        end: end as u8,
-                    },
-                );
+        let f = &self.flows[flow as usize];
+        if let Some(want) = f.ends[end].as_ref().and_then(Connection::poll_timeout) {
+            // Only an earlier deadline needs a new event: a pending event that fires early
+            // re-schedules itself (the RTO restarts on every ACK; scheduling each restart
+            // would fill the queue with stale events).
+            if f.timer[end].is_none_or(|t| want < t) {
+                self.schedule_timer(flow, end, want);
             }
         }
+    }
+
+    fn schedule_timer(&mut self, flow: u32, end: usize, at: Instant) {
+        self.flows[flow as usize].timer[end] = Some(at);
+        self.queue.schedule(
+            at,
+            Event::Timer {
+                flow,
+                end: end as u8,
+            },
+        );
     }
 
     fn server_app(&mut self, flow: u32) {
