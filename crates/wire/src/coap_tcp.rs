@@ -116,8 +116,6 @@ pub struct DecodedTcp {
 pub enum FrameError {
     /// TKL 9–15 (reserved, §3.2).
     BadTokenLength(u8),
-    /// A frame longer than the receiver's Max-Message-Size.
-    TooLarge { len: u64, max: u64 },
     /// Options or payload are malformed (RFC 7252 §3.1 rules).
     Body(DecodeError),
 }
@@ -126,9 +124,6 @@ impl fmt::Display for FrameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FrameError::BadTokenLength(n) => write!(f, "token length {n}: allowed 0-8"),
-            FrameError::TooLarge { len, max } => {
-                write!(f, "message of {len} bytes exceeds Max-Message-Size {max}")
-            }
             FrameError::Body(e) => write!(f, "{e}"),
         }
     }
