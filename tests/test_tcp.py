@@ -70,6 +70,12 @@ def test_time_sequence_traces_frame_plot_and_report(tmp_path):
     assert fig._repr_svg_().startswith("<svg") and 'data-event="ack"' in fig.svg
     html, ids = build(db)
     assert "timeseq-0" in ids and "TCP time-sequence graphs" in html
+    from coaplab.store import ResultsDB
+
+    with ResultsDB(db, read_only=True) as rdb:
+        stored = rdb.frame("clients")
+    assert list(stored.tcp_connections) == [1, 1]  # one connection per replication's client
+    assert (stored.tcp_segments_sent > 0).all()
     with pytest.raises(Exception, match="direction"):
         res.plot_time_sequence(direction="sideways")
 

@@ -3,6 +3,8 @@
 
 mod common;
 
+use coaplab_engine::coap::over_tcp::MAX_MESSAGE_SIZE;
+use coaplab_engine::coap::signaling::{Session, SessionEvent};
 use coaplab_engine::testbed::{check, run};
 use coaplab_wire::coap_tcp::{decode_frame, signal};
 use serde_json::{json, Value};
@@ -167,7 +169,8 @@ fn invalid_tcp_configurations_are_rejected() {
 }
 
 /// The capture holds every segment sent, with real headers; the client's first data segment
-/// carries its CSM and (random client) GET, framed per RFC 8323.
+/// carries its CSM and (random client) GET, framed per RFC 8323; each direction's stream
+/// starts with a CSM.
 #[test]
 fn pcap_segments_carry_rfc8323_frames() {
     let cfg = tcp(json!({"workload": {"kind": "random", "exchanges": 2, "batch": [2, 2]}}));
@@ -195,4 +198,73 @@ fn pcap_segments_carry_rfc8323_frames() {
     assert_eq!(csm.options[0].0, signal::MAX_MESSAGE_SIZE);
     let (get, _) = decode_frame(&payload[used..]).unwrap().unwrap();
     assert_eq!(get.code, 0x01);
+
+    // Reassemble each direction of the first connection (client port 49152) from the
+    // capture — segments by sequence number, retransmissions once — and run the RFC 8323
+    // session rules on the bytes: each side's first message is its CSM, then the messages.
+    for (from_server, code) in [(false, 0x01u8), (true, 0x45u8)] {
+        let mut segs: Vec<(u32, Vec<u8>)> = packets
+            .iter()
+            .filter(|p| (p[12..16] == [192, 0, 2, 1]) == from_server)
+            .filter(|p| {
+                let port = if from_server { &p[22..24] } else { &p[20..22] };
+                u16::from_be_bytes([port[0], port[1]]) == 49152
+            })
+            .filter(|p| p.len() > 20 + tcp_header(p))
+            .map(|p| {
+                let seq = u32::from_be_bytes(p[24..28].try_into().unwrap());
+                (seq, p[20 + tcp_header(p)..].to_vec())
+            })
+            .collect();
+        segs.sort_by_key(|s| s.0);
+        segs.dedup_by_key(|s| s.0);
+        let stream: Vec<u8> = segs.into_iter().flat_map(|s| s.1).collect();
+        let mut session = Session::new(MAX_MESSAGE_SIZE);
+        let mut events = Vec::new();
+        session.on_bytes(&stream, &mut events);
+        assert!(
+            matches!(
+                events[0],
+                SessionEvent::Csm {
+                    block_wise: true,
+                    ..
+                }
+            ),
+            "{events:?}"
+        );
+        let codes: Vec<u8> = events[1..]
+            .iter()
+            .map(|e| match e {
+                SessionEvent::Message(m) => m.code,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(codes, vec![code, code], "two GETs, two 2.05s");
+    }
+}
+
+/// Burst over TCP: background clients connect first; the burst's clients connect at
+/// `burst_at_s` and each sends its exchanges once its connection is up.
+#[test]
+fn burst_clients_connect_at_the_burst_and_settle() {
+    let cfg = tcp(
+        json!({"workload": {"kind": "burst", "background": 3, "exchanges": 20,
+                                      "burst_at_s": 5.0, "burst_clients": 5, "burst_exchanges": 3}}),
+    );
+    let r = run(&cfg, 0, None).unwrap();
+    assert_eq!(r.clients.len(), 8);
+    for c in &r.clients[3..] {
+        assert_eq!(c.exchanges_completed, 3);
+        // A burst client's first request follows its handshake and CSM exchange: at least
+        // 5 s + ≈ 1.28 s (as computed above, with the start offset on top).
+        assert!(
+            c.first_request_s.unwrap() >= 5.0 + 1.27,
+            "{:?}",
+            c.first_request_s
+        );
+    }
+    let settle = r.settling_time_s.unwrap();
+    // 80 % of 15 exchanges = 12 → the 4th exchange round of the burst at the earliest: more
+    // than the handshake + CSM (1.28 s) plus one exchange (0.65 s).
+    assert!(settle > 1.9 && settle < 20.0, "{settle}");
 }

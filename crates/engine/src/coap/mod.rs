@@ -1,7 +1,9 @@
 //! CoAP endpoints: over UDP (SPEC §3: `client`, `server`, `messages`) and the application
-//! layer of CoAP over TCP (SPEC §4.1: `over_tcp`; the TCP model itself is `crate::tcp`).
+//! layer of CoAP over TCP (SPEC §4.1: `over_tcp` for the simulated messages, `signaling` for the
+//! RFC 8323 rules on a byte stream; the TCP model itself is `crate::tcp`).
 
 pub mod client;
 pub mod messages;
 pub mod over_tcp;
 pub mod server;
+pub mod signaling;
