@@ -360,23 +360,26 @@ fn limited_transmit_then_fast_retransmit_then_full_ack() {
     c.handle_segment(ms(2100), &ack(at(512)));
     assert_eq!(offsets(&drain(&mut c, ms(2100))), vec![(2304, 256)]);
     assert_eq!(c.cwnd(), 1536, "limited transmit does not change cwnd");
-    // Dup ACK 3: fast retransmit of offset 512; FlightSize = 2560 − 512 = 2048 →
-    // ssthresh 1024, cwnd = 1024 + 3·256 = 1792.
+    // Dup ACK 3: fast retransmit of offset 512. FlightSize = 2560 − 512 = 2048, less the
+    // 512 bytes Limited Transmit sent (RFC 5681 §3.2 step 2) = 1536 → ssthresh 768,
+    // cwnd = 768 + 3·256 = 1536.
     c.handle_segment(ms(2200), &ack(at(512)));
     let out = drain(&mut c, ms(2200));
     assert_eq!(offsets(&out), vec![(512, 256)]);
     assert!(out[0].retransmission && out[0].fast_retransmission);
-    assert_eq!((c.ssthresh(), c.cwnd()), (1024, 1792));
+    assert_eq!((c.ssthresh(), c.cwnd()), (768, 1536));
     assert!(c.in_recovery());
     assert_eq!(c.stats.fast_retransmits, 1);
-    // Dup ACK 4: cwnd inflated to 2048; flight 2048 → nothing new yet. Dup ACK 5: 2304 → one
-    // new segment (offset 2560).
-    c.handle_segment(ms(2300), &ack(at(512)));
-    assert!(offsets(&drain(&mut c, ms(2300))).is_empty());
+    // Dup ACKs 4 and 5: cwnd inflated to 1792, 2048; flight 2048 → nothing new yet. Dup ACK
+    // 6: 2304 → one new segment (offset 2560).
+    for t in [2300, 2350] {
+        c.handle_segment(ms(t), &ack(at(512)));
+        assert!(offsets(&drain(&mut c, ms(t))).is_empty());
+    }
     c.handle_segment(ms(2400), &ack(at(512)));
     assert_eq!(offsets(&drain(&mut c, ms(2400))), vec![(2560, 256)]);
     // Full ACK (everything up to recover = 2560): cwnd = min(ssthresh, max(flight, MSS)
-    // + MSS) = min(1024, 256 + 256) = 512 with flight 2816 − 2560 = 256.
+    // + MSS) = min(768, 256 + 256) = 512 with flight 2816 − 2560 = 256.
     c.handle_segment(ms(2900), &ack(at(2560)));
     assert!(!c.in_recovery());
     assert_eq!(c.cwnd(), 512);
@@ -391,14 +394,14 @@ fn partial_ack_retransmits_the_next_hole() {
         drain(&mut c, ms(t));
     }
     assert!(c.in_recovery());
-    // recover = 2560 (two limited-transmit segments went out). The retransmission of 512
-    // arrives; the receiver acknowledges up to the next hole at 1024: a partial ACK.
-    // cwnd 1792 − 512 acknowledged + 256 (≥ one MSS acknowledged) = 1536.
+    // recover = 2560 (two limited-transmit segments went out); cwnd = 768 + 768 = 1536 as
+    // above. The retransmission of 512 arrives; the receiver acknowledges up to the next
+    // hole at 1024: a partial ACK. cwnd 1536 − 512 acknowledged + 256 (≥ one MSS) = 1280.
     c.handle_segment(ms(2900), &ack(at(1024)));
     let out = drain(&mut c, ms(2900));
     assert_eq!(offsets(&out)[0], (1024, 256));
     assert!(out[0].retransmission);
-    assert_eq!(c.cwnd(), 1536);
+    assert_eq!(c.cwnd(), 1280);
     assert!(c.in_recovery());
     assert_eq!(c.stats.partial_ack_retransmissions, 1);
 }

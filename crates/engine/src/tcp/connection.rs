@@ -105,6 +105,8 @@ pub struct Connection {
     syn_due: bool,
     /// Retransmit the first unacknowledged segment (fast retransmit, partial ACK).
     head_due: bool,
+    /// New data sent beyond `cwnd` on RFC 3042's allowance since the last ACK of new data.
+    limited_transmit_bytes: u32,
     rcv: Option<Receiver>,
     last_ack_sent: Option<Seq>,
     connected_event: bool,
@@ -134,6 +136,7 @@ impl Connection {
             handshake_retries: 0,
             syn_due: true,
             head_due: false,
+            limited_transmit_bytes: 0,
             rcv: None,
             last_ack_sent: None,
             connected_event: false,
@@ -321,8 +324,9 @@ impl Connection {
             && self.snd_max > self.snd_una
             && self.state == State::Established
         {
-            // RFC 5681 §2 duplicate ACK.
-            let flight = self.snd_nxt - self.snd_una;
+            // RFC 5681 §2 duplicate ACK. §3.2 step 2: data sent by Limited Transmit is not
+            // part of the FlightSize that sets ssthresh.
+            let flight = (self.snd_nxt - self.snd_una).saturating_sub(self.limited_transmit_bytes);
             match self
                 .recovery
                 .on_dup_ack(ack, flight, self.snd_max, &mut self.cc)
@@ -371,6 +375,7 @@ impl Connection {
             self.stats.rtt_samples += 1;
         }
         self.consecutive_rtos = 0;
+        self.limited_transmit_bytes = 0;
         let data_acked = acked - control;
         if self.state == State::Established && data_acked > 0 {
             let flight = self.snd_nxt - self.snd_una;
@@ -419,6 +424,7 @@ impl Connection {
                 self.rtt.on_expiry();
                 self.snd_nxt = self.snd_una;
                 self.head_due = false;
+                self.limited_transmit_bytes = 0;
             }
             State::Failed => {}
         }
@@ -558,6 +564,10 @@ impl Connection {
         }
         if len < self.mss && len > 0 && self.nagle_holds(flight) {
             return None;
+        }
+        if flight + len > self.cc.window() && !self.recovery.in_recovery() {
+            // Only Limited Transmit's allowance let this segment out.
+            self.limited_transmit_bytes += len;
         }
         let seq = self.snd_nxt;
         let s = Sent {
