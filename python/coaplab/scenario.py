@@ -35,6 +35,8 @@ UDP_ALGORITHMS = (
 #: Congestion controllers of the TCP model (SPEC §4.2).
 TCP_CONTROLLERS = ("newreno",)
 TRANSPORTS = ("udp", "tcp")
+#: Nagle's algorithm in the TCP model: Linux's (Minshall's) variant, RFC 896 as written, or off.
+NAGLE_MODES = ("minshall", "classic", "off")
 WORKLOAD_KINDS = ("continuous", "random", "burst", "firmware")
 ERROR_PROFILES = ("none", "low", "medium", "high")
 CHAIN_KEYS = ("good_mean_ms", "good_min_ms", "good_max_ms", "good_loss",
@@ -182,6 +184,20 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "ack_random_factor": Field(1.5, number(1.0, 10.0)),
         "max_timer_s": Field(60.0, number(0, 86400, open_lo=True)),
     },
+    # The TCP model's parameters (SPEC §4.2; crates/engine/src/tcp/config.rs documents each).
+    # Only with coap.transport = "tcp"; UDP configurations carry no tcp section. The MSS is
+    # link.mtu − 40 (256 B by default).
+    "tcp": {
+        "initial_window": Field(4, integer(1, 1000)),
+        "slow_start_limit": Field(None, integer(1, 1000, optional=True)),
+        "nagle": Field("minshall", choice(NAGLE_MODES)),
+        "limited_transmit": Field(True, boolean),
+        "delayed_ack_ms": Field(200.0, number(0, 10_000)),
+        "initial_rto_s": Field(2.0, number(0, 3600, open_lo=True)),
+        "max_rto_s": Field(120.0, number(0, 86400, open_lo=True)),
+        "syn_retries": Field(40, integer(0, 1000)),
+        "synack_retries": Field(41, integer(0, 1000)),
+    },
 }
 TOP: dict[str, Field] = {
     "name": Field("scenario", text),
@@ -227,6 +243,14 @@ def resolve(raw: dict[str, Any]) -> dict[str, Any]:
             for key, f in fields.items()
         }
     _cross_check(out)
+    if out["coap"]["transport"] != "tcp":
+        given = raw.get("tcp") or {}
+        if given:
+            raise ScenarioError(f"tcp.{next(iter(given))}: only meaningful with coap.transport = \"tcp\" (transport is {_fmt(out['coap']['transport'])})")
+        # UDP configurations carry no tcp section (their identity does not depend on it).
+        del out["tcp"]
+    elif out["tcp"]["max_rto_s"] < out["tcp"]["initial_rto_s"]:
+        raise ScenarioError(f"tcp.max_rto_s: {out['tcp']['max_rto_s']:g} is below tcp.initial_rto_s ({out['tcp']['initial_rto_s']:g}); allowed: >= initial_rto_s")
     return out
 
 

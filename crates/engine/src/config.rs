@@ -18,6 +18,9 @@ pub struct RunConfig {
     pub link: LinkConfig,
     pub workload: WorkloadConfig,
     pub coap: CoapConfig,
+    /// TCP model parameters (transport `tcp` only; absent = SPEC §4.2 defaults).
+    #[serde(default)]
+    pub tcp: Option<TcpSection>,
     /// Record per-client timer / RTO traces.
     #[serde(default)]
     pub trace: bool,
@@ -144,6 +147,30 @@ pub struct CoapConfig {
     pub ack_random_factor: f64,
     /// Timer cap of the non-CoCoA families, s. Default 60.
     pub max_timer_s: f64,
+}
+
+/// The scenario's `[tcp]` section (see `crate::tcp::TcpConfig` for what each does).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSection {
+    /// Initial window, segments. Default 4.
+    pub initial_window: u32,
+    /// Slow-start growth limit per ACK, segments; `None` = every acknowledged byte (Linux).
+    pub slow_start_limit: Option<u32>,
+    /// `minshall` (Linux, default), `classic` (RFC 896 as written) or `off`.
+    pub nagle: String,
+    /// RFC 3042 Limited Transmit. Default on.
+    pub limited_transmit: bool,
+    /// Delayed-ACK timer, ms. Default 200.
+    pub delayed_ack_ms: f64,
+    /// Initial RTO (also SYN, SYN-ACK), s. Default 2.
+    pub initial_rto_s: f64,
+    /// RTO cap, s. Default 120.
+    pub max_rto_s: f64,
+    /// Default 40.
+    pub syn_retries: u32,
+    /// Default 41.
+    pub synack_retries: u32,
 }
 
 impl RunConfig {

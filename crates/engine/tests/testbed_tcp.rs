@@ -20,6 +20,17 @@ fn tcp(patch: Value) -> coaplab_engine::config::RunConfig {
     common::config(p)
 }
 
+/// A `[tcp]` section: the defaults, with `patch` applied.
+fn section(patch: Value) -> coaplab_engine::config::TcpSection {
+    let mut v = json!({"initial_window": 4, "slow_start_limit": null, "nagle": "minshall",
+                       "limited_transmit": true, "delayed_ack_ms": 200.0, "initial_rto_s": 2.0,
+                       "max_rto_s": 120.0, "syn_retries": 40, "synack_retries": 41});
+    for (k, x) in patch.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    serde_json::from_value(v).unwrap()
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-6
 }
@@ -159,9 +170,16 @@ fn invalid_tcp_configurations_are_rejected() {
         e.contains("coap.cc") && e.contains("allowed with transport tcp: newreno"),
         "{e}"
     );
-    let cfg = tcp(json!({"link": {"mtu": 200}}));
+    let cfg = tcp(json!({"link": {"mtu": 100}}));
     let e = check(&cfg).unwrap_err().to_string();
-    assert!(e.contains("link.mtu") && e.contains(">= 296"), "{e}");
+    assert!(e.contains("link.mtu") && e.contains(">= 104"), "{e}");
+    let mut cfg = tcp(json!({}));
+    cfg.tcp = Some(section(json!({"nagle": "sometimes"})));
+    let e = check(&cfg).unwrap_err().to_string();
+    assert!(
+        e.contains("tcp.nagle") && e.contains("minshall, classic, off"),
+        "{e}"
+    );
     let mut cfg = tcp(json!({}));
     cfg.coap.transport = "sctp".into();
     let e = check(&cfg).unwrap_err().to_string();
@@ -267,4 +285,39 @@ fn burst_clients_connect_at_the_burst_and_settle() {
     // 80 % of 15 exchanges = 12 → the 4th exchange round of the burst at the earliest: more
     // than the handshake + CSM (1.28 s) plus one exchange (0.65 s).
     assert!(settle > 1.9 && settle < 20.0, "{settle}");
+}
+
+/// A client whose every packet is lost gives up after `syn_retries`: SYN at 0, retries at 2 s
+/// and 2 + 4 = 6 s, failure when the third timer (4 · 2 = 8 s) expires at 14 s. Its 5
+/// exchanges fail; the other client, once alone, still starts (the measured period does not
+/// wait for a client that gave up).
+#[test]
+fn syn_retries_exhausted_fail_the_clients_exchanges() {
+    let mut cfg = tcp(json!({"workload": {"clients": 1, "exchanges": 5},
+                             "link": {"errors": {"good_mean_ms": 1000.0, "good_min_ms": 1000.0,
+                                                 "good_max_ms": 1000.0, "good_loss": 1.0,
+                                                 "bad_mean_ms": 1.0, "bad_min_ms": 1.0,
+                                                 "bad_max_ms": 1.0, "bad_loss": 1.0}}}));
+    cfg.tcp = Some(section(json!({"syn_retries": 2})));
+    let r = run(&cfg, 0, None).unwrap();
+    let c = &r.clients[0];
+    assert_eq!((c.exchanges_completed, c.exchanges_failed), (0, 5));
+    assert_eq!(c.last_end_s, Some(14.0));
+    let t = c.tcp.unwrap();
+    assert_eq!((t.syn_retransmissions, t.rto_expirations), (2, 3));
+}
+
+/// The `[tcp]` section reaches the model: with a 10-segment initial window the firmware
+/// transfer through the unlimited buffer wastes less time in slow start.
+#[test]
+fn tcp_section_parameters_take_effect() {
+    let base =
+        tcp(json!({"workload": {"kind": "firmware"}, "link": {"buffer_bytes": 1_410_000u64}}));
+    let fct = |iw: u32| {
+        let mut cfg = base.clone();
+        cfg.tcp = Some(section(json!({"initial_window": iw})));
+        run(&cfg, 0, None).unwrap().clients[0].fct_s.unwrap()
+    };
+    let (iw4, iw10) = (fct(4), fct(10));
+    assert!(iw10 < iw4 - 0.2, "IW 10 {iw10} vs IW 4 {iw4}");
 }

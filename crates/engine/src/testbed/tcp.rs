@@ -20,11 +20,11 @@ use std::io::Write;
 
 use coaplab_cc::rng::{Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
-use coaplab_wire::ip::{COAP_PORT, IPV4_HEADER};
+use coaplab_wire::ip::{COAP_PORT, IPV4_HEADER, TCP_HEADER};
 use coaplab_wire::pcap::PcapWriter;
 use coaplab_wire::tcp::{write_tcp_segment, TcpFlags};
 
-use super::{client_addr, secs, ConfigError, Network, CLIENT_PORT, SERVER_ADDR};
+use super::{client_addr, millis, secs, ConfigError, Network, CLIENT_PORT, SERVER_ADDR};
 use crate::coap::client::ClientStats;
 use crate::coap::over_tcp::{MessageStream, TcpMsg};
 use crate::config::{RunConfig, WorkloadKind};
@@ -36,7 +36,7 @@ use crate::net::link::Arrival;
 use crate::sim::event_queue::EventQueue;
 use crate::sim::slab::{PacketId, Slab};
 use crate::sim::streams::{stream, Stream};
-use crate::tcp::{ConnEvent, Connection, DataArrival, Seq, State, TcpConfig, Transmit};
+use crate::tcp::{ConnEvent, Connection, DataArrival, Nagle, Seq, State, TcpConfig, Transmit};
 use crate::workload::Plan;
 
 /// Which end of a connection.
@@ -133,19 +133,8 @@ impl TcpTestbed {
             )));
         }
         let net = Network::new(cfg, replication)?;
-        let l = &cfg.link;
         let w = &cfg.workload;
-        let tcp = TcpConfig::default();
-        let overhead = (IPV4_HEADER + 20) as u32;
-        if l.mtu < overhead + tcp.mss {
-            return Err(ConfigError(format!(
-                "link.mtu: {} B is below the TCP model's {} B segments (MSS {} + 40 B of headers); allowed: >= {}",
-                l.mtu,
-                overhead + tcp.mss,
-                tcp.mss,
-                overhead + tcp.mss
-            )));
-        }
+        let tcp = tcp_config(cfg)?;
         let response_payload = if w.kind == WorkloadKind::Firmware {
             u32::try_from(w.resource_bytes)
                 .ok()
@@ -370,7 +359,12 @@ impl TcpTestbed {
         let p = self.slab.remove(id);
         let seg = p.t.segment;
         let f = &mut self.flows[p.flow as usize];
-        if end == SERVER && f.ends[SERVER].is_none() {
+        // A SYN opens the server's end — again if a previous attempt ran out of SYN-ACK
+        // retries (Linux drops the request and answers the next SYN afresh).
+        let server_gone = f.ends[SERVER]
+            .as_ref()
+            .is_none_or(|c| c.state() == State::Failed);
+        if end == SERVER && server_gone {
             if !(seg.syn && seg.ack.is_none()) {
                 return; // nothing listens for it
             }
@@ -503,14 +497,7 @@ impl TcpTestbed {
             if client.in_burst {
                 self.next_request(now, c);
             } else if !client.random {
-                self.waiting -= 1;
-                if self.waiting == 0 {
-                    // Every background client is connected: the measured period begins.
-                    for cl in &self.clients[..self.burst_first as usize] {
-                        self.queue
-                            .schedule(now + cl.offset, Event::FirstRequest(cl.id));
-                    }
-                }
+                self.one_less_waiting(now);
             }
         }
         for _ in 0..responses {
@@ -527,17 +514,38 @@ impl TcpTestbed {
     /// SYN retries exhausted: the exchanges the connection was for fail.
     fn connection_failed(&mut self, now: Instant, c: u32) {
         let client = &mut self.clients[c as usize];
-        client.stats.failed += 1;
         client.stats.last_end = Some(now);
-        // A random client's batch fails as a whole; the others cannot go on.
-        if let Plan::Batches { batch_left, .. } = &mut client.plan {
-            client.stats.failed += *batch_left;
-            *batch_left = 0;
-            self.next_request(now, c);
-        } else {
+        match &mut client.plan {
+            // A random client's batch fails as a whole (its first exchange was already taken
+            // from the plan when the connection opened); the next batch tries again.
+            Plan::Batches { batch_left, .. } => {
+                client.stats.failed += 1 + *batch_left;
+                *batch_left = 0;
+                self.next_request(now, c);
+                return;
+            }
+            // The others cannot go on: everything they had left fails.
+            Plan::Count { remaining } => {
+                client.stats.failed += std::mem::take(remaining).max(1);
+            }
+            Plan::Until { .. } | Plan::Blocks { .. } => client.stats.failed += 1,
+        }
+        {
             client.finished = true;
             if !client.random && !client.in_burst && !client.up {
-                self.waiting -= 1;
+                self.one_less_waiting(now);
+            }
+        }
+    }
+
+    /// A background client got connected (or gave up): once none is left, the measured
+    /// period begins and every background client sends its first request at its offset.
+    fn one_less_waiting(&mut self, now: Instant) {
+        self.waiting -= 1;
+        if self.waiting == 0 {
+            for cl in &self.clients[..self.burst_first as usize] {
+                self.queue
+                    .schedule(now + cl.offset, Event::FirstRequest(cl.id));
             }
         }
     }
@@ -809,6 +817,61 @@ impl TcpTestbed {
             seq_traces,
         }
     }
+}
+
+/// Headers of a data segment: IPv4 and TCP without options (SPEC §2), bytes.
+const SEGMENT_OVERHEAD: u32 = (IPV4_HEADER + TCP_HEADER) as u32;
+/// The smallest MSS accepted: the largest message header plus a few bytes of payload; smaller
+/// segments are outside anything the literature's testbeds used.
+const MIN_MSS: u32 = 64;
+
+/// The TCP model's parameters from the configuration: the `[tcp]` section (or SPEC §4.2's
+/// defaults), with the MSS from the MTU.
+fn tcp_config(cfg: &RunConfig) -> Result<TcpConfig, ConfigError> {
+    let mtu = cfg.link.mtu;
+    if mtu < SEGMENT_OVERHEAD + MIN_MSS {
+        return Err(ConfigError(format!(
+            "link.mtu: {mtu} B leaves a TCP MSS below {MIN_MSS} B (MTU − {SEGMENT_OVERHEAD} B of IPv4 and TCP headers); allowed with transport tcp: >= {}",
+            SEGMENT_OVERHEAD + MIN_MSS
+        )));
+    }
+    let mut tcp = TcpConfig {
+        mss: (mtu - SEGMENT_OVERHEAD).min(u32::from(u16::MAX)),
+        ..TcpConfig::default()
+    };
+    let Some(t) = &cfg.tcp else {
+        return Ok(tcp);
+    };
+    tcp.nagle = match t.nagle.as_str() {
+        "minshall" => Nagle::Minshall,
+        "classic" => Nagle::Classic,
+        "off" => Nagle::Off,
+        other => {
+            return Err(ConfigError(format!(
+                "tcp.nagle: '{other}' is not a Nagle mode; allowed: minshall, classic, off"
+            )))
+        }
+    };
+    if t.initial_window == 0 || t.slow_start_limit == Some(0) {
+        return Err(ConfigError(
+            "tcp.initial_window / tcp.slow_start_limit: segments must be >= 1".into(),
+        ));
+    }
+    if !(t.initial_rto_s > 0.0 && t.max_rto_s >= t.initial_rto_s && t.delayed_ack_ms >= 0.0) {
+        return Err(ConfigError(format!(
+            "tcp.initial_rto_s / max_rto_s / delayed_ack_ms: {} / {} / {} must satisfy 0 < initial <= max and delay >= 0",
+            t.initial_rto_s, t.max_rto_s, t.delayed_ack_ms
+        )));
+    }
+    tcp.initial_window_segments = t.initial_window;
+    tcp.slow_start_limit_segments = t.slow_start_limit;
+    tcp.limited_transmit = t.limited_transmit;
+    tcp.delayed_ack = millis(t.delayed_ack_ms);
+    tcp.initial_rto = secs(t.initial_rto_s);
+    tcp.max_rto = secs(t.max_rto_s);
+    tcp.syn_retries = t.syn_retries;
+    tcp.synack_retries = t.synack_retries;
+    Ok(tcp)
 }
 
 /// Sequence number of the first data byte a connection end sends (after its SYN).
