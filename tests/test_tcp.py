@@ -70,6 +70,7 @@ def test_time_sequence_traces_frame_plot_and_report(tmp_path):
     assert fig._repr_svg_().startswith("<svg") and 'data-event="ack"' in fig.svg
     html, ids = build(db)
     assert "timeseq-0" in ids and "TCP time-sequence graphs" in html
+    assert 'data-table="tcp-0"' in html and "RTO expirations" in html
     from coaplab.store import ResultsDB
 
     with ResultsDB(db, read_only=True) as rdb:

@@ -250,6 +250,7 @@ def build(db_path: str | Path) -> tuple[str, list[str]]:
             "throughput": float(group.throughput_exchanges_per_s.mean()),
             "jain": _jain_mean(results),
             "completed": int(group.exchanges_completed.sum()), "failed": int(group.exchanges_failed.sum()),
+            "tcp": _sum_tcp(results),
         }
     algorithms = sorted({c["config"]["coap"]["cc"] for c in by_config.values()})
     colours = {a: PALETTE[i % len(PALETTE)] for i, a in enumerate(algorithms)}
@@ -272,14 +273,16 @@ def build(db_path: str | Path) -> tuple[str, list[str]]:
                 out.append((f"{b} B", sorted(series, key=lambda s: algorithms.index(s[0]))))
             return out
         body.append(f"<section><h2>{_esc(title)}</h2>")
-        for fid, caption, svg in (
+        figures = [
             (f"fct-{n}", "Flow completion time per client (s): whiskers p10/p90, box p25/p75, line median",
              box_plot(groups("fct"), "FCT (s)", colours)),
             (f"unnecessary-{n}", "Unnecessary retransmissions per client: p10/p25/median/p75/p90",
              box_plot(groups("unnecessary"), "unnecessary retransmissions", colours)),
-            (f"histogram-{n}", "Share of exchanges (%) by the number of retransmissions they needed",
-             bar_chart(groups("hist"), "% of exchanges", colours)),
-        ):
+        ]
+        if transport == "udp":  # over TCP, CoAP exchanges are not retransmitted (TCP counters below)
+            figures.append((f"histogram-{n}", "Share of exchanges (%) by the number of retransmissions they needed",
+                            bar_chart(groups("hist"), "% of exchanges", colours)))
+        for fid, caption, svg in figures:
             body.append(_figure(fid, caption, svg))
             ids.append(fid)
         rows = "".join(
@@ -289,6 +292,20 @@ def build(db_path: str | Path) -> tuple[str, list[str]]:
             for m in sorted(members, key=lambda m: (m["config"]["link"]["buffer_bytes"], algorithms.index(m["config"]["coap"]["cc"]))))
         body.append(f'<table data-table="throughput-{n}"><tr><th>algorithm</th><th>buffer (B)</th><th>replications</th>'
                     f"<th>exchanges completed</th><th>failed</th><th>throughput (exch/s)</th><th>Jain</th><th>median FCT (s)</th></tr>{rows}</table>")
+        tcp_members = [m for m in members if m["tcp"]]
+        if tcp_members:
+            keys = [("connections", "connections"), ("data_segments_sent", "data segments"),
+                    ("segments_retransmitted", "retransmitted"), ("unnecessary_retransmissions", "unnecessary"),
+                    ("syn_retransmissions", "SYN retx"), ("synack_retransmissions", "SYN-ACK retx"),
+                    ("csm_retransmissions", "CSM retx"), ("rto_expirations", "RTO expirations"),
+                    ("fast_retransmits", "fast retransmits"), ("duplicate_acks", "duplicate ACKs")]
+            head = "".join(f"<th>{_esc(label)}</th>" for _, label in keys)
+            rows = "".join(
+                f"<tr><td>{_esc(m['config']['coap']['cc'])}</td><td>{m['config']['link']['buffer_bytes']}</td>"
+                + "".join(f"<td>{m['tcp'].get(k, 0)}</td>" for k, _ in keys) + "</tr>"
+                for m in sorted(tcp_members, key=lambda m: m["config"]["link"]["buffer_bytes"]))
+            body.append(f'<table data-table="tcp-{n}"><tr><th>controller</th><th>buffer (B)</th>{head}</tr>{rows}</table>'
+                        "<p>TCP counters summed over all replications (both ends of every connection).</p>")
         body.append("</section>")
 
     if not traces.empty:
@@ -317,6 +334,17 @@ def build(db_path: str | Path) -> tuple[str, list[str]]:
         f"<h1>coaplab report</h1><p>{len(by_config)} configurations, {len(ok)} runs from {_esc(Path(db_path).name)}.</p>"
         + "".join(body) + "</body></html>")
     return doc, ids
+
+
+def _sum_tcp(results: list[dict[str, Any]]) -> dict[str, int] | None:
+    """TCP counters summed over replications; None for UDP runs."""
+    if not any(r.get("tcp") for r in results):
+        return None
+    out: dict[str, int] = {}
+    for r in results:
+        for k, v in (r.get("tcp") or {}).items():
+            out[k] = out.get(k, 0) + v
+    return out
 
 
 def _time_sequence_section(ok, configs, limit: int = 6) -> list[tuple[str, str, str]]:
