@@ -144,6 +144,8 @@ fn lossy_run_completes_and_counters_agree() {
     );
     assert!(t.segments_retransmitted > 0 && t.rto_expirations > 0);
     assert!(t.unnecessary_retransmissions <= t.segments_retransmitted);
+    let share = r.packets.unnecessary_downlink_share;
+    assert!((0.0..1.0).contains(&share), "{share}");
     assert!(t.csm_retransmissions <= t.segments_retransmitted);
     assert!(t.syn_retransmissions + t.synack_retransmissions > 0);
     let per_client: u64 = r

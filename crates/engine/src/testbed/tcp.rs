@@ -120,6 +120,8 @@ pub struct TcpTestbed {
     burst_done: Vec<f64>,
     burst_total: usize,
     requests: u64,
+    /// IP bytes of unnecessary server → client retransmissions that crossed the downlink.
+    unnecessary_down_bytes: u64,
     capture: Option<Vec<(Instant, TcpPacket)>>,
 }
 
@@ -221,6 +223,7 @@ impl TcpTestbed {
             burst_done: Vec::new(),
             burst_total,
             requests: 0,
+            unnecessary_down_bytes: 0,
             capture: capture.then(Vec::new),
         })
     }
@@ -394,6 +397,9 @@ impl TcpTestbed {
         let arrival = conn.handle_segment(now, &seg);
         if had {
             f.unnecessary += 1;
+            if end == CLIENT {
+                self.unnecessary_down_bytes += u64::from(p.ip_bytes);
+            }
         }
         debug_assert!(!had || arrival == Some(DataArrival::Duplicate));
         self.on_end_changed(now, p.flow, end);
@@ -757,6 +763,7 @@ impl TcpTestbed {
         let period = if last > first { last - first } else { 0.0 };
         let per = |x: f64| if period > 0.0 { x / period } else { 0.0 };
         let (up, down) = (&self.net.uplink.stats, &self.net.downlink.stats);
+        let down_capacity_bytes = period * self.cfg.link.downlink_kbps * 1000.0 / 8.0;
         let settling = (self.cfg.workload.kind == WorkloadKind::Burst).then(|| {
             let mut done = self.burst_done.clone();
             done.sort_by(f64::total_cmp);
@@ -799,7 +806,11 @@ impl TcpTestbed {
                 bytes_downlink: down.bytes,
                 utilisation_uplink: per(up.busy.secs_f64()),
                 utilisation_downlink: per(down.busy.secs_f64()),
-                unnecessary_downlink_share: 0.0,
+                unnecessary_downlink_share: if down_capacity_bytes > 0.0 {
+                    self.unnecessary_down_bytes as f64 / down_capacity_bytes
+                } else {
+                    0.0
+                },
                 max_queue_bytes: self.net.downlink.max_queue_bytes(),
                 mean_queue_delay_s: if down.sent > 0 {
                     down.queue_wait.secs_f64() / down.sent as f64
