@@ -9,7 +9,7 @@
 //! | file | transport |
 //! |---|---|
 //! | `udp.rs` | CoAP over UDP with the algorithm library (SPEC §3) |
-//! | `tcp.rs` | CoAP over TCP (RFC 8323) with the TCP model (SPEC §4) |
+//! | `tcp/` | CoAP over TCP (RFC 8323) with the TCP model (SPEC §4) |
 
 pub mod tcp;
 pub mod udp;

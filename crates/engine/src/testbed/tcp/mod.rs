@@ -15,29 +15,30 @@
 //! The initiator does not wait for the acceptor's CSM (RFC 8323 §4.1): a client writes its CSM
 //! (and, for `random`, its request) the moment the handshake completes, so that segment also
 //! carries the handshake's final ACK.
-
-use std::io::Write;
+//!
+//! Here: the event loop and the client / server applications; `params.rs` the TCP model's
+//! parameters, `results.rs` the metrics, `capture.rs` the pcap.
 
 use coaplab_cc::rng::{Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
-use coaplab_wire::ip::{COAP_PORT, IPV4_HEADER, TCP_HEADER};
-use coaplab_wire::pcap::PcapWriter;
-use coaplab_wire::tcp::{write_tcp_segment, TcpFlags};
+use coaplab_wire::ip::IPV4_HEADER;
 
-use super::{client_addr, millis, secs, ConfigError, Network, CLIENT_PORT, SERVER_ADDR};
+mod capture;
+mod params;
+mod results;
+
+use super::{secs, ConfigError, Network, CLIENT_PORT};
 use crate::coap::client::ClientStats;
 use crate::coap::over_tcp::{MessageStream, TcpMsg};
 use crate::config::{RunConfig, WorkloadKind};
-use crate::metrics::{
-    settling_time, ClientResult, ClientTcpStats, PacketStats, RunResult, SeqTrace, SeqTraceRow,
-    ServerStats, TcpTotals,
-};
+use crate::metrics::SeqTraceRow;
 use crate::net::link::Arrival;
 use crate::sim::event_queue::EventQueue;
 use crate::sim::slab::{PacketId, Slab};
 use crate::sim::streams::{stream, Stream};
-use crate::tcp::{ConnEvent, Connection, DataArrival, Nagle, Seq, State, TcpConfig, Transmit};
+use crate::tcp::{ConnEvent, Connection, DataArrival, Seq, State, TcpConfig, Transmit};
 use crate::workload::Plan;
+use params::tcp_config;
 
 /// Which end of a connection.
 const CLIENT: usize = 0;
@@ -652,237 +653,6 @@ impl TcpTestbed {
             }
         }
     }
-
-    /// Writes the capture (segments as their senders sent them) as a pcap file of real
-    /// IPv4/TCP/CoAP-over-TCP bytes.
-    pub fn write_pcap(&self, out: impl Write) -> std::io::Result<()> {
-        let mut w = PcapWriter::new(out)?;
-        let mut buf = Vec::with_capacity(512);
-        let mut payload = Vec::with_capacity(512);
-        for (i, (at, p)) in self.capture.iter().flatten().enumerate() {
-            let f = &self.flows[p.flow as usize];
-            let end = if p.upstream { CLIENT } else { SERVER };
-            let conn = f.ends[end].as_ref().expect("a sender exists");
-            let seg = p.t.segment;
-            payload.clear();
-            if seg.len > 0 {
-                f.streams[end].bytes(u64::from(seg.seq - data_start(conn)), seg.len, &mut payload);
-            }
-            let client = (client_addr(f.client), f.port);
-            let server = (SERVER_ADDR, COAP_PORT);
-            let (src, dst) = if p.upstream {
-                (client, server)
-            } else {
-                (server, client)
-            };
-            let mut flags = TcpFlags::default();
-            if seg.syn {
-                flags = flags | TcpFlags::SYN;
-            }
-            if seg.fin {
-                flags = flags | TcpFlags::FIN;
-            }
-            if seg.ack.is_some() {
-                flags = flags | TcpFlags::ACK;
-            }
-            if seg.len > 0 {
-                flags = flags | TcpFlags::PSH;
-            }
-            buf.clear();
-            write_tcp_segment(
-                &mut buf,
-                src,
-                dst,
-                i as u16,
-                seg.seq.0,
-                seg.ack.map_or(0, |a| a.0),
-                flags,
-                u16::MAX,
-                seg.mss,
-                &payload,
-            );
-            w.write_packet(at.nanos(), &buf)?;
-        }
-        Ok(())
-    }
-
-    /// Collects the run's measurements (SPEC §6).
-    pub fn result(&self) -> RunResult {
-        let mut first = f64::INFINITY;
-        let mut last: f64 = 0.0;
-        let mut completed_total = 0u64;
-        let mut totals = TcpTotals::default();
-        let mut clients = Vec::with_capacity(self.clients.len());
-        for c in &self.clients {
-            let mut t = ClientTcpStats {
-                connections: c.flows.len() as u32,
-                ..ClientTcpStats::default()
-            };
-            for &fl in &c.flows {
-                let f = &self.flows[fl as usize];
-                t.unnecessary_retransmissions += f.unnecessary;
-                t.csm_retransmissions += f.csm_retransmissions;
-                for conn in f.ends.iter().flatten() {
-                    let s = &conn.stats;
-                    t.segments_sent += s.segments_sent;
-                    t.data_segments_sent += s.data_segments_sent;
-                    t.segments_retransmitted += s.retransmissions;
-                    t.syn_retransmissions += s.syn_retransmissions;
-                    t.synack_retransmissions += s.synack_retransmissions;
-                    t.rto_expirations += s.rto_expirations;
-                    t.fast_retransmits += s.fast_retransmits;
-                    t.partial_ack_retransmissions += s.partial_ack_retransmissions;
-                    t.duplicate_acks += s.duplicate_acks_sent;
-                }
-            }
-            totals.add(&t);
-            let s = &c.stats;
-            let fct = match (s.first_request, s.last_end) {
-                (Some(a), Some(b)) => {
-                    first = first.min(a.secs_f64());
-                    last = last.max(b.secs_f64());
-                    Some((b - a).secs_f64())
-                }
-                _ => None,
-            };
-            completed_total += u64::from(s.completed);
-            clients.push(ClientResult {
-                client: c.id,
-                fct_s: fct,
-                first_request_s: s.first_request.map(|t| t.secs_f64()),
-                last_end_s: s.last_end.map(|t| t.secs_f64()),
-                exchanges_completed: s.completed,
-                exchanges_failed: s.failed,
-                retransmissions: t.segments_retransmitted as u32,
-                unnecessary_retransmissions: t.unnecessary_retransmissions as u32,
-                timeouts: t.rto_expirations as u32,
-                duplicate_responses: 0,
-                tcp: Some(t),
-            });
-        }
-        let period = if last > first { last - first } else { 0.0 };
-        let per = |x: f64| if period > 0.0 { x / period } else { 0.0 };
-        let (up, down) = (&self.net.uplink.stats, &self.net.downlink.stats);
-        let down_capacity_bytes = period * self.cfg.link.downlink_kbps * 1000.0 / 8.0;
-        let settling = (self.cfg.workload.kind == WorkloadKind::Burst).then(|| {
-            let mut done = self.burst_done.clone();
-            done.sort_by(f64::total_cmp);
-            settling_time(
-                self.cfg.workload.burst_at_s.unwrap_or(0.0),
-                &done,
-                self.burst_total,
-            )
-        });
-        let seq_traces = self.cfg.trace.then(|| {
-            self.flows
-                .iter()
-                .enumerate()
-                .map(|(i, f)| SeqTrace {
-                    client: f.client,
-                    connection: i as u32,
-                    points: f.trace.clone().unwrap_or_default(),
-                })
-                .collect()
-        });
-        RunResult {
-            replication: self.replication,
-            seed: self.cfg.seed,
-            events: self.queue.events_processed(),
-            sim_time_s: self.queue.now().secs_f64(),
-            measured_period_s: period,
-            throughput_exchanges_per_s: per(completed_total as f64),
-            settling_time_s: settling.flatten(),
-            retransmission_histogram: Vec::new(),
-            packets: PacketStats {
-                sent: up.sent + down.sent,
-                sent_uplink: up.sent,
-                sent_downlink: down.sent,
-                dropped_buffer: up.dropped_buffer + down.dropped_buffer,
-                dropped_buffer_downlink: down.dropped_buffer,
-                lost_link: up.lost_link + down.lost_link,
-                lost_link_uplink: up.lost_link,
-                lost_link_downlink: down.lost_link,
-                bytes_uplink: up.bytes,
-                bytes_downlink: down.bytes,
-                utilisation_uplink: per(up.busy.secs_f64()),
-                utilisation_downlink: per(down.busy.secs_f64()),
-                unnecessary_downlink_share: if down_capacity_bytes > 0.0 {
-                    self.unnecessary_down_bytes as f64 / down_capacity_bytes
-                } else {
-                    0.0
-                },
-                max_queue_bytes: self.net.downlink.max_queue_bytes(),
-                mean_queue_delay_s: if down.sent > 0 {
-                    down.queue_wait.secs_f64() / down.sent as f64
-                } else {
-                    0.0
-                },
-            },
-            server: ServerStats {
-                requests: self.requests,
-                duplicates: 0,
-            },
-            clients,
-            traces: None,
-            tcp: Some(totals),
-            seq_traces,
-        }
-    }
-}
-
-/// Headers of a data segment: IPv4 and TCP without options (SPEC §2), bytes.
-const SEGMENT_OVERHEAD: u32 = (IPV4_HEADER + TCP_HEADER) as u32;
-/// The smallest MSS accepted: the largest message header plus a few bytes of payload; smaller
-/// segments are outside anything the literature's testbeds used.
-const MIN_MSS: u32 = 64;
-
-/// The TCP model's parameters from the configuration: the `[tcp]` section (or SPEC §4.2's
-/// defaults), with the MSS from the MTU.
-fn tcp_config(cfg: &RunConfig) -> Result<TcpConfig, ConfigError> {
-    let mtu = cfg.link.mtu;
-    if mtu < SEGMENT_OVERHEAD + MIN_MSS {
-        return Err(ConfigError(format!(
-            "link.mtu: {mtu} B leaves a TCP MSS below {MIN_MSS} B (MTU − {SEGMENT_OVERHEAD} B of IPv4 and TCP headers); allowed with transport tcp: >= {}",
-            SEGMENT_OVERHEAD + MIN_MSS
-        )));
-    }
-    let mut tcp = TcpConfig {
-        mss: (mtu - SEGMENT_OVERHEAD).min(u32::from(u16::MAX)),
-        ..TcpConfig::default()
-    };
-    let Some(t) = &cfg.tcp else {
-        return Ok(tcp);
-    };
-    tcp.nagle = match t.nagle.as_str() {
-        "minshall" => Nagle::Minshall,
-        "classic" => Nagle::Classic,
-        "off" => Nagle::Off,
-        other => {
-            return Err(ConfigError(format!(
-                "tcp.nagle: '{other}' is not a Nagle mode; allowed: minshall, classic, off"
-            )))
-        }
-    };
-    if t.initial_window == 0 || t.slow_start_limit == Some(0) {
-        return Err(ConfigError(
-            "tcp.initial_window / tcp.slow_start_limit: segments must be >= 1".into(),
-        ));
-    }
-    if !(t.initial_rto_s > 0.0 && t.max_rto_s >= t.initial_rto_s && t.delayed_ack_ms >= 0.0) {
-        return Err(ConfigError(format!(
-            "tcp.initial_rto_s / max_rto_s / delayed_ack_ms: {} / {} / {} must satisfy 0 < initial <= max and delay >= 0",
-            t.initial_rto_s, t.max_rto_s, t.delayed_ack_ms
-        )));
-    }
-    tcp.initial_window_segments = t.initial_window;
-    tcp.slow_start_limit_segments = t.slow_start_limit;
-    tcp.limited_transmit = t.limited_transmit;
-    tcp.delayed_ack = millis(t.delayed_ack_ms);
-    tcp.initial_rto = secs(t.initial_rto_s);
-    tcp.max_rto = secs(t.max_rto_s);
-    tcp.syn_retries = t.syn_retries;
-    tcp.synack_retries = t.synack_retries;
-    Ok(tcp)
 }
 
 /// Sequence number of the first data byte a connection end sends (after its SYN).

@@ -1,0 +1,63 @@
+//! The TCP model's parameters for a run: the scenario's `[tcp]` section (or SPEC §4.2's
+//! defaults), with the MSS from the MTU.
+
+use coaplab_wire::ip::{IPV4_HEADER, TCP_HEADER};
+
+use crate::config::RunConfig;
+use crate::tcp::{Nagle, TcpConfig};
+use crate::testbed::{millis, secs, ConfigError};
+
+/// Headers of a data segment: IPv4 and TCP without options (SPEC §2), bytes.
+const SEGMENT_OVERHEAD: u32 = (IPV4_HEADER + TCP_HEADER) as u32;
+/// The smallest MSS accepted: the largest message header plus a few bytes of payload; smaller
+/// segments are outside anything the literature's testbeds used.
+const MIN_MSS: u32 = 64;
+
+/// The TCP model's parameters from the configuration: the `[tcp]` section (or SPEC §4.2's
+/// defaults), with the MSS from the MTU.
+pub(super) fn tcp_config(cfg: &RunConfig) -> Result<TcpConfig, ConfigError> {
+    let mtu = cfg.link.mtu;
+    if mtu < SEGMENT_OVERHEAD + MIN_MSS {
+        return Err(ConfigError(format!(
+            "link.mtu: {mtu} B leaves a TCP MSS below {MIN_MSS} B (MTU − {SEGMENT_OVERHEAD} B of IPv4 and TCP headers); allowed with transport tcp: >= {}",
+            SEGMENT_OVERHEAD + MIN_MSS
+        )));
+    }
+    let mut tcp = TcpConfig {
+        mss: (mtu - SEGMENT_OVERHEAD).min(u32::from(u16::MAX)),
+        ..TcpConfig::default()
+    };
+    let Some(t) = &cfg.tcp else {
+        return Ok(tcp);
+    };
+    tcp.nagle = match t.nagle.as_str() {
+        "minshall" => Nagle::Minshall,
+        "classic" => Nagle::Classic,
+        "off" => Nagle::Off,
+        other => {
+            return Err(ConfigError(format!(
+                "tcp.nagle: '{other}' is not a Nagle mode; allowed: minshall, classic, off"
+            )))
+        }
+    };
+    if t.initial_window == 0 || t.slow_start_limit == Some(0) {
+        return Err(ConfigError(
+            "tcp.initial_window / tcp.slow_start_limit: segments must be >= 1".into(),
+        ));
+    }
+    if !(t.initial_rto_s > 0.0 && t.max_rto_s >= t.initial_rto_s && t.delayed_ack_ms >= 0.0) {
+        return Err(ConfigError(format!(
+            "tcp.initial_rto_s / max_rto_s / delayed_ack_ms: {} / {} / {} must satisfy 0 < initial <= max and delay >= 0",
+            t.initial_rto_s, t.max_rto_s, t.delayed_ack_ms
+        )));
+    }
+    tcp.initial_window_segments = t.initial_window;
+    tcp.slow_start_limit_segments = t.slow_start_limit;
+    tcp.limited_transmit = t.limited_transmit;
+    tcp.delayed_ack = millis(t.delayed_ack_ms);
+    tcp.initial_rto = secs(t.initial_rto_s);
+    tcp.max_rto = secs(t.max_rto_s);
+    tcp.syn_retries = t.syn_retries;
+    tcp.synack_retries = t.synack_retries;
+    Ok(tcp)
+}
