@@ -43,6 +43,12 @@ def test_cli_tcp_run_and_validation(cli, tmp_path):
     out = cli("run", scen, "--no-db")
     assert out.returncode == 0, out.stderr
     assert "tcp/newreno" in out.stdout and "TCP: 2 connections" in out.stdout
+    out = cli("run", scen, "--no-db", "--trace", tmp_path / "tr")
+    assert out.returncode == 0, out.stderr
+    (csv_file,) = (tmp_path / "tr").glob("*.csv")
+    lines = csv_file.read_text().splitlines()
+    assert lines[0] == "client,connection,time_s,direction,event,seq,length"
+    assert {l.split(",")[4] for l in lines[1:]} >= {"send", "ack"}
     bad = tmp_path / "b.toml"
     bad.write_text('[coap]\ntransport = "tcp"\ncc = "cocoa"\n')
     out = cli("run", bad, "--no-db")
