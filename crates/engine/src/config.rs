@@ -137,7 +137,7 @@ pub struct WorkloadConfig {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CoapConfig {
-    /// `udp` (TCP arrives with the TCP model).
+    /// `udp` (the algorithm library) or `tcp` (RFC 8323 on the TCP model).
     pub transport: String,
     /// Algorithm name (SPEC §3.1).
     pub cc: String,
