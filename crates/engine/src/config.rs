@@ -139,7 +139,7 @@ pub struct WorkloadConfig {
 pub struct CoapConfig {
     /// `udp` (the algorithm library) or `tcp` (RFC 8323 on the TCP model).
     pub transport: String,
-    /// Algorithm name (SPEC §3.1).
+    /// Algorithm name (SPEC §3.1), or the TCP congestion controller (`newreno`).
     pub cc: String,
     pub max_retransmit: u32,
     pub nstart: u32,
