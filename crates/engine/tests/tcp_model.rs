@@ -431,8 +431,9 @@ fn rto_backoff_karn_retention_and_collapse_on_a_new_sample() {
     c.handle_segment(ms(7000), &ack(at(256)));
     assert_eq!(c.rto(), dur_ms(7200));
     c_expect_timeout(&c, 14200);
-    // The second segment was never retransmitted? It was not resent: cwnd after the ACK is
-    // 512 (slow start +256), so offset 256 goes out now as a go-back-N retransmission.
+    // Offset 256 was sent once, before the timeouts; going back to snd_una makes it due again:
+    // cwnd after the ACK is 512 (slow start +256 acknowledged), so it goes out now, as a
+    // (go-back-N) retransmission.
     let out = drain(&mut c, ms(7000));
     assert_eq!(offsets(&out), vec![(256, 256)]);
     assert!(out[0].retransmission);

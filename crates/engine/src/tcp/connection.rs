@@ -468,8 +468,7 @@ impl Connection {
 
     fn transmit_syn(&mut self, now: Instant) -> Option<Transmit> {
         if !std::mem::take(&mut self.syn_due) {
-            // A SYN-ACK's receiver may also owe a pure ACK? Not before establishment.
-            return None;
+            return None; // nothing else is sent before the handshake completes
         }
         let retransmission = !self.rtx.is_empty();
         if retransmission {
