@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CoaplabError
-from .stats import percentiles
+from .stats import percentiles, sum_tcp
 from .store import ResultsDB
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -250,7 +250,7 @@ def build(db_path: str | Path) -> tuple[str, list[str]]:
             "throughput": float(group.throughput_exchanges_per_s.mean()),
             "jain": _jain_mean(results),
             "completed": int(group.exchanges_completed.sum()), "failed": int(group.exchanges_failed.sum()),
-            "tcp": _sum_tcp(results),
+            "tcp": sum_tcp(results),
         }
     algorithms = sorted({c["config"]["coap"]["cc"] for c in by_config.values()})
     colours = {a: PALETTE[i % len(PALETTE)] for i, a in enumerate(algorithms)}
@@ -334,17 +334,6 @@ def build(db_path: str | Path) -> tuple[str, list[str]]:
         f"<h1>coaplab report</h1><p>{len(by_config)} configurations, {len(ok)} runs from {_esc(Path(db_path).name)}.</p>"
         + "".join(body) + "</body></html>")
     return doc, ids
-
-
-def _sum_tcp(results: list[dict[str, Any]]) -> dict[str, int] | None:
-    """TCP counters summed over replications; None for UDP runs."""
-    if not any(r.get("tcp") for r in results):
-        return None
-    out: dict[str, int] = {}
-    for r in results:
-        for k, v in (r.get("tcp") or {}).items():
-            out[k] = out.get(k, 0) + v
-    return out
 
 
 def _time_sequence_section(ok, configs, limit: int = 6) -> list[tuple[str, str, str]]:

@@ -45,6 +45,17 @@ def _mean(xs: list[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
+def sum_tcp(runs: list[dict[str, Any]]) -> dict[str, int] | None:
+    """TCP counters summed over replications; None for UDP runs."""
+    if not any(r.get("tcp") for r in runs):
+        return None
+    out: dict[str, int] = {}
+    for r in runs:
+        for k, v in (r.get("tcp") or {}).items():
+            out[k] = out.get(k, 0) + v
+    return out
+
+
 def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]], wall_s: float) -> dict[str, Any]:
     """One configuration's summary (SPEC §7.2 JSON object) from its per-replication results."""
     clients = [c for r in runs for c in r["clients"]]
@@ -65,12 +76,6 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
     if runs:
         packets["max_queue_bytes"] = max(r["packets"]["max_queue_bytes"] for r in runs)
     settling = [r["settling_time_s"] for r in runs if r.get("settling_time_s") is not None]
-    tcp: dict[str, int] | None = None
-    if any(r.get("tcp") for r in runs):
-        tcp = {}
-        for r in runs:
-            for k, v in (r.get("tcp") or {}).items():
-                tcp[k] = tcp.get(k, 0) + v
     return {
         "name": config["name"],
         "config_id": config_id,
@@ -87,7 +92,7 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
         "throughput_exchanges_per_s": _mean([r["throughput_exchanges_per_s"] for r in runs]),
         "jain_fairness": _mean([j for r in runs if (j := jain([c["exchanges_completed"] for c in r["clients"]])) is not None]),
         "settling_time_s": _mean(settling) if config["workload"]["kind"] == "burst" and settling else None,
-        "tcp": tcp,
+        "tcp": sum_tcp(runs),
         "events": sum(r["events"] for r in runs),
         "sim_time_s": sum(r["sim_time_s"] for r in runs),
         "wall_s": wall_s,

@@ -26,16 +26,16 @@ pub struct RunResult {
     pub traces: Option<Vec<ClientTrace>>,
     /// TCP runs: counters summed over all connections.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tcp: Option<TcpTotals>,
+    pub tcp: Option<TcpCounters>,
     /// TCP runs with tracing on: one time-sequence trace per connection.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seq_traces: Option<Vec<SeqTrace>>,
 }
 
-/// TCP counters of one client's connections, both ends (SPEC §6).
+/// TCP counters (SPEC §6) of one client's connections, both ends — or, summed, of a run.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
-pub struct ClientTcpStats {
-    pub connections: u32,
+pub struct TcpCounters {
+    pub connections: u64,
     /// Every segment, pure ACKs and handshake included.
     pub segments_sent: u64,
     /// Segments carrying payload or FIN.
@@ -57,37 +57,21 @@ pub struct ClientTcpStats {
     pub duplicate_acks: u64,
 }
 
-/// [`ClientTcpStats`] summed over a run's clients.
-#[derive(Clone, Copy, Debug, Default, Serialize)]
-pub struct TcpTotals {
-    pub connections: u64,
-    pub segments_sent: u64,
-    pub data_segments_sent: u64,
-    pub segments_retransmitted: u64,
-    pub unnecessary_retransmissions: u64,
-    pub syn_retransmissions: u64,
-    pub synack_retransmissions: u64,
-    pub csm_retransmissions: u64,
-    pub rto_expirations: u64,
-    pub fast_retransmits: u64,
-    pub partial_ack_retransmissions: u64,
-    pub duplicate_acks: u64,
-}
-
-impl TcpTotals {
-    pub fn add(&mut self, c: &ClientTcpStats) {
-        self.connections += u64::from(c.connections);
-        self.segments_sent += c.segments_sent;
-        self.data_segments_sent += c.data_segments_sent;
-        self.segments_retransmitted += c.segments_retransmitted;
-        self.unnecessary_retransmissions += c.unnecessary_retransmissions;
-        self.syn_retransmissions += c.syn_retransmissions;
-        self.synack_retransmissions += c.synack_retransmissions;
-        self.csm_retransmissions += c.csm_retransmissions;
-        self.rto_expirations += c.rto_expirations;
-        self.fast_retransmits += c.fast_retransmits;
-        self.partial_ack_retransmissions += c.partial_ack_retransmissions;
-        self.duplicate_acks += c.duplicate_acks;
+impl TcpCounters {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &TcpCounters) {
+        self.connections += other.connections;
+        self.segments_sent += other.segments_sent;
+        self.data_segments_sent += other.data_segments_sent;
+        self.segments_retransmitted += other.segments_retransmitted;
+        self.unnecessary_retransmissions += other.unnecessary_retransmissions;
+        self.syn_retransmissions += other.syn_retransmissions;
+        self.synack_retransmissions += other.synack_retransmissions;
+        self.csm_retransmissions += other.csm_retransmissions;
+        self.rto_expirations += other.rto_expirations;
+        self.fast_retransmits += other.fast_retransmits;
+        self.partial_ack_retransmissions += other.partial_ack_retransmissions;
+        self.duplicate_acks += other.duplicate_acks;
     }
 }
 
@@ -155,7 +139,7 @@ pub struct ClientResult {
     pub duplicate_responses: u32,
     /// TCP runs: the counters of the client's connections.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tcp: Option<ClientTcpStats>,
+    pub tcp: Option<TcpCounters>,
 }
 
 #[derive(Clone, Debug, Serialize)]

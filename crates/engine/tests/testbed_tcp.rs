@@ -158,7 +158,7 @@ fn lossy_run_completes_and_counters_agree() {
         t.connections,
         r.clients
             .iter()
-            .map(|c| u64::from(c.tcp.unwrap().connections))
+            .map(|c| c.tcp.unwrap().connections)
             .sum::<u64>()
     );
 }

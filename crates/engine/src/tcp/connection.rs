@@ -198,11 +198,6 @@ impl Connection {
         self.write_end = self.write_end + len;
     }
 
-    /// Bytes written and not yet acknowledged.
-    pub fn unacknowledged(&self) -> u32 {
-        self.final_seq() - self.snd_una.max(self.iss + 1)
-    }
-
     /// Closes the sending direction: a FIN follows the written data. Does not block.
     pub fn close(&mut self) {
         self.fin_queued = true;

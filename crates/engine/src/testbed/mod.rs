@@ -17,10 +17,11 @@ pub mod udp;
 use std::io::Write;
 
 use coaplab_cc::rng::Xoshiro256pp;
-use coaplab_cc::Duration;
+use coaplab_cc::{Duration, Instant};
 
+use crate::coap::client::ClientStats;
 use crate::config::{ErrorsConfig, RunConfig};
-use crate::metrics::RunResult;
+use crate::metrics::{PacketStats, RunResult};
 use crate::net::link::{Link, LinkParams};
 use crate::net::loss::LossProcess;
 use crate::net::path::PathDelay;
@@ -127,6 +128,119 @@ impl Network {
             rng_path_up: stream(seed, replication, Stream::PathDelayUp),
             rng_path_down: stream(seed, replication, Stream::PathDelayDown),
         })
+    }
+}
+
+/// A packet that finished serializing on a link.
+pub struct Delivery {
+    pub packet: PacketId,
+    /// When it reaches its destination end (the server, after the path, for the uplink; the
+    /// client for the downlink); `None` if a link error lost it.
+    pub at: Option<Instant>,
+    /// When the next packet in the link's queue finishes serializing.
+    pub next_done_at: Option<Instant>,
+}
+
+impl Network {
+    /// The uplink finished serializing a packet (errors decided now, SPEC §2).
+    pub fn on_uplink_tx_done(&mut self, now: Instant) -> Delivery {
+        let done = self.uplink.on_tx_done(now, &mut self.rng_up_errors);
+        Delivery {
+            packet: done.packet,
+            // Uplink deliveries leave in transmission order, so the path sees them in arrival
+            // order even though the path delay is drawn now.
+            at: done
+                .delivered_at
+                .map(|at_router| self.path_up.on_packet(at_router, &mut self.rng_path_up)),
+            next_done_at: done.next_done_at,
+        }
+    }
+
+    /// The downlink finished serializing a packet.
+    pub fn on_downlink_tx_done(&mut self, now: Instant) -> Delivery {
+        let done = self.downlink.on_tx_done(now, &mut self.rng_down_errors);
+        Delivery {
+            packet: done.packet,
+            at: done.delivered_at,
+            next_done_at: done.next_done_at,
+        }
+    }
+
+    /// When a packet the server sends `now` reaches the bottleneck buffer.
+    pub fn server_to_router(&mut self, now: Instant) -> Instant {
+        self.path_down.on_packet(now, &mut self.rng_path_down)
+    }
+
+    /// Packet counters of the run (SPEC §6) over a measured period of `period` s;
+    /// `unnecessary_downlink_bytes` were spent on unnecessary retransmissions (or responses to
+    /// them) out of `downlink_kbps` of capacity.
+    pub fn packet_stats(
+        &self,
+        period: f64,
+        downlink_kbps: f64,
+        unnecessary_downlink_bytes: u64,
+    ) -> PacketStats {
+        let per = |x: f64| if period > 0.0 { x / period } else { 0.0 };
+        let (up, down) = (&self.uplink.stats, &self.downlink.stats);
+        let down_capacity_bytes = period * downlink_kbps * 1000.0 / 8.0;
+        PacketStats {
+            sent: up.sent + down.sent,
+            sent_uplink: up.sent,
+            sent_downlink: down.sent,
+            dropped_buffer: up.dropped_buffer + down.dropped_buffer,
+            dropped_buffer_downlink: down.dropped_buffer,
+            lost_link: up.lost_link + down.lost_link,
+            lost_link_uplink: up.lost_link,
+            lost_link_downlink: down.lost_link,
+            bytes_uplink: up.bytes,
+            bytes_downlink: down.bytes,
+            utilisation_uplink: per(up.busy.secs_f64()),
+            utilisation_downlink: per(down.busy.secs_f64()),
+            unnecessary_downlink_share: if down_capacity_bytes > 0.0 {
+                unnecessary_downlink_bytes as f64 / down_capacity_bytes
+            } else {
+                0.0
+            },
+            max_queue_bytes: self.downlink.max_queue_bytes(),
+            mean_queue_delay_s: if down.sent > 0 {
+                down.queue_wait.secs_f64() / down.sent as f64
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+/// The measured period (SPEC §6): from the first request of any client to the end of the
+/// last exchange of any client.
+pub(crate) struct MeasuredPeriod {
+    first: f64,
+    last: f64,
+}
+
+impl MeasuredPeriod {
+    pub(crate) fn new() -> Self {
+        MeasuredPeriod {
+            first: f64::INFINITY,
+            last: 0.0,
+        }
+    }
+
+    /// A client's FCT (first request → last end), extending the period with it.
+    pub(crate) fn client_fct(&mut self, s: &ClientStats) -> Option<f64> {
+        let (a, b) = (s.first_request?, s.last_end?);
+        self.first = self.first.min(a.secs_f64());
+        self.last = self.last.max(b.secs_f64());
+        Some((b - a).secs_f64())
+    }
+
+    /// Its length, s (0 if no client completed anything).
+    pub(crate) fn length(&self) -> f64 {
+        if self.last > self.first {
+            self.last - self.first
+        } else {
+            0.0
+        }
     }
 }
 

@@ -12,14 +12,12 @@ use coaplab_cc::{Algorithm, AlgorithmName, Config, Duration, Instant};
 use coaplab_wire::ip::{write_udp_datagram, COAP_PORT};
 use coaplab_wire::pcap::PcapWriter;
 
-use super::{client_addr, secs, ConfigError, Network, CLIENT_PORT, SERVER_ADDR};
+use super::{client_addr, secs, ConfigError, MeasuredPeriod, Network, CLIENT_PORT, SERVER_ADDR};
 use crate::coap::client::{Action, Client};
 use crate::coap::messages::MessageFactory;
 use crate::coap::server::Server;
 use crate::config::{RunConfig, WorkloadKind};
-use crate::metrics::{
-    settling_time, ClientResult, ClientTrace, PacketStats, RunResult, ServerStats,
-};
+use crate::metrics::{settling_time, ClientResult, ClientTrace, RunResult, ServerStats};
 use crate::net::link::Arrival;
 use crate::packet::{Packet, PacketKind};
 use crate::sim::event_queue::EventQueue;
@@ -209,20 +207,12 @@ impl Testbed {
                 self.apply_actions(now, client);
             }
             Event::UplinkTxDone => {
-                let done = self.net.uplink.on_tx_done(now, &mut self.net.rng_up_errors);
+                let done = self.net.on_uplink_tx_done(now);
                 if let Some(at) = done.next_done_at {
                     self.queue.schedule(at, Event::UplinkTxDone);
                 }
-                match done.delivered_at {
-                    Some(at_router) => {
-                        // Uplink deliveries leave in transmission order, so the path sees them
-                        // in arrival order even though the path delay is drawn now.
-                        let at = self
-                            .net
-                            .path_up
-                            .on_packet(at_router, &mut self.net.rng_path_up);
-                        self.queue.schedule(at, Event::AtServer(done.packet));
-                    }
+                match done.at {
+                    Some(at) => self.queue.schedule(at, Event::AtServer(done.packet)),
                     None => {
                         self.slab.remove(done.packet);
                     }
@@ -242,10 +232,7 @@ impl Testbed {
                 }
             }
             Event::DownlinkTxDone => {
-                let done = self
-                    .net
-                    .downlink
-                    .on_tx_done(now, &mut self.net.rng_down_errors);
+                let done = self.net.on_downlink_tx_done(now);
                 if let Some(at) = done.next_done_at {
                     self.queue.schedule(at, Event::DownlinkTxDone);
                 }
@@ -253,7 +240,7 @@ impl Testbed {
                 let rec = &mut self.clients[p.client as usize].exchanges[p.exchange as usize];
                 rec.answer_serialized |= 1u64.checked_shl(p.ordinal).unwrap_or(0);
                 rec.response_bytes = p.ip_bytes;
-                match done.delivered_at {
+                match done.at {
                     Some(at) => self.queue.schedule(at, Event::AtClient(done.packet)),
                     None => {
                         self.slab.remove(done.packet);
@@ -282,10 +269,7 @@ impl Testbed {
             cap.push((now, resp));
         }
         self.slab.set(id, resp); // the response takes the request's slot
-        let at = self
-            .net
-            .path_down
-            .on_packet(now, &mut self.net.rng_path_down);
+        let at = self.net.server_to_router(now);
         self.queue.schedule(at, Event::AtRouterDown(id));
     }
 
@@ -352,8 +336,7 @@ impl Testbed {
     /// Collects the run's measurements (SPEC §6).
     pub fn result(&self) -> RunResult {
         let mut hist: Vec<u64> = Vec::new();
-        let mut first = f64::INFINITY;
-        let mut last: f64 = 0.0;
+        let mut measured = MeasuredPeriod::new();
         let mut completed_total = 0u64;
         let mut unnecessary_bytes = 0u64;
         let mut burst_done = Vec::new();
@@ -383,14 +366,7 @@ impl Testbed {
                 );
             }
             let s = &c.stats;
-            let fct = match (s.first_request, s.last_end) {
-                (Some(a), Some(b)) => {
-                    first = first.min(a.secs_f64());
-                    last = last.max(b.secs_f64());
-                    Some((b - a).secs_f64())
-                }
-                _ => None,
-            };
+            let fct = measured.client_fct(s);
             completed_total += u64::from(s.completed);
             clients.push(ClientResult {
                 client: c.id,
@@ -406,10 +382,8 @@ impl Testbed {
                 tcp: None,
             });
         }
-        let period = if last > first { last - first } else { 0.0 };
+        let period = measured.length();
         let per = |x: f64| if period > 0.0 { x / period } else { 0.0 };
-        let (up, down) = (&self.net.uplink.stats, &self.net.downlink.stats);
-        let down_capacity_bytes = period * self.cfg.link.downlink_kbps * 1000.0 / 8.0;
         let settling = (self.cfg.workload.kind == WorkloadKind::Burst).then(|| {
             burst_done.sort_by(f64::total_cmp);
             settling_time(
@@ -451,31 +425,9 @@ impl Testbed {
             throughput_exchanges_per_s: per(completed_total as f64),
             settling_time_s: settling.flatten(),
             retransmission_histogram: hist,
-            packets: PacketStats {
-                sent: up.sent + down.sent,
-                sent_uplink: up.sent,
-                sent_downlink: down.sent,
-                dropped_buffer: up.dropped_buffer + down.dropped_buffer,
-                dropped_buffer_downlink: down.dropped_buffer,
-                lost_link: up.lost_link + down.lost_link,
-                lost_link_uplink: up.lost_link,
-                lost_link_downlink: down.lost_link,
-                bytes_uplink: up.bytes,
-                bytes_downlink: down.bytes,
-                utilisation_uplink: per(up.busy.secs_f64()),
-                utilisation_downlink: per(down.busy.secs_f64()),
-                unnecessary_downlink_share: if down_capacity_bytes > 0.0 {
-                    unnecessary_bytes as f64 / down_capacity_bytes
-                } else {
-                    0.0
-                },
-                max_queue_bytes: self.net.downlink.max_queue_bytes(),
-                mean_queue_delay_s: if down.sent > 0 {
-                    down.queue_wait.secs_f64() / down.sent as f64
-                } else {
-                    0.0
-                },
-            },
+            packets: self
+                .net
+                .packet_stats(period, self.cfg.link.downlink_kbps, unnecessary_bytes),
             server: ServerStats {
                 requests: self.server.requests,
                 duplicates: self.server.duplicates,

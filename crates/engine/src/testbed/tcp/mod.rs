@@ -242,7 +242,12 @@ impl TcpTestbed {
             // first and send when the measured period begins.
             Event::Open(c) if self.clients[c as usize].random => self.next_request(now, c),
             Event::Open(c) => self.open(now, c),
-            Event::FirstRequest(c) => self.next_request(now, c),
+            Event::FirstRequest(c) => {
+                self.next_request(now, c);
+                if let Some(flow) = self.clients[c as usize].flow {
+                    self.on_end_changed(now, flow, CLIENT);
+                }
+            }
             Event::Timer { flow, end } => {
                 let e = usize::from(end);
                 let f = &mut self.flows[flow as usize];
@@ -264,18 +269,12 @@ impl TcpTestbed {
                 }
             }
             Event::UplinkTxDone => {
-                let done = self.net.uplink.on_tx_done(now, &mut self.net.rng_up_errors);
+                let done = self.net.on_uplink_tx_done(now);
                 if let Some(at) = done.next_done_at {
                     self.queue.schedule(at, Event::UplinkTxDone);
                 }
-                match done.delivered_at {
-                    Some(at_router) => {
-                        let at = self
-                            .net
-                            .path_up
-                            .on_packet(at_router, &mut self.net.rng_path_up);
-                        self.queue.schedule(at, Event::AtServer(done.packet));
-                    }
+                match done.at {
+                    Some(at) => self.queue.schedule(at, Event::AtServer(done.packet)),
                     None => self.dropped(now, done.packet),
                 }
             }
@@ -290,14 +289,11 @@ impl TcpTestbed {
                 }
             }
             Event::DownlinkTxDone => {
-                let done = self
-                    .net
-                    .downlink
-                    .on_tx_done(now, &mut self.net.rng_down_errors);
+                let done = self.net.on_downlink_tx_done(now);
                 if let Some(at) = done.next_done_at {
                     self.queue.schedule(at, Event::DownlinkTxDone);
                 }
-                match done.delivered_at {
+                match done.at {
                     Some(at) => self.queue.schedule(at, Event::AtClient(done.packet)),
                     None => self.dropped(now, done.packet),
                 }
@@ -557,7 +553,9 @@ impl TcpTestbed {
         }
     }
 
-    /// Client `c` is ready for its next request.
+    /// Client `c` is ready for its next request: writes it (or closes when the workload is
+    /// done; a random client's new batch opens a new connection). Sending is the caller's
+    /// `on_end_changed` on the client's connection.
     fn next_request(&mut self, now: Instant, c: u32) {
         let client = &mut self.clients[c as usize];
         if client.finished {
@@ -569,7 +567,6 @@ impl TcpTestbed {
                 if let Some(conn) = self.flows[flow as usize].ends[CLIENT].as_mut() {
                     conn.close();
                 }
-                self.transmit(now, flow, CLIENT);
             }
             return;
         };
@@ -594,7 +591,6 @@ impl TcpTestbed {
         if let Some(conn) = f.ends[CLIENT].as_mut() {
             conn.write(f.streams[0].push(TcpMsg::Request));
         }
-        self.on_end_changed(now, flow, CLIENT);
     }
 
     /// Sends whatever `end` of `flow` may send now.
@@ -645,10 +641,7 @@ impl TcpTestbed {
                     Arrival::Dropped => self.dropped(now, id),
                 }
             } else {
-                let at = self
-                    .net
-                    .path_down
-                    .on_packet(now, &mut self.net.rng_path_down);
+                let at = self.net.server_to_router(now);
                 self.queue.schedule(at, Event::AtRouterDown(id));
             }
         }

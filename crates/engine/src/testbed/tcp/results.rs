@@ -2,51 +2,33 @@
 
 use super::TcpTestbed;
 use crate::config::WorkloadKind;
-use crate::metrics::{
-    settling_time, ClientResult, ClientTcpStats, PacketStats, RunResult, SeqTrace, ServerStats,
-    TcpTotals,
-};
+use crate::metrics::{settling_time, ClientResult, RunResult, SeqTrace, ServerStats, TcpCounters};
+use crate::tcp::ConnStats;
+use crate::testbed::MeasuredPeriod;
 
 impl TcpTestbed {
     /// Collects the run's measurements (SPEC §6).
     pub fn result(&self) -> RunResult {
-        let mut first = f64::INFINITY;
-        let mut last: f64 = 0.0;
+        let mut measured = MeasuredPeriod::new();
         let mut completed_total = 0u64;
-        let mut totals = TcpTotals::default();
+        let mut totals = TcpCounters::default();
         let mut clients = Vec::with_capacity(self.clients.len());
         for c in &self.clients {
-            let mut t = ClientTcpStats {
-                connections: c.flows.len() as u32,
-                ..ClientTcpStats::default()
+            let mut t = TcpCounters {
+                connections: c.flows.len() as u64,
+                ..TcpCounters::default()
             };
             for &fl in &c.flows {
                 let f = &self.flows[fl as usize];
                 t.unnecessary_retransmissions += f.unnecessary;
                 t.csm_retransmissions += f.csm_retransmissions;
                 for conn in f.ends.iter().flatten() {
-                    let s = &conn.stats;
-                    t.segments_sent += s.segments_sent;
-                    t.data_segments_sent += s.data_segments_sent;
-                    t.segments_retransmitted += s.retransmissions;
-                    t.syn_retransmissions += s.syn_retransmissions;
-                    t.synack_retransmissions += s.synack_retransmissions;
-                    t.rto_expirations += s.rto_expirations;
-                    t.fast_retransmits += s.fast_retransmits;
-                    t.partial_ack_retransmissions += s.partial_ack_retransmissions;
-                    t.duplicate_acks += s.duplicate_acks_sent;
+                    t.add(&counters(&conn.stats));
                 }
             }
             totals.add(&t);
             let s = &c.stats;
-            let fct = match (s.first_request, s.last_end) {
-                (Some(a), Some(b)) => {
-                    first = first.min(a.secs_f64());
-                    last = last.max(b.secs_f64());
-                    Some((b - a).secs_f64())
-                }
-                _ => None,
-            };
+            let fct = measured.client_fct(s);
             completed_total += u64::from(s.completed);
             clients.push(ClientResult {
                 client: c.id,
@@ -62,10 +44,8 @@ impl TcpTestbed {
                 tcp: Some(t),
             });
         }
-        let period = if last > first { last - first } else { 0.0 };
+        let period = measured.length();
         let per = |x: f64| if period > 0.0 { x / period } else { 0.0 };
-        let (up, down) = (&self.net.uplink.stats, &self.net.downlink.stats);
-        let down_capacity_bytes = period * self.cfg.link.downlink_kbps * 1000.0 / 8.0;
         let settling = (self.cfg.workload.kind == WorkloadKind::Burst).then(|| {
             let mut done = self.burst_done.clone();
             done.sort_by(f64::total_cmp);
@@ -95,31 +75,11 @@ impl TcpTestbed {
             throughput_exchanges_per_s: per(completed_total as f64),
             settling_time_s: settling.flatten(),
             retransmission_histogram: Vec::new(),
-            packets: PacketStats {
-                sent: up.sent + down.sent,
-                sent_uplink: up.sent,
-                sent_downlink: down.sent,
-                dropped_buffer: up.dropped_buffer + down.dropped_buffer,
-                dropped_buffer_downlink: down.dropped_buffer,
-                lost_link: up.lost_link + down.lost_link,
-                lost_link_uplink: up.lost_link,
-                lost_link_downlink: down.lost_link,
-                bytes_uplink: up.bytes,
-                bytes_downlink: down.bytes,
-                utilisation_uplink: per(up.busy.secs_f64()),
-                utilisation_downlink: per(down.busy.secs_f64()),
-                unnecessary_downlink_share: if down_capacity_bytes > 0.0 {
-                    self.unnecessary_down_bytes as f64 / down_capacity_bytes
-                } else {
-                    0.0
-                },
-                max_queue_bytes: self.net.downlink.max_queue_bytes(),
-                mean_queue_delay_s: if down.sent > 0 {
-                    down.queue_wait.secs_f64() / down.sent as f64
-                } else {
-                    0.0
-                },
-            },
+            packets: self.net.packet_stats(
+                period,
+                self.cfg.link.downlink_kbps,
+                self.unnecessary_down_bytes,
+            ),
             server: ServerStats {
                 requests: self.requests,
                 duplicates: 0,
@@ -129,5 +89,22 @@ impl TcpTestbed {
             tcp: Some(totals),
             seq_traces,
         }
+    }
+}
+
+/// One connection end's counters as run counters (the per-end ones that need ground truth
+/// from the other end — unnecessary and CSM retransmissions — are kept per flow).
+fn counters(s: &ConnStats) -> TcpCounters {
+    TcpCounters {
+        segments_sent: s.segments_sent,
+        data_segments_sent: s.data_segments_sent,
+        segments_retransmitted: s.retransmissions,
+        syn_retransmissions: s.syn_retransmissions,
+        synack_retransmissions: s.synack_retransmissions,
+        rto_expirations: s.rto_expirations,
+        fast_retransmits: s.fast_retransmits,
+        partial_ack_retransmissions: s.partial_ack_retransmissions,
+        duplicate_acks: s.duplicate_acks_sent,
+        ..TcpCounters::default()
     }
 }
