@@ -1,7 +1,9 @@
 //! What each client asks for, and when it is finished (SPEC §5).
 
 use coaplab_cc::rng::Rng;
-use coaplab_cc::Instant;
+use coaplab_cc::{Duration, Instant};
+
+use crate::config::{WorkloadConfig, WorkloadKind};
 
 /// The request a client sends next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +103,72 @@ impl Plan {
             Plan::Blocks { next, total } => next >= total,
         }
     }
+}
+
+/// One client of a run: its plan and when it starts (SPEC §5).
+#[derive(Clone, Debug)]
+pub struct ClientSetup {
+    pub plan: Plan,
+    /// One of a burst workload's burst clients (they follow the background clients).
+    pub in_burst: bool,
+    /// Its offset drawn uniformly in `[0, start_spread_s]`.
+    pub offset: Duration,
+    /// `burst_at_s` for burst clients, else 0, plus the offset.
+    pub start: Instant,
+}
+
+/// Every client of workload `w`, background clients first, with start offsets drawn from
+/// `start_rng` in client order; `firmware` is the plan of a firmware client (the transports
+/// fetch the resource differently). Also returns the number of background clients.
+pub fn client_setups(
+    w: &WorkloadConfig,
+    firmware: Plan,
+    start_rng: &mut dyn Rng,
+) -> (Vec<ClientSetup>, u32) {
+    let (background, burst) = match w.kind {
+        WorkloadKind::Burst => (w.background, w.burst_clients.unwrap_or(0)),
+        _ => (w.clients, 0),
+    };
+    let spread = Duration::from_secs_f64(w.start_spread_s);
+    let setups = (0..background + burst)
+        .map(|id| {
+            let in_burst = id >= background;
+            let plan = match w.kind {
+                WorkloadKind::Continuous | WorkloadKind::Burst if !in_burst => match w.duration_s {
+                    Some(d) => Plan::Until {
+                        deadline: Instant::from_secs_f64(d),
+                    },
+                    None => Plan::Count {
+                        remaining: w.exchanges,
+                    },
+                },
+                WorkloadKind::Burst => Plan::Count {
+                    remaining: w.burst_exchanges.unwrap_or(1),
+                },
+                WorkloadKind::Continuous => unreachable!("continuous clients are background"),
+                WorkloadKind::Random => Plan::Batches {
+                    remaining: w.exchanges,
+                    batch_left: 0,
+                    min: w.batch[0],
+                    max: w.batch[1],
+                },
+                WorkloadKind::Firmware => firmware.clone(),
+            };
+            let base = if in_burst {
+                Duration::from_secs_f64(w.burst_at_s.unwrap_or(0.0))
+            } else {
+                Duration::ZERO
+            };
+            let offset = start_rng.uniform(Duration::ZERO, spread);
+            ClientSetup {
+                plan,
+                in_burst,
+                offset,
+                start: Instant::ZERO + base + offset,
+            }
+        })
+        .collect();
+    (setups, background)
 }
 
 #[cfg(test)]

@@ -7,8 +7,7 @@
 
 use std::io::Write;
 
-use coaplab_cc::rng::Rng;
-use coaplab_cc::{Algorithm, AlgorithmName, Config, Duration, Instant};
+use coaplab_cc::{Algorithm, AlgorithmName, Config, Instant};
 use coaplab_wire::ip::{write_udp_datagram, COAP_PORT};
 use coaplab_wire::pcap::PcapWriter;
 
@@ -23,7 +22,7 @@ use crate::packet::{Packet, PacketKind};
 use crate::sim::event_queue::EventQueue;
 use crate::sim::slab::{PacketId, Slab};
 use crate::sim::streams::{stream, Stream};
-use crate::workload::Plan;
+use crate::workload::{client_setups, Plan};
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
@@ -113,53 +112,21 @@ impl Testbed {
 
         let seed = cfg.seed;
         let mut start_rng = stream(seed, replication, Stream::ClientStart);
-        let (background, burst) = match w.kind {
-            WorkloadKind::Burst => (w.background, w.burst_clients.unwrap_or(0)),
-            _ => (w.clients, 0),
+        let firmware = Plan::Blocks {
+            next: 0,
+            total: msgs.blocks(),
         };
-        let total = background + burst;
-        let mut queue = EventQueue::with_capacity(4 * total as usize + 64);
-        let mut clients = Vec::with_capacity(total as usize);
-        let spread = secs(w.start_spread_s);
-        for id in 0..total {
-            let in_burst = id >= background;
-            let plan = match w.kind {
-                WorkloadKind::Continuous | WorkloadKind::Burst if !in_burst => match w.duration_s {
-                    Some(d) => Plan::Until {
-                        deadline: Instant::ZERO + secs(d),
-                    },
-                    None => Plan::Count {
-                        remaining: w.exchanges,
-                    },
-                },
-                WorkloadKind::Burst => Plan::Count {
-                    remaining: w.burst_exchanges.unwrap_or(1),
-                },
-                WorkloadKind::Continuous => unreachable!(),
-                WorkloadKind::Random => Plan::Batches {
-                    remaining: w.exchanges,
-                    batch_left: 0,
-                    min: w.batch[0],
-                    max: w.batch[1],
-                },
-                WorkloadKind::Firmware => Plan::Blocks {
-                    next: 0,
-                    total: msgs.blocks(),
-                },
-            };
-            let base = if in_burst {
-                secs(w.burst_at_s.unwrap_or(0.0))
-            } else {
-                Duration::ZERO
-            };
-            let offset = start_rng.uniform(Duration::ZERO, spread);
-            queue.schedule(Instant::ZERO + base + offset, Event::ClientStart(id));
+        let (setups, background) = client_setups(w, firmware, &mut start_rng);
+        let mut queue = EventQueue::with_capacity(4 * setups.len() + 64);
+        let mut clients = Vec::with_capacity(setups.len());
+        for (id, setup) in (0u32..).zip(setups) {
+            queue.schedule(setup.start, Event::ClientStart(id));
             let alg = Algorithm::new(name, alg_config);
             clients.push(Client::new(
                 id,
                 alg,
                 stream(seed, replication, Stream::Client(id)),
-                plan,
+                setup.plan,
                 cfg.coap.nstart,
                 cfg.trace,
             ));

@@ -19,7 +19,7 @@
 //! Here: the event loop and the client / server applications; `params.rs` the TCP model's
 //! parameters, `results.rs` the metrics, `capture.rs` the pcap.
 
-use coaplab_cc::rng::{Rng, Xoshiro256pp};
+use coaplab_cc::rng::Xoshiro256pp;
 use coaplab_cc::{Duration, Instant};
 use coaplab_wire::ip::IPV4_HEADER;
 
@@ -27,7 +27,7 @@ mod capture;
 mod params;
 mod results;
 
-use super::{secs, ConfigError, Network, CLIENT_PORT};
+use super::{ConfigError, Network, CLIENT_PORT};
 use crate::coap::client::ClientStats;
 use crate::coap::over_tcp::{MessageStream, TcpMsg};
 use crate::config::{RunConfig, WorkloadKind};
@@ -37,7 +37,7 @@ use crate::sim::event_queue::EventQueue;
 use crate::sim::slab::{PacketId, Slab};
 use crate::sim::streams::{stream, Stream};
 use crate::tcp::{ConnEvent, Connection, DataArrival, Seq, State, TcpConfig, Transmit};
-use crate::workload::Plan;
+use crate::workload::{client_setups, Plan};
 use params::tcp_config;
 
 /// Which end of a connection.
@@ -153,55 +153,21 @@ impl TcpTestbed {
         };
         let seed = cfg.seed;
         let mut start_rng = stream(seed, replication, Stream::ClientStart);
-        let (background, burst) = match w.kind {
-            WorkloadKind::Burst => (w.background, w.burst_clients.unwrap_or(0)),
-            _ => (w.clients, 0),
-        };
-        let total = background + burst;
         let random = w.kind == WorkloadKind::Random;
-        let mut queue = EventQueue::with_capacity(8 * total as usize + 64);
-        let mut clients = Vec::with_capacity(total as usize);
-        let spread = secs(w.start_spread_s);
-        let mut burst_total = 0;
-        for id in 0..total {
-            let in_burst = id >= background;
-            let plan = match w.kind {
-                WorkloadKind::Continuous | WorkloadKind::Burst if !in_burst => match w.duration_s {
-                    Some(d) => Plan::Until {
-                        deadline: Instant::ZERO + secs(d),
-                    },
-                    None => Plan::Count {
-                        remaining: w.exchanges,
-                    },
-                },
-                WorkloadKind::Burst => {
-                    let n = w.burst_exchanges.unwrap_or(1);
-                    burst_total += n as usize;
-                    Plan::Count { remaining: n }
-                }
-                WorkloadKind::Continuous => unreachable!(),
-                WorkloadKind::Random => Plan::Batches {
-                    remaining: w.exchanges,
-                    batch_left: 0,
-                    min: w.batch[0],
-                    max: w.batch[1],
-                },
-                WorkloadKind::Firmware => Plan::Count { remaining: 1 },
-            };
-            let offset = start_rng.uniform(Duration::ZERO, spread);
-            let base = if in_burst {
-                secs(w.burst_at_s.unwrap_or(0.0))
-            } else {
-                Duration::ZERO
-            };
-            queue.schedule(Instant::ZERO + base + offset, Event::Open(id));
+        let (setups, background) = client_setups(w, Plan::Count { remaining: 1 }, &mut start_rng);
+        let burst_total =
+            (setups.len() - background as usize) * w.burst_exchanges.unwrap_or(1) as usize;
+        let mut queue = EventQueue::with_capacity(8 * setups.len() + 64);
+        let mut clients = Vec::with_capacity(setups.len());
+        for (id, setup) in (0u32..).zip(setups) {
+            queue.schedule(setup.start, Event::Open(id));
             clients.push(TcpClient {
                 id,
-                plan,
+                plan: setup.plan,
                 rng: stream(seed, replication, Stream::Client(id)),
-                offset,
+                offset: setup.offset,
                 random,
-                in_burst,
+                in_burst: setup.in_burst,
                 flow: None,
                 up: false,
                 finished: false,
