@@ -1,0 +1,112 @@
+"""The bit-identity set: configurations whose full results must not change under a refactor.
+
+Every refactor or optimisation that should not change results (the network-as-data redesign,
+a new event queue, ...) is checked against the stored JSON summaries (``--format json`` minus
+``wall_s``), pcap hashes and trace-CSV hashes of these configurations, byte for byte
+(``tests/test_golden.py``). They cover both transports, every workload kind, every error profile
+and a custom chain, 1–400 clients, all twelve UDP algorithms, NSTART > 1, limited uplink buffers,
+link overhead, TCP options and connection failures; traces and pcaps are on.
+
+``python tests/golden/cases.py --write`` regenerates the stored files. Run it only on a
+commit whose results are known good, never to make a failing check pass.
+"""
+
+from __future__ import annotations
+
+UDP_ALGORITHMS = (
+    "default", "default-fb1", "default-fb2", "cocoa", "cocoa-s", "cocoa-fb1", "cocoa-fb2",
+    "basic-rto", "linux-rto", "peakhopper-rto", "fasor", "fasor-rc",
+)
+
+
+def _case(name, link=None, workload=None, coap=None, tcp=None, trace=True, replications=2, seed=7):
+    d = {"name": name, "seed": seed, "replications": replications, "trace": trace,
+         "link": link or {}, "workload": workload or {}, "coap": coap or {}}
+    if tcp is not None:
+        d["tcp"] = tcp
+    return d
+
+
+def cases() -> list[dict]:
+    out = []
+    # Every UDP algorithm: 10 continuous clients, medium errors, the 2500 B buffer.
+    for i, cc in enumerate(UDP_ALGORITHMS):
+        out.append(_case(f"g-alg-{cc}", link={"buffer_bytes": 2500, "errors": "medium"},
+                         workload={"kind": "continuous", "clients": 10, "exchanges": 30},
+                         coap={"cc": cc, "max_retransmit": 20}, trace=i % 2 == 0))
+    udp = [
+        _case("g-1client", workload={"clients": 1, "exchanges": 50}, coap={"cc": "default"}),
+        _case("g-50-14100", link={"buffer_bytes": 14100}, workload={"clients": 50, "exchanges": 20},
+              coap={"cc": "cocoa", "max_retransmit": 20}, trace=False),
+        _case("g-100-2500", workload={"clients": 100, "exchanges": 10}, coap={"cc": "cocoa-fb1", "max_retransmit": 20},
+              trace=False),
+        _case("g-400-random-inf", link={"buffer_bytes": 1410000}, workload={"kind": "random", "clients": 400, "exchanges": 8},
+              coap={"cc": "cocoa", "max_retransmit": 20}, trace=False, replications=1),
+        _case("g-400-cont-inf", link={"buffer_bytes": 1410000}, workload={"clients": 400, "exchanges": 6},
+              coap={"cc": "default", "max_retransmit": 20}, trace=False, replications=1),
+        _case("g-400-random-high", link={"errors": "high"}, workload={"kind": "random", "clients": 400, "exchanges": 4},
+              coap={"cc": "default-fb2", "max_retransmit": 4}, trace=False, replications=1),
+        _case("g-burst-low", link={"errors": "low", "buffer_bytes": 28200},
+              workload={"kind": "burst", "background": 10, "exchanges": 40, "burst_at_s": 20.0, "burst_clients": 20,
+                        "burst_exchanges": 5},
+              coap={"cc": "cocoa-fb2", "max_retransmit": 20}),
+        _case("g-fw-high", link={"errors": "high"}, workload={"kind": "firmware", "clients": 1, "resource_bytes": 20000},
+              coap={"cc": "cocoa", "max_retransmit": 20}),
+        _case("g-fw-4-14100", link={"buffer_bytes": 14100}, workload={"kind": "firmware", "clients": 4, "resource_bytes": 12000},
+              coap={"cc": "default", "max_retransmit": 20}, trace=False),
+        _case("g-duration", link={"errors": "high"}, workload={"clients": 5, "duration_s": 60.0},
+              coap={"cc": "linux-rto", "max_retransmit": 20}),
+        _case("g-nstart4-random", link={"errors": "low"}, workload={"kind": "random", "clients": 20, "exchanges": 20, "batch": [2, 6]},
+              coap={"cc": "cocoa", "nstart": 4, "max_retransmit": 20}),
+        _case("g-chain", link={"errors": {"good_mean_ms": 300.0, "good_min_ms": 50.0, "good_max_ms": 900.0, "good_loss": 0.01,
+                                          "bad_mean_ms": 80.0, "bad_min_ms": 20.0, "bad_max_ms": 200.0, "bad_loss": 0.6}},
+              workload={"clients": 8, "exchanges": 20}, coap={"cc": "peakhopper-rto", "max_retransmit": 20}),
+        _case("g-uplinkbuf", link={"uplink_buffer_bytes": 200, "link_overhead_bytes": 2, "path_delay_ms": [5.0, 30.0],
+                                   "mtu": 400},
+              workload={"clients": 12, "exchanges": 15, "response_bytes": 120, "start_spread_s": 1.0},
+              coap={"cc": "fasor-rc", "max_retransmit": 20, "ack_timeout_s": 1.0, "ack_random_factor": 2.0,
+                    "max_timer_s": 30.0}),
+        _case("g-100-fasor-low", link={"errors": "low"}, workload={"clients": 100, "exchanges": 6},
+              coap={"cc": "fasor", "max_retransmit": 20}, trace=False, replications=1),
+    ]
+    tcp = {"transport": "tcp", "cc": "newreno"}
+    tcps = [
+        _case("g-tcp-fw-2500", workload={"kind": "firmware", "clients": 1}, coap=tcp),
+        _case("g-tcp-fw-14100-high", link={"buffer_bytes": 14100, "errors": "high"},
+              workload={"kind": "firmware", "clients": 1, "resource_bytes": 30000}, coap=tcp),
+        _case("g-tcp-random-medium", link={"errors": "medium"}, workload={"kind": "random", "clients": 20, "exchanges": 10},
+              coap=tcp),
+        _case("g-tcp-50-2500", workload={"clients": 50, "exchanges": 10}, coap=tcp, trace=False),
+        _case("g-tcp-burst", link={"buffer_bytes": 28200},
+              workload={"kind": "burst", "background": 5, "exchanges": 20, "burst_at_s": 10.0, "burst_clients": 10,
+                        "burst_exchanges": 4}, coap=tcp),
+        _case("g-tcp-400-inf", link={"buffer_bytes": 1410000}, workload={"clients": 400, "exchanges": 4}, coap=tcp,
+              trace=False, replications=1),
+        _case("g-tcp-options", link={"errors": "low"}, workload={"clients": 6, "exchanges": 15}, coap=tcp,
+              tcp={"nagle": "classic", "limited_transmit": False, "delayed_ack_ms": 0.0, "initial_window": 2,
+                   "slow_start_limit": 1}),
+        _case("g-tcp-synfail", link={"errors": "high"}, workload={"kind": "random", "clients": 10, "exchanges": 6},
+              coap=tcp, tcp={"syn_retries": 2, "initial_rto_s": 1.0, "max_rto_s": 8.0}),
+        _case("g-tcp-duration", link={"errors": "medium"}, workload={"clients": 4, "duration_s": 40.0}, coap=tcp),
+        _case("g-tcp-fw-4-28200-low", link={"buffer_bytes": 28200, "errors": "low"},
+              workload={"kind": "firmware", "clients": 4, "resource_bytes": 20000}, coap=tcp, trace=False),
+    ]
+    return out + udp + tcps
+
+
+if __name__ == "__main__":
+    import sys
+
+    if "--write" not in sys.argv:
+        sys.exit("usage: python tests/golden/cases.py --write   (regenerates the stored golden results)")
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from test_golden import compute, GOLDEN
+
+    summaries, hashes = compute(Path(sys.argv[sys.argv.index("--write") + 1]) if len(sys.argv) > sys.argv.index("--write") + 1 else None)
+    (GOLDEN / "summaries.jsonl").write_text("".join(s + "\n" for s in summaries))
+    import json
+
+    (GOLDEN / "hashes.json").write_text(json.dumps(hashes, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {len(summaries)} summaries and {len(hashes)} file hashes")
