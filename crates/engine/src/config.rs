@@ -24,6 +24,35 @@ pub struct RunConfig {
     /// Record per-client timer / RTO traces.
     #[serde(default)]
     pub trace: bool,
+    /// The network the clients and the server run on; absent = the reference star
+    /// (docs/design.md §2).
+    #[serde(default)]
+    pub network: Option<NetworkConfig>,
+    /// Client populations (docs/design.md, "Client populations"). Empty = one population
+    /// described by `workload`, `coap` and `tcp`. Each group is fully resolved (the Python
+    /// front applied the inheritance from `workload` / `coap` / `tcp`).
+    #[serde(default)]
+    pub group: Vec<GroupConfig>,
+}
+
+/// Which network a run simulates.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkConfig {
+    /// `star`: the reference testbed (the only kind so far).
+    pub kind: String,
+}
+
+/// One client population: its own workload, CoAP settings and (transport `tcp`) TCP model.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupConfig {
+    /// Unique within the run; per-group metrics and client rows carry it.
+    pub name: String,
+    pub workload: WorkloadConfig,
+    pub coap: CoapConfig,
+    #[serde(default)]
+    pub tcp: Option<TcpSection>,
 }
 
 fn one() -> u64 {
