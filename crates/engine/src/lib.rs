@@ -13,3 +13,4 @@ pub mod sim;
 pub mod tcp;
 pub mod testbed;
 pub mod workload;
+pub mod world;

@@ -30,6 +30,27 @@ pub struct RunResult {
     /// TCP runs with tracing on: one time-sequence trace per connection.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seq_traces: Option<Vec<SeqTrace>>,
+    /// Runs with client populations (`[[group]]`): what each population measured. Client rows
+    /// of group `g` are those with `client` in `first_client..first_client + clients`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupResult>,
+}
+
+/// One client population's measurements (docs/design.md "Client populations"); per-client
+/// metrics (FCT, retransmissions) are in the run's client rows.
+#[derive(Clone, Debug, Serialize)]
+pub struct GroupResult {
+    pub name: String,
+    pub transport: &'static str,
+    pub first_client: u32,
+    pub clients: u32,
+    /// Completed exchanges by retransmissions needed (UDP groups; empty for TCP).
+    pub retransmission_histogram: Vec<u64>,
+    /// Completed exchanges per second over the run's measured period.
+    pub throughput_exchanges_per_s: f64,
+    pub settling_time_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpCounters>,
 }
 
 /// TCP counters (SPEC §6) of one client's connections, both ends — or, summed, of a run.

@@ -4,6 +4,8 @@
 
 use coaplab_cc::Instant;
 
+use crate::tcp::Transmit;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketKind {
     /// CON GET from a client.
@@ -35,4 +37,54 @@ pub struct Packet {
     /// When the request copy this packet is or answers was sent (the client's own record of
     /// transmission `ordinal`; used with the Rexmit-Cnt echo).
     pub request_sent: Instant,
+}
+
+/// A TCP segment in the network.
+#[derive(Clone, Copy, Debug)]
+pub struct TcpPacket {
+    /// Index of its connection.
+    pub flow: u32,
+    /// Sent by the client end.
+    pub upstream: bool,
+    pub t: Transmit,
+}
+
+/// What an application put on the network.
+#[derive(Clone, Copy, Debug)]
+pub enum AppPacket {
+    /// CoAP over UDP.
+    Udp(Packet),
+    /// A TCP segment carrying CoAP over TCP.
+    Tcp(TcpPacket),
+}
+
+/// A packet in flight: its application content, its size and where it is on its route
+/// (`net::network`).
+#[derive(Clone, Copy, Debug)]
+pub struct NetPacket {
+    pub app: AppPacket,
+    /// Size of the IP packet, bytes.
+    pub ip_bytes: u32,
+    pub route: u16,
+    /// Index of the element it is in (or entering) on its route.
+    pub hop: u8,
+}
+
+impl NetPacket {
+    pub fn udp(p: Packet) -> Self {
+        NetPacket {
+            ip_bytes: p.ip_bytes,
+            app: AppPacket::Udp(p),
+            route: 0,
+            hop: 0,
+        }
+    }
+    pub fn tcp(p: TcpPacket, ip_bytes: u32) -> Self {
+        NetPacket {
+            ip_bytes,
+            app: AppPacket::Tcp(p),
+            route: 0,
+            hop: 0,
+        }
+    }
 }

@@ -117,6 +117,14 @@ pub struct ClientSetup {
     pub start: Instant,
 }
 
+/// How many clients workload `w` has (background and burst clients included).
+pub fn client_count(w: &WorkloadConfig) -> u32 {
+    match w.kind {
+        WorkloadKind::Burst => w.background + w.burst_clients.unwrap_or(0),
+        _ => w.clients,
+    }
+}
+
 /// Every client of workload `w`, background clients first, with start offsets drawn from
 /// `start_rng` in client order; `firmware` is the plan of a firmware client (the transports
 /// fetch the resource differently). Also returns the number of background clients.

@@ -2,6 +2,8 @@
 //! exchanges, retransmissions of the identical message, the algorithm library driving every
 //! timer. Sans-IO: it is told events with `now` and pushes [`Action`]s for the testbed.
 
+use std::collections::VecDeque;
+
 use coaplab_cc::rng::Xoshiro256pp;
 use coaplab_cc::{Algorithm, Answered, Exchange, Instant, SampleKind, TimeoutDecision};
 
@@ -41,6 +43,8 @@ pub struct ExchangeRecord {
     pub answer_serialized: u64,
     /// IP size of this exchange's response, bytes.
     pub response_bytes: u32,
+    /// Copies of this exchange's request (or responses to them) still in the network.
+    pub in_flight: u32,
 }
 
 impl ExchangeRecord {
@@ -91,6 +95,36 @@ pub struct TracePoint {
     pub sample_kind: &'static str,
 }
 
+/// What the client's retired exchange records add up to (docs/design.md, "Memory"): a record
+/// is folded in here and freed once its exchange ended and none of its packets is left in the
+/// network, so a client's memory does not grow with the length of the run.
+#[derive(Clone, Debug, Default)]
+pub struct Retired {
+    /// Index = retransmissions a completed exchange needed.
+    pub histogram: Vec<u64>,
+    pub unnecessary: u32,
+    pub unnecessary_response_bytes: u64,
+    /// Completion times of completed exchanges (kept only when asked: burst clients).
+    pub completions: Vec<Instant>,
+}
+
+impl Retired {
+    fn add(&mut self, rec: &ExchangeRecord, keep_completions: bool) {
+        self.unnecessary += rec.unnecessary_retransmissions();
+        self.unnecessary_response_bytes += rec.unnecessary_response_bytes();
+        if rec.done && !rec.failed {
+            let k = rec.ex.retransmissions as usize;
+            if self.histogram.len() <= k {
+                self.histogram.resize(k + 1, 0);
+            }
+            self.histogram[k] += 1;
+            if keep_completions {
+                self.completions.extend(rec.ended_at);
+            }
+        }
+    }
+}
+
 pub struct Client {
     pub id: u32,
     algorithm: Algorithm,
@@ -99,9 +133,14 @@ pub struct Client {
     nstart: u32,
     next_mid: u16,
     outstanding: u32,
-    pub exchanges: Vec<ExchangeRecord>,
+    /// Records of exchanges `base..base + records.len()` (older ones are retired).
+    records: VecDeque<ExchangeRecord>,
+    base: u32,
+    /// Keep completion times of retired exchanges (burst clients, for the settling time).
+    pub keep_completions: bool,
     pub stats: ClientStats,
     pub trace: Option<Vec<TracePoint>>,
+    retired: Retired,
 }
 
 impl Client {
@@ -122,10 +161,50 @@ impl Client {
             // A fixed, client-specific first MID: deterministic and distinct across clients.
             next_mid: (id.wrapping_mul(7919) & 0xFFFF) as u16,
             outstanding: 0,
-            exchanges: Vec::new(),
+            records: VecDeque::new(),
+            base: 0,
+            keep_completions: false,
             stats: ClientStats::default(),
             trace: trace.then(Vec::new),
+            retired: Retired::default(),
         }
+    }
+
+    /// The record of exchange `index` (which must not be retired).
+    pub fn record_mut(&mut self, index: u32) -> &mut ExchangeRecord {
+        &mut self.records[(index - self.base) as usize]
+    }
+
+    /// A packet of exchange `index` left the network (dropped, or delivered to the client).
+    pub fn on_packet_gone(&mut self, index: u32) {
+        self.record_mut(index).in_flight -= 1;
+        self.retire();
+    }
+
+    /// Retires the oldest records whose exchange ended and whose packets are all gone.
+    fn retire(&mut self) {
+        while let Some(front) = self.records.front() {
+            if !(front.done && front.in_flight == 0) {
+                break;
+            }
+            let rec = self.records.pop_front().expect("front exists");
+            self.retired.add(&rec, self.keep_completions);
+            self.base += 1;
+        }
+    }
+
+    /// Exchanges started so far.
+    pub fn started(&self) -> u32 {
+        self.base + self.records.len() as u32
+    }
+
+    /// The totals of every exchange: retired ones plus those still recorded.
+    pub fn totals(&self) -> Retired {
+        let mut t = self.retired.clone();
+        for rec in &self.records {
+            t.add(rec, self.keep_completions);
+        }
+        t
     }
 
     pub fn finished(&self, now: Instant) -> bool {
@@ -145,10 +224,10 @@ impl Client {
             let ex = self
                 .algorithm
                 .on_exchange_start(now, self.outstanding, &mut self.rng);
-            let index = self.exchanges.len() as u32;
+            let index = self.base + self.records.len() as u32;
             let mid = self.next_mid;
             self.next_mid = self.next_mid.wrapping_add(1);
-            self.exchanges.push(ExchangeRecord {
+            self.records.push_back(ExchangeRecord {
                 ex,
                 mid,
                 block: req.block,
@@ -160,6 +239,7 @@ impl Client {
                 answer_delivered: 0,
                 answer_serialized: 0,
                 response_bytes: 0,
+                in_flight: 1,
             });
             self.outstanding += 1;
             self.stats.first_request.get_or_insert(now);
@@ -184,7 +264,12 @@ impl Client {
         msgs: &MessageFactory,
         out: &mut Vec<Action>,
     ) {
-        let rec = &mut self.exchanges[exchange as usize];
+        let Some(rec) = exchange
+            .checked_sub(self.base)
+            .and_then(|i| self.records.get_mut(i as usize))
+        else {
+            return; // retired: it ended long ago
+        };
         if rec.done || rec.generation != generation {
             return;
         }
@@ -192,6 +277,7 @@ impl Client {
         match self.algorithm.on_timeout(now, &mut rec.ex) {
             TimeoutDecision::Retransmit { timer } => {
                 rec.generation += 1;
+                rec.in_flight += 1;
                 let (ordinal, mid, block, generation) =
                     (rec.ex.retransmissions, rec.mid, rec.block, rec.generation);
                 self.stats.retransmissions += 1;
@@ -213,6 +299,7 @@ impl Client {
                 self.stats.failed += 1;
                 self.stats.last_end = Some(now);
                 self.record(now, "fail", exchange, None, SampleKind::None);
+                self.retire();
                 self.poll_start(now, msgs, out);
             }
         }
@@ -226,12 +313,14 @@ impl Client {
         msgs: &MessageFactory,
         out: &mut Vec<Action>,
     ) {
-        let rec = &mut self.exchanges[pkt.exchange as usize];
+        let rec = &mut self.records[(pkt.exchange - self.base) as usize];
+        rec.in_flight -= 1;
         if pkt.ordinal < 64 {
             rec.answer_delivered |= 1 << pkt.ordinal;
         }
         if rec.done || pkt.mid != rec.mid {
             self.stats.duplicate_responses += 1;
+            self.retire();
             return;
         }
         let answered = Answered {
@@ -252,6 +341,7 @@ impl Client {
             sample.rtt.map(|d| d.secs_f64()),
             sample.kind,
         );
+        self.retire();
         self.poll_start(now, msgs, out);
     }
 
@@ -264,7 +354,7 @@ impl Client {
         kind: SampleKind,
     ) {
         if let Some(trace) = self.trace.as_mut() {
-            let rec = &self.exchanges[exchange as usize];
+            let rec = &self.records[(exchange - self.base) as usize];
             trace.push(TracePoint {
                 at: now,
                 event,

@@ -4,5 +4,7 @@
 
 pub mod link;
 pub mod loss;
+pub mod network;
 pub mod path;
 pub mod queue;
+pub mod topology;

@@ -1,13 +1,13 @@
-//! The testbed with CoAP over TCP (SPEC §4): every client opens TCP connections to the server
-//! through the same network as the UDP testbed; the TCP model (`crate::tcp`) runs at both
-//! ends of every connection, and the CoAP-over-TCP application (`crate::coap::over_tcp`)
-//! writes and reads messages on the byte streams.
+//! CoAP over TCP as applications on nodes (docs/model.md "CoAP over TCP"): every client opens
+//! TCP connections to the server; the TCP model (`crate::tcp`) runs at both ends of every
+//! connection, and the CoAP-over-TCP application (`crate::coap::over_tcp`) writes and reads
+//! messages on the byte streams.
 //!
-//! Client behaviour (SPEC §4.3, §5):
+//! Client behaviour:
 //! - `continuous`, `firmware` and the burst's background clients connect first (each at its
-//!   start offset) and exchange CSMs; once every one of them holds the server's CSM, each
-//!   sends its first request at that instant plus its start offset. FCT runs from the first
-//!   request.
+//!   start offset) and exchange CSMs; once every one of them (of every TCP group) holds the
+//!   server's CSM, each sends its first request at that instant plus its start offset. FCT
+//!   runs from the first request.
 //! - `random` clients open a new connection per batch and close it after the batch's last
 //!   response; FCT runs from the first SYN.
 //! - burst clients connect at `burst_at_s` plus their offset and send once connected.
@@ -16,37 +16,36 @@
 //! (and, for `random`, its request) the moment the handshake completes, so that segment also
 //! carries the handshake's final ACK.
 //!
-//! Here: the event loop and the client / server applications; `params.rs` the TCP model's
-//! parameters, `results.rs` the metrics, `capture.rs` the pcap.
+//! `params.rs` turns the `[tcp]` section into the TCP model's parameters.
 
-use coaplab_cc::rng::Xoshiro256pp;
+use coaplab_cc::rng::{Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
 use coaplab_wire::ip::IPV4_HEADER;
 
-mod capture;
 mod params;
-mod results;
 
-use super::{ConfigError, Network, CLIENT_PORT};
+use super::{Event, Placement, Shared};
 use crate::coap::client::ClientStats;
 use crate::coap::over_tcp::{MessageStream, TcpMsg};
-use crate::config::{RunConfig, WorkloadKind};
+use crate::config::{GroupConfig, RunConfig, WorkloadKind};
 use crate::metrics::SeqTraceRow;
-use crate::net::link::Arrival;
+use crate::net::network::RouteId;
+use crate::packet::{AppPacket, NetPacket, TcpPacket};
 use crate::sim::event_queue::EventQueue;
-use crate::sim::slab::{PacketId, Slab};
+use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
-use crate::tcp::{ConnEvent, Connection, DataArrival, Seq, State, TcpConfig, Transmit};
+use crate::tcp::{ConnEvent, Connection, DataArrival, Seq, State, TcpConfig};
+use crate::testbed::{ConfigError, CLIENT_PORT};
 use crate::workload::{client_setups, Plan};
 use params::tcp_config;
 
 /// Which end of a connection.
-const CLIENT: usize = 0;
-const SERVER: usize = 1;
+pub(crate) const CLIENT: usize = 0;
+pub(crate) const SERVER: usize = 1;
 
 #[derive(Clone, Copy, Debug)]
-enum Event {
-    /// A client opens a connection (its start, or a burst client's arrival).
+pub(crate) enum TcpEvent {
+    /// A client (local index) opens a connection (its start, or a burst client's arrival).
     Open(u32),
     /// A connected client sends its first request.
     FirstRequest(u32),
@@ -54,30 +53,16 @@ enum Event {
         flow: u32,
         end: u8,
     },
-    UplinkTxDone,
-    DownlinkTxDone,
-    AtServer(PacketId),
-    AtRouterDown(PacketId),
-    AtClient(PacketId),
-}
-
-/// A segment in the network.
-#[derive(Clone, Copy, Debug)]
-struct TcpPacket {
-    flow: u32,
-    /// Sent by the client end.
-    upstream: bool,
-    t: Transmit,
-    ip_bytes: u32,
 }
 
 /// One TCP connection: both ends, the application's message streams, and its trace.
-struct Flow {
-    client: u32,
-    port: u16,
-    ends: [Option<Connection>; 2],
+pub(crate) struct Flow {
+    /// Local index of its client.
+    pub client: u32,
+    pub port: u16,
+    pub ends: [Option<Connection>; 2],
     /// Client → server and server → client messages.
-    streams: [MessageStream; 2],
+    pub streams: [MessageStream; 2],
     /// The earliest pending timer event of each end: an event at another time is stale; one
     /// that fires before the connection's deadline re-schedules itself.
     timer: [Option<Instant>; 2],
@@ -85,136 +70,157 @@ struct Flow {
     /// The client has a request to send once connected (`random`).
     pending_request: bool,
     /// Counters that need ground truth from the other end.
-    unnecessary: u64,
-    csm_retransmissions: u64,
-    trace: Option<Vec<SeqTraceRow>>,
+    pub unnecessary: u64,
+    pub csm_retransmissions: u64,
+    pub trace: Option<Vec<SeqTraceRow>>,
 }
 
-struct TcpClient {
-    id: u32,
+pub(crate) struct TcpClient {
+    /// Global id.
+    pub id: u32,
+    group: u16,
     plan: Plan,
     rng: Xoshiro256pp,
     offset: Duration,
     random: bool,
-    in_burst: bool,
+    pub in_burst: bool,
     flow: Option<u32>,
+    routes: [RouteId; 2],
     /// The server's CSM arrived on the current connection.
     up: bool,
     finished: bool,
-    stats: ClientStats,
-    flows: Vec<u32>,
+    pub stats: ClientStats,
+    pub flows: Vec<u32>,
 }
 
-pub struct TcpTestbed {
-    cfg: RunConfig,
-    replication: u64,
+/// A TCP group's model parameters and response size.
+struct TcpGroup {
     tcp: TcpConfig,
     response_payload: u32,
-    queue: EventQueue<Event>,
-    net: Network,
-    slab: Slab<TcpPacket>,
-    flows: Vec<Flow>,
-    clients: Vec<TcpClient>,
-    /// Background clients still to get connected before the measured period.
-    waiting: u32,
-    burst_first: u32,
-    burst_done: Vec<f64>,
-    burst_total: usize,
-    requests: u64,
-    /// IP bytes of unnecessary server → client retransmissions that crossed the downlink.
-    unnecessary_down_bytes: u64,
-    capture: Option<Vec<(Instant, TcpPacket)>>,
 }
 
-impl TcpTestbed {
-    /// Builds the testbed for replication `replication` of `cfg`.
-    pub fn new(cfg: &RunConfig, replication: u64, capture: bool) -> Result<Self, ConfigError> {
-        if cfg.coap.cc != "newreno" {
+pub(crate) struct TcpApp {
+    groups: Vec<TcpGroup>,
+    pub(crate) flows: Vec<Flow>,
+    pub(crate) clients: Vec<TcpClient>,
+    /// Background clients still to get connected before the measured period.
+    waiting: u32,
+    /// Completion times of burst exchanges, per group (index = the app's group).
+    pub(crate) burst_done: Vec<Vec<f64>>,
+    pub(crate) requests: u64,
+    /// IP bytes of unnecessary server → client retransmissions that crossed the downlink.
+    pub(crate) unnecessary_down_bytes: u64,
+    trace: bool,
+}
+
+impl TcpApp {
+    pub fn new(_total_clients: u32) -> Self {
+        TcpApp {
+            groups: Vec::new(),
+            flows: Vec::new(),
+            clients: Vec::new(),
+            waiting: 0,
+            burst_done: Vec::new(),
+            requests: 0,
+            unnecessary_down_bytes: 0,
+            trace: false,
+        }
+    }
+
+    /// The client with global id `id`, if it is a TCP client.
+    pub(crate) fn client_by_id(&self, id: u32) -> Option<&TcpClient> {
+        let first = self.clients.first()?.id;
+        // TCP clients of a group have consecutive ids; groups are added in id order.
+        self.clients
+            .binary_search_by_key(&id, |c| c.id)
+            .ok()
+            .map(|i| &self.clients[i])
+            .filter(|c| c.id >= first)
+    }
+
+    /// Adds a group's clients (global ids from `at.first`), scheduling their starts; returns
+    /// how many.
+    pub fn add_group(
+        &mut self,
+        cfg: &RunConfig,
+        g: &GroupConfig,
+        label: &dyn Fn(&str) -> String,
+        at: Placement<'_>,
+        start_rng: &mut dyn Rng,
+        queue: &mut EventQueue<Event>,
+    ) -> Result<u32, ConfigError> {
+        if g.coap.cc != "newreno" {
             return Err(ConfigError(format!(
-                "coap.cc: '{}' is not a TCP congestion controller; allowed with transport tcp: newreno",
-                cfg.coap.cc
+                "{}: '{}' is not a TCP congestion controller; allowed with transport tcp: newreno",
+                label("coap.cc"),
+                g.coap.cc
             )));
         }
-        let net = Network::new(cfg, replication)?;
-        let w = &cfg.workload;
-        let tcp = tcp_config(cfg)?;
+        let w = &g.workload;
+        let tcp = tcp_config(cfg.link.mtu, g.tcp.as_ref(), label)?;
         let response_payload = if w.kind == WorkloadKind::Firmware {
             u32::try_from(w.resource_bytes)
                 .ok()
                 .filter(|&b| b < 1 << 20)
                 .ok_or_else(|| {
                     ConfigError(format!(
-                        "workload.resource_bytes: {} is too large for one CoAP-over-TCP message; allowed: < 1048576",
+                        "{}: {} is too large for one CoAP-over-TCP message; allowed: < 1048576",
+                        label("workload.resource_bytes"),
                         w.resource_bytes
                     ))
                 })?
         } else {
             w.response_bytes
         };
-        let seed = cfg.seed;
-        let mut start_rng = stream(seed, replication, Stream::ClientStart);
+        self.trace = cfg.trace;
         let random = w.kind == WorkloadKind::Random;
-        let (setups, background) = client_setups(w, Plan::Count { remaining: 1 }, &mut start_rng);
-        let burst_total =
-            (setups.len() - background as usize) * w.burst_exchanges.unwrap_or(1) as usize;
-        let mut queue = EventQueue::with_capacity(8 * setups.len() + 64);
-        let mut clients = Vec::with_capacity(setups.len());
-        for (id, setup) in (0u32..).zip(setups) {
-            queue.schedule(setup.start, Event::Open(id));
-            clients.push(TcpClient {
+        let (setups, background) = client_setups(w, Plan::Count { remaining: 1 }, start_rng);
+        let group = self.groups.len() as u16;
+        self.groups.push(TcpGroup {
+            tcp,
+            response_payload,
+        });
+        self.burst_done.push(Vec::new());
+        if !random {
+            self.waiting += background;
+        }
+        let count = setups.len() as u32;
+        for (i, setup) in (0u32..).zip(setups) {
+            let id = at.first + i;
+            let local = self.clients.len() as u32;
+            queue.schedule(setup.start, Event::Tcp(TcpEvent::Open(local)));
+            self.clients.push(TcpClient {
                 id,
+                group,
                 plan: setup.plan,
-                rng: stream(seed, replication, Stream::Client(id)),
+                rng: stream(at.seed, at.replication, Stream::Client(id)),
                 offset: setup.offset,
                 random,
                 in_burst: setup.in_burst,
                 flow: None,
+                routes: at.routes(id)?,
                 up: false,
                 finished: false,
                 stats: ClientStats::default(),
                 flows: Vec::new(),
             });
         }
-        Ok(TcpTestbed {
-            cfg: cfg.clone(),
-            replication,
-            tcp,
-            response_payload,
-            queue,
-            net,
-            slab: Slab::default(),
-            flows: Vec::new(),
-            clients,
-            waiting: if random { 0 } else { background },
-            burst_first: background,
-            burst_done: Vec::new(),
-            burst_total,
-            requests: 0,
-            unnecessary_down_bytes: 0,
-            capture: capture.then(Vec::new),
-        })
+        Ok(count)
     }
 
-    /// Runs until every client has finished its workload and the network is quiet.
-    pub fn run(&mut self) {
-        while let Some((now, event)) = self.queue.pop() {
-            self.handle(now, event);
-        }
-    }
-
-    fn handle(&mut self, now: Instant, event: Event) {
+    pub fn handle(&mut self, now: Instant, event: TcpEvent, sh: &mut Shared) {
         match event {
             // A random client's batch opens its connection (`next_request`); the others connect
             // first and send when the measured period begins.
-            Event::Open(c) if self.clients[c as usize].random => self.next_request(now, c),
-            Event::Open(c) => self.open(now, c),
-            Event::FirstRequest(c) => {
-                self.next_request(now, c);
+            TcpEvent::Open(c) if self.clients[c as usize].random => self.next_request(now, c, sh),
+            TcpEvent::Open(c) => self.open(now, c, sh),
+            TcpEvent::FirstRequest(c) => {
+                self.next_request(now, c, sh);
                 if let Some(flow) = self.clients[c as usize].flow {
-                    self.on_end_changed(now, flow, CLIENT);
+                    self.on_end_changed(now, flow, CLIENT, sh);
                 }
             }
-            Event::Timer { flow, end } => {
+            TcpEvent::Timer { flow, end } => {
                 let e = usize::from(end);
                 let f = &mut self.flows[flow as usize];
                 if f.timer[e] != Some(now) {
@@ -227,51 +233,25 @@ impl TcpTestbed {
                 match conn.poll_timeout() {
                     Some(at) if at <= now => {
                         conn.handle_timeout(now);
-                        self.on_end_changed(now, flow, e);
+                        self.on_end_changed(now, flow, e, sh);
                     }
                     // The deadline moved later since this event was scheduled: follow it.
-                    Some(at) => self.schedule_timer(flow, e, at),
+                    Some(at) => self.schedule_timer(flow, e, at, sh),
                     None => {}
                 }
             }
-            Event::UplinkTxDone => {
-                let done = self.net.on_uplink_tx_done(now);
-                if let Some(at) = done.next_done_at {
-                    self.queue.schedule(at, Event::UplinkTxDone);
-                }
-                match done.at {
-                    Some(at) => self.queue.schedule(at, Event::AtServer(done.packet)),
-                    None => self.dropped(now, done.packet),
-                }
-            }
-            Event::AtRouterDown(id) => {
-                let size = self.slab.get(id).ip_bytes;
-                match self.net.downlink.on_packet_arrival(now, id, size) {
-                    Arrival::Transmitting { done_at } => {
-                        self.queue.schedule(done_at, Event::DownlinkTxDone)
-                    }
-                    Arrival::Queued => {}
-                    Arrival::Dropped => self.dropped(now, id),
-                }
-            }
-            Event::DownlinkTxDone => {
-                let done = self.net.on_downlink_tx_done(now);
-                if let Some(at) = done.next_done_at {
-                    self.queue.schedule(at, Event::DownlinkTxDone);
-                }
-                match done.at {
-                    Some(at) => self.queue.schedule(at, Event::AtClient(done.packet)),
-                    None => self.dropped(now, done.packet),
-                }
-            }
-            Event::AtServer(id) => self.arrive(now, id, SERVER),
-            Event::AtClient(id) => self.arrive(now, id, CLIENT),
         }
     }
 
+    /// A segment reached the end of its route: the connection end it is for.
+    pub fn deliver(&mut self, now: Instant, id: PacketId, p: TcpPacket, sh: &mut Shared) {
+        let ip_bytes = sh.net.packets.remove(id).ip_bytes;
+        let end = if p.upstream { SERVER } else { CLIENT };
+        self.arrive(now, p, ip_bytes, end, sh);
+    }
+
     /// A segment was tail-dropped or lost to a link error.
-    fn dropped(&mut self, now: Instant, id: PacketId) {
-        let p = self.slab.remove(id);
+    pub fn on_dropped(&mut self, now: Instant, p: TcpPacket) {
         let f = &mut self.flows[p.flow as usize];
         if let Some(tr) = f.trace.as_mut() {
             let end = if p.upstream { CLIENT } else { SERVER };
@@ -290,39 +270,39 @@ impl TcpTestbed {
         }
     }
 
-    /// Opens a new connection for client `c`.
-    fn open(&mut self, now: Instant, c: u32) {
+    /// Opens a new connection for client `c` (local index).
+    fn open(&mut self, now: Instant, c: u32, sh: &mut Shared) {
         let client = &mut self.clients[c as usize];
         let index = client.flows.len() as u32;
         let flow = self.flows.len() as u32;
         // Deterministic initial sequence numbers, spread over the space (RFC 9293 §3.4.1
         // wants them unpredictable; a simulation wants them reproducible).
-        let iss = Seq(flow.wrapping_mul(0x9E37_79B9).wrapping_add(c));
+        let iss = Seq(flow.wrapping_mul(0x9E37_79B9).wrapping_add(client.id));
         client.flows.push(flow);
         client.flow = Some(flow);
         client.up = false;
         if client.random && client.stats.first_request.is_none() {
-            // SPEC §6: a random client's FCT runs from its first SYN.
+            // A random client's FCT runs from its first SYN (docs/model.md "Metrics").
             client.stats.first_request = Some(now);
         }
+        let tcp = self.groups[client.group as usize].tcp;
         self.flows.push(Flow {
             client: c,
             port: CLIENT_PORT.wrapping_add((index % 16384) as u16),
-            ends: [Some(Connection::connect(self.tcp, iss)), None],
+            ends: [Some(Connection::connect(tcp, iss)), None],
             streams: [MessageStream::default(), MessageStream::default()],
             timer: [None, None],
             server_closed: false,
             pending_request: client.random,
             unnecessary: 0,
             csm_retransmissions: 0,
-            trace: self.cfg.trace.then(Vec::new),
+            trace: self.trace.then(Vec::new),
         });
-        self.on_end_changed(now, flow, CLIENT);
+        self.on_end_changed(now, flow, CLIENT, sh);
     }
 
     /// A segment reaches `end` of its connection.
-    fn arrive(&mut self, now: Instant, id: PacketId, end: usize) {
-        let p = self.slab.remove(id);
+    fn arrive(&mut self, now: Instant, p: TcpPacket, ip_bytes: u32, end: usize, sh: &mut Shared) {
         let seg = p.t.segment;
         let f = &mut self.flows[p.flow as usize];
         // A SYN opens the server's end — again if a previous attempt ran out of SYN-ACK
@@ -334,9 +314,11 @@ impl TcpTestbed {
             if !(seg.syn && seg.ack.is_none()) {
                 return; // nothing listens for it
             }
-            let iss = Seq(p.flow.wrapping_mul(0x85EB_CA6B).wrapping_add(f.client));
-            f.ends[SERVER] = Some(Connection::accept(self.tcp, iss, &seg));
-            self.on_end_changed(now, p.flow, SERVER);
+            let client = &self.clients[f.client as usize];
+            let iss = Seq(p.flow.wrapping_mul(0x85EB_CA6B).wrapping_add(client.id));
+            let tcp = self.groups[client.group as usize].tcp;
+            f.ends[SERVER] = Some(Connection::accept(tcp, iss, &seg));
+            self.on_end_changed(now, p.flow, SERVER, sh);
             return;
         }
         let Some(conn) = f.ends[end].as_mut() else {
@@ -361,47 +343,47 @@ impl TcpTestbed {
         if had {
             f.unnecessary += 1;
             if end == CLIENT {
-                self.unnecessary_down_bytes += u64::from(p.ip_bytes);
+                self.unnecessary_down_bytes += u64::from(ip_bytes);
             }
         }
         debug_assert!(!had || arrival == Some(DataArrival::Duplicate));
-        self.on_end_changed(now, p.flow, end);
+        self.on_end_changed(now, p.flow, end, sh);
     }
 
     /// After anything happened at `end` of `flow`: the application reacts, then the
     /// connection transmits what it may, then its timer is rescheduled.
-    fn on_end_changed(&mut self, now: Instant, flow: u32, end: usize) {
+    fn on_end_changed(&mut self, now: Instant, flow: u32, end: usize, sh: &mut Shared) {
         if end == CLIENT {
-            self.client_app(now, flow);
+            self.client_app(now, flow, sh);
         } else {
             self.server_app(flow);
         }
-        self.transmit(now, flow, end);
+        self.transmit(now, flow, end, sh);
         let f = &self.flows[flow as usize];
         if let Some(want) = f.ends[end].as_ref().and_then(Connection::poll_timeout) {
             // Only an earlier deadline needs a new event: a pending event that fires early
             // re-schedules itself (the RTO restarts on every ACK; scheduling each restart
             // would fill the queue with stale events).
             if f.timer[end].is_none_or(|t| want < t) {
-                self.schedule_timer(flow, end, want);
+                self.schedule_timer(flow, end, want, sh);
             }
         }
     }
 
-    fn schedule_timer(&mut self, flow: u32, end: usize, at: Instant) {
+    fn schedule_timer(&mut self, flow: u32, end: usize, at: Instant, sh: &mut Shared) {
         self.flows[flow as usize].timer[end] = Some(at);
-        self.queue.schedule(
+        sh.queue.schedule(
             at,
-            Event::Timer {
+            Event::Tcp(TcpEvent::Timer {
                 flow,
                 end: end as u8,
-            },
+            }),
         );
     }
 
     fn server_app(&mut self, flow: u32) {
-        let payload = self.response_payload;
         let f = &mut self.flows[flow as usize];
+        let payload = self.groups[self.clients[f.client as usize].group as usize].response_payload;
         let Some(conn) = f.ends[SERVER].as_mut() else {
             return;
         };
@@ -423,7 +405,7 @@ impl TcpTestbed {
         }
     }
 
-    fn client_app(&mut self, now: Instant, flow: u32) {
+    fn client_app(&mut self, now: Instant, flow: u32, sh: &mut Shared) {
         let f = &mut self.flows[flow as usize];
         let c = f.client;
         let Some(conn) = f.ends[CLIENT].as_mut() else {
@@ -458,15 +440,15 @@ impl TcpTestbed {
             return; // an old connection of a random client, closing
         }
         if failed {
-            self.connection_failed(now, c);
+            self.connection_failed(now, c, sh);
             return;
         }
         if got_csm && !client.up {
             client.up = true;
             if client.in_burst {
-                self.next_request(now, c);
+                self.next_request(now, c, sh);
             } else if !client.random {
-                self.one_less_waiting(now);
+                self.one_less_waiting(now, sh);
             }
         }
         for _ in 0..responses {
@@ -474,14 +456,14 @@ impl TcpTestbed {
             client.stats.completed += 1;
             client.stats.last_end = Some(now);
             if client.in_burst {
-                self.burst_done.push(now.secs_f64());
+                self.burst_done[client.group as usize].push(now.secs_f64());
             }
-            self.next_request(now, c);
+            self.next_request(now, c, sh);
         }
     }
 
     /// SYN retries exhausted: the exchanges the connection was for fail.
-    fn connection_failed(&mut self, now: Instant, c: u32) {
+    fn connection_failed(&mut self, now: Instant, c: u32, sh: &mut Shared) {
         let client = &mut self.clients[c as usize];
         client.stats.last_end = Some(now);
         match &mut client.plan {
@@ -490,7 +472,7 @@ impl TcpTestbed {
             Plan::Batches { batch_left, .. } => {
                 client.stats.failed += 1 + *batch_left;
                 *batch_left = 0;
-                self.next_request(now, c);
+                self.next_request(now, c, sh);
                 return;
             }
             // The others cannot go on: everything they had left fails.
@@ -499,22 +481,25 @@ impl TcpTestbed {
             }
             Plan::Until { .. } | Plan::Blocks { .. } => client.stats.failed += 1,
         }
-        {
-            client.finished = true;
-            if !client.random && !client.in_burst && !client.up {
-                self.one_less_waiting(now);
-            }
+        client.finished = true;
+        if !client.random && !client.in_burst && !client.up {
+            self.one_less_waiting(now, sh);
         }
     }
 
-    /// A background client got connected (or gave up): once none is left, the measured
-    /// period begins and every background client sends its first request at its offset.
-    fn one_less_waiting(&mut self, now: Instant) {
+    /// A background client got connected (or gave up): once none is left (in any TCP group),
+    /// the measured period begins and every background client sends its first request at
+    /// its offset.
+    fn one_less_waiting(&mut self, now: Instant, sh: &mut Shared) {
         self.waiting -= 1;
         if self.waiting == 0 {
-            for cl in &self.clients[..self.burst_first as usize] {
-                self.queue
-                    .schedule(now + cl.offset, Event::FirstRequest(cl.id));
+            for (i, cl) in self.clients.iter().enumerate() {
+                if !cl.random && !cl.in_burst {
+                    sh.queue.schedule(
+                        now + cl.offset,
+                        Event::Tcp(TcpEvent::FirstRequest(i as u32)),
+                    );
+                }
             }
         }
     }
@@ -522,7 +507,7 @@ impl TcpTestbed {
     /// Client `c` is ready for its next request: writes it (or closes when the workload is
     /// done; a random client's new batch opens a new connection). Sending is the caller's
     /// `on_end_changed` on the client's connection.
-    fn next_request(&mut self, now: Instant, c: u32) {
+    fn next_request(&mut self, now: Instant, c: u32, sh: &mut Shared) {
         let client = &mut self.clients[c as usize];
         if client.finished {
             return;
@@ -540,16 +525,16 @@ impl TcpTestbed {
             client.stats.first_request = Some(now);
         }
         if client.random && next.new_batch {
-            // SPEC §5: a new connection per batch; the old one closes without blocking.
+            // A new connection per batch; the old one closes without blocking.
             if let Some(old) = client.flow {
                 if let Some(conn) = self.flows[old as usize].ends[CLIENT].as_mut() {
                     if conn.state() == State::Established {
                         conn.close();
                     }
                 }
-                self.on_end_changed(now, old, CLIENT);
+                self.on_end_changed(now, old, CLIENT, sh);
             }
-            self.open(now, c);
+            self.open(now, c, sh);
             return;
         }
         let flow = client.flow.expect("a connected client has a connection");
@@ -560,7 +545,7 @@ impl TcpTestbed {
     }
 
     /// Sends whatever `end` of `flow` may send now.
-    fn transmit(&mut self, now: Instant, flow: u32, end: usize) {
+    fn transmit(&mut self, now: Instant, flow: u32, end: usize, sh: &mut Shared) {
         loop {
             let f = &mut self.flows[flow as usize];
             let Some(conn) = f.ends[end].as_mut() else {
@@ -588,34 +573,25 @@ impl TcpTestbed {
                     tr.push(trace_row(now, upstream, kind, seg.seq - start, seg.len));
                 }
             }
-            let p = TcpPacket {
-                flow,
-                upstream,
-                t,
-                ip_bytes: IPV4_HEADER as u32 + seg.header_bytes() + seg.len,
-            };
-            if let Some(cap) = self.capture.as_mut() {
-                cap.push((now, p));
+            let p = TcpPacket { flow, upstream, t };
+            let ip_bytes = IPV4_HEADER as u32 + seg.header_bytes() + seg.len;
+            if let Some(cap) = sh.capture.as_mut() {
+                cap.push((now, AppPacket::Tcp(p)));
             }
-            let id = self.slab.insert(p);
-            if upstream {
-                match self.net.uplink.on_packet_arrival(now, id, p.ip_bytes) {
-                    Arrival::Transmitting { done_at } => {
-                        self.queue.schedule(done_at, Event::UplinkTxDone)
-                    }
-                    Arrival::Queued => {}
-                    Arrival::Dropped => self.dropped(now, id),
-                }
-            } else {
-                let at = self.net.server_to_router(now);
-                self.queue.schedule(at, Event::AtRouterDown(id));
+            let route = self.clients[f.client as usize].routes[usize::from(!upstream)];
+            if sh
+                .net
+                .send(now, NetPacket::tcp(p, ip_bytes), route, &mut sh.queue)
+                .is_err()
+            {
+                self.on_dropped(now, p);
             }
         }
     }
 }
 
 /// Sequence number of the first data byte a connection end sends (after its SYN).
-fn data_start(conn: &Connection) -> Seq {
+pub(crate) fn data_start(conn: &Connection) -> Seq {
     conn.iss() + 1
 }
 

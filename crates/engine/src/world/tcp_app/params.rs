@@ -1,9 +1,9 @@
-//! The TCP model's parameters for a run: the scenario's `[tcp]` section (or SPEC §4.2's
-//! defaults), with the MSS from the MTU.
+//! The TCP model's parameters for a group: its `[tcp]` section (or the defaults of
+//! docs/model.md "TCP model"), with the MSS from the MTU.
 
 use coaplab_wire::ip::{IPV4_HEADER, TCP_HEADER};
 
-use crate::config::RunConfig;
+use crate::config::TcpSection;
 use crate::tcp::{Nagle, TcpConfig};
 use crate::testbed::{millis, secs, ConfigError};
 
@@ -13,10 +13,13 @@ const SEGMENT_OVERHEAD: u32 = (IPV4_HEADER + TCP_HEADER) as u32;
 /// segments are outside anything the literature's testbeds used.
 const MIN_MSS: u32 = 64;
 
-/// The TCP model's parameters from the configuration: the `[tcp]` section (or SPEC §4.2's
-/// defaults), with the MSS from the MTU.
-pub(super) fn tcp_config(cfg: &RunConfig) -> Result<TcpConfig, ConfigError> {
-    let mtu = cfg.link.mtu;
+/// The TCP model's parameters from a `[tcp]` section (or the defaults), with the MSS from
+/// the MTU; `label` names a key for error messages.
+pub(super) fn tcp_config(
+    mtu: u32,
+    section: Option<&TcpSection>,
+    label: &dyn Fn(&str) -> String,
+) -> Result<TcpConfig, ConfigError> {
     if mtu < SEGMENT_OVERHEAD + MIN_MSS {
         return Err(ConfigError(format!(
             "link.mtu: {mtu} B leaves a TCP MSS below {MIN_MSS} B (MTU − {SEGMENT_OVERHEAD} B of IPv4 and TCP headers); allowed with transport tcp: >= {}",
@@ -27,7 +30,7 @@ pub(super) fn tcp_config(cfg: &RunConfig) -> Result<TcpConfig, ConfigError> {
         mss: (mtu - SEGMENT_OVERHEAD).min(u32::from(u16::MAX)),
         ..TcpConfig::default()
     };
-    let Some(t) = &cfg.tcp else {
+    let Some(t) = section else {
         return Ok(tcp);
     };
     tcp.nagle = match t.nagle.as_str() {
@@ -36,7 +39,8 @@ pub(super) fn tcp_config(cfg: &RunConfig) -> Result<TcpConfig, ConfigError> {
         "off" => Nagle::Off,
         other => {
             return Err(ConfigError(format!(
-                "tcp.nagle: '{other}' is not a Nagle mode; allowed: minshall, classic, off"
+                "{}: '{other}' is not a Nagle mode; allowed: minshall, classic, off",
+                label("tcp.nagle")
             )))
         }
     };

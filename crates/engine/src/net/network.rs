@@ -1,0 +1,316 @@
+//! The network as data (docs/design.md §3): nodes, elements (links and path delays) and routes,
+//! built from a description by a topology (`net::topology`). The network owns every packet in
+//! flight and moves it along its route; the transports never name a link. It reports what
+//! happened as [`NetEvent::Deliver`] events (a packet reached the node at the end of its
+//! route) and [`Handled`] outcomes (a packet finished serializing on a link; a packet was
+//! dropped, and why).
+//!
+//! One packet's path: a node calls [`Network::send`] with a route; the first element takes it
+//! at once (a link queues or starts serializing it; a path delay computes its exit time). A
+//! link that finishes serializing ([`NetEvent::TxDone`]) decides the packet's fate (link error
+//! or delivery after propagation); a path delay is pure (its FIFO exit time is known when the
+//! packet enters), so it is folded into the hand-over; a packet reaching a link is an
+//! [`NetEvent::Arrive`] event at that time; the end of the route is [`NetEvent::Deliver`].
+
+use coaplab_cc::rng::Xoshiro256pp;
+use coaplab_cc::Instant;
+
+use crate::metrics::PacketStats;
+use crate::net::link::{Arrival, Link};
+use crate::net::path::PathDelay;
+use crate::packet::NetPacket;
+use crate::sim::slab::{PacketId, Slab};
+
+/// Index of an element (a link or a path delay) in the network.
+pub type ElementId = u16;
+/// Index of a route.
+pub type RouteId = u16;
+/// Index of a node.
+pub type NodeId = u16;
+
+/// What a node is for (reports and placement of applications).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeRole {
+    /// Hosts client applications.
+    Clients,
+    Router,
+    /// Hosts the server application.
+    Server,
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    pub role: NodeRole,
+}
+
+/// Which direction of the constrained link a link element is, for the packet statistics of
+/// docs/model.md ("Packets"); `Other` for links that are not part of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkRole {
+    Uplink,
+    Downlink,
+    Other,
+}
+
+/// A link: queue → serializer → loss → propagation, with its own error stream.
+pub struct LinkElement {
+    pub name: String,
+    pub role: LinkRole,
+    pub link: Link<PacketId>,
+    pub rng: Xoshiro256pp,
+}
+
+/// A per-packet delay with FIFO order kept, with its own stream.
+pub struct PathElement {
+    pub name: String,
+    pub path: PathDelay,
+    pub rng: Xoshiro256pp,
+}
+
+// A network has a handful of elements, touched on every packet: kept inline, not boxed.
+#[allow(clippy::large_enum_variant)]
+pub enum Element {
+    Link(LinkElement),
+    Path(PathElement),
+}
+
+/// A sequence of elements from one node to another.
+#[derive(Clone, Debug)]
+pub struct Route {
+    pub from: NodeId,
+    pub to: NodeId,
+    pub hops: Vec<ElementId>,
+}
+
+/// Events the network schedules for itself and for the nodes.
+#[derive(Clone, Copy, Debug)]
+pub enum NetEvent {
+    /// A link finished serializing its packet.
+    TxDone(ElementId),
+    /// A packet reaches a link (its buffer) on its route.
+    Arrive(ElementId, PacketId),
+    /// A packet reached the node at the end of its route.
+    Deliver(NodeId, PacketId),
+}
+
+/// Where the network schedules its events (the run's event queue).
+pub trait Scheduler {
+    fn schedule_net(&mut self, at: Instant, event: NetEvent);
+}
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// Tail-dropped at a full buffer.
+    Buffer,
+    /// Lost to a link error after serialization.
+    LinkError,
+}
+
+/// The outcomes of handling one network event, for the applications' ground truth.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Handled {
+    /// A packet finished serializing on a link (lost or not).
+    pub serialized: Option<(PacketId, LinkRole)>,
+    /// A packet was dropped (it is still in the network's store: the owner removes it).
+    pub dropped: Option<(PacketId, DropReason)>,
+}
+
+/// The network: nodes, elements, routes, and the packets in flight.
+pub struct Network {
+    pub nodes: Vec<Node>,
+    pub elements: Vec<Element>,
+    pub routes: Vec<Route>,
+    pub packets: Slab<NetPacket>,
+}
+
+impl Network {
+    pub fn new(nodes: Vec<Node>, elements: Vec<Element>, routes: Vec<Route>) -> Self {
+        Network {
+            nodes,
+            elements,
+            routes,
+            packets: Slab::default(),
+        }
+    }
+
+    /// The route from `from` to `to`.
+    pub fn route(&self, from: NodeId, to: NodeId) -> Option<RouteId> {
+        self.routes
+            .iter()
+            .position(|r| r.from == from && r.to == to)
+            .map(|i| i as RouteId)
+    }
+
+    /// The first node with `role`.
+    pub fn node(&self, role: NodeRole) -> Option<NodeId> {
+        self.nodes
+            .iter()
+            .position(|n| n.role == role)
+            .map(|i| i as NodeId)
+    }
+
+    /// A node sends `packet` at `now` on `route`. `Err` if the first element tail-dropped it
+    /// at once (the packet is not stored).
+    pub fn send(
+        &mut self,
+        now: Instant,
+        mut packet: NetPacket,
+        route: RouteId,
+        q: &mut impl Scheduler,
+    ) -> Result<PacketId, DropReason> {
+        packet.route = route;
+        packet.hop = 0;
+        let id = self.packets.insert(packet);
+        match self.enter(now, id, q) {
+            Some(DropReason::Buffer) => {
+                self.packets.remove(id);
+                Err(DropReason::Buffer)
+            }
+            _ => Ok(id),
+        }
+    }
+
+    /// A stored packet (e.g. a request turned into its response) is sent again at `now` from
+    /// the node it reached, on `route`.
+    pub fn resend(&mut self, now: Instant, id: PacketId, route: RouteId, q: &mut impl Scheduler) {
+        let p = self.packets.get_mut(id);
+        p.route = route;
+        p.hop = 0;
+        // The star's return path starts with a path delay, which never drops.
+        let dropped = self.enter(now, id, q);
+        debug_assert!(dropped.is_none(), "resend onto a link that dropped at once");
+    }
+
+    /// The packet enters the element at its current hop at `now`.
+    fn enter(&mut self, now: Instant, id: PacketId, q: &mut impl Scheduler) -> Option<DropReason> {
+        let p = self.packets.get(id);
+        let element = self.routes[p.route as usize].hops[p.hop as usize];
+        match &mut self.elements[element as usize] {
+            Element::Link(l) => match l.link.on_packet_arrival(now, id, p.ip_bytes) {
+                Arrival::Transmitting { done_at } => {
+                    q.schedule_net(done_at, NetEvent::TxDone(element));
+                    None
+                }
+                Arrival::Queued => None,
+                Arrival::Dropped => Some(DropReason::Buffer),
+            },
+            Element::Path(pe) => {
+                let at = pe.path.on_packet(now, &mut pe.rng);
+                self.onward(at, id, q);
+                None
+            }
+        }
+    }
+
+    /// The packet leaves its current element at `at` towards the next one.
+    fn onward(&mut self, at: Instant, id: PacketId, q: &mut impl Scheduler) {
+        let p = self.packets.get_mut(id);
+        p.hop += 1;
+        let route = &self.routes[p.route as usize];
+        match route.hops.get(p.hop as usize) {
+            None => q.schedule_net(at, NetEvent::Deliver(route.to, id)),
+            Some(&next) => match &mut self.elements[next as usize] {
+                Element::Link(_) => q.schedule_net(at, NetEvent::Arrive(next, id)),
+                // A path delay's exit time is known on entry: fold it in now.
+                Element::Path(pe) => {
+                    let exit = pe.path.on_packet(at, &mut pe.rng);
+                    self.onward(exit, id, q);
+                }
+            },
+        }
+    }
+
+    /// Handles one of the network's own events (`Deliver` is the nodes' business).
+    pub fn handle(&mut self, now: Instant, event: NetEvent, q: &mut impl Scheduler) -> Handled {
+        let mut out = Handled::default();
+        match event {
+            NetEvent::TxDone(element) => {
+                let Element::Link(l) = &mut self.elements[element as usize] else {
+                    unreachable!("TxDone from a path element");
+                };
+                let done = l.link.on_tx_done(now, &mut l.rng);
+                let role = l.role;
+                if let Some(at) = done.next_done_at {
+                    q.schedule_net(at, NetEvent::TxDone(element));
+                }
+                out.serialized = Some((done.packet, role));
+                match done.delivered_at {
+                    Some(at) => self.onward(at, done.packet, q),
+                    None => out.dropped = Some((done.packet, DropReason::LinkError)),
+                }
+            }
+            NetEvent::Arrive(_, id) => {
+                if let Some(why) = self.enter(now, id, q) {
+                    out.dropped = Some((id, why));
+                }
+            }
+            NetEvent::Deliver(..) => {}
+        }
+        out
+    }
+
+    /// The links with `role`.
+    fn links(&self, role: LinkRole) -> impl Iterator<Item = &Link<PacketId>> {
+        self.elements.iter().filter_map(move |e| match e {
+            Element::Link(l) if l.role == role => Some(&l.link),
+            _ => None,
+        })
+    }
+
+    /// Packet counters of the run (docs/model.md "Packets") over a measured period of
+    /// `period` s; `unnecessary_downlink_bytes` were spent on unnecessary retransmissions (or
+    /// responses to them) out of `downlink_kbps` of capacity.
+    pub fn packet_stats(
+        &self,
+        period: f64,
+        downlink_kbps: f64,
+        unnecessary_downlink_bytes: u64,
+    ) -> PacketStats {
+        let per = |x: f64| if period > 0.0 { x / period } else { 0.0 };
+        let sum = |role: LinkRole| {
+            let mut s = crate::net::link::LinkStats::default();
+            for l in self.links(role) {
+                s.sent += l.stats.sent;
+                s.bytes += l.stats.bytes;
+                s.dropped_buffer += l.stats.dropped_buffer;
+                s.lost_link += l.stats.lost_link;
+                s.busy += l.stats.busy;
+                s.queue_wait += l.stats.queue_wait;
+            }
+            s
+        };
+        let (up, down) = (sum(LinkRole::Uplink), sum(LinkRole::Downlink));
+        let down_capacity_bytes = period * downlink_kbps * 1000.0 / 8.0;
+        PacketStats {
+            sent: up.sent + down.sent,
+            sent_uplink: up.sent,
+            sent_downlink: down.sent,
+            dropped_buffer: up.dropped_buffer + down.dropped_buffer,
+            dropped_buffer_downlink: down.dropped_buffer,
+            lost_link: up.lost_link + down.lost_link,
+            lost_link_uplink: up.lost_link,
+            lost_link_downlink: down.lost_link,
+            bytes_uplink: up.bytes,
+            bytes_downlink: down.bytes,
+            utilisation_uplink: per(up.busy.secs_f64()),
+            utilisation_downlink: per(down.busy.secs_f64()),
+            unnecessary_downlink_share: if down_capacity_bytes > 0.0 {
+                unnecessary_downlink_bytes as f64 / down_capacity_bytes
+            } else {
+                0.0
+            },
+            max_queue_bytes: self
+                .links(LinkRole::Downlink)
+                .map(|l| l.max_queue_bytes())
+                .max()
+                .unwrap_or(0),
+            mean_queue_delay_s: if down.sent > 0 {
+                down.queue_wait.secs_f64() / down.sent as f64
+            } else {
+                0.0
+            },
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! Topologies: functions that turn a configuration into a [`Network`] description — nodes,
+//! elements, routes — and say where clients and the server run. Adding a topology is one file
+//! here plus one line in [`TOPOLOGIES`] (CONTRIBUTING.md).
+
+pub mod star;
+
+use crate::config::RunConfig;
+use crate::net::network::{Network, NodeId};
+use crate::testbed::ConfigError;
+
+/// A built network and the placement of the applications on it.
+pub struct Topology {
+    pub network: Network,
+    /// Nodes that host clients; client `i` runs on `client_nodes[i % len]`.
+    pub client_nodes: Vec<NodeId>,
+    /// The node that hosts the server.
+    pub server: NodeId,
+}
+
+impl Topology {
+    pub fn client_node(&self, client: u32) -> NodeId {
+        self.client_nodes[client as usize % self.client_nodes.len()]
+    }
+}
+
+/// Builds replication `replication`'s network for `cfg`.
+pub type Build = fn(&RunConfig, u64) -> Result<Topology, ConfigError>;
+
+/// Every topology, by the name `network.kind` uses.
+pub const TOPOLOGIES: &[(&str, Build)] = &[("star", star::build)];
+
+/// The topology `cfg.network.kind` names (default `star`).
+pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
+    let kind = cfg.network.as_ref().map_or("star", |n| n.kind.as_str());
+    match TOPOLOGIES.iter().find(|(name, _)| *name == kind) {
+        Some((_, build)) => build(cfg, replication),
+        None => Err(ConfigError(format!(
+            "network.kind: '{kind}' is not a topology; allowed: {}",
+            TOPOLOGIES
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}

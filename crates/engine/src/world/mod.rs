@@ -1,0 +1,229 @@
+//! The one event loop (docs/design.md §4): a network (`net::network`, built by a topology)
+//! and the applications on its nodes — CoAP-over-UDP clients and server (`udp_app`), CoAP over
+//! TCP clients and server on the TCP model (`tcp_app`) — for any mix of client populations.
+//!
+//! Events are of three families: the network's own (a link finished serializing, a packet
+//! reaches a link, a packet reaches the end of its route), and each transport's (starts,
+//! timers). The network tells the applications what happened to their packets; the
+//! applications never name a link.
+
+pub(crate) mod capture;
+pub(crate) mod results;
+pub(crate) mod tcp_app;
+pub(crate) mod udp_app;
+
+use coaplab_cc::Instant;
+
+use crate::config::{GroupConfig, RunConfig};
+use crate::net::network::{DropReason, Handled, LinkRole, NetEvent, Network, Scheduler};
+use crate::net::topology::{self, Topology};
+use crate::packet::AppPacket;
+use crate::sim::event_queue::EventQueue;
+use crate::sim::slab::PacketId;
+use crate::sim::streams::{stream, Stream};
+use crate::testbed::ConfigError;
+use tcp_app::{TcpApp, TcpEvent};
+use udp_app::{UdpApp, UdpEvent};
+
+/// Every event of a run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Event {
+    Net(NetEvent),
+    Udp(UdpEvent),
+    Tcp(TcpEvent),
+}
+
+impl Scheduler for EventQueue<Event> {
+    #[inline]
+    fn schedule_net(&mut self, at: Instant, event: NetEvent) {
+        self.schedule(at, Event::Net(event));
+    }
+}
+
+/// What every application uses: the clock and queue, the network, the capture.
+pub(crate) struct Shared {
+    pub queue: EventQueue<Event>,
+    pub net: Network,
+    /// Every packet as its sender sent it (pcap requested).
+    pub capture: Option<Vec<(Instant, AppPacket)>>,
+    pub trace: bool,
+}
+
+/// Where a group's clients run and where their server is.
+#[derive(Clone, Copy)]
+pub(crate) struct Placement<'a> {
+    /// Global id of the group's first client.
+    pub first: u32,
+    pub server: crate::net::network::NodeId,
+    pub client_node: &'a dyn Fn(u32) -> crate::net::network::NodeId,
+    pub net: &'a Network,
+    pub seed: u64,
+    pub replication: u64,
+}
+
+impl Placement<'_> {
+    /// The routes client `id` uses: to the server and back.
+    pub fn routes(&self, id: u32) -> Result<[crate::net::network::RouteId; 2], ConfigError> {
+        let node = (self.client_node)(id);
+        match (
+            self.net.route(node, self.server),
+            self.net.route(self.server, node),
+        ) {
+            (Some(up), Some(down)) => Ok([up, down]),
+            _ => Err(ConfigError(format!(
+                "network: no route between client node '{}' and the server",
+                self.net.nodes[node as usize].name
+            ))),
+        }
+    }
+}
+
+/// One client population of the run, as the results report it.
+pub(crate) struct Group {
+    pub cfg: GroupConfig,
+    /// Global ids `first..first + count`.
+    pub first: u32,
+    pub count: u32,
+    pub tcp: bool,
+}
+
+/// A run: the network, the applications, the groups.
+pub struct World {
+    cfg: RunConfig,
+    replication: u64,
+    sh: Shared,
+    udp: UdpApp,
+    tcp: TcpApp,
+    groups: Vec<Group>,
+}
+
+/// The run's populations: its `[[group]]`s, or one from `workload` / `coap` / `tcp`.
+fn populations(cfg: &RunConfig) -> Vec<GroupConfig> {
+    if cfg.group.is_empty() {
+        vec![GroupConfig {
+            name: String::new(),
+            workload: cfg.workload.clone(),
+            coap: cfg.coap.clone(),
+            tcp: cfg.tcp.clone(),
+        }]
+    } else {
+        cfg.group.clone()
+    }
+}
+
+impl World {
+    /// Builds replication `replication` of `cfg`.
+    pub fn new(cfg: &RunConfig, replication: u64, capture: bool) -> Result<Self, ConfigError> {
+        let Topology {
+            network,
+            client_nodes,
+            server,
+        } = topology::build(cfg, replication)?;
+        let topo_client = |i: u32| client_nodes[i as usize % client_nodes.len()];
+        let pops = populations(cfg);
+        let total: u32 = pops
+            .iter()
+            .map(|g| crate::workload::client_count(&g.workload))
+            .sum();
+        let mut sh = Shared {
+            queue: EventQueue::with_capacity(8 * total as usize + 64),
+            net: network,
+            capture: capture.then(Vec::new),
+            trace: cfg.trace,
+        };
+        let mut udp = UdpApp::new(total);
+        let mut tcp = TcpApp::new(total);
+        let mut start_rng = stream(cfg.seed, replication, Stream::ClientStart);
+        let mut groups = Vec::with_capacity(pops.len());
+        let mut first = 0u32;
+        for g in pops {
+            let label = |key: &str| {
+                if g.name.is_empty() {
+                    key.to_string()
+                } else {
+                    format!("group.{}.{key}", g.name)
+                }
+            };
+            let w = &g.workload;
+            if w.batch[0] == 0 || w.batch[0] > w.batch[1] {
+                return Err(ConfigError(format!(
+                    "{}: {:?} must be [min, max] with 1 <= min <= max",
+                    label("workload.batch"),
+                    w.batch
+                )));
+            }
+            let ctx = Placement {
+                first,
+                server,
+                client_node: &topo_client,
+                net: &sh.net,
+                seed: cfg.seed,
+                replication,
+            };
+            let count = match g.coap.transport.as_str() {
+                "udp" => udp.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?,
+                "tcp" => tcp.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?,
+                other => {
+                    return Err(ConfigError(format!(
+                        "{}: '{other}' is not a transport; allowed: udp, tcp",
+                        label("coap.transport")
+                    )))
+                }
+            };
+            groups.push(Group {
+                tcp: g.coap.transport == "tcp",
+                cfg: g,
+                first,
+                count,
+            });
+            first += count;
+        }
+        Ok(World {
+            cfg: cfg.clone(),
+            replication,
+            sh,
+            udp,
+            tcp,
+            groups,
+        })
+    }
+
+    /// Runs until every client has finished its workload and the network is quiet.
+    pub fn run(&mut self) {
+        while let Some((now, event)) = self.sh.queue.pop() {
+            match event {
+                Event::Net(NetEvent::Deliver(_, id)) => self.deliver(now, id),
+                Event::Net(e) => {
+                    let handled = self.sh.net.handle(now, e, &mut self.sh.queue);
+                    self.outcomes(now, handled);
+                }
+                Event::Udp(e) => self.udp.handle(now, e, &mut self.sh),
+                Event::Tcp(e) => self.tcp.handle(now, e, &mut self.sh),
+            }
+        }
+    }
+
+    /// A packet reached the end of its route: the application on that node takes it.
+    fn deliver(&mut self, now: Instant, id: PacketId) {
+        match self.sh.net.packets.get(id).app {
+            AppPacket::Udp(p) => self.udp.deliver(now, id, p, &mut self.sh),
+            AppPacket::Tcp(p) => self.tcp.deliver(now, id, p, &mut self.sh),
+        }
+    }
+
+    /// The network serialized or dropped a packet: its owner learns it.
+    fn outcomes(&mut self, now: Instant, h: Handled) {
+        if let Some((id, LinkRole::Downlink)) = h.serialized {
+            if let AppPacket::Udp(p) = self.sh.net.packets.get(id).app {
+                self.udp.on_downlink_serialized(&p);
+            }
+        }
+        if let Some((id, _why)) = h.dropped {
+            let _: DropReason = _why;
+            match self.sh.net.packets.remove(id).app {
+                AppPacket::Udp(p) => self.udp.on_dropped(&p),
+                AppPacket::Tcp(p) => self.tcp.on_dropped(now, p),
+            }
+        }
+    }
+}

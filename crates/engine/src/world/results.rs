@@ -1,0 +1,309 @@
+//! The measurements of a run (docs/model.md "Metrics"), assembled once for every transport:
+//! per client, per client population, and for the whole run.
+
+use super::tcp_app::TcpClient;
+use super::World;
+use crate::coap::client::Client;
+use crate::config::WorkloadKind;
+use crate::metrics::{
+    settling_time, ClientResult, ClientTrace, GroupResult, RunResult, SeqTrace, ServerStats,
+    TcpCounters,
+};
+use crate::tcp::ConnStats;
+
+/// The measured period: from the first request of any client to the end of the last
+/// exchange of any client.
+struct MeasuredPeriod {
+    first: f64,
+    last: f64,
+}
+
+impl MeasuredPeriod {
+    fn new() -> Self {
+        MeasuredPeriod {
+            first: f64::INFINITY,
+            last: 0.0,
+        }
+    }
+
+    /// A client's FCT (first request → last end), extending the period with it.
+    fn client_fct(&mut self, s: &crate::coap::client::ClientStats) -> Option<f64> {
+        let (a, b) = (s.first_request?, s.last_end?);
+        self.first = self.first.min(a.secs_f64());
+        self.last = self.last.max(b.secs_f64());
+        Some((b - a).secs_f64())
+    }
+
+    /// Its length, s (0 if no client completed anything).
+    fn length(&self) -> f64 {
+        if self.last > self.first {
+            self.last - self.first
+        } else {
+            0.0
+        }
+    }
+}
+
+/// What one group adds up to before the measured period is known.
+#[derive(Default)]
+struct GroupSums {
+    histogram: Vec<u64>,
+    completed: u64,
+    burst_done: Vec<f64>,
+    burst_total: usize,
+    tcp: Option<TcpCounters>,
+}
+
+fn add_histogram(into: &mut Vec<u64>, h: &[u64]) {
+    if into.len() < h.len() {
+        into.resize(h.len(), 0);
+    }
+    for (a, b) in into.iter_mut().zip(h) {
+        *a += b;
+    }
+}
+
+impl World {
+    /// Collects the run's measurements.
+    pub fn result(&self) -> RunResult {
+        let mut measured = MeasuredPeriod::new();
+        let mut clients = Vec::new();
+        let mut unnecessary_bytes = 0u64;
+        let mut sums: Vec<GroupSums> = Vec::with_capacity(self.groups.len());
+        let mut tcp_group = 0usize;
+        for g in &self.groups {
+            let mut s = GroupSums::default();
+            let ids = g.first..g.first + g.count;
+            if g.tcp {
+                let mut totals = TcpCounters::default();
+                for id in ids {
+                    let c = self.tcp.client_by_id(id).expect("a TCP client");
+                    let (row, t) = self.tcp_client(c, &mut measured);
+                    s.completed += u64::from(row.exchanges_completed);
+                    totals.add(&t);
+                    clients.push(row);
+                }
+                let w = &g.cfg.workload;
+                let burst = self.tcp.burst_done[tcp_group].clone();
+                s.burst_total = if w.kind == WorkloadKind::Burst {
+                    w.burst_clients.unwrap_or(0) as usize * w.burst_exchanges.unwrap_or(1) as usize
+                } else {
+                    0
+                };
+                s.burst_done = burst;
+                s.tcp = Some(totals);
+                tcp_group += 1;
+            } else {
+                for id in ids {
+                    let local = self.udp_local(id);
+                    let c = &self.udp.clients[local];
+                    let totals = c.totals();
+                    unnecessary_bytes += totals.unnecessary_response_bytes;
+                    add_histogram(&mut s.histogram, &totals.histogram);
+                    if self.udp.in_burst[local] {
+                        s.burst_total += c.started() as usize;
+                        s.burst_done
+                            .extend(totals.completions.iter().map(|t| t.secs_f64()));
+                    }
+                    let row = udp_client(c, totals.unnecessary, &mut measured);
+                    s.completed += u64::from(row.exchanges_completed);
+                    clients.push(row);
+                }
+            }
+            sums.push(s);
+        }
+        unnecessary_bytes += self.tcp.unnecessary_down_bytes;
+        let period = measured.length();
+        let per = |x: f64| if period > 0.0 { x / period } else { 0.0 };
+        let settle = |g: &super::Group, s: &GroupSums| {
+            (g.cfg.workload.kind == WorkloadKind::Burst).then(|| {
+                let mut done = s.burst_done.clone();
+                done.sort_by(f64::total_cmp);
+                settling_time(
+                    g.cfg.workload.burst_at_s.unwrap_or(0.0),
+                    &done,
+                    s.burst_total,
+                )
+            })
+        };
+
+        // The whole run.
+        let mut hist = Vec::new();
+        let mut completed_total = 0;
+        let mut tcp_totals: Option<TcpCounters> = None;
+        let mut all = GroupSums::default();
+        let mut burst_at = f64::INFINITY;
+        for (g, s) in self.groups.iter().zip(&sums) {
+            add_histogram(&mut hist, &s.histogram);
+            completed_total += s.completed;
+            if let Some(t) = &s.tcp {
+                tcp_totals.get_or_insert_with(TcpCounters::default).add(t);
+            }
+            if g.cfg.workload.kind == WorkloadKind::Burst {
+                burst_at = burst_at.min(g.cfg.workload.burst_at_s.unwrap_or(0.0));
+                all.burst_done.extend_from_slice(&s.burst_done);
+                all.burst_total += s.burst_total;
+            }
+        }
+        // Every burst exchange of every group, from the earliest burst (one group: its own).
+        let settling = burst_at.is_finite().then(|| {
+            all.burst_done.sort_by(f64::total_cmp);
+            settling_time(burst_at, &all.burst_done, all.burst_total)
+        });
+        let groups = if self.cfg.group.is_empty() {
+            Vec::new()
+        } else {
+            self.groups
+                .iter()
+                .zip(&sums)
+                .map(|(g, s)| GroupResult {
+                    name: g.cfg.name.clone(),
+                    transport: if g.tcp { "tcp" } else { "udp" },
+                    first_client: g.first,
+                    clients: g.count,
+                    retransmission_histogram: s.histogram.clone(),
+                    throughput_exchanges_per_s: per(s.completed as f64),
+                    settling_time_s: settle(g, s).flatten(),
+                    tcp: s.tcp,
+                })
+                .collect()
+        };
+        let any_udp = self.groups.iter().any(|g| !g.tcp);
+        let any_tcp = self.groups.iter().any(|g| g.tcp);
+        let trace = self.sh.trace;
+        let traces = (trace && any_udp).then(|| {
+            self.udp
+                .clients
+                .iter()
+                .map(|c| ClientTrace {
+                    client: c.id,
+                    points: c
+                        .trace
+                        .iter()
+                        .flatten()
+                        .map(|t| {
+                            (
+                                t.at.secs_f64(),
+                                t.event,
+                                t.exchange,
+                                t.timer_s,
+                                t.rto_s,
+                                t.sample_s,
+                                t.sample_kind,
+                            )
+                        })
+                        .collect(),
+                })
+                .collect()
+        });
+        let seq_traces = (trace && any_tcp).then(|| {
+            self.tcp
+                .flows
+                .iter()
+                .enumerate()
+                .map(|(i, f)| SeqTrace {
+                    client: self.tcp.clients[f.client as usize].id,
+                    connection: i as u32,
+                    points: f.trace.clone().unwrap_or_default(),
+                })
+                .collect()
+        });
+        RunResult {
+            replication: self.replication,
+            seed: self.cfg.seed,
+            events: self.sh.queue.events_processed(),
+            sim_time_s: self.sh.queue.now().secs_f64(),
+            measured_period_s: period,
+            throughput_exchanges_per_s: per(completed_total as f64),
+            settling_time_s: settling.flatten(),
+            retransmission_histogram: hist,
+            packets: self.sh.net.packet_stats(
+                period,
+                self.cfg.link.downlink_kbps,
+                unnecessary_bytes,
+            ),
+            server: ServerStats {
+                requests: self.udp.server.requests + self.tcp.requests,
+                duplicates: self.udp.server.duplicates,
+            },
+            clients,
+            traces,
+            tcp: tcp_totals,
+            seq_traces,
+            groups,
+        }
+    }
+
+    fn udp_local(&self, id: u32) -> usize {
+        self.udp.local_index(id).expect("a UDP client") as usize
+    }
+
+    /// A TCP client's row and its connections' counters.
+    fn tcp_client(
+        &self,
+        c: &TcpClient,
+        measured: &mut MeasuredPeriod,
+    ) -> (ClientResult, TcpCounters) {
+        let mut t = TcpCounters {
+            connections: c.flows.len() as u64,
+            ..TcpCounters::default()
+        };
+        for &fl in &c.flows {
+            let f = &self.tcp.flows[fl as usize];
+            t.unnecessary_retransmissions += f.unnecessary;
+            t.csm_retransmissions += f.csm_retransmissions;
+            for conn in f.ends.iter().flatten() {
+                t.add(&counters(&conn.stats));
+            }
+        }
+        let s = &c.stats;
+        let row = ClientResult {
+            client: c.id,
+            fct_s: measured.client_fct(s),
+            first_request_s: s.first_request.map(|t| t.secs_f64()),
+            last_end_s: s.last_end.map(|t| t.secs_f64()),
+            exchanges_completed: s.completed,
+            exchanges_failed: s.failed,
+            retransmissions: t.segments_retransmitted as u32,
+            unnecessary_retransmissions: t.unnecessary_retransmissions as u32,
+            timeouts: t.rto_expirations as u32,
+            duplicate_responses: 0,
+            tcp: Some(t),
+        };
+        (row, t)
+    }
+}
+
+fn udp_client(c: &Client, unnecessary: u32, measured: &mut MeasuredPeriod) -> ClientResult {
+    let s = &c.stats;
+    ClientResult {
+        client: c.id,
+        fct_s: measured.client_fct(s),
+        first_request_s: s.first_request.map(|t| t.secs_f64()),
+        last_end_s: s.last_end.map(|t| t.secs_f64()),
+        exchanges_completed: s.completed,
+        exchanges_failed: s.failed,
+        retransmissions: s.retransmissions,
+        unnecessary_retransmissions: unnecessary,
+        timeouts: s.timeouts,
+        duplicate_responses: s.duplicate_responses,
+        tcp: None,
+    }
+}
+
+/// One connection end's counters as run counters (the per-end ones that need ground truth
+/// from the other end — unnecessary and CSM retransmissions — are kept per flow).
+fn counters(s: &ConnStats) -> TcpCounters {
+    TcpCounters {
+        segments_sent: s.segments_sent,
+        data_segments_sent: s.data_segments_sent,
+        segments_retransmitted: s.retransmissions,
+        syn_retransmissions: s.syn_retransmissions,
+        synack_retransmissions: s.synack_retransmissions,
+        rto_expirations: s.rto_expirations,
+        fast_retransmits: s.fast_retransmits,
+        partial_ack_retransmissions: s.partial_ack_retransmissions,
+        duplicate_acks: s.duplicate_acks_sent,
+        ..TcpCounters::default()
+    }
+}

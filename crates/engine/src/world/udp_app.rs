@@ -1,0 +1,273 @@
+//! CoAP over UDP as applications on nodes (docs/model.md "CoAP over UDP"): clients driven by
+//! the algorithm library, and the server that answers every CON with a piggybacked ACK.
+
+use coaplab_cc::rng::Rng;
+use coaplab_cc::{Algorithm, AlgorithmName, Config, Instant};
+
+use super::{Event, Placement, Shared};
+use crate::coap::client::{Action, Client};
+use crate::coap::messages::MessageFactory;
+use crate::coap::server::Server;
+use crate::config::{GroupConfig, RunConfig, WorkloadKind};
+use crate::net::network::RouteId;
+use crate::packet::{NetPacket, Packet, PacketKind};
+use crate::sim::slab::PacketId;
+use crate::sim::streams::{stream, Stream};
+use crate::testbed::{secs, ConfigError};
+use crate::workload::{client_setups, Plan};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum UdpEvent {
+    /// Client (local index) starts its workload.
+    ClientStart(u32),
+    ClientTimer {
+        client: u32,
+        exchange: u32,
+        generation: u32,
+    },
+}
+
+/// A UDP group's message sizes.
+struct UdpGroup {
+    msgs: MessageFactory,
+}
+
+/// Not a UDP client.
+const NONE: u32 = u32::MAX;
+
+pub(crate) struct UdpApp {
+    groups: Vec<UdpGroup>,
+    pub(crate) clients: Vec<Client>,
+    /// Per local client: its group, whether it belongs to a burst, its routes up and down.
+    pub(crate) group_of: Vec<u16>,
+    pub(crate) in_burst: Vec<bool>,
+    routes: Vec<[RouteId; 2]>,
+    /// Global client id → local index (`NONE` for other transports' clients).
+    local: Vec<u32>,
+    pub(crate) server: Server,
+    actions: Vec<Action>,
+}
+
+impl UdpApp {
+    pub fn new(total_clients: u32) -> Self {
+        UdpApp {
+            groups: Vec::new(),
+            clients: Vec::new(),
+            group_of: Vec::new(),
+            in_burst: Vec::new(),
+            routes: Vec::new(),
+            local: vec![NONE; total_clients as usize],
+            server: Server::default(),
+            actions: Vec::with_capacity(8),
+        }
+    }
+
+    /// The local index of (global) client `id`, if it is a UDP client.
+    pub(crate) fn local_index(&self, id: u32) -> Option<u32> {
+        self.local.get(id as usize).copied().filter(|&l| l != NONE)
+    }
+
+    /// The message factory of the group of (global) client `id`.
+    pub(crate) fn msgs_of(&self, id: u32) -> &MessageFactory {
+        let local = self.local[id as usize];
+        &self.groups[self.group_of[local as usize] as usize].msgs
+    }
+
+    /// Adds a group's clients (global ids from `at.first`), scheduling their starts; returns
+    /// how many.
+    pub fn add_group(
+        &mut self,
+        cfg: &RunConfig,
+        g: &GroupConfig,
+        label: &dyn Fn(&str) -> String,
+        at: Placement<'_>,
+        start_rng: &mut dyn Rng,
+        queue: &mut crate::sim::event_queue::EventQueue<Event>,
+    ) -> Result<u32, ConfigError> {
+        let err = |m: String| Err(ConfigError(m));
+        let name: AlgorithmName = match g.coap.cc.parse() {
+            Ok(n) => n,
+            Err(e) => return err(format!("{}: '{}': {e}", label("coap.cc"), g.coap.cc)),
+        };
+        let l = &cfg.link;
+        let w = &g.workload;
+        if w.block_szx > 6 {
+            return err(format!(
+                "{}: {} is out of range; allowed 0..6 (RFC 7959 §2.2)",
+                label("workload.block_szx"),
+                w.block_szx
+            ));
+        }
+        let msgs = MessageFactory {
+            response_bytes: w.response_bytes,
+            block_szx: w.block_szx,
+            resource_bytes: w.resource_bytes,
+            rexmit_cnt: name.needs_rexmit_count(),
+        };
+        let largest = msgs.response(&msgs.request(
+            0,
+            0,
+            1,
+            0,
+            (w.kind == WorkloadKind::Firmware).then_some(0),
+            Instant::ZERO,
+        ));
+        if largest.ip_bytes > l.mtu {
+            return err(format!(
+                "link.mtu: {} B is smaller than the workload's largest packet ({} B); raise link.mtu or lower {} / block_szx",
+                l.mtu, largest.ip_bytes, label("workload.response_bytes")
+            ));
+        }
+        let alg_config = Config {
+            ack_timeout: secs(g.coap.ack_timeout_s),
+            ack_random_factor_permille: (g.coap.ack_random_factor * 1000.0).round() as u64,
+            max_retransmit: g.coap.max_retransmit,
+            nstart: g.coap.nstart,
+            max_timer: secs(g.coap.max_timer_s),
+            ..Config::default()
+        };
+        if g.coap.max_retransmit > 63 {
+            return err(format!(
+                "{}: {} is out of range; allowed 0..63",
+                label("coap.max_retransmit"),
+                g.coap.max_retransmit
+            ));
+        }
+        let firmware = Plan::Blocks {
+            next: 0,
+            total: msgs.blocks(),
+        };
+        let (setups, _background) = client_setups(w, firmware, start_rng);
+        let group = self.groups.len() as u16;
+        self.groups.push(UdpGroup { msgs });
+        let count = setups.len() as u32;
+        for (i, setup) in (0u32..).zip(setups) {
+            let id = at.first + i;
+            let local = self.clients.len() as u32;
+            queue.schedule(setup.start, Event::Udp(UdpEvent::ClientStart(local)));
+            self.local[id as usize] = local;
+            self.routes.push(at.routes(id)?);
+            self.group_of.push(group);
+            self.in_burst.push(setup.in_burst);
+            let mut client = Client::new(
+                id,
+                Algorithm::new(name, alg_config),
+                stream(at.seed, at.replication, Stream::Client(id)),
+                setup.plan,
+                g.coap.nstart,
+                cfg.trace,
+            );
+            client.keep_completions = setup.in_burst;
+            self.clients.push(client);
+        }
+        Ok(count)
+    }
+
+    pub fn handle(&mut self, now: Instant, event: UdpEvent, sh: &mut Shared) {
+        match event {
+            UdpEvent::ClientStart(c) => {
+                let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
+                self.clients[c as usize].poll_start(now, msgs, &mut self.actions);
+                self.apply_actions(now, c, sh);
+            }
+            UdpEvent::ClientTimer {
+                client,
+                exchange,
+                generation,
+            } => {
+                let msgs = &self.groups[self.group_of[client as usize] as usize].msgs;
+                self.clients[client as usize].on_timer(
+                    now,
+                    exchange,
+                    generation,
+                    msgs,
+                    &mut self.actions,
+                );
+                self.apply_actions(now, client, sh);
+            }
+        }
+    }
+
+    /// A request reached the server, or a response its client.
+    pub fn deliver(&mut self, now: Instant, id: PacketId, p: Packet, sh: &mut Shared) {
+        match p.kind {
+            PacketKind::Request => self.on_request_at_server(now, id, p, sh),
+            PacketKind::Response => {
+                sh.net.packets.remove(id);
+                let c = self.local[p.client as usize];
+                let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
+                self.clients[c as usize].on_response(now, &p, msgs, &mut self.actions);
+                self.apply_actions(now, c, sh);
+            }
+        }
+    }
+
+    /// Ground truth for the unnecessary-downlink share: the response to copy `ordinal` was
+    /// serialized on the downlink.
+    pub fn on_downlink_serialized(&mut self, p: &Packet) {
+        let c = self.local[p.client as usize];
+        let rec = self.clients[c as usize].record_mut(p.exchange);
+        rec.answer_serialized |= 1u64.checked_shl(p.ordinal).unwrap_or(0);
+        rec.response_bytes = p.ip_bytes;
+    }
+
+    /// A packet of this transport was dropped in the network.
+    pub fn on_dropped(&mut self, p: &Packet) {
+        let c = self.local[p.client as usize];
+        self.clients[c as usize].on_packet_gone(p.exchange);
+    }
+
+    fn on_request_at_server(&mut self, now: Instant, id: PacketId, req: Packet, sh: &mut Shared) {
+        let c = self.local[req.client as usize];
+        // Ground truth for the unnecessary-retransmission metric (docs/model.md "Metrics").
+        let rec = self.clients[c as usize].record_mut(req.exchange);
+        rec.reached_server |= 1u64.checked_shl(req.ordinal).unwrap_or(0);
+        // A duplicate gets the cached response again: the same message, echoing (with
+        // Rexmit-Cnt) the copy it answers.
+        self.server.on_request(now, req.client, req.mid);
+        let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
+        let resp = msgs.response(&req);
+        if let Some(cap) = sh.capture.as_mut() {
+            cap.push((now, crate::packet::AppPacket::Udp(resp)));
+        }
+        // The response takes the request's place in the network.
+        *sh.net.packets.get_mut(id) = NetPacket::udp(resp);
+        sh.net
+            .resend(now, id, self.routes[c as usize][1], &mut sh.queue);
+    }
+
+    fn apply_actions(&mut self, now: Instant, client: u32, sh: &mut Shared) {
+        for i in 0..self.actions.len() {
+            match self.actions[i] {
+                Action::Send(p) => {
+                    if let Some(cap) = sh.capture.as_mut() {
+                        cap.push((now, crate::packet::AppPacket::Udp(p)));
+                    }
+                    let route = self.routes[client as usize][0];
+                    if sh
+                        .net
+                        .send(now, NetPacket::udp(p), route, &mut sh.queue)
+                        .is_err()
+                    {
+                        self.clients[client as usize].on_packet_gone(p.exchange);
+                    }
+                }
+                Action::ArmTimer {
+                    at,
+                    exchange,
+                    generation,
+                } => {
+                    sh.queue.schedule(
+                        at,
+                        Event::Udp(UdpEvent::ClientTimer {
+                            client,
+                            exchange,
+                            generation,
+                        }),
+                    );
+                }
+            }
+        }
+        self.actions.clear();
+    }
+}
