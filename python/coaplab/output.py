@@ -60,8 +60,26 @@ def table(summaries: list[dict[str, Any]]) -> str:
             f"  throughput {_f(s['throughput_exchanges_per_s'])} exch/s, Jain {_f(s['jain_fairness'])}{settle};"
             f" mean queueing delay {_f(p.get('mean_queue_delay_s'))} s; {s['events']} events in {_f(s['wall_s'], 2)} s"
         )
+        out.extend(_group_lines(s.get("groups") or {}))
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _group_lines(groups: dict[str, dict[str, Any]]) -> list[str]:
+    """Per-population rows: FCT, unnecessary retransmissions, retransmission histogram."""
+    out = []
+    for name, g in groups.items():
+        out.append(f"  group {name}: {g['transport']}/{g['cc']} {g['workload']} x{g['clients']},"
+                   f" {g['exchanges_completed']} completed, {g['exchanges_failed']} failed,"
+                   f" throughput {_f(g['throughput_exchanges_per_s'])} exch/s")
+        out.append("    FCT s      " + "  ".join(f"{_f(g['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
+        out.append("    unnecessary" + "  ".join(f"{_f(g['unnecessary_retransmissions_per_client'][k], 1):>8}" for k in PERCENTILE_KEYS)
+                   + f"   total {g['unnecessary_retransmissions_total']}")
+        hist = g["retransmission_histogram"]
+        if hist:
+            shown = ", ".join(f"{k}:{n}" for k, n in enumerate(hist[:12])) + (" ..." if len(hist) > 12 else "")
+            out.append(f"    retransmissions per exchange  {shown}")
+    return out
 
 
 def replay_table(results: dict[str, list[dict[str, Any]]]) -> str:

@@ -76,7 +76,7 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
     if runs:
         packets["max_queue_bytes"] = max(r["packets"]["max_queue_bytes"] for r in runs)
     settling = [r["settling_time_s"] for r in runs if r.get("settling_time_s") is not None]
-    return {
+    out = {
         "name": config["name"],
         "config_id": config_id,
         "config": config,
@@ -96,4 +96,46 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
         "events": sum(r["events"] for r in runs),
         "sim_time_s": sum(r["sim_time_s"] for r in runs),
         "wall_s": wall_s,
+    }
+    if config.get("group"):
+        out["groups"] = {g["name"]: summarize_group(g, i, runs) for i, g in enumerate(config["group"])}
+    return out
+
+
+def group_clients(run: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    """The client rows of population `index` in one run (its id range)."""
+    g = run["groups"][index]
+    lo, hi = g["first_client"], g["first_client"] + g["clients"]
+    return [c for c in run["clients"] if lo <= c["client"] < hi]
+
+
+def summarize_group(group: dict[str, Any], index: int, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One client population's summary: the per-client metrics of the configuration summary,
+    over that population's clients only (docs/design.md "Client populations")."""
+    per_run = [group_clients(r, index) for r in runs]
+    clients = [c for cs in per_run for c in cs]
+    hist: list[int] = []
+    for r in runs:
+        for k, n in enumerate(r["groups"][index]["retransmission_histogram"]):
+            if k >= len(hist):
+                hist.extend([0] * (k + 1 - len(hist)))
+            hist[k] += n
+    tcp = [r["groups"][index].get("tcp") for r in runs]
+    settling = [s for r in runs if (s := r["groups"][index].get("settling_time_s")) is not None]
+    return {
+        "transport": group["coap"]["transport"],
+        "cc": group["coap"]["cc"],
+        "workload": group["workload"]["kind"],
+        "clients": runs[0]["groups"][index]["clients"] if runs else 0,
+        "fct_s": percentiles(c["fct_s"] for c in clients if c["fct_s"] is not None),
+        "unnecessary_retransmissions_per_client": percentiles(float(c["unnecessary_retransmissions"]) for c in clients),
+        "unnecessary_retransmissions_total": sum(c["unnecessary_retransmissions"] for c in clients),
+        "retransmission_histogram": hist,
+        "exchanges_completed": sum(c["exchanges_completed"] for c in clients),
+        "exchanges_failed": sum(c["exchanges_failed"] for c in clients),
+        "timeouts_total": sum(c["timeouts"] for c in clients),
+        "throughput_exchanges_per_s": _mean([r["groups"][index]["throughput_exchanges_per_s"] for r in runs]),
+        "jain_fairness": _mean([j for cs in per_run if (j := jain([c["exchanges_completed"] for c in cs])) is not None]),
+        "settling_time_s": _mean(settling) if group["workload"]["kind"] == "burst" and settling else None,
+        "tcp": sum_tcp([{"tcp": t} for t in tcp]),
     }
