@@ -161,6 +161,9 @@ pub struct ClientResult {
     /// TCP runs: the counters of the client's connections.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpCounters>,
+    /// Runs with client populations: the client's group.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -110,6 +110,11 @@ impl World {
                     clients.push(row);
                 }
             }
+            if !self.cfg.group.is_empty() {
+                for row in &mut clients[g.first as usize..] {
+                    row.group = Some(g.cfg.name.clone());
+                }
+            }
             sums.push(s);
         }
         unnecessary_bytes += self.tcp.unnecessary_down_bytes;
@@ -269,6 +274,7 @@ impl World {
             timeouts: t.rto_expirations as u32,
             duplicate_responses: 0,
             tcp: Some(t),
+            group: None,
         };
         (row, t)
     }
@@ -288,6 +294,7 @@ fn udp_client(c: &Client, unnecessary: u32, measured: &mut MeasuredPeriod) -> Cl
         timeouts: s.timeouts,
         duplicate_responses: s.duplicate_responses,
         tcp: None,
+        group: None,
     }
 }
 
