@@ -36,8 +36,14 @@ fn splitting_a_population_into_groups_changes_nothing() {
         link,
     );
     let (r1, r2) = (run(&one, 2, None).unwrap(), run(&two, 2, None).unwrap());
-    let clients =
-        |r: &coaplab_engine::metrics::RunResult| serde_json::to_string(&r.clients).unwrap();
+    // Everything but the group label is the same.
+    let clients = |r: &coaplab_engine::metrics::RunResult| {
+        let mut rows = r.clients.clone();
+        rows.iter_mut().for_each(|c| c.group = None);
+        serde_json::to_string(&rows).unwrap()
+    };
+    assert_eq!(r2.clients[4].group.as_deref(), Some("a"));
+    assert_eq!(r2.clients[5].group.as_deref(), Some("b"));
     assert_eq!(clients(&r1), clients(&r2));
     assert_eq!(r1.retransmission_histogram, r2.retransmission_histogram);
     assert_eq!(r1.events, r2.events);
