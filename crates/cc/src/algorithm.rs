@@ -1,20 +1,27 @@
-//! Selection by name and enum dispatch (smoltcp-style: no trait objects, no allocation).
+//! Selection by name and enum dispatch, smoltcp-style: the built-in algorithms are variants of
+//! [`AnyAlgorithm`] (a `match`, no trait object, no allocation); algorithms registered from
+//! outside the crate ride in [`AnyAlgorithm::Custom`] behind a `Box<dyn DynController>`.
 
 use core::fmt;
 use core::str::FromStr;
 
+use alloc::boxed::Box;
+
 use crate::basic_rto::BasicRto;
-use crate::cocoa::{Cocoa, CocoaVariant};
+use crate::cocoa::Cocoa;
 use crate::config::Config;
-use crate::default::{DefaultRto, FullBackoff};
+use crate::controller::{Controller, DynController};
+use crate::default::DefaultRto;
 use crate::exchange::{Answered, Exchange, Sample, StateVisitor, TimeoutDecision};
 use crate::fasor::Fasor;
 use crate::linux_rto::LinuxRto;
 use crate::peakhopper_rto::PeakHopperRto;
+use crate::registry::{Params, BUILTIN};
 use crate::rng::Rng;
 use crate::time::{Duration, Instant};
 
-/// The algorithms of SPEC §3.1, by their user-facing names.
+/// The built-in algorithms by their user-facing names; entry `name as usize` of
+/// [`BUILTIN`] describes each (the registry is the one source of names and properties).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AlgorithmName {
     Default,
@@ -32,7 +39,7 @@ pub enum AlgorithmName {
 }
 
 impl AlgorithmName {
-    /// Every algorithm, in the order SPEC §3.1 lists them.
+    /// Every built-in algorithm, in the order of [`BUILTIN`].
     pub const ALL: [AlgorithmName; 12] = [
         AlgorithmName::Default,
         AlgorithmName::DefaultFb1,
@@ -48,26 +55,18 @@ impl AlgorithmName {
         AlgorithmName::FasorRc,
     ];
 
+    /// The registry entry of this algorithm.
+    pub const fn entry(self) -> &'static crate::registry::Entry {
+        &BUILTIN[self as usize]
+    }
+
     pub const fn as_str(self) -> &'static str {
-        match self {
-            AlgorithmName::Default => "default",
-            AlgorithmName::DefaultFb1 => "default-fb1",
-            AlgorithmName::DefaultFb2 => "default-fb2",
-            AlgorithmName::Cocoa => "cocoa",
-            AlgorithmName::CocoaS => "cocoa-s",
-            AlgorithmName::CocoaFb1 => "cocoa-fb1",
-            AlgorithmName::CocoaFb2 => "cocoa-fb2",
-            AlgorithmName::BasicRto => "basic-rto",
-            AlgorithmName::LinuxRto => "linux-rto",
-            AlgorithmName::PeakhopperRto => "peakhopper-rto",
-            AlgorithmName::Fasor => "fasor",
-            AlgorithmName::FasorRc => "fasor-rc",
-        }
+        self.entry().name
     }
 
     /// Whether responses must echo the answered transmission (FASOR's Rexmit-Cnt option).
     pub const fn needs_rexmit_count(self) -> bool {
-        matches!(self, AlgorithmName::FasorRc)
+        self.entry().needs_rexmit_count
     }
 }
 
@@ -108,124 +107,187 @@ impl FromStr for AlgorithmName {
     }
 }
 
-/// One client's retransmission / congestion-control state towards one server.
-#[derive(Clone, Debug)]
-pub enum Algorithm {
+/// One client's retransmission / congestion-control state towards one server: a built-in
+/// algorithm (enum dispatch) or a registered one ([`AnyAlgorithm::Custom`]).
+///
+/// Every caller (the simulator, the replay, the Python and C bindings) goes through this
+/// type, which also enforces the clock-granularity floor: no timer it hands out is below
+/// [`CLOCK_GRANULARITY`](crate::config::CLOCK_GRANULARITY).
+pub enum AnyAlgorithm {
     Default(DefaultRto),
     Cocoa(Cocoa),
     BasicRto(BasicRto),
     LinuxRto(LinuxRto),
     PeakHopper(PeakHopperRto),
     Fasor(Fasor),
+    /// An algorithm registered from outside the crate (a test, a Python class).
+    Custom(Box<dyn DynController>),
+}
+
+/// The name the simulator and older code use.
+pub type Algorithm = AnyAlgorithm;
+
+impl Clone for AnyAlgorithm {
+    fn clone(&self) -> Self {
+        match self {
+            AnyAlgorithm::Default(a) => AnyAlgorithm::Default(a.clone()),
+            AnyAlgorithm::Cocoa(a) => AnyAlgorithm::Cocoa(a.clone()),
+            AnyAlgorithm::BasicRto(a) => AnyAlgorithm::BasicRto(a.clone()),
+            AnyAlgorithm::LinuxRto(a) => AnyAlgorithm::LinuxRto(a.clone()),
+            AnyAlgorithm::PeakHopper(a) => AnyAlgorithm::PeakHopper(a.clone()),
+            AnyAlgorithm::Fasor(a) => AnyAlgorithm::Fasor(a.clone()),
+            AnyAlgorithm::Custom(a) => AnyAlgorithm::Custom(a.clone_box()),
+        }
+    }
+}
+
+impl fmt::Debug for AnyAlgorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnyAlgorithm::Default(a) => f.debug_tuple("Default").field(a).finish(),
+            AnyAlgorithm::Cocoa(a) => f.debug_tuple("Cocoa").field(a).finish(),
+            AnyAlgorithm::BasicRto(a) => f.debug_tuple("BasicRto").field(a).finish(),
+            AnyAlgorithm::LinuxRto(a) => f.debug_tuple("LinuxRto").field(a).finish(),
+            AnyAlgorithm::PeakHopper(a) => f.debug_tuple("PeakHopper").field(a).finish(),
+            AnyAlgorithm::Fasor(a) => f.debug_tuple("Fasor").field(a).finish(),
+            AnyAlgorithm::Custom(_) => f.write_str("Custom(..)"),
+        }
+    }
 }
 
 macro_rules! dispatch {
     ($self:expr, $alg:ident => $body:expr) => {
         match $self {
-            Algorithm::Default($alg) => $body,
-            Algorithm::Cocoa($alg) => $body,
-            Algorithm::BasicRto($alg) => $body,
-            Algorithm::LinuxRto($alg) => $body,
-            Algorithm::PeakHopper($alg) => $body,
-            Algorithm::Fasor($alg) => $body,
+            AnyAlgorithm::Default($alg) => $body,
+            AnyAlgorithm::Cocoa($alg) => $body,
+            AnyAlgorithm::BasicRto($alg) => $body,
+            AnyAlgorithm::LinuxRto($alg) => $body,
+            AnyAlgorithm::PeakHopper($alg) => $body,
+            AnyAlgorithm::Fasor($alg) => $body,
+            AnyAlgorithm::Custom($alg) => $body,
         }
     };
 }
 
-impl Algorithm {
+impl AnyAlgorithm {
+    /// Builds a built-in algorithm through its registry entry, parameters at their defaults.
     pub fn new(name: AlgorithmName, config: Config) -> Self {
-        use AlgorithmName as N;
-        match name {
-            N::Default => Algorithm::Default(DefaultRto::new(config, FullBackoff::Off)),
-            N::DefaultFb1 => Algorithm::Default(DefaultRto::new(config, FullBackoff::Fb1)),
-            N::DefaultFb2 => Algorithm::Default(DefaultRto::new(config, FullBackoff::Fb2)),
-            N::Cocoa => Algorithm::Cocoa(Cocoa::new(config, CocoaVariant::Cocoa)),
-            N::CocoaS => Algorithm::Cocoa(Cocoa::new(config, CocoaVariant::Strong)),
-            N::CocoaFb1 => Algorithm::Cocoa(Cocoa::new(config, CocoaVariant::Fb1)),
-            N::CocoaFb2 => Algorithm::Cocoa(Cocoa::new(config, CocoaVariant::Fb2)),
-            N::BasicRto => Algorithm::BasicRto(BasicRto::new(config)),
-            N::LinuxRto => Algorithm::LinuxRto(LinuxRto::new(config)),
-            N::PeakhopperRto => Algorithm::PeakHopper(PeakHopperRto::new(config)),
-            N::Fasor => Algorithm::Fasor(Fasor::new(config, false)),
-            N::FasorRc => Algorithm::Fasor(Fasor::new(config, true)),
-        }
+        let entry = name.entry();
+        (entry.build)(&config, &Params::defaults(entry.params))
     }
 
     /// Parses `name` and builds the algorithm; an unknown name lists the valid ones.
     pub fn from_name(name: &str, config: Config) -> Result<Self, UnknownAlgorithm> {
-        Ok(Algorithm::new(name.parse()?, config))
+        Ok(AnyAlgorithm::new(name.parse()?, config))
     }
 
-    /// A new exchange's original transmission is sent at `now`, while `outstanding` other
-    /// exchanges to the same server are in flight. Returns the exchange with `T_0` armed.
+    /// Wraps an algorithm defined outside the crate (used by registry entries' `build`).
+    pub fn custom<C: Controller + Clone + Send + 'static>(algorithm: C) -> Self {
+        AnyAlgorithm::Custom(Box::new(algorithm))
+    }
+
+    /// See [`Controller::on_exchange_start`].
     pub fn on_exchange_start(
         &mut self,
         now: Instant,
         outstanding: u32,
         rng: &mut dyn Rng,
     ) -> Exchange {
-        match self {
-            Algorithm::Cocoa(a) => a.on_exchange_start(now, outstanding, rng),
-            Algorithm::Default(a) => a.on_exchange_start(now, rng),
-            Algorithm::BasicRto(a) => a.on_exchange_start(now, rng),
-            Algorithm::LinuxRto(a) => a.on_exchange_start(now, rng),
-            Algorithm::PeakHopper(a) => a.on_exchange_start(now, rng),
-            Algorithm::Fasor(a) => a.on_exchange_start(now, rng),
-        }
+        Controller::on_exchange_start(self, now, outstanding, rng)
     }
 
-    /// The timer of the exchange's latest transmission expired at `now`. Either the next
-    /// retransmission is sent now (the exchange is updated: `k += 1`, `T_{k}` armed), or
-    /// `MAX_RETRANSMIT` is exhausted and the exchange has failed (RFC 7252 §4.2), which the
-    /// algorithm has already accounted for.
+    /// See [`Controller::on_timeout`].
     pub fn on_timeout(&mut self, now: Instant, ex: &mut Exchange) -> TimeoutDecision {
-        if ex.retransmissions >= self.config().max_retransmit {
-            dispatch!(self, a => a.on_exchange_failed(now, ex));
-            return TimeoutDecision::Fail;
-        }
-        let timer = dispatch!(self, a => a.next_timer(ex));
-        ex.retransmissions += 1;
-        ex.timer = timer;
-        ex.last_sent = now;
-        TimeoutDecision::Retransmit { timer }
+        Controller::on_timeout(self, now, ex)
     }
 
-    /// The response to `ex` arrived at `now` (a duplicate response for a completed exchange
-    /// must not be reported). `answered` identifies the answered transmission when the
-    /// Rexmit-Cnt echo is in use; other algorithms ignore it.
+    /// See [`Controller::on_response`].
     pub fn on_response(
         &mut self,
         now: Instant,
         ex: &Exchange,
         answered: Option<Answered>,
     ) -> Sample {
-        match self {
-            Algorithm::Fasor(a) => a.on_response(now, ex, answered),
-            Algorithm::Default(a) => a.on_response(now, ex),
-            Algorithm::Cocoa(a) => a.on_response(now, ex),
-            Algorithm::BasicRto(a) => a.on_response(now, ex),
-            Algorithm::LinuxRto(a) => a.on_response(now, ex),
-            Algorithm::PeakHopper(a) => a.on_response(now, ex),
+        Controller::on_response(self, now, ex, answered)
+    }
+
+    /// See [`Controller::reset`].
+    pub fn reset(&mut self) {
+        Controller::reset(self)
+    }
+
+    /// See [`Controller::base_rto`].
+    pub fn base_rto(&self) -> Duration {
+        Controller::base_rto(self)
+    }
+
+    /// See [`Controller::visit_state`].
+    pub fn visit_state(&self, visit: &mut StateVisitor<'_>) {
+        Controller::visit_state(self, visit)
+    }
+
+    /// See [`Controller::config`].
+    pub fn config(&self) -> &Config {
+        Controller::config(self)
+    }
+}
+
+impl Controller for AnyAlgorithm {
+    fn config(&self) -> &Config {
+        dispatch!(self, a => a.config())
+    }
+
+    /// The algorithm's `T_0`, raised to [`Config::clock_granularity`] if below it.
+    fn on_exchange_start(&mut self, now: Instant, outstanding: u32, rng: &mut dyn Rng) -> Exchange {
+        let mut ex = dispatch!(self, a => a.on_exchange_start(now, outstanding, rng));
+        let floor = self.config().clock_granularity;
+        ex.initial_timer = ex.initial_timer.max(floor);
+        ex.timer = ex.timer.max(floor);
+        ex
+    }
+
+    fn initial_timer(&mut self, now: Instant, rng: &mut dyn Rng) -> Duration {
+        dispatch!(self, a => a.initial_timer(now, rng))
+    }
+
+    fn next_timer(&self, ex: &Exchange) -> Duration {
+        dispatch!(self, a => a.next_timer(ex))
+    }
+
+    /// The algorithm's decision, its `T_{k+1}` raised to [`Config::clock_granularity`] if
+    /// below it.
+    fn on_timeout(&mut self, now: Instant, ex: &mut Exchange) -> TimeoutDecision {
+        match dispatch!(self, a => a.on_timeout(now, ex)) {
+            TimeoutDecision::Retransmit { timer } => {
+                let timer = timer.max(self.config().clock_granularity);
+                ex.timer = timer;
+                TimeoutDecision::Retransmit { timer }
+            }
+            TimeoutDecision::Fail => TimeoutDecision::Fail,
         }
     }
 
-    /// Forgets everything learned (a "random" client between batches, SPEC §5).
-    pub fn reset(&mut self) {
+    fn on_exchange_failed(&mut self, now: Instant, ex: &Exchange) {
+        dispatch!(self, a => a.on_exchange_failed(now, ex))
+    }
+
+    fn on_response(&mut self, now: Instant, ex: &Exchange, answered: Option<Answered>) -> Sample {
+        dispatch!(self, a => a.on_response(now, ex, answered))
+    }
+
+    fn on_plain_response(&mut self, now: Instant, ex: &Exchange) -> Sample {
+        dispatch!(self, a => a.on_plain_response(now, ex))
+    }
+
+    fn reset(&mut self) {
         dispatch!(self, a => a.reset())
     }
 
-    /// The base value the next exchange would start from, before aging and dithering
-    /// (SPEC §3.2 `rto_after`).
-    pub fn base_rto(&self) -> Duration {
+    fn base_rto(&self) -> Duration {
         dispatch!(self, a => a.base_rto())
     }
 
-    /// Reports the algorithm-specific state as `(name, value)` pairs.
-    pub fn visit_state(&self, visit: &mut StateVisitor<'_>) {
+    fn visit_state(&self, visit: &mut StateVisitor<'_>) {
         dispatch!(self, a => a.visit_state(visit))
-    }
-
-    pub fn config(&self) -> &Config {
-        dispatch!(self, a => &a.config)
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::backoff;
 use crate::config::Config;
+use crate::controller::Controller;
 use crate::exchange::{Exchange, Sample, SampleKind, StateVisitor};
 use crate::rng::Rng;
 use crate::time::{Duration, Instant};
@@ -27,10 +28,16 @@ impl BasicRto {
             retained: None,
         }
     }
+}
+
+impl Controller for BasicRto {
+    fn config(&self) -> &Config {
+        &self.config
+    }
 
     /// `T_0`: the retained timer if any; else dithered in `[R, 1.5·R]`; before any sample
     /// `[ACK_TIMEOUT, 1.5·ACK_TIMEOUT]` = [2, 3] s. Capped at 60 s.
-    pub fn on_exchange_start(&mut self, now: Instant, rng: &mut dyn Rng) -> Exchange {
+    fn initial_timer(&mut self, _now: Instant, rng: &mut dyn Rng) -> Duration {
         let timer = match self.retained {
             Some(t) => t,
             None => {
@@ -38,15 +45,15 @@ impl BasicRto {
                 rng.uniform(base, self.config.randomized(base))
             }
         };
-        Exchange::new(now, timer.min(self.config.max_timer))
+        timer.min(self.config.max_timer)
     }
 
     /// Binary backoff, cap 60 s.
-    pub fn next_timer(&self, ex: &Exchange) -> Duration {
+    fn next_timer(&self, ex: &Exchange) -> Duration {
         backoff::binary(ex.timer, self.config.max_timer)
     }
 
-    pub fn on_response(&mut self, now: Instant, ex: &Exchange) -> Sample {
+    fn on_plain_response(&mut self, now: Instant, ex: &Exchange) -> Sample {
         let rtt = now - ex.started;
         let k = ex.retransmissions;
         if k <= MAX_SAMPLED_RETRANSMISSIONS {
@@ -66,21 +73,21 @@ impl BasicRto {
         }
     }
 
-    pub fn on_exchange_failed(&mut self, _now: Instant, ex: &Exchange) {
+    fn on_exchange_failed(&mut self, _now: Instant, ex: &Exchange) {
         self.retained = Some(ex.timer);
     }
 
-    pub fn reset(&mut self) {
+    fn reset(&mut self) {
         *self = BasicRto::new(self.config);
     }
 
-    pub fn base_rto(&self) -> Duration {
+    fn base_rto(&self) -> Duration {
         self.retained
             .or(self.sample)
             .unwrap_or(self.config.ack_timeout)
     }
 
-    pub fn visit_state(&self, visit: &mut StateVisitor<'_>) {
+    fn visit_state(&self, visit: &mut StateVisitor<'_>) {
         visit("last_sample", self.sample.into());
         visit("retained_timer", self.retained.into());
     }

@@ -3,6 +3,7 @@
 
 use crate::backoff;
 use crate::config::Config;
+use crate::controller::Controller;
 use crate::default::{retain_full_backoff, FullBackoff};
 use crate::estimator::Rfc6298;
 use crate::exchange::{Exchange, Sample, SampleKind, StateVisitor};
@@ -19,6 +20,26 @@ const FIRST_RTTVAR_DIVISOR: u64 = 2;
 /// above 3 s it moves to `1 s + RTO/2` after 4·RTO.
 const AGING_LOW: Duration = Duration::from_secs(1);
 const AGING_HIGH: Duration = Duration::from_secs(3);
+
+/// CoCoA truncates every backed-off timer at 32 s (draft-ietf-core-cocoa-03 §4.2): the default
+/// of the `max_timer` parameter.
+pub const COCOA_MAX_TIMER: Duration = Duration::from_secs(32);
+
+/// CoCoA's own parameters (the registry's `params` of the CoCoA family).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CocoaParams {
+    /// Truncation of every timer, `T_0` included (default [`COCOA_MAX_TIMER`] = 32 s). CoCoA
+    /// ignores [`Config::max_timer`], the cap of the other families.
+    pub max_timer: Duration,
+}
+
+impl Default for CocoaParams {
+    fn default() -> Self {
+        CocoaParams {
+            max_timer: COCOA_MAX_TIMER,
+        }
+    }
+}
 
 /// Variant switches of the CoCoA family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +58,7 @@ pub enum CocoaVariant {
 #[derive(Clone, Debug)]
 pub struct Cocoa {
     pub(crate) config: Config,
+    params: CocoaParams,
     variant: CocoaVariant,
     strong: Rfc6298,
     weak: Rfc6298,
@@ -51,9 +73,15 @@ pub struct Cocoa {
 }
 
 impl Cocoa {
+    /// CoCoA with the default parameters ([`CocoaParams::default`]).
     pub fn new(config: Config, variant: CocoaVariant) -> Self {
+        Cocoa::with_params(config, variant, CocoaParams::default())
+    }
+
+    pub fn with_params(config: Config, variant: CocoaVariant, params: CocoaParams) -> Self {
         Cocoa {
             config,
+            params,
             variant,
             strong: Rfc6298::default(),
             weak: Rfc6298::default(),
@@ -78,17 +106,45 @@ impl Cocoa {
         }
     }
 
+    /// `RTO = w·E + (1 − w)·RTO` with `w = num/den`.
+    fn update_rto(&mut self, now: Instant, estimate: Duration, num: u64, den: u64) {
+        self.rto = estimate.mul_ratio(num, den) + self.rto.mul_ratio(den - num, den);
+        self.last_update = now;
+        self.sampled = true;
+    }
+
+    fn on_exchange_end(&mut self, ex: &Exchange) {
+        self.retained = match self.variant {
+            CocoaVariant::Cocoa | CocoaVariant::Strong => None,
+            CocoaVariant::Fb1 => {
+                retain_full_backoff(FullBackoff::Fb1, self.retained, ex, &self.config)
+            }
+            // cocoa-fb2 (SPEC §3.1, an interpretation of prose): CoCoA's backoff applied k times
+            // to max(T_0, RTO'), RTO' being the overall RTO after this exchange's update.
+            // VBF is monotone, so this is never below cocoa-fb1's T_k.
+            CocoaVariant::Fb2 if ex.retransmissions >= 1 => {
+                let mut t = ex.initial_timer.max(self.rto);
+                for _ in 0..ex.retransmissions {
+                    t = backoff::cocoa_vbf(t, self.params.max_timer);
+                }
+                Some(t)
+            }
+            CocoaVariant::Fb2 => None,
+        };
+    }
+}
+
+impl Controller for Cocoa {
+    fn config(&self) -> &Config {
+        &self.config
+    }
+
     /// Starts an exchange: aging first, then `T_0` dithered in `[RTO, 1.5·RTO]` (draft §4.2).
     ///
     /// Blind RTO with NSTART > 1 (draft §4.2.1): until the first sample, an exchange started
     /// while `outstanding` others are in flight uses `ACK_TIMEOUT·(outstanding + 1)` as its
     /// base, dithered the same way.
-    pub fn on_exchange_start(
-        &mut self,
-        now: Instant,
-        outstanding: u32,
-        rng: &mut dyn Rng,
-    ) -> Exchange {
+    fn on_exchange_start(&mut self, now: Instant, outstanding: u32, rng: &mut dyn Rng) -> Exchange {
         self.age(now);
         let timer = match self.retained {
             Some(t) => t,
@@ -101,17 +157,17 @@ impl Cocoa {
                 rng.uniform(base, self.config.randomized(base))
             }
         };
-        Exchange::new(now, timer.min(self.config.cocoa_max_timer))
+        Exchange::new(now, timer.min(self.params.max_timer))
     }
 
-    pub fn next_timer(&self, ex: &Exchange) -> Duration {
-        backoff::cocoa_vbf(ex.timer, self.config.cocoa_max_timer)
+    fn next_timer(&self, ex: &Exchange) -> Duration {
+        backoff::cocoa_vbf(ex.timer, self.params.max_timer)
     }
 
     /// A response after `k` retransmissions (draft §4.2): `k = 0` → strong sample,
     /// `RTO = 0.5·E_strong + 0.5·RTO`; `k = 1, 2` → weak sample measured from the original
     /// transmission, `RTO = 0.25·E_weak + 0.75·RTO`; `k ≥ 3` → no update.
-    pub fn on_response(&mut self, now: Instant, ex: &Exchange) -> Sample {
+    fn on_plain_response(&mut self, now: Instant, ex: &Exchange) -> Sample {
         let rtt = now - ex.started;
         let k = ex.retransmissions;
         let kind = if k == 0 {
@@ -131,47 +187,20 @@ impl Cocoa {
         Sample::new(kind, rtt)
     }
 
-    /// `RTO = w·E + (1 − w)·RTO` with `w = num/den`.
-    fn update_rto(&mut self, now: Instant, estimate: Duration, num: u64, den: u64) {
-        self.rto = estimate.mul_ratio(num, den) + self.rto.mul_ratio(den - num, den);
-        self.last_update = now;
-        self.sampled = true;
-    }
-
-    pub fn on_exchange_failed(&mut self, _now: Instant, ex: &Exchange) {
+    fn on_exchange_failed(&mut self, _now: Instant, ex: &Exchange) {
         self.on_exchange_end(ex);
     }
 
-    fn on_exchange_end(&mut self, ex: &Exchange) {
-        self.retained = match self.variant {
-            CocoaVariant::Cocoa | CocoaVariant::Strong => None,
-            CocoaVariant::Fb1 => {
-                retain_full_backoff(FullBackoff::Fb1, self.retained, ex, &self.config)
-            }
-            // cocoa-fb2 (SPEC §3.1, an interpretation of prose): CoCoA's backoff applied k times
-            // to max(T_0, RTO'), RTO' being the overall RTO after this exchange's update.
-            // VBF is monotone, so this is never below cocoa-fb1's T_k.
-            CocoaVariant::Fb2 if ex.retransmissions >= 1 => {
-                let mut t = ex.initial_timer.max(self.rto);
-                for _ in 0..ex.retransmissions {
-                    t = backoff::cocoa_vbf(t, self.config.cocoa_max_timer);
-                }
-                Some(t)
-            }
-            CocoaVariant::Fb2 => None,
-        };
-    }
-
-    pub fn reset(&mut self) {
-        *self = Cocoa::new(self.config, self.variant);
+    fn reset(&mut self) {
+        *self = Cocoa::with_params(self.config, self.variant, self.params);
     }
 
     /// Base of the next exchange before aging and dithering.
-    pub fn base_rto(&self) -> Duration {
+    fn base_rto(&self) -> Duration {
         self.retained.unwrap_or(self.rto)
     }
 
-    pub fn visit_state(&self, visit: &mut StateVisitor<'_>) {
+    fn visit_state(&self, visit: &mut StateVisitor<'_>) {
         visit("rto", self.rto.into());
         visit("srtt_strong", self.strong.srtt().into());
         visit("rttvar_strong", self.strong.rttvar().into());

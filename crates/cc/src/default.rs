@@ -3,6 +3,7 @@
 
 use crate::backoff;
 use crate::config::Config;
+use crate::controller::Controller;
 use crate::exchange::{Exchange, Sample, StateVisitor};
 use crate::rng::Rng;
 use crate::time::{Duration, Instant};
@@ -40,7 +41,18 @@ impl DefaultRto {
         }
     }
 
-    pub fn on_exchange_start(&mut self, now: Instant, rng: &mut dyn Rng) -> Exchange {
+    fn on_exchange_end(&mut self, ex: &Exchange) {
+        self.retained = retain_full_backoff(self.full_backoff, self.retained, ex, &self.config);
+    }
+}
+
+impl Controller for DefaultRto {
+    fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The retained timer if any, else dithered in `[ACK_TIMEOUT, 1.5·ACK_TIMEOUT]`; cap 60 s.
+    fn initial_timer(&mut self, _now: Instant, rng: &mut dyn Rng) -> Duration {
         let timer = match self.retained {
             Some(t) => t,
             None => rng.uniform(
@@ -48,37 +60,33 @@ impl DefaultRto {
                 self.config.randomized(self.config.ack_timeout),
             ),
         };
-        Exchange::new(now, timer.min(self.config.max_timer))
+        timer.min(self.config.max_timer)
     }
 
-    pub fn next_timer(&self, ex: &Exchange) -> Duration {
+    fn next_timer(&self, ex: &Exchange) -> Duration {
         backoff::binary(ex.timer, self.config.max_timer)
     }
 
-    pub fn on_response(&mut self, _now: Instant, ex: &Exchange) -> Sample {
+    fn on_plain_response(&mut self, _now: Instant, ex: &Exchange) -> Sample {
         self.on_exchange_end(ex);
         Sample::NONE
     }
 
     /// A failed exchange ends after `k = MAX_RETRANSMIT` retransmissions: retained as `T_k`.
-    pub fn on_exchange_failed(&mut self, _now: Instant, ex: &Exchange) {
+    fn on_exchange_failed(&mut self, _now: Instant, ex: &Exchange) {
         self.on_exchange_end(ex);
     }
 
-    fn on_exchange_end(&mut self, ex: &Exchange) {
-        self.retained = retain_full_backoff(self.full_backoff, self.retained, ex, &self.config);
-    }
-
-    pub fn reset(&mut self) {
+    fn reset(&mut self) {
         self.retained = None;
     }
 
     /// Base of the next exchange before dithering: the retained timer, else `ACK_TIMEOUT`.
-    pub fn base_rto(&self) -> Duration {
+    fn base_rto(&self) -> Duration {
         self.retained.unwrap_or(self.config.ack_timeout)
     }
 
-    pub fn visit_state(&self, visit: &mut StateVisitor<'_>) {
+    fn visit_state(&self, visit: &mut StateVisitor<'_>) {
         visit("retained_timer", self.retained.into());
     }
 }

@@ -30,7 +30,8 @@ pub(crate) struct FasorPlan {
 }
 
 impl Exchange {
-    pub(crate) fn new(now: Instant, timer: Duration) -> Self {
+    /// An exchange whose original transmission is sent at `now` with `T_0 = timer`.
+    pub fn new(now: Instant, timer: Duration) -> Self {
         Exchange {
             started: now,
             last_sent: now,

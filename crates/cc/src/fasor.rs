@@ -1,6 +1,7 @@
 //! FASOR, draft-ietf-core-fasor-02 (SPEC §3.1), and `fasor-rc` with the Rexmit-Cnt echo (§4.4).
 
 use crate::config::Config;
+use crate::controller::Controller;
 use crate::estimator::Rfc6298;
 use crate::exchange::{Answered, Exchange, FasorPlan, Sample, SampleKind, StateVisitor, Value};
 use crate::rng::Rng;
@@ -83,15 +84,43 @@ impl Fasor {
         self.fast.estimate(K).unwrap_or(self.config.ack_timeout)
     }
 
+    /// `T_i` of the frozen series, each value capped at 60 s.
+    fn timer(&self, plan: &FasorPlan, i: u32) -> Duration {
+        let doubled = |n: u32| plan.fast.mul(1u64 << n.min(40));
+        let t = match (FasorState::from_u8(plan.state), i) {
+            (FasorState::Fast, i) => doubled(i),
+            (FasorState::FastSlowFast, 0) => plan.fast,
+            (FasorState::FastSlowFast, 1) => plan.slow.max(doubled(1)),
+            (FasorState::FastSlowFast, i) => doubled(i - 1),
+            (FasorState::SlowFast, 0) => plan.slow,
+            (FasorState::SlowFast, i) => doubled(i - 1),
+        };
+        t.min(self.config.max_timer)
+    }
+}
+
+impl Controller for Fasor {
+    fn config(&self) -> &Config {
+        &self.config
+    }
+
     /// Fixes the exchange's timer series: `F` dithered in `[base + SRTT/4, base + SRTT]`,
     /// `base = FastRTO` (`fasor-rc`: `max(FastRTO, previous sample)`), SRTT = 2/3 s before any
     /// sample; the state and SlowRTO are frozen with it.
-    pub fn on_exchange_start(&mut self, now: Instant, rng: &mut dyn Rng) -> Exchange {
+    fn on_exchange_start(
+        &mut self,
+        now: Instant,
+        _outstanding: u32,
+        rng: &mut dyn Rng,
+    ) -> Exchange {
         let srtt = self.fast.srtt().unwrap_or(INITIAL_SRTT);
         let base = self.base_rto();
+        // Floored at the clock granularity so that the series F, 2F, 4F, … still backs off
+        // after zero RTT samples (F = 0 otherwise); see `config::CLOCK_GRANULARITY`.
         let f = rng
             .uniform(base + srtt.mul_ratio(1, 4), base + srtt)
-            .min(self.config.max_timer);
+            .min(self.config.max_timer)
+            .max(self.config.clock_granularity);
         // Without a SlowRTO (only after failures before any response) the slow states have
         // nothing to wait for: they use the FAST series.
         let (state, slow) = match self.slow_rto {
@@ -108,33 +137,14 @@ impl Fasor {
         ex
     }
 
-    /// `T_i` of the frozen series, each value capped at 60 s.
-    fn timer(&self, plan: &FasorPlan, i: u32) -> Duration {
-        let doubled = |n: u32| plan.fast.mul(1u64 << n.min(40));
-        let t = match (FasorState::from_u8(plan.state), i) {
-            (FasorState::Fast, i) => doubled(i),
-            (FasorState::FastSlowFast, 0) => plan.fast,
-            (FasorState::FastSlowFast, 1) => plan.slow.max(doubled(1)),
-            (FasorState::FastSlowFast, i) => doubled(i - 1),
-            (FasorState::SlowFast, 0) => plan.slow,
-            (FasorState::SlowFast, i) => doubled(i - 1),
-        };
-        t.min(self.config.max_timer)
-    }
-
-    pub fn next_timer(&self, ex: &Exchange) -> Duration {
+    fn next_timer(&self, ex: &Exchange) -> Duration {
         self.timer(&ex.fasor, ex.retransmissions + 1)
     }
 
     /// `k = 0`: unambiguous sample into FastRTO. `k ≥ 1`: `SlowRTO = 1.5 × (now − original
     /// transmission)`. `fasor-rc`: every response is matched by the echoed Rexmit-Cnt, so its
     /// RTT from the answered transmission feeds FastRTO too. State transition by `k`.
-    pub fn on_response(
-        &mut self,
-        now: Instant,
-        ex: &Exchange,
-        answered: Option<Answered>,
-    ) -> Sample {
+    fn on_response(&mut self, now: Instant, ex: &Exchange, answered: Option<Answered>) -> Sample {
         let k = ex.retransmissions;
         let from_original = now - ex.started;
         if k >= 1 {
@@ -161,16 +171,16 @@ impl Fasor {
         sample
     }
 
-    pub fn on_exchange_failed(&mut self, _now: Instant, _ex: &Exchange) {
+    fn on_exchange_failed(&mut self, _now: Instant, _ex: &Exchange) {
         self.state = self.state.after_retransmission();
     }
 
-    pub fn reset(&mut self) {
+    fn reset(&mut self) {
         *self = Fasor::new(self.config, self.rexmit_count);
     }
 
     /// FastRTO (for `fasor-rc`, `max(FastRTO, previous sample)`) before dithering.
-    pub fn base_rto(&self) -> Duration {
+    fn base_rto(&self) -> Duration {
         let fast = self.fast_rto();
         match self.last_sample {
             Some(prev) if self.rexmit_count => fast.max(prev),
@@ -178,7 +188,7 @@ impl Fasor {
         }
     }
 
-    pub fn visit_state(&self, visit: &mut StateVisitor<'_>) {
+    fn visit_state(&self, visit: &mut StateVisitor<'_>) {
         visit("state", Value::Str(self.state.as_str()));
         visit("fast_rto", self.fast_rto().into());
         visit("srtt", self.fast.srtt().into());

@@ -5,6 +5,7 @@
 
 use crate::backoff;
 use crate::config::Config;
+use crate::controller::Controller;
 use crate::exchange::{Exchange, Sample, SampleKind, StateVisitor};
 use crate::rng::Rng;
 use crate::time::{Duration, Instant};
@@ -35,21 +36,27 @@ impl<E: StrongEstimator> KarnRto<E> {
             retained: None,
         }
     }
+}
+
+impl<E: StrongEstimator> Controller for KarnRto<E> {
+    fn config(&self) -> &Config {
+        &self.config
+    }
 
     /// `T_0` = the retained backed-off value, else the estimator's RTO, else 2 s; no dithering.
-    pub fn on_exchange_start(&mut self, now: Instant, _rng: &mut dyn Rng) -> Exchange {
-        Exchange::new(now, self.base_rto().min(self.config.max_timer))
+    fn initial_timer(&mut self, _now: Instant, _rng: &mut dyn Rng) -> Duration {
+        self.base_rto().min(self.config.max_timer)
     }
 
     /// Binary backoff, cap 60 s.
-    pub fn next_timer(&self, ex: &Exchange) -> Duration {
+    fn next_timer(&self, ex: &Exchange) -> Duration {
         backoff::binary(ex.timer, self.config.max_timer)
     }
 
     /// `k = 0` → a strong sample: fed to the estimator, the retained timer forgotten.
     /// `k ≥ 1` → Karn: the measurement is ambiguous and discarded; the exchange's backed-off
     /// `T_k` is kept for new exchanges.
-    pub fn on_response(&mut self, now: Instant, ex: &Exchange) -> Sample {
+    fn on_plain_response(&mut self, now: Instant, ex: &Exchange) -> Sample {
         let rtt = now - ex.started;
         if ex.retransmissions == 0 {
             self.estimator.on_strong_sample(rtt);
@@ -62,21 +69,21 @@ impl<E: StrongEstimator> KarnRto<E> {
     }
 
     /// A failed exchange keeps its last (backed-off) timer.
-    pub fn on_exchange_failed(&mut self, _now: Instant, ex: &Exchange) {
+    fn on_exchange_failed(&mut self, _now: Instant, ex: &Exchange) {
         self.retained = Some(ex.timer);
     }
 
-    pub fn reset(&mut self) {
+    fn reset(&mut self) {
         *self = KarnRto::new(self.config);
     }
 
-    pub fn base_rto(&self) -> Duration {
+    fn base_rto(&self) -> Duration {
         self.retained
             .or(self.estimator.rto())
             .unwrap_or(self.config.ack_timeout)
     }
 
-    pub fn visit_state(&self, visit: &mut StateVisitor<'_>) {
+    fn visit_state(&self, visit: &mut StateVisitor<'_>) {
         visit(
             "rto",
             self.estimator

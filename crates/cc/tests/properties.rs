@@ -38,7 +38,7 @@ proptest! {
         for name in AlgorithmName::ALL {
             let config = Config { max_retransmit: 20, ..Config::default() };
             let mut alg = Algorithm::new(name, config);
-            let cap = if name.as_str().starts_with("cocoa") { config.cocoa_max_timer } else { config.max_timer };
+            let cap = if name.as_str().starts_with("cocoa") { coaplab_cc::cocoa::COCOA_MAX_TIMER } else { config.max_timer };
             for r in sequential(&mut alg, &raw, seed) {
                 prop_assert_eq!(r.timers.len() as u32, r.retransmissions + 1);
                 for t in &r.timers {

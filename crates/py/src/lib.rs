@@ -2,7 +2,7 @@
 //! Each call crosses once: Python hands over a whole script or configuration, Rust returns
 //! the whole result.
 
-use coaplab_cc::algorithm::{Algorithm, AlgorithmName};
+use coaplab_cc::registry::Registry;
 use coaplab_cc::replay::{replay as run_replay, ScriptedExchange};
 use coaplab_cc::rng::{LowerBound, Rng, Xoshiro256pp};
 use coaplab_cc::{Config, Duration, Instant, Value};
@@ -12,10 +12,38 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-/// The UDP algorithm names of SPEC §3.1, in order.
+/// The UDP algorithm names, in the registry's order (`coaplab_cc::registry::BUILTIN`).
 #[pyfunction]
 fn algorithms() -> Vec<&'static str> {
-    AlgorithmName::ALL.iter().map(|a| a.as_str()).collect()
+    Registry::builtin().names().collect()
+}
+
+/// One dict per registered algorithm: `{name, summary, source, needs_rexmit_count,
+/// params: [{name, unit, default, min, max, doc}]}`, in the registry's order.
+#[pyfunction]
+fn algorithm_info(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let out = PyList::empty(py);
+    for e in Registry::builtin().entries() {
+        let d = PyDict::new(py);
+        d.set_item("name", e.name)?;
+        d.set_item("summary", e.summary)?;
+        d.set_item("source", e.source)?;
+        d.set_item("needs_rexmit_count", e.needs_rexmit_count)?;
+        let params = PyList::empty(py);
+        for p in e.params {
+            let pd = PyDict::new(py);
+            pd.set_item("name", p.name)?;
+            pd.set_item("unit", p.unit)?;
+            pd.set_item("default", p.default)?;
+            pd.set_item("min", p.min)?;
+            pd.set_item("max", p.max)?;
+            pd.set_item("doc", p.doc)?;
+            params.append(pd)?;
+        }
+        d.set_item("params", params)?;
+        out.append(d)?;
+    }
+    Ok(out)
 }
 
 fn value_to_py<'py>(py: Python<'py>, value: Value) -> PyResult<Bound<'py, PyAny>> {
@@ -43,8 +71,9 @@ fn replay<'py>(
         max_retransmit,
         ..Config::default()
     };
-    let mut alg = Algorithm::from_name(algorithm, config)
-        .map_err(|e| PyValueError::new_err(format!("'{algorithm}': {e}")))?;
+    let mut alg = Registry::builtin()
+        .build(algorithm, &config)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let steps: Vec<ScriptedExchange> = script
         .iter()
         .map(|&(start, lost, rtt)| ScriptedExchange {
@@ -134,6 +163,7 @@ fn check(config_json: &str) -> PyResult<()> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithm_info, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(error_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(run_one, m)?)?;
