@@ -225,6 +225,9 @@ mod tests {
     }
     use Op::{At, Pop};
 
+    /// A table row: name, operations, expected pops.
+    type Case = (&'static str, Vec<Op>, Vec<(u64, u32)>);
+
     /// Runs `ops` then pops the rest; returns every pop as `(time ns, label)`.
     fn play(ops: &[Op]) -> Vec<(u64, u32)> {
         let mut q = EventQueue::with_capacity(4);
@@ -244,7 +247,7 @@ mod tests {
         // (name, operations, expected pops) — expected orders are by (time, scheduling order),
         // worked out by hand from the operations.
         let far = u64::MAX - 1; // the largest representable instants
-        let cases: Vec<(&str, Vec<Op>, Vec<(u64, u32)>)> =
+        let cases: Vec<Case> =
             vec![
             ("empty", vec![Pop, Pop], vec![]),
             (
