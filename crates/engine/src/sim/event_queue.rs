@@ -3,77 +3,173 @@
 //!
 //! Timer cancellation is lazy: an event may carry a generation number that its owner bumps to
 //! cancel or re-arm; stale events are skipped by the owner when popped (no search, no removal).
+//!
+//! # The structure: a radix heap
+//!
+//! Simulated time only moves forward — an event is never scheduled before the last popped
+//! one — so the queue is a *monotone* priority queue, and a radix heap (Ahuja, Mehlhorn, Orlin
+//! and Tarjan, "Faster algorithms for the shortest path problem", J. ACM 37(2), 1990; the
+//! one-bit-per-bucket variant) serves it in O(1) per schedule and amortised O(log C) per pop,
+//! where C is the longest delay, with no comparisons between entries on the common path.
+//!
+//! Times are `u64` nanoseconds. `last` is the time of the last popped event (the clock).
+//! An event at time `t` lives in bucket `b(t) = 0` if `t == last`, else
+//! `b(t) = 64 − leading_zeros(t ⊕ last)` (1 + the index of the highest bit in which `t` and
+//! `last` differ), so bucket `b ≥ 1` holds times in `[last, …)` sharing `last`'s bits above
+//! bit `b − 1` and differing at bit `b − 1`: every time in bucket `b` is smaller than every
+//! time in bucket `b' > b`. Popping takes bucket 0 front first; when it is empty, the lowest
+//! non-empty bucket `j` is emptied: its smallest time becomes `last`, and each of its entries
+//! goes to `b(t) < j` under the new `last`. Entries in buckets above `j` keep their bucket,
+//! because the new `last` shares the old one's bits from bit `j − 1` up.
+//!
+//! # Why FIFO among equal times holds (bit-identity with the `(time, sequence)` heap)
+//!
+//! Entries with equal times are always in the same bucket. Within a bucket, entries are kept
+//! in the order they arrived there: `schedule` appends (its entry is the newest of all), and
+//! emptying bucket `j` moves its entries, in order, into buckets that are all empty at that
+//! moment (`j` was the lowest non-empty one). So among equal times the order in a bucket is the
+//! scheduling order, and bucket 0 — whose entries all have time `last` — is served front first.
+//! `tests::matches_reference_heap` checks this against a `BinaryHeap` of `(time, sequence)` on
+//! random operation sequences.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::VecDeque;
 
 use coaplab_cc::Instant;
 
-struct Entry<E> {
-    /// `(time ns, sequence)` packed so that one integer comparison orders entries.
-    key: u128,
-    event: E,
-}
+/// Buckets 1..=64 (index `b − 1`); bucket 0 is [`EventQueue::current`].
+const BUCKETS: usize = 64;
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    /// Reversed, so that std's max-heap pops the earliest `(at, seq)` first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key.cmp(&self.key)
-    }
-}
-
-/// The event queue. `E` is a small `Copy` payload; no allocation per event once the heap has
-/// grown to its working size.
+/// The event queue. `E` is a small payload; no allocation per event once the buckets have
+/// grown to their working size (a bucket keeps its capacity when it is emptied).
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
-    next_seq: u64,
-    now: Instant,
+    /// Events at time `last`, in scheduling order (bucket 0).
+    current: VecDeque<E>,
+    /// `buckets[b - 1]` is bucket `b`: `(time ns, event)` in arrival order.
+    buckets: [Vec<(u64, E)>; BUCKETS],
+    /// Bit `b − 1` set ⇔ bucket `b` is non-empty.
+    occupied: u64,
+    /// The time of the last popped event, ns (the radix heap's reference point).
+    last: u64,
+    len: usize,
     popped: u64,
+    /// Σ over pops of the queue length just before the pop (for [`QueueStats`]).
+    len_sum: u64,
+}
+
+/// How full a queue was over its life: its pops and their mean queue length (entries waiting,
+/// including the popped one). Used by the benchmark to size its reference heap.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct QueueStats {
+    pub pops: u64,
+    pub mean_len: f64,
+}
+
+thread_local! {
+    static LAST_STATS: std::cell::Cell<QueueStats> = const {
+        std::cell::Cell::new(QueueStats { pops: 0, mean_len: 0.0 })
+    };
+}
+
+/// The statistics of the last [`EventQueue`] dropped on this thread (a run's queue is dropped
+/// when the run returns, so after `testbed::run` this describes that run's queue).
+pub fn last_dropped_stats() -> QueueStats {
+    LAST_STATS.with(|s| s.get())
+}
+
+impl<E> Drop for EventQueue<E> {
+    fn drop(&mut self) {
+        let stats = QueueStats {
+            pops: self.popped,
+            mean_len: if self.popped == 0 {
+                0.0
+            } else {
+                self.len_sum as f64 / self.popped as f64
+            },
+        };
+        // `try_with`: a queue dropped during thread teardown records nothing.
+        let _ = LAST_STATS.try_with(|s| s.set(stats));
+    }
+}
+
+/// The bucket of time `t` relative to `last` (`t ≥ last`): 0 if equal, else 1..=64.
+#[inline(always)]
+fn bucket(t: u64, last: u64) -> usize {
+    (u64::BITS - (t ^ last).leading_zeros()) as usize
 }
 
 impl<E> EventQueue<E> {
     pub fn with_capacity(capacity: usize) -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(capacity),
-            next_seq: 0,
-            now: Instant::ZERO,
+            current: VecDeque::with_capacity(capacity.min(1024)),
+            buckets: std::array::from_fn(|_| Vec::new()),
+            occupied: 0,
+            last: 0,
+            len: 0,
             popped: 0,
+            len_sum: 0,
         }
     }
 
-    /// Schedules `event` at `at` (never earlier than the current time).
+    /// Schedules `event` at `at` (never earlier than the current time; an earlier time is
+    /// treated as the current time in release builds).
+    #[inline]
     pub fn schedule(&mut self, at: Instant, event: E) {
-        debug_assert!(at >= self.now, "event scheduled in the past");
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.heap.push(Entry {
-            key: (u128::from(at.max(self.now).nanos()) << 64) | u128::from(seq),
-            event,
-        });
+        debug_assert!(at.nanos() >= self.last, "event scheduled in the past");
+        let t = at.nanos().max(self.last);
+        self.len += 1;
+        let b = bucket(t, self.last);
+        if b == 0 {
+            self.current.push_back(event);
+        } else {
+            self.buckets[b - 1].push((t, event));
+            self.occupied |= 1 << (b - 1);
+        }
     }
 
-    /// Pops the earliest event and advances the clock to it.
+    /// Pops the earliest event (the first scheduled among equal times) and advances the clock
+    /// to it.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Instant, E)> {
-        let entry = self.heap.pop()?;
-        self.now = Instant::from_nanos((entry.key >> 64) as u64);
+        if self.current.is_empty() {
+            if self.occupied == 0 {
+                return None;
+            }
+            self.refill();
+        }
+        let event = self.current.pop_front()?;
+        self.len_sum += self.len as u64;
+        self.len -= 1;
         self.popped += 1;
-        Some((self.now, entry.event))
+        Some((Instant::from_nanos(self.last), event))
+    }
+
+    /// Empties the lowest non-empty bucket: its earliest time becomes `last`, its entries go to
+    /// lower buckets (those at the new `last` to `current`, in order).
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self) {
+        let j = self.occupied.trailing_zeros() as usize;
+        self.occupied &= !(1 << j);
+        let mut entries = std::mem::take(&mut self.buckets[j]);
+        let min = entries.iter().map(|&(t, _)| t).min().unwrap_or(self.last);
+        self.last = min;
+        for (t, event) in entries.drain(..) {
+            let b = bucket(t, min);
+            if b == 0 {
+                self.current.push_back(event);
+            } else {
+                debug_assert!(b - 1 < j);
+                self.buckets[b - 1].push((t, event));
+                self.occupied |= 1 << (b - 1);
+            }
+        }
+        // Give the (now empty) vector back so that its capacity is reused.
+        self.buckets[j] = entries;
     }
 
     /// The time of the last popped event.
     pub fn now(&self) -> Instant {
-        self.now
+        Instant::from_nanos(self.last)
     }
 
     /// Events popped so far (the simulator's "events processed").
@@ -81,14 +177,30 @@ impl<E> EventQueue<E> {
         self.popped
     }
 
+    /// Events waiting.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    use proptest::prelude::*;
+
+    const MS: u64 = 1_000_000;
+    const S: u64 = 1_000_000_000;
+
+    fn drain<E>(q: &mut EventQueue<E>) -> Vec<(u64, E)> {
+        std::iter::from_fn(|| q.pop().map(|(t, e)| (t.nanos(), e))).collect()
+    }
 
     #[test]
     fn earliest_first_and_fifo_among_equal_times() {
@@ -101,6 +213,152 @@ mod tests {
         assert_eq!(order, vec!['a', 'b', 'c', 'd']);
         assert_eq!(q.now(), Instant::from_millis(5));
         assert_eq!(q.events_processed(), 4);
+        assert!(q.is_empty());
+        assert_eq!(q.pop(), None);
+    }
+
+    /// One operation of a table-driven case: schedule `(time ns, label)` or pop.
+    #[derive(Clone, Copy, Debug)]
+    enum Op {
+        At(u64, u32),
+        Pop,
+    }
+    use Op::{At, Pop};
+
+    /// A table row: name, operations, expected pops.
+    type Case = (&'static str, Vec<Op>, Vec<(u64, u32)>);
+
+    /// Runs `ops` then pops the rest; returns every pop as `(time ns, label)`.
+    fn play(ops: &[Op]) -> Vec<(u64, u32)> {
+        let mut q = EventQueue::with_capacity(4);
+        let mut out = Vec::new();
+        for &op in ops {
+            match op {
+                At(t, l) => q.schedule(Instant::from_nanos(t), l),
+                Pop => out.extend(q.pop().map(|(t, e)| (t.nanos(), e))),
+            }
+        }
+        out.extend(drain(&mut q));
+        out
+    }
+
+    #[test]
+    fn table_of_explicit_times() {
+        // (name, operations, expected pops) — expected orders are by (time, scheduling order),
+        // worked out by hand from the operations.
+        let far = u64::MAX - 1; // the largest representable instants
+        let cases: Vec<Case> =
+            vec![
+            ("empty", vec![Pop, Pop], vec![]),
+            (
+                "equal times are FIFO (three at 7 ms, scheduled 1, 2, 3)",
+                vec![At(7 * MS, 1), At(7 * MS, 2), At(7 * MS, 3)],
+                vec![(7 * MS, 1), (7 * MS, 2), (7 * MS, 3)],
+            ),
+            (
+                "equal times FIFO across different earlier buckets: 100 scheduled at t=0, then \
+                 pop to 60, then 100 again (now in a lower bucket), then 61",
+                vec![
+                    At(100, 1),
+                    At(60, 2),
+                    Pop, // (60, 2); 100 is now in bucket b(100 ⊕ 60) = b(0b101_1000) = 7
+                    At(100, 3),
+                    At(61, 4),
+                ],
+                vec![(60, 2), (61, 4), (100, 1), (100, 3)],
+            ),
+            (
+                "scheduling at now, after a pop, runs after what is already at now",
+                vec![At(5 * S, 1), At(5 * S, 2), Pop, At(5 * S, 3), At(5 * S + 1, 4)],
+                vec![(5 * S, 1), (5 * S, 2), (5 * S, 3), (5 * S + 1, 4)],
+            ),
+            (
+                "scheduling at now when the queue is empty",
+                vec![At(3, 1), Pop, At(3, 2), Pop, At(3, 3)],
+                vec![(3, 1), (3, 2), (3, 3)],
+            ),
+            (
+                "time zero",
+                vec![At(0, 1), At(1, 2), At(0, 3)],
+                vec![(0, 1), (0, 3), (1, 2)],
+            ),
+            (
+                "far future: u64::MAX − 1 ns, 1 h and 1 ns, interleaved",
+                vec![At(far, 1), At(3600 * S, 2), At(1, 3), Pop, At(far, 4), At(2, 5)],
+                vec![(1, 3), (2, 5), (3600 * S, 2), (far, 1), (far, 4)],
+            ),
+            (
+                "interleaved: timers at 2 s while 1 ms deliveries run",
+                vec![
+                    At(2 * S, 1),
+                    At(MS, 2),
+                    Pop, // (1 ms, 2)
+                    At(2 * MS, 3),
+                    At(2 * S, 4),
+                    Pop, // (2 ms, 3)
+                    At(2 * S + 2 * MS, 5),
+                    At(3 * MS, 6),
+                ],
+                vec![
+                    (MS, 2),
+                    (2 * MS, 3),
+                    (3 * MS, 6),
+                    (2 * S, 1),
+                    (2 * S, 4),
+                    (2 * S + 2 * MS, 5),
+                ],
+            ),
+            (
+                "descending schedule pops ascending",
+                vec![At(40, 1), At(30, 2), At(20, 3), At(10, 4)],
+                vec![(10, 4), (20, 3), (30, 2), (40, 1)],
+            ),
+        ];
+        for (name, ops, expected) in cases {
+            assert_eq!(play(&ops), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn clock_and_counters() {
+        let mut q = EventQueue::with_capacity(0);
+        assert_eq!(
+            (q.now(), q.len(), q.events_processed()),
+            (Instant::ZERO, 0, 0)
+        );
+        q.schedule(Instant::from_secs(2), ());
+        q.schedule(Instant::from_secs(1), ());
+        assert_eq!(q.len(), 2);
+        assert_eq!(q.pop(), Some((Instant::from_secs(1), ())));
+        assert_eq!(
+            (q.now(), q.len(), q.events_processed()),
+            (Instant::from_secs(1), 1, 1)
+        );
+        assert_eq!(q.pop(), Some((Instant::from_secs(2), ())));
+        assert_eq!(q.pop(), None);
+        assert_eq!(
+            q.now(),
+            Instant::from_secs(2),
+            "an empty pop leaves the clock alone"
+        );
+    }
+
+    #[test]
+    fn stats_of_a_dropped_queue() {
+        // Lengths just before each pop: 3, 2, 1 → mean (3 + 2 + 1) / 3 = 2.
+        let mut q = EventQueue::with_capacity(4);
+        for t in 1..=3 {
+            q.schedule(Instant::from_nanos(t), ());
+        }
+        drain(&mut q);
+        drop(q);
+        assert_eq!(
+            last_dropped_stats(),
+            QueueStats {
+                pops: 3,
+                mean_len: 2.0
+            }
+        );
     }
 
     #[test]
@@ -116,5 +374,63 @@ mod tests {
             .filter(|&g| g == generation)
             .collect();
         assert_eq!(live, vec![1]);
+    }
+
+    /// The reference: the `(time, sequence)` binary heap this queue replaced.
+    struct Reference {
+        heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
+        seq: u64,
+        now: u64,
+    }
+
+    impl Reference {
+        fn schedule(&mut self, t: u64, e: u32) {
+            self.heap.push(Reverse((t.max(self.now), self.seq, e)));
+            self.seq += 1;
+        }
+        fn pop(&mut self) -> Option<(u64, u32)> {
+            let Reverse((t, _, e)) = self.heap.pop()?;
+            self.now = t;
+            Some((t, e))
+        }
+    }
+
+    /// Operations: `Some(delay)` schedules at `now + delay`, `None` pops.
+    fn ops() -> impl Strategy<Value = Vec<Option<u64>>> {
+        let delay = prop_oneof![
+            3 => Just(0u64),                  // at now: equal times
+            3 => 0u64..4,                     // a few distinct, often equal, times
+            3 => 0u64..(20 * MS),             // deliveries
+            2 => prop::sample::select(vec![MS, 2 * S, 3 * S, 60 * S]), // quantised timers
+            1 => 0u64..(1 << 50),             // far future
+        ];
+        prop::collection::vec(prop::option::weighted(0.6, delay), 0..400)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        #[test]
+        fn matches_reference_heap(ops in ops()) {
+            let mut q = EventQueue::with_capacity(0);
+            let mut r = Reference { heap: BinaryHeap::new(), seq: 0, now: 0 };
+            for (label, op) in (0u32..).zip(ops) {
+                match op {
+                    Some(delay) => {
+                        let t = q.now().nanos() + delay;
+                        q.schedule(Instant::from_nanos(t), label);
+                        r.schedule(t, label);
+                    }
+                    None => {
+                        prop_assert_eq!(q.pop().map(|(t, e)| (t.nanos(), e)), r.pop());
+                    }
+                }
+                prop_assert_eq!(q.len(), r.heap.len());
+            }
+            while let Some(expected) = r.pop() {
+                prop_assert_eq!(q.pop().map(|(t, e)| (t.nanos(), e)), Some(expected));
+            }
+            prop_assert!(q.is_empty());
+            prop_assert_eq!(q.pop(), None);
+        }
     }
 }
