@@ -3,7 +3,7 @@
 
 use coaplab_cc::{Duration, Instant};
 use coaplab_engine::tcp::{
-    Connection, DataArrival, Nagle, Segment, Seq, State, TcpConfig, Transmit,
+    ConnEvent, Connection, DataArrival, Failure, Nagle, Segment, Seq, State, TcpConfig, Transmit,
 };
 
 const MSS: u32 = 256;
@@ -25,6 +25,7 @@ fn ack(a: u32) -> Segment {
         ack: Some(Seq(a)),
         syn: false,
         fin: false,
+        rst: false,
         len: 0,
         mss: None,
     }
@@ -37,6 +38,7 @@ fn data(off: u32, len: u32) -> Segment {
         ack: Some(ISS + 1),
         syn: false,
         fin: false,
+        rst: false,
         len,
         mss: None,
     }
@@ -48,6 +50,7 @@ fn syn_ack(iss_acked: Seq) -> Segment {
         ack: Some(iss_acked + 1),
         syn: true,
         fin: false,
+        rst: false,
         len: 0,
         mss: Some(256),
     }
@@ -74,7 +77,11 @@ fn at(off: u32) -> u32 {
 /// first RTT sample 600 ms: SRTT = 600, rttvar = max(600/2, 50) = 300 → RTO = 600 + 4·300
 /// = 1800 ms. The pure ACK of the SYN-ACK has been sent.
 fn established() -> Connection {
-    let mut c = Connection::connect(TcpConfig::default(), ISS);
+    established_with_cfg(TcpConfig::default())
+}
+
+fn established_with_cfg(cfg: TcpConfig) -> Connection {
+    let mut c = Connection::connect(cfg, ISS);
     let syn = drain(&mut c, ms(0));
     assert_eq!(syn.len(), 1);
     assert!(syn[0].segment.syn && syn[0].segment.mss == Some(256));
@@ -134,6 +141,7 @@ fn handshake_with_a_lost_syn_ack() {
         ack: None,
         syn: true,
         fin: false,
+        rst: false,
         len: 0,
         mss: Some(256),
     };
@@ -158,6 +166,7 @@ fn handshake_with_a_lost_syn_ack() {
             ack: Some(ISS + 1),
             syn: false,
             fin: false,
+            rst: false,
             len: 0,
             mss: None,
         },
@@ -519,4 +528,162 @@ fn close_sends_fin_after_data_and_it_is_acknowledged() {
     c.handle_segment(ms(1300), &ack(at(11)));
     assert!(c.all_acknowledged());
     assert_eq!(c.poll_timeout(), None);
+}
+
+/// A RST from the peer (no ACK) with sequence number `seq`.
+fn rst(seq: Seq, ack: Option<Seq>) -> Segment {
+    Segment {
+        seq,
+        ack,
+        syn: false,
+        fin: false,
+        rst: true,
+        len: 0,
+        mss: None,
+    }
+}
+
+#[test]
+fn reset_for_follows_rfc_9293_closed_state() {
+    // §3.10.7.1: an ACK-bearing segment gets <SEQ=SEG.ACK><CTL=RST> …
+    let r = Segment::reset_for(&data(0, 10)).unwrap();
+    assert_eq!((r.seq, r.ack, r.rst, r.len), (ISS + 1, None, true, 0));
+    assert!(!r.is_pure_ack());
+    // … one without an ACK <SEQ=0><ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK>: a SYN at 5000 occupies
+    // one sequence number → ACK 5001.
+    let syn = Segment {
+        ack: None,
+        mss: Some(256),
+        ..syn_ack(ISS)
+    };
+    let r = Segment::reset_for(&syn).unwrap();
+    assert_eq!((r.seq, r.ack, r.rst), (Seq(0), Some(Seq(5001)), true));
+    // A RST is never answered.
+    assert_eq!(Segment::reset_for(&rst(Seq(7), None)), None);
+}
+
+#[test]
+fn data_retries_are_bounded() {
+    let mut c = established_with_cfg(TcpConfig {
+        max_retries: 2,
+        ..TcpConfig::default()
+    }); // RTO 1800 ms
+    assert_eq!(c.poll_event(), Some(ConnEvent::Connected));
+    c.write(MSS);
+    assert_eq!(offsets(&drain(&mut c, ms(1000))), vec![(0, 256)]);
+    // Expiries at 1000 + 1800 = 2800 and 2800 + 3600 = 6400 retransmit; the third, at
+    // 6400 + 7200 = 13600 ms, finds 2 retransmissions done and gives up.
+    for (t, sends) in [(2800, 1), (6400, 1), (13600, 0)] {
+        assert_eq!(c.poll_timeout(), Some(ms(t)));
+        c.handle_timeout(ms(t));
+        assert_eq!(drain(&mut c, ms(t)).len(), sends);
+    }
+    assert_eq!(c.state(), State::Failed);
+    assert_eq!(c.failure(), Some(Failure::Retries));
+    assert_eq!(c.poll_event(), Some(ConnEvent::Failed));
+    assert_eq!(c.poll_timeout(), None);
+    assert_eq!(c.stats.retransmissions, 2);
+}
+
+#[test]
+fn default_data_retries_are_linux_tcp_retries2() {
+    // Linux `net.ipv4.tcp_retries2` defaults to 15 (Documentation/networking/ip-sysctl.rst).
+    assert_eq!(TcpConfig::default().max_retries, 15);
+    let mut c = established(); // RTO 1800 ms, capped at 120 s
+    c.write(MSS);
+    drain(&mut c, ms(1000));
+    // Intervals min(1800·2^(k−1), 120 000) ms for k = 1..16: 1800 + 3600 + 7200 + 14 400 +
+    // 28 800 + 57 600 + 115 200 = 228 600, then 9 · 120 000 = 1 080 000; the 16th expiry,
+    // at 1000 + 1 308 600 = 1 309 600 ms, gives up after 15 retransmissions.
+    let mut t = None;
+    while let Some(at) = c.poll_timeout() {
+        c.handle_timeout(at);
+        drain(&mut c, at);
+        t = Some(at);
+    }
+    assert_eq!(t, Some(ms(1_309_600)));
+    assert_eq!(c.stats.retransmissions, 15);
+    assert_eq!(c.failure(), Some(Failure::Retries));
+}
+
+#[test]
+fn a_half_open_connection_is_reset_not_retransmitted_forever() {
+    // The reproducer: the server end gives up its SYN-ACK (synack_retries = 0) while the
+    // client, which got the SYN-ACK, is established and its data keeps being lost.
+    let mut c = Connection::connect(TcpConfig::default(), ISS);
+    let syn = drain(&mut c, ms(0))[0].segment;
+    let server_cfg = TcpConfig {
+        synack_retries: 0,
+        ..TcpConfig::default()
+    };
+    let mut s = Connection::accept(server_cfg, PEER_ISS, &syn);
+    let synack = drain(&mut s, ms(300))[0].segment;
+    c.handle_segment(ms(900), &synack);
+    assert_eq!(c.state(), State::Established);
+    assert_eq!(c.poll_event(), Some(ConnEvent::Connected));
+    c.write(10);
+    let lost = drain(&mut c, ms(900));
+    assert_eq!(offsets(&lost), vec![(0, 10)]);
+    // The server's SYN-ACK timer (initial RTO 2 s) expires at 2300 ms: no retry allowed.
+    assert_eq!(s.poll_timeout(), Some(ms(2300)));
+    s.handle_timeout(ms(2300));
+    assert_eq!(
+        (s.state(), s.failure()),
+        (State::Failed, Some(Failure::Handshake))
+    );
+    assert!(drain(&mut s, ms(2300)).is_empty());
+    // Client RTO after the 900 ms SYN sample: 900 + 4·450 = 2700 ms → expiry at 3600 ms.
+    assert_eq!(c.poll_timeout(), Some(ms(3600)));
+    c.handle_timeout(ms(3600));
+    let again = drain(&mut c, ms(3600));
+    assert_eq!(offsets(&again), vec![(0, 10)]);
+    // It reaches the failed server end, which answers with <SEQ=SEG.ACK><CTL=RST>: the
+    // client's ACK field is the server's ISS + 1.
+    assert_eq!(s.handle_segment(ms(3900), &again[0].segment), None);
+    let reset = drain(&mut s, ms(3900));
+    assert_eq!(reset.len(), 1);
+    let r = reset[0].segment;
+    assert_eq!((r.seq, r.ack, r.rst), (PEER_ISS + 1, None, true));
+    assert_eq!(s.stats.resets_sent, 1);
+    // The client's next expected sequence number is exactly PEER_ISS + 1 (RFC 5961 §3.2):
+    // the connection is reset, its timer stops, it tells the application.
+    c.handle_segment(ms(4200), &r);
+    assert_eq!(
+        (c.state(), c.failure()),
+        (State::Failed, Some(Failure::Reset))
+    );
+    assert_eq!(c.poll_event(), Some(ConnEvent::Failed));
+    assert_eq!(c.poll_timeout(), None);
+    assert!(drain(&mut c, ms(4200)).is_empty());
+    assert_eq!(c.stats.resets_received, 1);
+    // RSTs are never answered: neither end has anything more to send.
+    s.handle_segment(ms(4300), &r);
+    assert!(drain(&mut s, ms(4300)).is_empty());
+}
+
+#[test]
+fn a_reset_must_match_to_be_accepted() {
+    // SYN-SENT: only a RST acknowledging our SYN (ACK = ISS + 1) is acceptable (§3.10.7.3).
+    let mut c = Connection::connect(TcpConfig::default(), ISS);
+    drain(&mut c, ms(0));
+    c.handle_segment(ms(100), &rst(Seq(0), Some(ISS + 2)));
+    assert_eq!(c.state(), State::SynSent);
+    c.handle_segment(ms(100), &rst(Seq(0), Some(ISS + 1)));
+    assert_eq!(
+        (c.state(), c.failure()),
+        (State::Failed, Some(Failure::Reset))
+    );
+    // ESTABLISHED: the peer's next sequence number is PEER_ISS + 1; a RST one beyond it is
+    // ignored (no challenge ACK in the model), the exact one resets.
+    let mut c = established();
+    c.handle_segment(ms(700), &rst(PEER_ISS + 2, None));
+    assert_eq!(c.state(), State::Established);
+    assert!(drain(&mut c, ms(700)).is_empty());
+    c.handle_segment(ms(700), &rst(PEER_ISS + 1, None));
+    assert_eq!(c.failure(), Some(Failure::Reset));
+    // The reset connection answers a later data segment with a RST, like a closed port.
+    c.handle_segment(ms(800), &data(0, 5));
+    let out = drain(&mut c, ms(800));
+    assert_eq!(out.len(), 1);
+    assert_eq!((out[0].segment.seq, out[0].segment.rst), (ISS + 1, true));
 }

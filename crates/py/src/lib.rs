@@ -159,6 +159,20 @@ fn check(config_json: &str) -> PyResult<()> {
     coaplab_engine::testbed::check(&cfg).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Asks every run in progress in this process (and every later one, until
+/// [`reset_cancel`]) to stop; each returns the error "did not finish: cancelled" at its
+/// next guard check (`coaplab_engine::sim::guard`).
+#[pyfunction]
+fn cancel_all() {
+    coaplab_engine::sim::guard::cancel_all();
+}
+
+/// Clears [`cancel_all`]'s request (called before a new set of runs starts).
+#[pyfunction]
+fn reset_cancel() {
+    coaplab_engine::sim::guard::reset_cancel_all();
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -168,5 +182,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(error_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(run_one, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(cancel_all, m)?)?;
+    m.add_function(wrap_pyfunction!(reset_cancel, m)?)?;
     Ok(())
 }

@@ -65,8 +65,31 @@ pub struct Link<T> {
     pub stats: LinkStats,
 }
 
+impl LinkParams {
+    /// Checks the parameters: a rate of 0 bit/s (e.g. `0.0004 kbit/s`, which rounds to 0)
+    /// would never finish serializing a packet.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.rate_bps == 0 {
+            return Err(
+                "rate: 0 bit/s (after rounding to whole bit/s); allowed: >= 1 bit/s (0.001 kbit/s)"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+}
+
 impl<T: Copy> Link<T> {
-    pub fn new(params: LinkParams, loss: LossProcess) -> Self {
+    /// A link with checked parameters ([`LinkParams::validate`]).
+    pub fn try_new(params: LinkParams, loss: LossProcess) -> Result<Self, String> {
+        params.validate()?;
+        Ok(Link::new(params, loss))
+    }
+
+    /// A link without checking the parameters: a rate of 0 bit/s is taken as 1 bit/s (never a
+    /// division by zero). Prefer [`Link::try_new`].
+    pub fn new(mut params: LinkParams, loss: LossProcess) -> Self {
+        params.rate_bps = params.rate_bps.max(1);
         let queue = DropTailQueue::new(params.buffer_bytes);
         Link {
             params,
@@ -82,7 +105,9 @@ impl<T: Copy> Link<T> {
     pub fn serialization_time(&self, ip_bytes: u32) -> Duration {
         let bits = u128::from(ip_bytes + self.params.overhead_bytes) * 8;
         let rate = u128::from(self.params.rate_bps);
-        Duration::from_nanos((bits * 1_000_000_000).div_ceil(rate) as u64)
+        Duration::from_nanos(
+            u64::try_from((bits * 1_000_000_000).div_ceil(rate)).unwrap_or(u64::MAX),
+        )
     }
 
     /// A packet of `ip_bytes` reaches the link's buffer at `now`.
@@ -209,5 +234,33 @@ mod tests {
         // The second packet could only start when the lost one's 5 333 334 ns were over.
         assert_eq!(done.next_done_at, Some(Instant::from_nanos(2 * 5_333_334)));
         assert_eq!((link.stats.sent, link.stats.lost_link), (2, 1));
+    }
+
+    #[test]
+    fn a_zero_rate_is_an_error_not_a_division_by_zero() {
+        // downlink_kbps = 1e-4 → 0.1 bit/s → rounds to 0.
+        let params = LinkParams {
+            rate_bps: (1e-4f64 * 1000.0).round() as u64,
+            delay: Duration::from_millis(400),
+            buffer_bytes: None,
+            overhead_bytes: 0,
+        };
+        let e = Link::<u32>::try_new(params.clone(), LossProcess::None)
+            .err()
+            .unwrap();
+        assert!(e.starts_with("rate: 0 bit/s"), "{e}");
+        // Unchecked: 1 bit/s, so 40 B take 320 s.
+        let link = Link::<u32>::new(params, LossProcess::None);
+        assert_eq!(link.serialization_time(40), Duration::from_secs(320));
+        assert!(Link::<u32>::try_new(
+            LinkParams {
+                rate_bps: 1,
+                delay: Duration::ZERO,
+                buffer_bytes: None,
+                overhead_bytes: 0
+            },
+            LossProcess::None
+        )
+        .is_ok());
     }
 }

@@ -47,6 +47,11 @@ pub struct TcpConfig {
     pub syn_retries: u32,
     /// SYN-ACK retransmissions (Linux `tcp_synack_retries`, tuned). Default 41.
     pub synack_retries: u32,
+    /// Retransmissions by timeout of the same data before the connection fails (RFC 1122
+    /// §4.2.3.5's R2 as a count; Linux `net.ipv4.tcp_retries2`, default 15, which
+    /// `tcp_write_timeout()` in net/ipv4/tcp_timer.c converts to the time those retries take
+    /// with exponential backoff, ≈ 924.6 s with a 200 ms base RTO). Default 15.
+    pub max_retries: u32,
     /// Delayed-ACK timer (RFC 1122 §4.2.3.2, constant as SPEC §4.2 says). Default 200 ms.
     pub delayed_ack: Duration,
     /// Nagle's algorithm. Default [`Nagle::Minshall`], as Linux implements it.
@@ -66,6 +71,7 @@ impl Default for TcpConfig {
             max_rto: Duration::from_secs(120),
             syn_retries: 40,
             synack_retries: 41,
+            max_retries: 15,
             delayed_ack: Duration::from_millis(200),
             nagle: Nagle::Minshall,
             limited_transmit: true,

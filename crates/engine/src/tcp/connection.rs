@@ -27,7 +27,9 @@ pub enum State {
     SynSent,
     SynReceived,
     Established,
-    /// SYN or SYN-ACK retries exhausted.
+    /// Closed without the application asking: SYN or SYN-ACK retries exhausted, data
+    /// retransmissions exhausted ([`TcpConfig::max_retries`]) or reset by the peer. Like a
+    /// closed port it answers every segment but a RST with a RST (RFC 9293 §3.10.7.1).
     Failed,
 }
 
@@ -36,8 +38,20 @@ pub enum State {
 pub enum ConnEvent {
     /// The handshake completed.
     Connected,
-    /// SYN (or SYN-ACK) retries were exhausted.
+    /// The connection failed: SYN (or SYN-ACK) retries or data retries were exhausted, or
+    /// the peer reset it ([`Connection::failure`] says which).
     Failed,
+}
+
+/// Why a connection is in [`State::Failed`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// SYN (`syn_retries`) or SYN-ACK (`synack_retries`) retransmissions exhausted.
+    Handshake,
+    /// Data retransmissions by timeout exhausted (`max_retries`).
+    Retries,
+    /// An acceptable RST arrived (RFC 9293 §3.10.7.3–4).
+    Reset,
 }
 
 /// Per-connection counters (SPEC §6).
@@ -60,6 +74,10 @@ pub struct ConnStats {
     /// Pure ACKs repeating the previous segment's acknowledgement number (duplicate ACKs as
     /// the peer and tshark see them).
     pub duplicate_acks_sent: u64,
+    /// RSTs sent in answer to segments reaching the failed connection.
+    pub resets_sent: u64,
+    /// Acceptable RSTs received (the connection was reset).
+    pub resets_received: u64,
 }
 
 /// A sent, not yet acknowledged range of sequence space (the retransmission queue).
@@ -111,6 +129,9 @@ pub struct Connection {
     last_ack_sent: Option<Seq>,
     connected_event: bool,
     failed_event: bool,
+    failure: Option<Failure>,
+    /// A RST answering a segment that reached the failed connection.
+    rst_due: Option<Segment>,
     pub stats: ConnStats,
 }
 
@@ -141,6 +162,8 @@ impl Connection {
             last_ack_sent: None,
             connected_event: false,
             failed_event: false,
+            failure: None,
+            rst_due: None,
             stats: ConnStats::default(),
         }
     }
@@ -190,6 +213,38 @@ impl Connection {
     }
     pub fn receiver(&self) -> Option<&Receiver> {
         self.rcv.as_ref()
+    }
+    /// Why the connection failed, once it has.
+    pub fn failure(&self) -> Option<Failure> {
+        self.failure
+    }
+
+    /// Enters [`State::Failed`]: no timer, nothing more to send but RSTs.
+    fn fail(&mut self, why: Failure) {
+        self.state = State::Failed;
+        self.failure = Some(why);
+        self.failed_event = true;
+        self.rto_at = None;
+        self.syn_due = false;
+        self.head_due = false;
+    }
+
+    /// RFC 9293 §3.10.7.3–4 with RFC 5961 §3.2: a RST resets the connection if, in SYN-SENT,
+    /// it acknowledges our SYN, else if its sequence number is exactly the next one expected
+    /// (a RST elsewhere in the window would call for a challenge ACK; the model's peers
+    /// only send exact ones, so it is ignored like one outside the window).
+    fn on_reset(&mut self, seg: &Segment) {
+        let acceptable = match self.state {
+            State::Failed => false,
+            State::SynSent => seg.ack == Some(self.iss + 1),
+            State::SynReceived | State::Established => {
+                self.rcv.as_ref().is_some_and(|r| r.rcv_nxt() == seg.seq)
+            }
+        };
+        if acceptable {
+            self.stats.resets_received += 1;
+            self.fail(Failure::Reset);
+        }
     }
 
     /// Appends `len` bytes to the send stream (they are sent as the windows allow).
@@ -255,8 +310,16 @@ impl Connection {
     /// Handles an incoming segment; returns how its data related to what was received before
     /// (`None` for segments without data or FIN).
     pub fn handle_segment(&mut self, now: Instant, seg: &Segment) -> Option<DataArrival> {
+        if seg.rst {
+            self.on_reset(seg);
+            return None;
+        }
         match self.state {
-            State::Failed => return None,
+            State::Failed => {
+                // The connection is gone: answer as a closed port does (RFC 9293 §3.10.7.1).
+                self.rst_due = Segment::reset_for(seg);
+                return None;
+            }
             State::SynSent => {
                 if !(seg.syn && seg.ack == Some(self.iss + 1)) {
                     return None;
@@ -397,8 +460,7 @@ impl Connection {
                     self.cfg.synack_retries
                 };
                 if self.handshake_retries >= limit {
-                    self.state = State::Failed;
-                    self.failed_event = true;
+                    self.fail(Failure::Handshake);
                     return;
                 }
                 self.handshake_retries += 1;
@@ -407,6 +469,13 @@ impl Connection {
             }
             State::Established => {
                 if self.snd_una == self.snd_max {
+                    return;
+                }
+                // RFC 1122 §4.2.3.5's R2, as a count of retransmissions (Linux
+                // `tcp_retries2`, checked by `tcp_write_timeout()` before each retransmission
+                // by timeout): after `max_retries` of them for the same data, give up.
+                if self.consecutive_rtos >= self.cfg.max_retries {
+                    self.fail(Failure::Retries);
                     return;
                 }
                 // RFC 5681 §3.1 (eq. 4 with FlightSize = all outstanding data), RFC 6582
@@ -428,7 +497,16 @@ impl Connection {
     /// The next segment to send now, if any.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
         match self.state {
-            State::Failed => None,
+            State::Failed => {
+                let segment = self.rst_due.take()?;
+                self.stats.segments_sent += 1;
+                self.stats.resets_sent += 1;
+                Some(Transmit {
+                    segment,
+                    retransmission: false,
+                    fast_retransmission: false,
+                })
+            }
             State::SynSent | State::SynReceived => self.transmit_syn(now),
             State::Established => self
                 .transmit_head(now)
@@ -493,6 +571,7 @@ impl Connection {
                 ack,
                 syn: true,
                 fin: false,
+                rst: false,
                 len: 0,
                 mss: Some(self.cfg.mss as u16),
             },
@@ -610,6 +689,7 @@ impl Connection {
                 ack,
                 syn: false,
                 fin: false,
+                rst: false,
                 len: 0,
                 mss: None,
             },
@@ -625,6 +705,7 @@ fn data_segment(seq: Seq, ack: Option<Seq>, seq_len: u32, fin: bool) -> Segment 
         ack,
         syn: false,
         fin,
+        rst: false,
         len: seq_len - u32::from(fin),
         mss: None,
     }

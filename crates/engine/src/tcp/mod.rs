@@ -26,7 +26,7 @@ pub mod segment;
 pub mod seq;
 
 pub use config::{CongestionKind, Nagle, TcpConfig};
-pub use connection::{ConnEvent, ConnStats, Connection, State};
+pub use connection::{ConnEvent, ConnStats, Connection, Failure, State};
 pub use receiver::DataArrival;
 pub use segment::{Segment, Transmit};
 pub use seq::Seq;

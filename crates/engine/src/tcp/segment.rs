@@ -13,6 +13,8 @@ pub struct Segment {
     pub ack: Option<Seq>,
     pub syn: bool,
     pub fin: bool,
+    /// RST: the sender has no connection for this segment's (RFC 9293 §3.10.7.1) or aborts.
+    pub rst: bool,
     /// Payload bytes.
     pub len: u32,
     /// MSS option (RFC 9293 §3.7.1), carried on SYN and SYN-ACK only.
@@ -32,9 +34,32 @@ impl Segment {
     pub fn header_bytes(&self) -> u32 {
         20 + if self.mss.is_some() { 4 } else { 0 }
     }
-    /// A pure ACK: no payload, no SYN/FIN.
+    /// A pure ACK: no payload, no SYN/FIN/RST.
     pub fn is_pure_ack(&self) -> bool {
-        self.seq_len() == 0
+        self.seq_len() == 0 && !self.rst
+    }
+
+    /// The reset that answers `seg` where no connection exists for it (RFC 9293 §3.10.7.1,
+    /// CLOSED; also LISTEN for a non-SYN, §3.10.7.2): `<SEQ=SEG.ACK><CTL=RST>` if `seg`
+    /// carries an ACK, else `<SEQ=0><ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK>`; nothing for a
+    /// reset (a RST is never answered).
+    pub fn reset_for(seg: &Segment) -> Option<Segment> {
+        if seg.rst {
+            return None;
+        }
+        let (seq, ack) = match seg.ack {
+            Some(a) => (a, None),
+            None => (Seq(0), Some(seg.end())),
+        };
+        Some(Segment {
+            seq,
+            ack,
+            syn: false,
+            fin: false,
+            rst: true,
+            len: 0,
+            mss: None,
+        })
     }
 }
 

@@ -1,0 +1,401 @@
+//! The run guard: bounds on a run's simulated time and event count, and cancellation.
+//!
+//! A valid scenario always ends: every exchange completes or fails within its retry limits.
+//! The guard is the last line of defence against a model bug (a livelock that keeps
+//! scheduling events, at a standstill or with time running on) and against a user who wants
+//! the run to stop (Ctrl-C). The event loop calls [`Guard::check`] once per event; it costs
+//! two comparisons, plus an atomic load every [`CANCEL_CHECK_EVERY`] events.
+//!
+//! # The limits ([`GuardLimits::for_config`])
+//!
+//! For each client population, with `n` clients and `u` units of work per client — exchanges
+//! (`workload.exchanges`; random: the same; burst: `exchanges` for the background clients
+//! and `burst_exchanges` (default 1) for the burst clients; firmware: blocks,
+//! `⌈resource_bytes / 2^(block_szx+4)⌉`; continuous with `duration_s`: `10·duration_s`) —
+//! and `r` retries per unit (UDP: `max_retransmit`; TCP: `syn_retries + tcp.max_retries`, the
+//! latter [`crate::tcp::TcpConfig`]'s default 15), and `T` the longest wait between two
+//! tries (UDP: `max(max_timer_s, 60 s) · 1.5`, the larger of the timer caps of every family
+//! times the largest random factor; TCP: `max_rto_s`):
+//!
+//! ```text
+//! max_events   = 10 000 000 + Σ n · u · 32 · (r + 2)
+//! max_sim_time = 3600 s + max over populations of
+//!                (start_spread_s + burst_at_s + duration_s + u · (r + 2) · T)
+//! ```
+//!
+//! Measured runs use far less: the 400-client random benchmark processes ≈ 37 events per
+//! exchange against the 32 · (4 + 2) = 192 allowed. Both limits can be overridden
+//! ([`GuardLimits::with_overrides`]).
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use coaplab_cc::{Duration, Instant};
+
+use crate::config::{RunConfig, WorkloadConfig, WorkloadKind};
+
+/// The cancellation flag is read once per this many events.
+pub const CANCEL_CHECK_EVERY: u64 = 4096;
+
+/// Process-wide cancellation: [`cancel_all`] sets it, every guard stops at its next check,
+/// [`reset_cancel_all`] clears it (before starting new runs).
+static CANCEL_ALL: AtomicBool = AtomicBool::new(false);
+
+/// Asks every running (and every later) run of this process to stop.
+pub fn cancel_all() {
+    CANCEL_ALL.store(true, Ordering::Relaxed);
+}
+
+/// Clears [`cancel_all`]'s request.
+pub fn reset_cancel_all() {
+    CANCEL_ALL.store(false, Ordering::Relaxed);
+}
+
+/// Whether [`cancel_all`] was called since the last [`reset_cancel_all`].
+pub fn cancel_all_requested() -> bool {
+    CANCEL_ALL.load(Ordering::Relaxed)
+}
+
+/// The bounds of one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GuardLimits {
+    /// The run stops once an event is due later than this.
+    pub max_sim_time: Instant,
+    /// The run stops once it has processed more events than this.
+    pub max_events: u64,
+}
+
+/// Events allowed whatever the scenario.
+pub const BASE_EVENTS: u64 = 10_000_000;
+/// Events allowed per try of a unit of work.
+pub const EVENTS_PER_TRY: u64 = 32;
+/// Simulated time allowed whatever the scenario.
+pub const BASE_SIM_TIME: Duration = Duration::from_secs(3600);
+
+/// One client population's part of the limits: (events, simulated seconds).
+fn population(w: &WorkloadConfig, retries: u64, wait_s: f64) -> (u64, f64) {
+    let exchanges = u64::from(w.exchanges);
+    let units: Vec<(u64, u64)> = match w.kind {
+        WorkloadKind::Firmware => {
+            let block = 1u64 << (u32::from(w.block_szx.min(7)) + 4);
+            vec![(u64::from(w.clients), w.resource_bytes.div_ceil(block))]
+        }
+        WorkloadKind::Burst => vec![
+            (u64::from(w.background), exchanges),
+            (
+                u64::from(w.burst_clients.unwrap_or(0)),
+                u64::from(w.burst_exchanges.unwrap_or(1)),
+            ),
+        ],
+        WorkloadKind::Continuous if w.duration_s.is_some() => {
+            let d = w.duration_s.unwrap_or(0.0).max(0.0);
+            vec![(u64::from(w.clients), (10.0 * d).ceil() as u64)]
+        }
+        WorkloadKind::Continuous | WorkloadKind::Random => {
+            vec![(u64::from(w.clients), exchanges)]
+        }
+    };
+    let tries = retries.saturating_add(2);
+    let events = units.iter().fold(0u64, |acc, &(n, u)| {
+        acc.saturating_add(
+            n.saturating_mul(u)
+                .saturating_mul(EVENTS_PER_TRY)
+                .saturating_mul(tries),
+        )
+    });
+    let per_client = units.iter().map(|&(_, u)| u).max().unwrap_or(0);
+    let secs = w.start_spread_s.max(0.0)
+        + w.burst_at_s.unwrap_or(0.0).max(0.0)
+        + w.duration_s.unwrap_or(0.0).max(0.0)
+        + per_client as f64 * tries as f64 * wait_s;
+    (events, secs)
+}
+
+impl GuardLimits {
+    /// The limits of a run of `cfg` (the formula in the module documentation).
+    pub fn for_config(cfg: &RunConfig) -> Self {
+        let tcp_max_retries = u64::from(crate::tcp::TcpConfig::default().max_retries);
+        let mut pops: Vec<(&WorkloadConfig, u64, f64)> = Vec::new();
+        let mut add =
+            |w, coap: &crate::config::CoapConfig, tcp: &Option<crate::config::TcpSection>| {
+                let (retries, wait_s) = if coap.transport == "tcp" {
+                    let (syn, max_rto) = tcp
+                        .as_ref()
+                        .map_or((40, 120.0), |t| (u64::from(t.syn_retries), t.max_rto_s));
+                    (syn + tcp_max_retries, max_rto)
+                } else {
+                    (
+                        u64::from(coap.max_retransmit),
+                        coap.max_timer_s.max(60.0) * 1.5,
+                    )
+                };
+                pops.push((w, retries, wait_s));
+            };
+        if cfg.group.is_empty() {
+            add(&cfg.workload, &cfg.coap, &cfg.tcp);
+        } else {
+            for g in &cfg.group {
+                add(&g.workload, &g.coap, &g.tcp);
+            }
+        }
+        let mut events = BASE_EVENTS;
+        let mut secs: f64 = 0.0;
+        for (w, retries, wait_s) in pops {
+            let (e, s) = population(w, retries, wait_s);
+            events = events.saturating_add(e);
+            secs = secs.max(s);
+        }
+        GuardLimits {
+            max_events: events,
+            max_sim_time: Instant::ZERO
+                + BASE_SIM_TIME.saturating_add(Duration::from_secs_f64(secs)),
+        }
+    }
+
+    /// These limits with either replaced.
+    pub fn with_overrides(self, max_sim_time_s: Option<f64>, max_events: Option<u64>) -> Self {
+        GuardLimits {
+            max_sim_time: max_sim_time_s.map_or(self.max_sim_time, Instant::from_secs_f64),
+            max_events: max_events.unwrap_or(self.max_events),
+        }
+    }
+}
+
+/// Why a run stopped before finishing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GuardStop {
+    /// [`cancel_all`] or the run's own flag.
+    Cancelled,
+    /// More events than [`GuardLimits::max_events`].
+    Events { limit: u64, now: Instant },
+    /// An event later than [`GuardLimits::max_sim_time`].
+    SimTime { limit: Instant, events: u64 },
+}
+
+impl fmt::Display for GuardStop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            GuardStop::Cancelled => write!(f, "did not finish: cancelled"),
+            GuardStop::Events { limit, now } => write!(
+                f,
+                "did not finish: more than {limit} events (the limit for this scenario) by simulated time {:.3} s; the run does not converge",
+                now.secs_f64()
+            ),
+            GuardStop::SimTime { limit, events } => write!(
+                f,
+                "did not finish: simulated time passed {:.0} s (the limit for this scenario) after {events} events; the run does not converge",
+                limit.secs_f64()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for GuardStop {}
+
+/// The guard of one run; the event loop calls [`Guard::check`] before each event.
+#[derive(Clone, Debug)]
+pub struct Guard {
+    limits: GuardLimits,
+    cancel: Option<Arc<AtomicBool>>,
+    next_cancel_check: u64,
+}
+
+impl Guard {
+    /// A guard with these limits; `cancel`, if given, is the run's own flag (read along with
+    /// the process-wide [`cancel_all`]).
+    pub fn new(limits: GuardLimits, cancel: Option<Arc<AtomicBool>>) -> Self {
+        Guard {
+            limits,
+            cancel,
+            next_cancel_check: 0,
+        }
+    }
+
+    /// The guard of a run of `cfg` ([`GuardLimits::for_config`]), cancelled by [`cancel_all`].
+    pub fn for_config(cfg: &RunConfig) -> Self {
+        Guard::new(GuardLimits::for_config(cfg), None)
+    }
+
+    pub fn limits(&self) -> GuardLimits {
+        self.limits
+    }
+
+    /// `now`: the time of the event about to be handled; `events`: events processed so far.
+    pub fn check(&mut self, now: Instant, events: u64) -> Result<(), GuardStop> {
+        if events > self.limits.max_events {
+            return Err(GuardStop::Events {
+                limit: self.limits.max_events,
+                now,
+            });
+        }
+        if now > self.limits.max_sim_time {
+            return Err(GuardStop::SimTime {
+                limit: self.limits.max_sim_time,
+                events,
+            });
+        }
+        if events >= self.next_cancel_check {
+            self.next_cancel_check = events.saturating_add(CANCEL_CHECK_EVERY);
+            let own = self
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::Relaxed));
+            if own || cancel_all_requested() {
+                return Err(GuardStop::Cancelled);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Mutex, MutexGuard};
+
+    /// Serializes the tests: one of them sets the process-wide flag the others read.
+    fn serial() -> MutexGuard<'static, ()> {
+        static LOCK: Mutex<()> = Mutex::new(());
+        LOCK.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn limits(secs: u64, events: u64) -> GuardLimits {
+        GuardLimits {
+            max_sim_time: Instant::from_secs(secs),
+            max_events: events,
+        }
+    }
+
+    #[test]
+    fn stops_past_the_event_limit() {
+        let _serial = serial();
+        let mut g = Guard::new(limits(100, 10), None);
+        for e in 0..=10 {
+            assert_eq!(g.check(Instant::from_secs(1), e), Ok(()));
+        }
+        let stop = g.check(Instant::from_millis(1500), 11).unwrap_err();
+        assert_eq!(
+            stop,
+            GuardStop::Events {
+                limit: 10,
+                now: Instant::from_millis(1500)
+            }
+        );
+        assert_eq!(
+            stop.to_string(),
+            "did not finish: more than 10 events (the limit for this scenario) by simulated time 1.500 s; the run does not converge"
+        );
+    }
+
+    #[test]
+    fn stops_past_the_time_limit() {
+        let _serial = serial();
+        let mut g = Guard::new(limits(100, 1_000), None);
+        assert_eq!(g.check(Instant::from_secs(100), 5), Ok(()));
+        let stop = g
+            .check(Instant::from_nanos(100_000_000_001), 6)
+            .unwrap_err();
+        assert_eq!(
+            stop.to_string(),
+            "did not finish: simulated time passed 100 s (the limit for this scenario) after 6 events; the run does not converge"
+        );
+    }
+
+    #[test]
+    fn the_run_flag_is_read_every_n_events() {
+        let _serial = serial();
+        let flag = Arc::new(AtomicBool::new(false));
+        let mut g = Guard::new(limits(100, u64::MAX), Some(flag.clone()));
+        assert_eq!(g.check(Instant::ZERO, 0), Ok(())); // read at 0; next read at 4096
+        flag.store(true, Ordering::Relaxed);
+        for e in 1..CANCEL_CHECK_EVERY {
+            assert_eq!(g.check(Instant::ZERO, e), Ok(()));
+        }
+        let stop = g.check(Instant::ZERO, CANCEL_CHECK_EVERY).unwrap_err();
+        assert_eq!(stop, GuardStop::Cancelled);
+        assert_eq!(stop.to_string(), "did not finish: cancelled");
+    }
+
+    #[test]
+    fn cancel_all_stops_every_guard_until_reset() {
+        let _serial = serial();
+        let mut a = Guard::new(limits(100, u64::MAX), None);
+        let mut b = Guard::new(limits(100, u64::MAX), None);
+        assert_eq!(a.check(Instant::ZERO, 0), Ok(()));
+        cancel_all();
+        assert!(cancel_all_requested());
+        assert_eq!(b.check(Instant::ZERO, 0), Err(GuardStop::Cancelled));
+        assert_eq!(a.check(Instant::ZERO, 4096), Err(GuardStop::Cancelled));
+        reset_cancel_all();
+        assert_eq!(a.check(Instant::ZERO, 8192), Ok(()));
+    }
+
+    fn config(json: &str) -> RunConfig {
+        RunConfig::from_json(json).unwrap()
+    }
+
+    const LINK: &str = r#""link": {"downlink_kbps": 30, "uplink_kbps": 60, "downlink_delay_ms": 400,
+        "uplink_delay_ms": 200, "mtu": 296, "buffer_bytes": 2500, "uplink_buffer_bytes": null,
+        "path_delay_ms": [10, 20], "link_overhead_bytes": 0, "errors": "none"}"#;
+
+    fn workload(kind: &str, extra: &str) -> String {
+        format!(
+            r#""workload": {{"kind": "{kind}", "clients": 10, "exchanges": 50, "duration_s": null,
+            "batch": [1, 5], "start_spread_s": 5, "response_bytes": 60, "resource_bytes": 102400,
+            "block_szx": 4 {extra}}}"#
+        )
+    }
+
+    fn coap(transport: &str, cc: &str) -> String {
+        format!(
+            r#""coap": {{"transport": "{transport}", "cc": "{cc}", "max_retransmit": 4, "nstart": 1,
+            "ack_timeout_s": 2, "ack_random_factor": 1.5, "max_timer_s": 60}}"#
+        )
+    }
+
+    #[test]
+    fn limits_follow_the_documented_formula() {
+        let _serial = serial();
+        // 10 random UDP clients × 50 exchanges, max_retransmit 4 → tries 6:
+        // events 10^7 + 10·50·32·6 = 10 096 000; time 3600 + 5 + 50·6·(60·1.5 = 90) = 30 605 s.
+        let cfg = config(&format!(
+            "{{\"seed\": 1, {LINK}, {}, {}}}",
+            workload("random", ""),
+            coap("udp", "cocoa")
+        ));
+        let l = GuardLimits::for_config(&cfg);
+        assert_eq!(l.max_events, 10_096_000);
+        assert_eq!(l.max_sim_time, Instant::from_secs(30_605));
+        // Firmware over TCP (defaults: syn_retries 40, max_retries 15 → tries 57, max_rto
+        // 120 s): 102400 / 256 = 400 blocks; events 10^7 + 10·400·32·57 = 17 296 000;
+        // time 3600 + 5 + 400·57·120 = 2 739 605 s.
+        let cfg = config(&format!(
+            "{{\"seed\": 1, {LINK}, {}, {}}}",
+            workload("firmware", ""),
+            coap("tcp", "newreno")
+        ));
+        let l = GuardLimits::for_config(&cfg);
+        assert_eq!(l.max_events, 17_296_000);
+        assert_eq!(l.max_sim_time, Instant::from_secs(2_739_605));
+        // Burst: 3 background × 50 exchanges and 20 burst clients × 1, burst at 30 s:
+        // events 10^7 + (3·50 + 20·1)·32·6 = 10 032 640; time 3600 + 5 + 30 + 50·6·90 = 30 635.
+        let cfg = config(&format!(
+            "{{\"seed\": 1, {LINK}, {}, {}}}",
+            workload(
+                "burst",
+                r#", "background": 3, "burst_at_s": 30, "burst_clients": 20"#
+            ),
+            coap("udp", "default")
+        ));
+        let l = GuardLimits::for_config(&cfg);
+        assert_eq!(l.max_events, 10_032_640);
+        assert_eq!(l.max_sim_time, Instant::from_secs(30_635));
+        let o = l.with_overrides(Some(10.0), None);
+        assert_eq!(
+            (o.max_sim_time, o.max_events),
+            (Instant::from_secs(10), 10_032_640)
+        );
+        assert_eq!(l.with_overrides(None, Some(7)).max_events, 7);
+    }
+}
