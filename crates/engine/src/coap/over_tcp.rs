@@ -65,20 +65,38 @@ impl TcpMsg {
 }
 
 /// One direction of a connection as the application sees it.
+///
+/// Messages the receiver has taken are forgotten (the stream's memory stays bounded however long
+/// the connection lives), unless the stream keeps everything for a capture (`keeping_all`).
 #[derive(Clone, Debug, Default)]
 pub struct MessageStream {
-    /// `(stream offset of the first byte, message)`, in writing order.
-    messages: Vec<(u64, TcpMsg)>,
+    /// `(stream offset of the first byte, message)`, in writing order, from message `base` on.
+    messages: std::collections::VecDeque<(u64, TcpMsg)>,
+    base: usize,
     written: u64,
     /// Messages `..read` were taken by the receiver.
     read: usize,
+    /// Stream bytes `[start, end)` of the CSM, once written.
+    csm: Option<(u64, u64)>,
+    keep_all: bool,
 }
 
 impl MessageStream {
+    /// A stream that keeps every message (its bytes can be rebuilt for a capture).
+    pub fn keeping_all() -> Self {
+        MessageStream {
+            keep_all: true,
+            ..Self::default()
+        }
+    }
+
     /// Appends `msg`; returns its framed size (what the application writes to TCP).
     pub fn push(&mut self, msg: TcpMsg) -> u32 {
         let len = msg.framed_len();
-        self.messages.push((self.written, msg));
+        if msg == TcpMsg::Csm && self.csm.is_none() {
+            self.csm = Some((self.written, self.written + u64::from(len)));
+        }
+        self.messages.push_back((self.written, msg));
         self.written += u64::from(len);
         len
     }
@@ -90,30 +108,33 @@ impl MessageStream {
 
     /// The next message whose last byte is within the first `delivered` bytes of the stream.
     pub fn poll_complete(&mut self, delivered: u64) -> Option<TcpMsg> {
-        let &(start, msg) = self.messages.get(self.read)?;
-        let end = self
-            .messages
-            .get(self.read + 1)
-            .map_or(self.written, |m| m.0);
+        let i = self.read - self.base;
+        let &(start, msg) = self.messages.get(i)?;
+        let end = self.messages.get(i + 1).map_or(self.written, |m| m.0);
         (end <= delivered || (end == start && start <= delivered)).then(|| {
             self.read += 1;
+            if !self.keep_all {
+                self.messages.pop_front();
+                self.base += 1;
+            }
             msg
         })
     }
 
-    /// Whether stream bytes `[from, to)` include any byte of a CSM.
+    /// Whether stream bytes `[from, to)` include any byte of the CSM.
     pub fn overlaps_csm(&self, from: u64, to: u64) -> bool {
-        self.spans(from, to)
-            .any(|(start, end, msg)| msg == TcpMsg::Csm && start < to && from < end)
+        self.csm
+            .is_some_and(|(start, end)| start < to && from < end)
     }
 
     fn spans(&self, from: u64, to: u64) -> impl Iterator<Item = (u64, u64, TcpMsg)> + '_ {
+        debug_assert!(self.keep_all, "message bytes are kept only for captures");
         let first = self
             .messages
             .partition_point(|m| m.0 <= from)
             .saturating_sub(1);
-        self.messages[first..]
-            .iter()
+        self.messages
+            .range(first..)
             .enumerate()
             .map(move |(k, &(start, msg))| {
                 let end = self
@@ -164,7 +185,7 @@ mod tests {
 
     #[test]
     fn stream_yields_messages_once_complete_and_slices_bytes() {
-        let mut s = MessageStream::default();
+        let mut s = MessageStream::keeping_all();
         assert_eq!(s.push(TcpMsg::Csm), 7);
         assert_eq!(s.push(TcpMsg::Request), 10);
         assert_eq!(s.poll_complete(6), None);
@@ -181,5 +202,27 @@ mod tests {
         assert_eq!(whole, parts);
         // Len/TKL of the CSM: Len 5, TKL 0 → 0x50; Code 7.01 = 0xE1.
         assert_eq!(&whole[..2], &[0x50, 0xE1]);
+    }
+}
+
+#[cfg(test)]
+mod bounded {
+    use super::*;
+
+    #[test]
+    fn taken_messages_are_forgotten_unless_kept_for_a_capture() {
+        let mut s = MessageStream::default();
+        s.push(TcpMsg::Csm);
+        for _ in 0..1000 {
+            s.push(TcpMsg::Request);
+        }
+        // 7 + 1000 × 10 bytes delivered: every message is taken, none is kept.
+        let mut n = 0;
+        while s.poll_complete(7 + 10_000).is_some() {
+            n += 1;
+        }
+        assert_eq!((n, s.messages.len()), (1001, 0));
+        // The CSM's bytes are still known (retransmissions of them are counted).
+        assert!(s.overlaps_csm(6, 8) && !s.overlaps_csm(7, 100));
     }
 }

@@ -290,7 +290,12 @@ impl TcpApp {
             client: c,
             port: CLIENT_PORT.wrapping_add((index % 16384) as u16),
             ends: [Some(Connection::connect(tcp, iss)), None],
-            streams: [MessageStream::default(), MessageStream::default()],
+            // A capture rebuilds segment bytes from the messages: keep them all then.
+            streams: if sh.capture.is_some() {
+                [MessageStream::keeping_all(), MessageStream::keeping_all()]
+            } else {
+                [MessageStream::default(), MessageStream::default()]
+            },
             timer: [None, None],
             server_closed: false,
             pending_request: client.random,
