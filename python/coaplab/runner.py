@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .errors import CoaplabError
-from .scenario import MODEL_VERSION, Scenario, config_id, load_scenario
+from .scenario import MODEL_VERSION, Scenario, config_id, file_stem, load_scenario
 from .stats import summarize
 
 RunFn = Callable[[str, int, "str | None"], str]
@@ -279,7 +279,7 @@ def run_scenario(
             for rep in range(c["replications"]):
                 if (cid, rep) in done:
                     continue
-                pcap = str(Path(pcap_dir) / f"{c['name']}-{cid}-rep{rep}.pcap") if pcap_dir is not None else None
+                pcap = str(Path(pcap_dir) / f"{file_stem(c['name'])}-{cid}-rep{rep}.pcap") if pcap_dir is not None else None
                 tasks.append((cid, rep, text, pcap))
 
         memory: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
@@ -344,7 +344,7 @@ def write_traces(configs, results, directory: Path) -> None:
             if (cid, rep) not in results:
                 continue
             run, _ = results[(cid, rep)]
-            with open(directory / f"{c['name']}-{cid}-rep{rep}-trace.csv", "w", newline="") as f:
+            with open(directory / f"{file_stem(c['name'])}-{cid}-rep{rep}-trace.csv", "w", newline="") as f:
                 w = csv.writer(f)
                 if c["coap"]["transport"] == "tcp":
                     w.writerow(SEQ_TRACE_COLUMNS)

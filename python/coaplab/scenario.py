@@ -1,4 +1,11 @@
-"""Scenario files (SPEC §7.1): loading, strict validation, defaults, and sweep expansion.
+"""Scenario files (docs/experiments.md): loading, strict validation, defaults, and sweep expansion.
+
+The keys, their types, defaults, ranges and allowed values are the engine's: its configuration
+types (``crates/engine/src/config.rs``) export them as a JSON Schema (``_core.config_schema()``,
+shipped as ``coaplab/data/scenario.schema.json`` for editors). This module reads that schema;
+it adds what a schema cannot say well: the one-line error wording, the cross-key checks (an
+algorithm valid for its transport, the burst keys, ...), client populations (``[[group]]``)
+and sweeps.
 
 Every error is a one-line :class:`ScenarioError` naming the dotted key, the bad value and what is
 allowed, raised before anything runs. A resolved configuration contains every parameter,
@@ -8,43 +15,100 @@ defaults included; it is what the engine receives and what a configuration's ide
 from __future__ import annotations
 
 import copy
+import difflib
 import hashlib
 import itertools
 import json
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import reduce
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
+from . import _core
 from .errors import ScenarioError
 
 #: Bumped whenever the simulation model changes results; part of every configuration identity.
 MODEL_VERSION = "coaplab-model-1"
 
-#: Client start spread, s: each client starts at an offset uniform in [0, spread].
-#: Fixed by the 50-client / 14100 B reference (docs/validation.md): its published FCTs span
-#: 1.227 s, one full round of the bottleneck (50 × 24.8 ms); any spread much above zero
-#: narrows that span (0.64 s at 0.66 s spread), so the clients started practically together.
-DEFAULT_START_SPREAD_S = 0.05
+#: The most configurations one scenario's sweep may expand to; larger studies are split into
+#: several scenario files (each is checked and resumed on its own).
+MAX_CONFIGURATIONS = 100_000
 
-UDP_ALGORITHMS = (
-    "default", "default-fb1", "default-fb2", "cocoa", "cocoa-s", "cocoa-fb1", "cocoa-fb2",
-    "basic-rto", "linux-rto", "peakhopper-rto", "fasor", "fasor-rc",
-)
-#: Congestion controllers of the TCP model (SPEC §4.2).
-TCP_CONTROLLERS = ("newreno",)
-TRANSPORTS = ("udp", "tcp")
-#: Nagle's algorithm in the TCP model: Linux's (Minshall's) variant, RFC 896 as written, or off.
-NAGLE_MODES = ("minshall", "classic", "off")
-WORKLOAD_KINDS = ("continuous", "random", "burst", "firmware")
-ERROR_PROFILES = ("none", "low", "medium", "high")
-CHAIN_KEYS = ("good_mean_ms", "good_min_ms", "good_max_ms", "good_loss",
-              "bad_mean_ms", "bad_min_ms", "bad_max_ms", "bad_loss")
+#: The JSON Schema of scenario files, as the engine exports it.
+SCHEMA_DOCUMENT: dict[str, Any] = json.loads(_core.config_schema())
+_DEFS: dict[str, Any] = SCHEMA_DOCUMENT.get("$defs", {})
+
+#: The UDP algorithms (docs/algorithms.md) and the TCP model's congestion controllers.
+UDP_ALGORITHMS: tuple[str, ...] = tuple(_core.algorithms())
+TCP_CONTROLLERS: tuple[str, ...] = tuple(_core.tcp_controllers())
+
+
+def _deref(node: dict[str, Any]) -> dict[str, Any]:
+    """`node` with its `$ref` replaced by the definition (the node's own keys win)."""
+    while "$ref" in node:
+        target = _DEFS[node["$ref"].rsplit("/", 1)[-1]]
+        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+    return node
+
+
+def _non_null(node: dict[str, Any]) -> dict[str, Any]:
+    """The non-null alternative of an `Option` (`anyOf [T, null]`), dereferenced."""
+    node = _deref(node)
+    options = [o for o in node.get("anyOf", []) if o != {"type": "null"}]
+    if "anyOf" in node and len(options) == 1:
+        return _deref(options[0])
+    return node
+
+
+def _enum_values(node: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(_deref(node)["enum"])
+
+
+#: Allowed values of the fixed sets, from the engine.
+_LINK, _WORKLOAD, _COAP = (_deref(SCHEMA_DOCUMENT["properties"][s]) for s in ("link", "workload", "coap"))
+_TCP = _non_null(SCHEMA_DOCUMENT["properties"]["tcp"])
+_NETWORK = _non_null(SCHEMA_DOCUMENT["properties"]["network"])
+_GROUP = _deref(SCHEMA_DOCUMENT["properties"]["group"]["items"])
+TRANSPORTS = _enum_values(_COAP["properties"]["transport"])
+NAGLE_MODES = _enum_values(_TCP["properties"]["nagle"])
+WORKLOAD_KINDS = _enum_values(_WORKLOAD["properties"]["kind"])
+NETWORK_KINDS = _enum_values(_NETWORK["properties"]["kind"])
+_ERRORS_OPTIONS = [_deref(o) for o in _deref(_LINK["properties"]["errors"])["anyOf"]]
+ERROR_PROFILES = next(tuple(o["enum"]) for o in _ERRORS_OPTIONS if "enum" in o)
+_CHAIN = next(o for o in _ERRORS_OPTIONS if o.get("type") == "object")
+CHAIN_KEYS = tuple(_CHAIN["properties"])
+DEFAULT_START_SPREAD_S = _WORKLOAD["properties"]["start_spread_s"]["default"]
+
+#: Group names (and so the sweep keys `group.<name>.…`): letters, digits, `-`, `_`.
+_GROUP_NAME = re.compile(_GROUP["properties"]["name"]["pattern"])
 
 
 def _fmt(v: Any) -> str:
-    return json.dumps(v) if isinstance(v, (str, list, dict, bool)) or v is None else repr(v)
+    """A value as the error messages quote it: short, one line, never failing."""
+    if isinstance(v, bool) or v is None:
+        return json.dumps(v)
+    if isinstance(v, int):
+        if v.bit_length() > 64:
+            return f"{'-' if v < 0 else ''}<an integer of about {int(v.bit_length() * 0.30103) + 1} digits>"
+        return repr(v)
+    if isinstance(v, float):
+        return repr(v)
+    try:
+        out = json.dumps(v, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):
+        out = f"<a {type(v).__name__}>"
+    out = out.replace("\n", "\\n")
+    return out if len(out) <= 80 else out[:77] + "..."
+
+
+def _did_you_mean(word: Any, options: Any) -> str:
+    if not isinstance(word, str):
+        return ""
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean {json.dumps(close[0])}?)" if close else ""
 
 
 @dataclass(frozen=True)
@@ -59,25 +123,42 @@ def _bad(key: str, value: Any, allowed: str) -> ScenarioError:
     return ScenarioError(f"{key}: {_fmt(value)} is not allowed; expected {allowed}")
 
 
+def _bounds(node: dict[str, Any]) -> tuple[Any, Any, bool]:
+    if "exclusiveMinimum" in node:
+        return node["exclusiveMinimum"], node.get("maximum"), True
+    return node.get("minimum"), node.get("maximum"), False
+
+
+def _num(x: Any) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
 def number(lo: float | None = None, hi: float | None = None, *, open_lo: bool = False, optional: bool = False):
-    desc = "a number" + ("" if lo is None else f" {'>' if open_lo else '>='} {lo:g}") + ("" if hi is None else f" and <= {hi:g}")
+    desc = "a number" + ("" if lo is None else f" {'>' if open_lo else '>='} {_num(float(lo))}")
+    desc += "" if hi is None else f" and <= {_num(float(hi))}"
     if optional:
         desc += " (or omit the key)"
 
     def check(key: str, v: Any) -> Any:
         if v is None and optional:
             return None
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or isinstance(v, float) and not math.isfinite(v):
             raise _bad(key, v, desc)
+        # int/float comparisons are exact in Python, whatever the integer's size.
         if lo is not None and (v <= lo if open_lo else v < lo) or hi is not None and v > hi:
             raise ScenarioError(f"{key}: {_fmt(v)} is out of range; expected {desc}")
-        return float(v)
+        try:
+            return float(v)
+        except OverflowError:
+            raise ScenarioError(f"{key}: {_fmt(v)} is out of range; expected {desc}") from None
 
     return check
 
 
 def integer(lo: int | None = None, hi: int | None = None, *, optional: bool = False):
     desc = "an integer" + ("" if lo is None else f" >= {lo}") + ("" if hi is None else f" and <= {hi}")
+    if optional:
+        desc += " (or omit the key)"
 
     def check(key: str, v: Any) -> Any:
         if v is None and optional:
@@ -105,17 +186,22 @@ def pair(item: Callable[[str, Any], Any], what: str):
 
 def choice(options: tuple[str, ...]):
     def check(key: str, v: Any) -> Any:
-        if v not in options:
-            raise _bad(key, v, "one of " + ", ".join(options))
+        if not isinstance(v, str) or v not in options:
+            raise ScenarioError(f"{key}: {_fmt(v)} is not allowed{_did_you_mean(v, options)}; expected one of " + ", ".join(options))
         return v
 
     return check
 
 
-def text(key: str, v: Any) -> Any:
-    if not isinstance(v, str):
-        raise _bad(key, v, "a string")
-    return v
+def text(min_len: int = 0, max_len: int | None = None):
+    desc = "a string" + (f" of {min_len} to {max_len} characters" if max_len is not None else "")
+
+    def check(key: str, v: Any) -> Any:
+        if not isinstance(v, str) or len(v) < min_len or max_len is not None and len(v) > max_len:
+            raise _bad(key, v, desc)
+        return v
+
+    return check
 
 
 def boolean(key: str, v: Any) -> Any:
@@ -124,22 +210,25 @@ def boolean(key: str, v: Any) -> Any:
     return v
 
 
-def errors_value(key: str, v: Any) -> Any:
-    if isinstance(v, str):
-        if v not in ERROR_PROFILES:
-            raise _bad(key, v, "one of " + ", ".join(ERROR_PROFILES) + ", or a table with " + ", ".join(CHAIN_KEYS))
-        return v
+def _table(key: str, v: Any) -> dict[str, Any]:
     if not isinstance(v, dict):
-        raise _bad(key, v, "a profile name (" + ", ".join(ERROR_PROFILES) + ") or a table with " + ", ".join(CHAIN_KEYS))
-    unknown = sorted(set(v) - set(CHAIN_KEYS))
+        raise _bad(key, v, "a table")
+    return v
+
+
+def _unknown(key: str, name: Any, allowed: Any, where: str = "allowed") -> ScenarioError:
+    return ScenarioError(f"{key}: unknown key{_did_you_mean(name, allowed)}; {where}: " + ", ".join(allowed))
+
+
+def _chain_check(key: str, v: Any) -> Any:
+    fields = {k: _checker(n) for k, n in _CHAIN["properties"].items()}
+    unknown = [k for k in v if k not in fields]
     if unknown:
-        raise ScenarioError(f"{key}.{unknown[0]}: unknown key; allowed: " + ", ".join(CHAIN_KEYS))
+        raise _unknown(f"{key}.{unknown[0]}", unknown[0], CHAIN_KEYS)
     missing = [k for k in CHAIN_KEYS if k not in v]
     if missing:
         raise ScenarioError(f"{key}.{missing[0]}: missing; an error table needs all of " + ", ".join(CHAIN_KEYS))
-    out = {}
-    for k in CHAIN_KEYS:
-        out[k] = number(0.0, 1.0)(f"{key}.{k}", v[k]) if k.endswith("loss") else number(0.0, open_lo=True)(f"{key}.{k}", v[k])
+    out = {k: fields[k](f"{key}.{k}", v[k]) for k in CHAIN_KEYS}
     for state in ("good", "bad"):
         lo, mean, hi = out[f"{state}_min_ms"], out[f"{state}_mean_ms"], out[f"{state}_max_ms"]
         if not lo <= mean <= hi:
@@ -147,130 +236,199 @@ def errors_value(key: str, v: Any) -> Any:
     return out
 
 
-SCHEMA: dict[str, dict[str, Field]] = {
-    "link": {
-        "downlink_kbps": Field(30.0, number(0, open_lo=True)),
-        "uplink_kbps": Field(60.0, number(0, open_lo=True)),
-        "downlink_delay_ms": Field(400.0, number(0)),
-        "uplink_delay_ms": Field(200.0, number(0)),
-        "mtu": Field(296, integer(68, 65535)),
-        "buffer_bytes": Field(2500, integer(0, 10**12)),
-        "uplink_buffer_bytes": Field(None, integer(0, 10**12, optional=True)),
-        "path_delay_ms": Field([10.0, 20.0], pair(number(0), "numbers >= 0")),
-        "link_overhead_bytes": Field(0, integer(0, 1000)),
-        "errors": Field("none", errors_value),
-    },
-    "workload": {
-        "kind": Field("continuous", choice(WORKLOAD_KINDS)),
-        "clients": Field(1, integer(1, 100_000)),
-        "exchanges": Field(50, integer(1, 10_000_000)),
-        "duration_s": Field(None, number(0, 10**7, open_lo=True, optional=True)),
-        "batch": Field([1, 10], pair(integer(1, 1_000_000), "integers >= 1")),
-        "start_spread_s": Field(DEFAULT_START_SPREAD_S, number(0, 10**6)),
-        "response_bytes": Field(60, integer(0, 65_000)),
-        "resource_bytes": Field(102400, integer(1, 10**10)),
-        "block_szx": Field(4, integer(0, 6)),
-        "background": Field(0, integer(0, 100_000)),
-        "burst_at_s": Field(None, number(0, 10**7, optional=True)),
-        "burst_clients": Field(None, integer(1, 100_000, optional=True)),
-        "burst_exchanges": Field(None, integer(1, 10_000_000, optional=True)),
-    },
-    "coap": {
-        "transport": Field("udp", choice(TRANSPORTS)),
-        "cc": Field("cocoa", text),
-        "max_retransmit": Field(4, integer(0, 63)),
-        "nstart": Field(1, integer(1, 64)),
-        "ack_timeout_s": Field(2.0, number(0, 3600, open_lo=True)),
-        "ack_random_factor": Field(1.5, number(1.0, 10.0)),
-        "max_timer_s": Field(60.0, number(0, 86400, open_lo=True)),
-    },
-    # The TCP model's parameters (SPEC §4.2; crates/engine/src/tcp/config.rs documents each).
-    # Only with coap.transport = "tcp"; UDP configurations carry no tcp section. The MSS is
-    # link.mtu − 40 (256 B by default).
-    "tcp": {
-        "initial_window": Field(4, integer(1, 1000)),
-        "slow_start_limit": Field(None, integer(1, 1000, optional=True)),
-        "nagle": Field("minshall", choice(NAGLE_MODES)),
-        "limited_transmit": Field(True, boolean),
-        "delayed_ack_ms": Field(200.0, number(0, 10_000)),
-        "initial_rto_s": Field(2.0, number(0, 3600, open_lo=True)),
-        "max_rto_s": Field(120.0, number(0, 86400, open_lo=True)),
-        "syn_retries": Field(40, integer(0, 1000)),
-        "synack_retries": Field(41, integer(0, 1000)),
-    },
-}
-TOP: dict[str, Field] = {
-    "name": Field("scenario", text),
-    "seed": Field(1, integer(0, 2**63 - 1)),
-    "replications": Field(1, integer(1, 100_000)),
-    "trace": Field(False, boolean),
-}
+def errors_value(key: str, v: Any) -> Any:
+    if isinstance(v, str):
+        if v not in ERROR_PROFILES:
+            raise ScenarioError(f"{key}: {_fmt(v)} is not allowed{_did_you_mean(v, ERROR_PROFILES)}; expected one of "
+                                + ", ".join(ERROR_PROFILES) + ", or a table with " + ", ".join(CHAIN_KEYS))
+        return v
+    if not isinstance(v, dict):
+        raise _bad(key, v, "a profile name (" + ", ".join(ERROR_PROFILES) + ") or a table with " + ", ".join(CHAIN_KEYS))
+    return _chain_check(key, v)
+
+
+def _types(node: dict[str, Any]) -> tuple[set[str], bool]:
+    t = node.get("type", [])
+    types = {t} if isinstance(t, str) else set(t)
+    return types - {"null"}, "null" in types
+
+
+def _checker(node: dict[str, Any]) -> Callable[[str, Any], Any]:
+    """The checker of one schema node (the subset of JSON Schema the engine's types produce)."""
+    node = _deref(node)
+    if "anyOf" in node:
+        options = [_deref(o) for o in node["anyOf"]]
+        if any("enum" in o for o in options) and any(o.get("type") == "object" for o in options):
+            return errors_value
+        return _checker(_non_null(node))
+    if "enum" in node:
+        return choice(tuple(node["enum"]))
+    types, optional = _types(node)
+    if types == {"integer"}:
+        return integer(node.get("minimum"), node.get("maximum"), optional=optional)
+    if types == {"number"}:
+        lo, hi, open_lo = _bounds(node)
+        return number(lo, hi, open_lo=open_lo, optional=optional)
+    if types == {"boolean"}:
+        return boolean
+    if types == {"string"}:
+        return text(node.get("minLength", 0), node.get("maxLength"))
+    if types == {"array"} and node.get("minItems") == node.get("maxItems") == 2:
+        item = _deref(node["items"])
+        lo, hi, _ = _bounds(item)
+        kind = "integers" if _types(item)[0] == {"integer"} else "numbers"
+        what = f"{kind} >= {_num(lo)}" if hi is None else f"{kind} >= {_num(lo)} and <= {_num(hi)}"
+        return pair(_checker(item), what)
+    if types == {"object"}:
+        return _table
+    raise AssertionError(f"unsupported schema node {node}")  # the engine's schema changed
+
+
+def _fields(obj: dict[str, Any]) -> dict[str, Field]:
+    return {k: Field(n.get("default"), _checker(n)) for k, n in obj["properties"].items()}
+
+
+#: Every section's keys with their defaults and checkers, in the engine's order.
+SCHEMA: dict[str, dict[str, Field]] = {"link": _fields(_LINK), "workload": _fields(_WORKLOAD),
+                                       "coap": _fields(_COAP), "tcp": _fields(_TCP)}
+# `coap.cc` is checked against its transport's names in `_cross_check` (wording per transport).
+SCHEMA["coap"]["cc"] = Field(SCHEMA["coap"]["cc"].default, text(1))
+NETWORK: dict[str, Field] = _fields(_NETWORK)
+TOP: dict[str, Field] = {k: Field(n.get("default"), _checker(n)) for k, n in SCHEMA_DOCUMENT["properties"].items()
+                         if k not in SCHEMA and k not in ("network", "group", "sweep")}
+GROUP_KEYS = tuple(_GROUP["properties"])
+_CLIENTS = _checker(_GROUP["properties"]["clients"])
 SECTIONS = tuple(SCHEMA)
+_TOP_KEYS = list(TOP) + list(SECTIONS) + ["network", "group", "sweep"]
+_BURST_KEYS = ("burst_at_s", "burst_clients", "burst_exchanges")
 
 
-def _field(dotted: str) -> Field | None:
-    if "." in dotted:
-        section, key = dotted.split(".", 1)
-        return SCHEMA.get(section, {}).get(key)
-    return TOP.get(dotted)
+def file_stem(name: str) -> str:
+    """`name` as output files use it: every character outside A–Z, a–z, 0–9, `-`, `_` becomes
+    `_` (no `/`, no `.`, so never a path), at most 100 characters."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:100] or "scenario"
 
 
-def _all_keys() -> list[str]:
-    return list(TOP) + [f"{s}.{k}" for s in SCHEMA for k in SCHEMA[s]]
+def _section(prefix: str, fields: dict[str, Field], given: dict[str, Any]) -> dict[str, Any]:
+    for key in given:
+        if key not in fields:
+            raise _unknown(f"{prefix}.{key}", key, fields)
+    return {key: (f.check(f"{prefix}.{key}", given[key]) if key in given else copy.deepcopy(f.default))
+            for key, f in fields.items()}
+
+
+def _given(raw: dict[str, Any], section: str, prefix: str = "") -> dict[str, Any]:
+    given = raw.get(section, {})
+    if not isinstance(given, dict):
+        raise _bad(prefix + section, given, "a table")
+    return given
+
+
+def _resolve_tcp(prefix: str, coap: dict[str, Any], given: dict[str, Any], tcp_elsewhere: bool) -> dict[str, Any] | None:
+    """The resolved tcp section of a population with `coap`, or None for UDP."""
+    if coap["transport"] != "tcp":
+        if given and not tcp_elsewhere:
+            raise ScenarioError(f"{prefix}tcp.{next(iter(given))}: only meaningful with coap.transport = \"tcp\" "
+                                f"(transport is {_fmt(coap['transport'])})")
+        return None
+    tcp = _section(f"{prefix}tcp", SCHEMA["tcp"], given)
+    if tcp["max_rto_s"] < tcp["initial_rto_s"]:
+        raise ScenarioError(f"{prefix}tcp.max_rto_s: {tcp['max_rto_s']:g} is below {prefix}tcp.initial_rto_s "
+                            f"({tcp['initial_rto_s']:g}); allowed: >= initial_rto_s")
+    return tcp
 
 
 def resolve(raw: dict[str, Any]) -> dict[str, Any]:
     """Validates one configuration (no sweep) and fills every default."""
     if not isinstance(raw, dict):
         raise ScenarioError(f"scenario: expected a table of keys, got {_fmt(raw)}")
+    for key in raw:
+        if key == "sweep":
+            raise ScenarioError("sweep: resolve() takes one configuration; load_scenario() expands sweeps")
+        if key not in _TOP_KEYS:
+            raise _unknown(key, key, _TOP_KEYS, "allowed at the top level")
     out: dict[str, Any] = {}
-    for key, value in raw.items():
-        if key in SCHEMA:
-            continue
-        if key not in TOP:
-            raise ScenarioError(f"{key}: unknown key; allowed at the top level: " + ", ".join(list(TOP) + list(SECTIONS) + ["sweep"]))
     for key, f in TOP.items():
         out[key] = f.check(key, raw[key]) if key in raw else copy.deepcopy(f.default)
-    for section, fields in SCHEMA.items():
-        given = raw.get(section, {})
-        if not isinstance(given, dict):
-            raise ScenarioError(f"{section}: {_fmt(given)} is not allowed; expected a table")
-        for key in given:
-            if key not in fields:
-                raise ScenarioError(f"{section}.{key}: unknown key; allowed: " + ", ".join(fields))
-        out[section] = {
-            key: (f.check(f"{section}.{key}", given[key]) if key in given else copy.deepcopy(f.default))
-            for key, f in fields.items()
-        }
-    _cross_check(out)
-    if out["coap"]["transport"] != "tcp":
-        given = raw.get("tcp") or {}
-        if given:
-            raise ScenarioError(f"tcp.{next(iter(given))}: only meaningful with coap.transport = \"tcp\" (transport is {_fmt(out['coap']['transport'])})")
-        # UDP configurations carry no tcp section (their identity does not depend on it).
-        del out["tcp"]
-    elif out["tcp"]["max_rto_s"] < out["tcp"]["initial_rto_s"]:
-        raise ScenarioError(f"tcp.max_rto_s: {out['tcp']['max_rto_s']:g} is below tcp.initial_rto_s ({out['tcp']['initial_rto_s']:g}); allowed: >= initial_rto_s")
+    for section in ("link", "workload", "coap"):
+        out[section] = _section(section, SCHEMA[section], _given(raw, section))
+    _cross_check(out["workload"], out["coap"])
+    groups = _resolve_groups(raw, raw.get("group"))
+    tcp_given = _given(raw, "tcp")
+    tcp = _resolve_tcp("", out["coap"], tcp_given, any("tcp" in g for g in groups))
+    if tcp is not None:  # UDP configurations carry no tcp section (their identity does not depend on it)
+        out["tcp"] = tcp
+    if "network" in raw:
+        out["network"] = _section("network", NETWORK, _given(raw, "network"))
+    if groups:
+        out["group"] = groups
     return out
 
 
-def _cross_check(c: dict[str, Any]) -> None:
-    coap, w = c["coap"], c["workload"]
+def _group_label(index: int, g: Any) -> str:
+    name = g.get("name") if isinstance(g, dict) else None
+    return f"group.{name}" if isinstance(name, str) and _GROUP_NAME.match(name) else f"group[{index}]"
+
+
+def _resolve_groups(raw: dict[str, Any], given: Any) -> list[dict[str, Any]]:
+    """The fully resolved client populations: each inherits the file's sections."""
+    if given is None:
+        return []
+    if not isinstance(given, list) or not given:
+        raise _bad("group", given, "one or more [[group]] tables")
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for i, g in enumerate(given):
+        label = _group_label(i, g)
+        if not isinstance(g, dict):
+            raise _bad(label, g, "a table ([[group]]) with name and the keys to override")
+        for key in g:
+            if key not in GROUP_KEYS:
+                raise _unknown(f"{label}.{key}", key, GROUP_KEYS)
+        if "name" not in g:
+            raise ScenarioError(f"{label}.name: missing; every [[group]] needs a unique name")
+        name = g["name"]
+        if not isinstance(name, str) or not _GROUP_NAME.match(name):
+            raise _bad(f"{label}.name", name, "letters, digits, - and _ (1 to 64 characters)")
+        if name in seen:
+            raise ScenarioError(f"{label}.name: {_fmt(name)} is used by two groups; group names are unique")
+        seen.add(name)
+        prefix = f"group.{name}."
+        w_over = _given(g, "workload", prefix)
+        if "clients" in g:
+            if "clients" in w_over:
+                raise ScenarioError(f"{prefix}clients: given twice (also as {prefix}workload.clients); give one")
+            w_over = {**w_over, "clients": _CLIENTS(f"{prefix}clients", g["clients"])}
+        resolved: dict[str, Any] = {"name": name}
+        for section, over in (("workload", w_over), ("coap", _given(g, "coap", prefix))):
+            resolved[section] = _section(prefix + section, SCHEMA[section], {**_given(raw, section), **over})
+        _cross_check(resolved["workload"], resolved["coap"], prefix)
+        tcp_over = _given(g, "tcp", prefix)
+        if tcp_over and resolved["coap"]["transport"] != "tcp":
+            _resolve_tcp(prefix, resolved["coap"], tcp_over, False)  # raises: tcp keys on a UDP group
+        tcp = _resolve_tcp(prefix, resolved["coap"], {**_given(raw, "tcp"), **tcp_over}, True)
+        if tcp is not None:
+            resolved["tcp"] = tcp
+        out.append(resolved)
+    return out
+
+
+def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> None:
     if coap["transport"] == "udp" and coap["cc"] not in UDP_ALGORITHMS:
-        hint = " (a TCP controller: set coap.transport = \"tcp\")" if coap["cc"] in TCP_CONTROLLERS else ""
-        raise ScenarioError(f"coap.cc: {_fmt(coap['cc'])} is not a UDP algorithm{hint}; allowed: " + ", ".join(UDP_ALGORITHMS))
+        hint = " (a TCP controller: set coap.transport = \"tcp\")" if coap["cc"] in TCP_CONTROLLERS else _did_you_mean(coap["cc"], UDP_ALGORITHMS)
+        raise ScenarioError(f"{prefix}coap.cc: {_fmt(coap['cc'])} is not a UDP algorithm{hint}; allowed: " + ", ".join(UDP_ALGORITHMS))
     if coap["transport"] == "tcp" and coap["cc"] not in TCP_CONTROLLERS:
-        raise ScenarioError(f"coap.cc: {_fmt(coap['cc'])} is not a TCP congestion controller; allowed with coap.transport = \"tcp\": " + ", ".join(TCP_CONTROLLERS))
+        raise ScenarioError(f"{prefix}coap.cc: {_fmt(coap['cc'])} is not a TCP congestion controller; allowed with coap.transport = \"tcp\": " + ", ".join(TCP_CONTROLLERS))
     if w["kind"] == "burst":
-        for key in ("burst_at_s", "burst_clients", "burst_exchanges"):
+        for key in _BURST_KEYS:
             if w[key] is None:
-                raise ScenarioError(f"workload.{key}: required when workload.kind = \"burst\"")
+                raise ScenarioError(f"{prefix}workload.{key}: required when workload.kind = \"burst\"")
     else:
-        for key in ("burst_at_s", "burst_clients", "burst_exchanges"):
+        for key in _BURST_KEYS:
             if w[key] is not None:
-                raise ScenarioError(f"workload.{key}: only meaningful when workload.kind = \"burst\" (kind is {_fmt(w['kind'])})")
+                raise ScenarioError(f"{prefix}workload.{key}: only meaningful when workload.kind = \"burst\" (kind is {_fmt(w['kind'])})")
     if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst"):
-        raise ScenarioError(f"workload.duration_s: only meaningful for continuous or burst workloads (kind is {_fmt(w['kind'])})")
+        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous or burst workloads (kind is {_fmt(w['kind'])})")
 
 
 def config_id(resolved: dict[str, Any]) -> str:
@@ -279,13 +437,65 @@ def config_id(resolved: dict[str, Any]) -> str:
     return hashlib.sha256((MODEL_VERSION + canonical).encode()).hexdigest()[:16]
 
 
+# ---------------------------------------------------------------------------------------------
+# Sweeps
+
+
+def _sweep_field(dotted: str, group_names: list[str]) -> Callable[[str, Any], Any]:
+    """The checker of a sweep key, or a ScenarioError naming what is allowed."""
+    parts = dotted.split(".")
+    if parts[0] == "group":
+        if len(parts) < 3:
+            raise ScenarioError(f"sweep.{dotted}: unknown key; group keys are group.<name>.clients or group.<name>.<section>.<key>")
+        name, rest = parts[1], parts[2:]
+        if name not in group_names:
+            where = ", ".join(group_names) if group_names else "none (the file has no [[group]])"
+            raise ScenarioError(f"sweep.{dotted}: no group named {_fmt(name)}{_did_you_mean(name, group_names)}; groups: {where}")
+        if rest == ["clients"]:
+            return _CLIENTS
+        if len(rest) == 2 and rest[0] in ("workload", "coap", "tcp") and rest[1] in SCHEMA[rest[0]]:
+            return SCHEMA[rest[0]][rest[1]].check
+        allowed = ["clients"] + [f"{s}.{k}" for s in ("workload", "coap", "tcp") for k in SCHEMA[s]]
+        raise _unknown(f"sweep.{dotted}", ".".join(rest), allowed, f"allowed after group.{name}.")
+    if len(parts) == 1 and parts[0] in TOP:
+        return TOP[parts[0]].check
+    if len(parts) == 2 and parts[0] in SCHEMA and parts[1] in SCHEMA[parts[0]]:
+        return SCHEMA[parts[0]][parts[1]].check
+    if len(parts) == 2 and parts[0] == "network" and parts[1] in NETWORK:
+        return NETWORK[parts[1]].check
+    raise _unknown(f"sweep.{dotted}", dotted, _all_keys())
+
+
+def _all_keys() -> list[str]:
+    return (list(TOP) + [f"{s}.{k}" for s in SCHEMA for k in SCHEMA[s]] + [f"network.{k}" for k in NETWORK]
+            + ["group.<name>.clients", "group.<name>.<section>.<key>"])
+
+
 def _set_dotted(raw: dict[str, Any], dotted: str, value: Any) -> None:
-    if "." in dotted:
-        section, key = dotted.split(".", 1)
-        raw.setdefault(section, {})
-        raw[section][key] = value
+    parts = dotted.split(".")
+    if parts[0] == "group":
+        target = next(g for g in raw["group"] if isinstance(g, dict) and g.get("name") == parts[1])
+        label, parts = f"group.{parts[1]}", parts[2:]
     else:
-        raw[dotted] = value
+        target, label = raw, ""
+    for p in parts[:-1]:
+        label = f"{label}.{p}" if label else p
+        sub = target.setdefault(p, {})
+        if not isinstance(sub, dict):
+            raise _bad(label, sub, "a table")
+        target = sub
+    target[parts[-1]] = value
+
+
+def _get_dotted(resolved: dict[str, Any], dotted: str) -> Any:
+    parts = dotted.split(".")
+    node: Any = resolved
+    if parts[0] == "group":
+        node = next(g for g in resolved["group"] if g["name"] == parts[1])
+        parts = ["workload", "clients"] if parts[2:] == ["clients"] else parts[2:]
+    for p in parts:
+        node = node[p]
+    return node
 
 
 @dataclass
@@ -298,62 +508,109 @@ class Scenario:
 
     @property
     def name(self) -> str:
-        return self.configurations()[0]["name"]
+        return next(self.iter_configurations())["name"]
 
-    def configurations(self) -> list[dict[str, Any]]:
-        """The cartesian product of the sweep, in a stable order (first sweep key slowest)."""
+    @property
+    def count(self) -> int:
+        """How many configurations the sweep expands to (the product of the value counts)."""
+        return reduce(lambda a, b: a * b, (len(v) for v in self.sweep.values()), 1)
+
+    def iter_configurations(self) -> Iterator[dict[str, Any]]:
+        """The cartesian product of the sweep, resolved one at a time, in a stable order (first
+        sweep key slowest)."""
         keys = list(self.sweep)
-        out = []
         for values in itertools.product(*(self.sweep[k] for k in keys)):
-            raw = copy.deepcopy(self.raw)
-            for k, v in zip(keys, values):
-                _set_dotted(raw, k, v)
             try:
-                out.append(resolve(raw))
+                raw = copy.deepcopy(self.raw)
+                for k, v in zip(keys, values):
+                    _set_dotted(raw, k, v)
+                yield resolve(raw)
             except ScenarioError as e:
                 swept = ", ".join(f"{k} = {_fmt(v)}" for k, v in zip(keys, values))
                 raise ScenarioError(f"{e} (in the sweep configuration {swept})" if keys else str(e)) from None
-        return out
+
+    def configurations(self) -> list[dict[str, Any]]:
+        """Every configuration of the sweep (see :meth:`iter_configurations`)."""
+        return list(self.iter_configurations())
 
     def swept_values(self, resolved: dict[str, Any]) -> dict[str, Any]:
-        """The swept keys' values in one resolved configuration."""
-        out = {}
-        for k in self.sweep:
-            if "." in k:
-                s, key = k.split(".", 1)
-                out[k] = resolved[s][key]
-            else:
-                out[k] = resolved[k]
-        return out
+        """The swept keys' values in one resolved configuration (`group.<name>.clients` is the
+        group's `workload.clients`)."""
+        return {k: _get_dotted(resolved, k) for k in self.sweep}
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ScenarioError(f"cannot read scenario {str(path)!r}: {e.strerror or e}") from None
+    try:
+        text_ = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{path}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); "
+                            "scenario files are UTF-8 TOML") from None
+    try:
+        return tomllib.loads(text_)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{path}: not valid TOML: {str(e).splitlines()[0]}") from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: not valid TOML here: arrays or tables nested too deeply") from None
+    except ValueError as e:  # e.g. an integer literal with more digits than int() converts
+        raise ScenarioError(f"{path}: not valid TOML here: {str(e).splitlines()[0]}") from None
+
+
+def _check_depth(value: Any, key: str, depth: int = 0) -> None:
+    """Refuses values nested deeper than any key allows (before anything recurses on them)."""
+    if depth > 20:
+        raise ScenarioError(f"{key}: nested too deeply; no key takes values nested more than a few levels")
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_depth(v, f"{key}.{k}" if key else str(k), depth + 1)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_depth(v, f"{key}[{i}]", depth + 1)
 
 
 def load_scenario(source: str | Path | dict[str, Any]) -> Scenario:
-    """Loads a scenario from a TOML file path or a dict, validating every configuration."""
-    if isinstance(source, dict):
-        data, origin = copy.deepcopy(source), "<dict>"
-    else:
-        path = Path(source)
-        try:
-            text_ = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise ScenarioError(f"cannot read scenario {str(path)!r}: {e.strerror or e}") from None
-        try:
-            data = tomllib.loads(text_)
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError(f"{path}: not valid TOML: {e}") from None
-        origin = str(path)
+    """Loads a scenario from a TOML file path or a dict and validates every configuration.
+
+    The sweep is checked without expanding it: each swept value against its key, then the
+    count (the product of the value counts; at most :data:`MAX_CONFIGURATIONS`); then every
+    configuration is resolved one at a time (cross-key checks) without keeping them."""
+    try:
+        if isinstance(source, dict):
+            _check_depth(source, "")
+            data, origin = copy.deepcopy(source), "<dict>"
+        else:
+            data, origin = _read(Path(source)), str(source)
+            _check_depth(data, "")
+    except RecursionError:
+        raise ScenarioError("scenario: values nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ScenarioError(f"scenario: expected a table of keys, got {_fmt(data)}")
     sweep_raw = data.pop("sweep", {})
     if not isinstance(sweep_raw, dict):
-        raise ScenarioError(f"sweep: {_fmt(sweep_raw)} is not allowed; expected a table of dotted key -> list of values")
+        raise _bad("sweep", sweep_raw, "a table of dotted key -> list of values")
+    groups = data.get("group")
+    group_names = [g["name"] for g in groups if isinstance(g, dict) and isinstance(g.get("name"), str)] if isinstance(groups, list) else []
     sweep: dict[str, list[Any]] = {}
     for key, values in sweep_raw.items():
         if isinstance(values, dict):  # [sweep] coap.cc = [...] without quotes parses as a nested table
             raise ScenarioError(f"sweep.{key}: write dotted sweep keys in quotes, e.g. \"{key}.<name>\" = [ ... ]")
-        if _field(key) is None:
-            raise ScenarioError(f"sweep.{key}: unknown key; allowed: " + ", ".join(_all_keys()))
+        check = _sweep_field(key, group_names)
         if not isinstance(values, list) or not values:
-            raise ScenarioError(f"sweep.{key}: {_fmt(values)} is not allowed; expected a non-empty list of values")
+            raise _bad(f"sweep.{key}", values, "a non-empty list of values")
+        for v in values:
+            try:
+                check(key, v)
+            except ScenarioError as e:
+                raise ScenarioError(f"{e} (in the sweep configuration {key} = {_fmt(v)})") from None
         sweep[key] = values
     scenario = Scenario(raw=data, sweep=sweep, source=origin)
-    scenario.configurations()  # validate every configuration before anything runs
+    if scenario.count > MAX_CONFIGURATIONS:
+        sizes = " × ".join(str(len(v)) for v in sweep.values())
+        raise ScenarioError(f"sweep: {scenario.count:,} configurations ({sizes}) is more than the limit of "
+                            f"{MAX_CONFIGURATIONS:,}; split the study into several scenario files")
+    for _ in scenario.iter_configurations():  # every configuration is valid before anything runs
+        pass
     return scenario

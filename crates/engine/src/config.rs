@@ -1,53 +1,110 @@
-//! The fully resolved configuration of one simulated testbed (SPEC §2, §5, §7.1), as the
-//! Python front hands it over (JSON). Every field is present: defaults were filled in by
-//! `coaplab.scenario`, and the same values form the configuration's identity.
+//! The configuration of one simulated testbed, and the schema of scenario files.
+//!
+//! These types are the single source of truth for every configuration key: its type, its
+//! default (`#[serde(default = ...)]`), its range and its allowed values. The Python front
+//! (`coaplab.scenario`) reads the JSON Schema exported by [`scenario_schema`] to validate
+//! scenario files and fill defaults; the fully resolved configuration it builds (every key
+//! present) is what [`RunConfig::from_json`] receives and what a configuration's identity
+//! hashes. The same schema ships as `python/coaplab/data/scenario.schema.json` for editors.
+//!
+//! Ranges keep every derived integer in range: times become integer nanoseconds in `u64`
+//! (so every delay and duration is bounded far below 1.8e13 ms), rates become integer bit/s
+//! (so a rate is at least 0.001 kbit/s = 1 bit/s), and Gilbert–Elliott sojourns are at least
+//! 0.1 ms (so the chain advances in steps of at least 100 000 ns).
 
-use serde::Deserialize;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Serialize};
 
 use crate::net::loss::ChainParams;
 
-#[derive(Clone, Debug, Deserialize)]
+/// Largest delay or time span of any key, ms (≈ 2.8 h): keeps sums of times in `u64` ns.
+pub const MAX_DELAY_MS: f64 = 1e7;
+/// Congestion controllers of the TCP model (`coap.cc` with `coap.transport = "tcp"`).
+pub const TCP_CONTROLLERS: [&str; 1] = ["newreno"];
+
+/// One configuration: the testbed (`link`), the clients (`workload`, or `group` for several
+/// client populations) and the CoAP settings (`coap`, `tcp`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "coaplab configuration")]
 pub struct RunConfig {
-    #[serde(default)]
+    /// The scenario's name (labels results; output file names use it with every character
+    /// outside A–Z, a–z, 0–9, `-`, `_` replaced by `_`).
+    #[serde(default = "default_name")]
+    #[schemars(length(min = 1, max = 200))]
     pub name: String,
-    /// Base seed; replication `r` derives its streams from `(seed, r)`.
-    pub seed: u64,
+    /// Base seed; replication `r` derives its random streams from `(seed, r)`.
     #[serde(default = "one")]
+    #[schemars(range(max = 9223372036854775807u64))]
+    pub seed: u64,
+    /// Independent replications of the configuration.
+    #[serde(default = "one")]
+    #[schemars(range(min = 1, max = 100000))]
     pub replications: u64,
-    pub link: LinkConfig,
-    pub workload: WorkloadConfig,
-    pub coap: CoapConfig,
-    /// TCP model parameters (transport `tcp` only; absent = SPEC §4.2 defaults).
-    #[serde(default)]
-    pub tcp: Option<TcpSection>,
-    /// Record per-client timer / RTO traces.
+    /// Record per-client timer / RTO traces (TCP: time-sequence traces).
     #[serde(default)]
     pub trace: bool,
-    /// The network the clients and the server run on; absent = the reference star
-    /// (docs/design.md §2).
+    /// The constrained link between the router and the devices (docs/model.md).
     #[serde(default)]
+    #[schemars(transform = strip_default)]
+    pub link: LinkConfig,
+    /// The clients and what they request.
+    #[serde(default)]
+    #[schemars(transform = strip_default)]
+    pub workload: WorkloadConfig,
+    /// The CoAP endpoints: transport, congestion control, transmission parameters.
+    #[serde(default)]
+    #[schemars(transform = strip_default)]
+    pub coap: CoapConfig,
+    /// The TCP model's parameters (transport `tcp` only; absent = the defaults of
+    /// docs/model.md).
+    #[serde(default)]
+    #[schemars(transform = strip_default)]
+    pub tcp: Option<TcpSection>,
+    /// The network the clients and the server run on; absent = the reference star.
+    #[serde(default)]
+    #[schemars(transform = strip_default)]
     pub network: Option<NetworkConfig>,
-    /// Client populations (docs/design.md, "Client populations"). Empty = one population
-    /// described by `workload`, `coap` and `tcp`. Each group is fully resolved (the Python
-    /// front applied the inheritance from `workload` / `coap` / `tcp`).
+    /// Client populations. Empty = one population described by `workload`, `coap` and
+    /// `tcp`. Each group is fully resolved (the Python front applied the inheritance from
+    /// `workload` / `coap` / `tcp`).
     #[serde(default)]
+    #[schemars(transform = strip_default)]
     pub group: Vec<GroupConfig>,
 }
 
 /// Which network a run simulates.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkConfig {
-    /// `star`: the reference testbed (the only kind so far).
-    pub kind: String,
+    /// The network's kind; `star` (the reference testbed) is the only one so far.
+    #[serde(default)]
+    pub kind: NetworkKind,
 }
 
-/// One client population: its own workload, CoAP settings and (transport `tcp`) TCP model.
-#[derive(Clone, Debug, Deserialize)]
+/// A network kind: `star`, the reference testbed (clients behind one constrained link).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NetworkKind {
+    #[default]
+    Star,
+}
+
+impl NetworkKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            NetworkKind::Star => "star",
+        }
+    }
+}
+
+/// One client population (resolved): its own workload, CoAP settings and, with transport
+/// `tcp`, TCP model.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GroupConfig {
     /// Unique within the run; per-group metrics and client rows carry it.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{1,64}$"))]
     pub name: String,
     pub workload: WorkloadConfig,
     pub coap: CoapConfig,
@@ -55,55 +112,174 @@ pub struct GroupConfig {
     pub tcp: Option<TcpSection>,
 }
 
+/// One client population as a scenario file writes it (`[[group]]`): every key of the file's
+/// `[workload]`, `[coap]` and `[tcp]` is inherited unless the group sets it.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GroupFile {
+    /// Unique within the scenario: letters, digits, `-`, `_` (at most 64).
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{1,64}$"))]
+    pub name: String,
+    /// Shortcut for `workload.clients`.
+    #[schemars(range(min = 1, max = 100000))]
+    pub clients: Option<u32>,
+    /// Overrides of the file's `[workload]` keys.
+    #[schemars(transform = strip_default)]
+    pub workload: Option<WorkloadConfig>,
+    /// Overrides of the file's `[coap]` keys.
+    #[schemars(transform = strip_default)]
+    pub coap: Option<CoapConfig>,
+    /// Overrides of the file's `[tcp]` keys (transport `tcp` only).
+    #[schemars(transform = strip_default)]
+    pub tcp: Option<TcpSection>,
+}
+
+fn default_name() -> String {
+    "scenario".into()
+}
 fn one() -> u64 {
     1
 }
+fn yes() -> bool {
+    true
+}
 
-#[derive(Clone, Debug, Deserialize)]
+/// Removes the `default` of a whole section (its keys carry their own).
+fn strip_default(schema: &mut Schema) {
+    schema.remove("default");
+}
+
+/// The constrained link (docs/model.md): a bottleneck buffer in front of the downlink, the
+/// uplink, and the router ↔ server path.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkConfig {
-    /// Server → devices rate, kbit/s (1 kbit = 1000 bit). SPEC §2 default 30.
+    /// Server → devices rate, kbit/s (1 kbit = 1000 bit); at least 1 bit/s.
+    #[serde(default = "d30")]
+    #[schemars(range(min = 0.001, max = 1e6))]
     pub downlink_kbps: f64,
-    /// Devices → server rate, kbit/s. Default 60.
+    /// Devices → server rate, kbit/s; at least 1 bit/s.
+    #[serde(default = "d60")]
+    #[schemars(range(min = 0.001, max = 1e6))]
     pub uplink_kbps: f64,
-    /// One-way propagation delay of the downlink, ms. Default 400.
+    /// One-way propagation delay of the downlink, ms.
+    #[serde(default = "d400")]
+    #[schemars(range(min = 0.0, max = 1e7))]
     pub downlink_delay_ms: f64,
-    /// One-way propagation delay of the uplink, ms. Default 200.
+    /// One-way propagation delay of the uplink, ms.
+    #[serde(default = "d200")]
+    #[schemars(range(min = 0.0, max = 1e7))]
     pub uplink_delay_ms: f64,
-    /// Largest IP packet, bytes. Default 296 (TCP MSS 256).
+    /// Largest IP packet, bytes (296: TCP MSS 256).
+    #[serde(default = "d296")]
+    #[schemars(range(min = 68, max = 65535))]
     pub mtu: u32,
-    /// Bottleneck buffer in front of the downlink, bytes (tail drop). Default 2500.
+    /// Bottleneck buffer in front of the downlink, bytes (tail drop).
+    #[serde(default = "d2500")]
+    #[schemars(range(max = 1000000000000u64))]
     pub buffer_bytes: u64,
-    /// Buffer in front of the uplink, bytes; `None` = unlimited (default).
+    /// Buffer in front of the uplink, bytes; absent = unlimited.
+    #[serde(default)]
+    #[schemars(range(max = 1000000000000u64))]
     pub uplink_buffer_bytes: Option<u64>,
-    /// Router ↔ server delay, uniform in `[min, max]` ms per packet, FIFO kept. Default [10, 20].
+    /// Router ↔ server delay, uniform in `[min, max]` ms per packet (FIFO kept).
+    #[serde(default = "path_delay")]
+    #[schemars(inner(range(min = 0.0, max = 1e7)))]
     pub path_delay_ms: [f64; 2],
-    /// Link-layer bytes added to every IP packet when serializing. Default 0.
+    /// Link-layer bytes added to every IP packet when serializing.
+    #[serde(default)]
+    #[schemars(range(max = 1000))]
     pub link_overhead_bytes: u32,
-    /// Error profile of each direction of the constrained link.
+    /// Error profile of each direction of the constrained link: a profile name or a table
+    /// with a custom two-state chain.
+    #[serde(default)]
     pub errors: ErrorsConfig,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+fn d30() -> f64 {
+    30.0
+}
+fn d60() -> f64 {
+    60.0
+}
+fn d400() -> f64 {
+    400.0
+}
+fn d200() -> f64 {
+    200.0
+}
+fn d296() -> u32 {
+    296
+}
+fn d2500() -> u64 {
+    2500
+}
+fn path_delay() -> [f64; 2] {
+    [10.0, 20.0]
+}
+
+/// `none`, `low`, `medium` or `high` (docs/model.md), or a table with a custom chain.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ErrorsConfig {
-    /// `none | low | medium | high` (SPEC §2 table).
-    Profile(String),
-    /// A custom two-state chain.
+    Profile(ErrorProfile),
     Chain(ChainTable),
 }
 
-/// A custom Gilbert–Elliott chain, times in ms (SPEC §7.1 "a table with the chain parameters").
-#[derive(Clone, Copy, Debug, Deserialize)]
+impl Default for ErrorsConfig {
+    fn default() -> Self {
+        ErrorsConfig::Profile(ErrorProfile::None)
+    }
+}
+
+/// A named error profile: `none`, `low` (Bernoulli), `medium` or `high` (Gilbert–Elliott).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorProfile {
+    None,
+    Low,
+    Medium,
+    High,
+}
+
+impl ErrorProfile {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorProfile::None => "none",
+            ErrorProfile::Low => "low",
+            ErrorProfile::Medium => "medium",
+            ErrorProfile::High => "high",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorProfile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A custom Gilbert–Elliott chain: each state's sojourn is exponential with the given mean,
+/// redrawn until within `[min, max]` (min <= mean <= max), times in ms (at least 0.1 ms);
+/// `*_loss` is the loss probability in that state.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChainTable {
+    #[schemars(range(min = 0.1, max = 1e7))]
     pub good_mean_ms: f64,
+    #[schemars(range(min = 0.1, max = 1e7))]
     pub good_min_ms: f64,
+    #[schemars(range(min = 0.1, max = 1e7))]
     pub good_max_ms: f64,
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub good_loss: f64,
+    #[schemars(range(min = 0.1, max = 1e7))]
     pub bad_mean_ms: f64,
+    #[schemars(range(min = 0.1, max = 1e7))]
     pub bad_min_ms: f64,
+    #[schemars(range(min = 0.1, max = 1e7))]
     pub bad_max_ms: f64,
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub bad_loss: f64,
 }
 
@@ -124,86 +300,436 @@ impl ChainTable {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+/// What the clients do: `continuous` (back-to-back requests), `random` (batches at random
+/// times), `burst` (continuous background clients plus a burst of clients at `burst_at_s`),
+/// `firmware` (a Block2 transfer of `resource_bytes`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkloadKind {
+    #[default]
     Continuous,
     Random,
     Burst,
     Firmware,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+/// The clients and their requests (docs/model.md).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadConfig {
+    #[serde(default)]
     pub kind: WorkloadKind,
+    /// Number of clients (burst: ignored, see `background` and `burst_clients`).
+    #[serde(default = "one_u32")]
+    #[schemars(range(min = 1, max = 100000))]
     pub clients: u32,
     /// Exchanges per client (continuous, random, burst background).
+    #[serde(default = "d50")]
+    #[schemars(range(min = 1, max = 10000000))]
     pub exchanges: u32,
-    /// Continuous clients keep going until this deadline (s) instead of counting.
+    /// Continuous or burst only: clients keep going until this deadline (s) instead of
+    /// counting exchanges.
+    #[serde(default)]
+    #[schemars(range(min = 0.001, max = 1e7))]
     pub duration_s: Option<f64>,
     /// Random clients: batch size uniform in `[batch[0], batch[1]]`.
+    #[serde(default = "batch")]
+    #[schemars(inner(range(min = 1, max = 1000000)))]
     pub batch: [u32; 2],
-    /// Each client starts at an offset uniform in `[0, start_spread_s]`.
+    /// Each client starts at an offset uniform in `[0, start_spread_s]`, s. The default is
+    /// fixed by the 50-client reference (docs/validation.md).
+    #[serde(default = "spread")]
+    #[schemars(range(min = 0.0, max = 1e6))]
     pub start_spread_s: f64,
-    /// Payload of each piggybacked 2.05 response, bytes. Default 60.
+    /// Payload of each piggybacked 2.05 response, bytes.
+    #[serde(default = "d60_u32")]
+    #[schemars(range(max = 65000))]
     pub response_bytes: u32,
-    /// Firmware: resource size, bytes. Default 102400.
+    /// Firmware: resource size, bytes.
+    #[serde(default = "d102400")]
+    #[schemars(range(min = 1, max = 10000000000u64))]
     pub resource_bytes: u64,
-    /// Firmware: Block2 size exponent (RFC 7959 §2.2, block = 2^(SZX+4)); default 4 = 256 B.
+    /// Firmware: Block2 size exponent (RFC 7959 §2.2, block = 2^(SZX+4) bytes; 4 = 256 B).
+    #[serde(default = "d4_u8")]
+    #[schemars(range(max = 6))]
     pub block_szx: u8,
     /// Burst: continuous background clients (then `clients` is ignored).
     #[serde(default)]
+    #[schemars(range(max = 100000))]
     pub background: u32,
+    /// Burst (required there, not allowed otherwise): when the burst starts, s.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e7))]
     pub burst_at_s: Option<f64>,
+    /// Burst (required there, not allowed otherwise): clients in the burst.
     #[serde(default)]
+    #[schemars(range(min = 1, max = 100000))]
     pub burst_clients: Option<u32>,
+    /// Burst (required there, not allowed otherwise): exchanges per burst client.
     #[serde(default)]
+    #[schemars(range(min = 1, max = 10000000))]
     pub burst_exchanges: Option<u32>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+fn one_u32() -> u32 {
+    1
+}
+fn d50() -> u32 {
+    50
+}
+fn batch() -> [u32; 2] {
+    [1, 10]
+}
+fn spread() -> f64 {
+    0.05
+}
+fn d60_u32() -> u32 {
+    60
+}
+fn d102400() -> u64 {
+    102400
+}
+fn d4_u8() -> u8 {
+    4
+}
+
+/// `udp` (CoAP over UDP with the algorithm library) or `tcp` (CoAP over TCP, RFC 8323, on
+/// the TCP model).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    #[default]
+    Udp,
+    Tcp,
+}
+
+impl Transport {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Transport::Udp => "udp",
+            Transport::Tcp => "tcp",
+        }
+    }
+}
+
+/// The CoAP endpoints (RFC 7252 §4.8 transmission parameters).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CoapConfig {
-    /// `udp` (the algorithm library) or `tcp` (RFC 8323 on the TCP model).
-    pub transport: String,
-    /// Algorithm name (SPEC §3.1), or the TCP congestion controller (`newreno`).
+    #[serde(default)]
+    pub transport: Transport,
+    /// The congestion-control algorithm (docs/algorithms.md) with transport `udp`, the TCP
+    /// congestion controller (`newreno`) with transport `tcp`.
+    #[serde(default = "cocoa")]
+    #[schemars(schema_with = "cc_schema")]
     pub cc: String,
+    /// MAX_RETRANSMIT (RFC 7252 default 4; the literature uses 20).
+    #[serde(default = "d4_u32")]
+    #[schemars(range(max = 63))]
     pub max_retransmit: u32,
+    /// NSTART: outstanding exchanges per client.
+    #[serde(default = "one_u32")]
+    #[schemars(range(min = 1, max = 64))]
     pub nstart: u32,
+    /// ACK_TIMEOUT, s.
+    #[serde(default = "d2")]
+    #[schemars(range(min = 0.001, max = 3600.0))]
     pub ack_timeout_s: f64,
+    /// ACK_RANDOM_FACTOR.
+    #[serde(default = "d1_5")]
+    #[schemars(range(min = 1.0, max = 10.0))]
     pub ack_random_factor: f64,
-    /// Timer cap of the non-CoCoA families, s. Default 60.
+    /// Timer cap of the non-CoCoA families, s.
+    #[serde(default = "d60")]
+    #[schemars(range(min = 0.001, max = 86400.0))]
     pub max_timer_s: f64,
 }
 
-/// The scenario's `[tcp]` section (see `crate::tcp::TcpConfig` for what each does).
-#[derive(Clone, Debug, Deserialize)]
+fn cocoa() -> String {
+    "cocoa".into()
+}
+fn d4_u32() -> u32 {
+    4
+}
+fn d2() -> f64 {
+    2.0
+}
+fn d1_5() -> f64 {
+    1.5
+}
+
+/// `coap.cc`: a string, one of the UDP algorithms or the TCP controllers.
+fn cc_schema(_: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> = coaplab_cc::algorithm::AlgorithmName::ALL
+        .iter()
+        .map(|a| a.as_str())
+        .chain(TCP_CONTROLLERS)
+        .collect();
+    schemars::json_schema!({ "type": "string", "enum": names })
+}
+
+/// Nagle's algorithm in the TCP model: `minshall` (Linux's variant), `classic` (RFC 896 as
+/// written) or `off`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NagleMode {
+    #[default]
+    Minshall,
+    Classic,
+    Off,
+}
+
+impl NagleMode {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            NagleMode::Minshall => "minshall",
+            NagleMode::Classic => "classic",
+            NagleMode::Off => "off",
+        }
+    }
+}
+
+/// The TCP model's parameters (docs/model.md; `crate::tcp::TcpConfig` says what each does).
+/// The MSS is `link.mtu` − 40.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSection {
-    /// Initial window, segments. Default 4.
+    /// Initial window, segments.
+    #[serde(default = "d4_u32")]
+    #[schemars(range(min = 1, max = 1000))]
     pub initial_window: u32,
-    /// Slow-start growth limit per ACK, segments; `None` = every acknowledged byte (Linux).
+    /// Slow-start growth limit per ACK, segments; absent = every acknowledged byte (Linux).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
     pub slow_start_limit: Option<u32>,
-    /// `minshall` (Linux, default), `classic` (RFC 896 as written) or `off`.
-    pub nagle: String,
-    /// RFC 3042 Limited Transmit. Default on.
+    #[serde(default)]
+    pub nagle: NagleMode,
+    /// RFC 3042 Limited Transmit.
+    #[serde(default = "yes")]
     pub limited_transmit: bool,
-    /// Delayed-ACK timer, ms. Default 200.
+    /// Delayed-ACK timer, ms.
+    #[serde(default = "d200")]
+    #[schemars(range(min = 0.0, max = 10000.0))]
     pub delayed_ack_ms: f64,
-    /// Initial RTO (also SYN, SYN-ACK), s. Default 2.
+    /// Initial RTO (also of SYN and SYN-ACK), s.
+    #[serde(default = "d2")]
+    #[schemars(range(min = 0.001, max = 3600.0))]
     pub initial_rto_s: f64,
-    /// RTO cap, s. Default 120.
+    /// RTO cap, s (at least `initial_rto_s`).
+    #[serde(default = "d120")]
+    #[schemars(range(min = 0.001, max = 86400.0))]
     pub max_rto_s: f64,
-    /// Default 40.
+    /// SYN retransmissions before a connection attempt fails.
+    #[serde(default = "d40")]
+    #[schemars(range(max = 1000))]
     pub syn_retries: u32,
-    /// Default 41.
+    /// SYN-ACK retransmissions before the server gives up.
+    #[serde(default = "d41")]
+    #[schemars(range(max = 1000))]
     pub synack_retries: u32,
 }
+
+fn d120() -> f64 {
+    120.0
+}
+fn d40() -> u32 {
+    40
+}
+fn d41() -> u32 {
+    41
+}
+
+macro_rules! default_from_serde {
+    ($($t:ty),*) => {$(
+        impl Default for $t {
+            /// Every key at its default.
+            fn default() -> Self {
+                serde_json::from_str("{}").expect("every key has a default")
+            }
+        }
+    )*};
+}
+default_from_serde!(LinkConfig, WorkloadConfig, CoapConfig, TcpSection);
 
 impl RunConfig {
     pub fn from_json(text: &str) -> Result<Self, String> {
         serde_json::from_str(text).map_err(|e| format!("invalid configuration: {e}"))
+    }
+}
+
+/// The JSON Schema of scenario files (pretty-printed JSON text): the configuration keys of
+/// [`RunConfig`] with `[[group]]` in the file form ([`GroupFile`]) and the `[sweep]` table.
+pub fn scenario_schema() -> String {
+    let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let group = generator.subschema_for::<GroupFile>();
+    let mut root = generator.into_root_schema_for::<RunConfig>();
+    root.insert(
+        "$schema".into(),
+        "https://json-schema.org/draft/2020-12/schema".into(),
+    );
+    root.insert("title".into(), "coaplab scenario file".into());
+    root.insert(
+        "description".into(),
+        "A coaplab scenario file (TOML): the testbed, the clients, the CoAP settings and \
+         optionally a sweep (docs/experiments.md). Every key is optional."
+            .into(),
+    );
+    let props = root
+        .get_mut("properties")
+        .and_then(|p| p.as_object_mut())
+        .expect("RunConfig has properties");
+    props.insert(
+        "group".into(),
+        serde_json::json!({
+            "description": "Client populations: each inherits the file's [workload], [coap] \
+                            and [tcp] and overrides keys; names are unique.",
+            "type": "array",
+            "items": group.to_value(),
+        }),
+    );
+    props.insert(
+        "sweep".into(),
+        serde_json::json!({
+            "description": "Dotted key (\"coap.cc\", \"link.buffer_bytes\", \
+                            \"group.<name>.coap.cc\", \"group.<name>.clients\", ...) -> \
+                            non-empty list of values; the cartesian product is run, first \
+                            key slowest.",
+            "type": "object",
+            "additionalProperties": {"type": "array", "minItems": 1},
+        }),
+    );
+    if let Some(defs) = root.get_mut("$defs").and_then(|d| d.as_object_mut()) {
+        defs.remove("GroupConfig");
+    }
+    let mut text = serde_json::to_string_pretty(&root).expect("schema serializes");
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_configuration_is_the_reference_testbed() {
+        // The defaults of docs/model.md: 30 / 60 kbit/s, 400 / 200 ms, MTU 296, 2500 B.
+        let c = RunConfig::from_json("{}").unwrap();
+        assert_eq!(c.name, "scenario");
+        assert_eq!((c.seed, c.replications, c.trace), (1, 1, false));
+        let l = &c.link;
+        assert_eq!((l.downlink_kbps, l.uplink_kbps), (30.0, 60.0));
+        assert_eq!((l.downlink_delay_ms, l.uplink_delay_ms), (400.0, 200.0));
+        assert_eq!(
+            (l.mtu, l.buffer_bytes, l.uplink_buffer_bytes),
+            (296, 2500, None)
+        );
+        assert_eq!(l.path_delay_ms, [10.0, 20.0]);
+        assert!(matches!(
+            l.errors,
+            ErrorsConfig::Profile(ErrorProfile::None)
+        ));
+        assert_eq!(c.workload.kind, WorkloadKind::Continuous);
+        assert_eq!((c.workload.clients, c.workload.exchanges), (1, 50));
+        assert_eq!(c.workload.batch, [1, 10]);
+        assert_eq!(
+            (c.coap.transport, c.coap.cc.as_str()),
+            (Transport::Udp, "cocoa")
+        );
+        assert_eq!((c.coap.max_retransmit, c.coap.nstart), (4, 1));
+        assert!(c.tcp.is_none() && c.network.is_none() && c.group.is_empty());
+        let t = TcpSection::default();
+        assert_eq!(
+            (t.initial_window, t.nagle, t.syn_retries),
+            (4, NagleMode::Minshall, 40)
+        );
+    }
+
+    #[test]
+    fn unknown_keys_and_values_are_refused() {
+        for bad in [
+            r#"{"link": {"bufer_bytes": 1}}"#,
+            r#"{"coap": {"transport": "quic"}}"#,
+            r#"{"workload": {"kind": "steady"}}"#,
+            r#"{"link": {"errors": "heavy"}}"#,
+            r#"{"network": {"kind": "mesh"}}"#,
+        ] {
+            assert!(RunConfig::from_json(bad).is_err(), "{bad}");
+        }
+    }
+
+    fn prop<'a>(schema: &'a serde_json::Value, def: &str, key: &str) -> &'a serde_json::Value {
+        &schema["$defs"][def]["properties"][key]
+    }
+
+    #[test]
+    fn the_bounds_keep_derived_integers_in_range() {
+        let schema: serde_json::Value = serde_json::from_str(&scenario_schema()).unwrap();
+        // Rates: the smallest allowed rate is 0.001 kbit/s, 0.001 × 1000 = 1 bit/s (not 0).
+        for key in ["downlink_kbps", "uplink_kbps"] {
+            let min = prop(&schema, "LinkConfig", key)["minimum"]
+                .as_f64()
+                .unwrap();
+            assert_eq!((min * 1000.0).round() as u64, 1);
+        }
+        // Delays: 1e7 ms = 1e13 ns, far below u64::MAX ≈ 1.8e19 ns.
+        for key in ["downlink_delay_ms", "uplink_delay_ms"] {
+            let max = prop(&schema, "LinkConfig", key)["maximum"]
+                .as_f64()
+                .unwrap();
+            assert_eq!(max, MAX_DELAY_MS);
+        }
+        assert_eq!(
+            prop(&schema, "LinkConfig", "path_delay_ms")["items"]["maximum"].as_f64(),
+            Some(MAX_DELAY_MS)
+        );
+        assert!(MAX_DELAY_MS * 1e6 < u64::MAX as f64 / 1e5);
+        // Gilbert–Elliott sojourns: at least 0.1 ms = 100 000 ns, never 0.
+        for key in ["good_min_ms", "good_mean_ms", "bad_min_ms", "bad_max_ms"] {
+            let min = prop(&schema, "ChainTable", key)["minimum"]
+                .as_f64()
+                .unwrap();
+            assert_eq!(min, 0.1);
+            assert_eq!(
+                coaplab_cc::Duration::from_secs_f64(min / 1000.0).nanos(),
+                100_000
+            );
+        }
+    }
+
+    #[test]
+    fn the_scenario_schema_describes_files() {
+        let schema: serde_json::Value = serde_json::from_str(&scenario_schema()).unwrap();
+        let top: Vec<&str> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(
+            top,
+            [
+                "name",
+                "seed",
+                "replications",
+                "trace",
+                "link",
+                "workload",
+                "coap",
+                "tcp",
+                "network",
+                "group",
+                "sweep"
+            ]
+        );
+        assert_eq!(
+            schema["$defs"]["GroupFile"]["required"],
+            serde_json::json!(["name"])
+        );
+        let cc = prop(&schema, "CoapConfig", "cc")["enum"]
+            .as_array()
+            .unwrap();
+        assert!(cc.contains(&"cocoa-fb2".into()) && cc.contains(&"newreno".into()));
+        assert_eq!(prop(&schema, "LinkConfig", "mtu")["default"], 296);
+        assert!(prop(&schema, "LinkConfig", "downlink_delay_ms")["default"].is_f64());
     }
 }

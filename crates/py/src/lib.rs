@@ -120,6 +120,19 @@ fn error_profiles() -> Vec<&'static str> {
     coaplab_engine::net::loss::LossProcess::PROFILES.to_vec()
 }
 
+/// The JSON Schema of scenario files (JSON text): every configuration key with its type,
+/// default, range and allowed values, as the engine's configuration types define them.
+#[pyfunction]
+fn config_schema() -> String {
+    coaplab_engine::config::scenario_schema()
+}
+
+/// The congestion controllers of the TCP model (`coap.cc` with transport `tcp`).
+#[pyfunction]
+fn tcp_controllers() -> Vec<&'static str> {
+    coaplab_engine::config::TCP_CONTROLLERS.to_vec()
+}
+
 /// Runs replication `replication` of one fully resolved configuration (JSON text) and returns
 /// the run's result as JSON text. With `pcap_path`, writes the capture there. The GIL is
 /// released while the engine runs, so threads can overlap runs.
@@ -184,5 +197,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_all, m)?)?;
     m.add_function(wrap_pyfunction!(reset_cancel, m)?)?;
+    m.add_function(wrap_pyfunction!(config_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_controllers, m)?)?;
     Ok(())
 }

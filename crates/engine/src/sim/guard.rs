@@ -119,7 +119,7 @@ impl GuardLimits {
         let mut pops: Vec<(&WorkloadConfig, u64, f64)> = Vec::new();
         let mut add =
             |w, coap: &crate::config::CoapConfig, tcp: &Option<crate::config::TcpSection>| {
-                let (retries, wait_s) = if coap.transport == "tcp" {
+                let (retries, wait_s) = if coap.transport == crate::config::Transport::Tcp {
                     let (syn, max_rto) = tcp
                         .as_ref()
                         .map_or((40, 120.0), |t| (u64::from(t.syn_retries), t.max_rto_s));

@@ -171,7 +171,7 @@ impl World {
                 }
             };
             groups.push(Group {
-                tcp: g.coap.transport == "tcp",
+                tcp: g.coap.transport == crate::config::Transport::Tcp,
                 cfg: g,
                 first,
                 count,

@@ -43,7 +43,7 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
     }
     let loss = |direction: &str| -> Result<LossProcess, ConfigError> {
         match &l.errors {
-            ErrorsConfig::Profile(p) => LossProcess::profile(p).ok_or_else(|| {
+            ErrorsConfig::Profile(p) => LossProcess::profile(p.as_str()).ok_or_else(|| {
                 ConfigError(format!(
                     "link.errors: '{p}' ({direction}) is not a profile; allowed: none, low, medium, high, or a table"
                 ))

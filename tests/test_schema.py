@@ -1,0 +1,76 @@
+"""The configuration schema is the engine's (crates/engine/src/config.rs): the shipped JSON Schema
+of scenario files equals what the engine exports, every shipped scenario file validates against
+it, and the Python front takes its defaults, ranges and allowed values from it."""
+
+import json
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import ROOT
+
+from coaplab import _core
+from coaplab import scenario as sc
+from coaplab.errors import ScenarioError
+
+SHIPPED = ROOT / "python" / "coaplab" / "data" / "scenario.schema.json"
+FILES = sorted((ROOT / "examples").glob("*.toml")) + sorted((ROOT / "python" / "coaplab" / "scenarios").glob("*.toml"))
+
+
+def test_shipped_schema_is_the_engines():
+    # Regenerate with: python -c "from coaplab import _core; print(_core.config_schema(), end='')" > python/coaplab/data/scenario.schema.json
+    assert SHIPPED.read_text() == _core.config_schema()
+
+
+def test_schema_is_a_valid_json_schema():
+    jsonschema.Draft202012Validator.check_schema(json.loads(SHIPPED.read_text()))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_shipped_scenario_files_validate_against_the_schema(path):
+    schema = json.loads(SHIPPED.read_text())
+    jsonschema.Draft202012Validator(schema).validate(tomllib.loads(path.read_text()))
+
+
+def test_the_schema_rejects_what_the_loader_rejects():
+    v = jsonschema.Draft202012Validator(json.loads(SHIPPED.read_text()))
+    for bad in ({"link": {"bufer_bytes": 1}}, {"coap": {"cc": "cocoaa"}}, {"link": {"mtu": 67}},
+                {"workload": {"kind": "steady"}}, {"network": {"kind": "mesh"}},
+                {"group": [{"clients": 3}]}, {"group": [{"name": "a/b"}]}, {"sweep": {"coap.cc": []}},
+                {"link": {"downlink_kbps": 0.0001}}, {"link": {"uplink_delay_ms": 1e30}}):
+        assert not v.is_valid(bad), bad
+        with pytest.raises(ScenarioError):
+            sc.load_scenario(bad)
+
+
+def test_defaults_and_allowed_values_come_from_the_engine():
+    schema = json.loads(_core.config_schema())
+    link = schema["$defs"]["LinkConfig"]["properties"]
+    assert {k: f.default for k, f in sc.SCHEMA["link"].items()} == {k: p.get("default") for k, p in link.items()}
+    assert sc.UDP_ALGORITHMS == tuple(_core.algorithms())
+    assert sc.TCP_CONTROLLERS == tuple(_core.tcp_controllers()) == ("newreno",)
+    assert sc.WORKLOAD_KINDS == ("continuous", "random", "burst", "firmware")
+    assert sc.NAGLE_MODES == ("minshall", "classic", "off") and sc.TRANSPORTS == ("udp", "tcp")
+    assert sc.ERROR_PROFILES == ("none", "low", "medium", "high")
+
+
+@pytest.mark.parametrize(
+    "raw, fragment",
+    [
+        # Times become u64 nanoseconds: 1e30 ms would saturate; the bound is 1e7 ms.
+        ({"link": {"uplink_delay_ms": 1e30}}, "link.uplink_delay_ms: 1e+30 is out of range; expected a number >= 0 and <= 1e+07"),
+        # Rates become integer bit/s: 1e-4 kbit/s = 0.1 bit/s would round to 0.
+        ({"link": {"downlink_kbps": 1e-4}}, "link.downlink_kbps: 0.0001 is out of range; expected a number >= 0.001"),
+        # Gilbert–Elliott sojourns of 1e-7 ms = 0.1 ns would round to 0 ns.
+        ({"link": {"errors": dict(good_mean_ms=1e-7, good_min_ms=1e-7, good_max_ms=1e-7, good_loss=0.0,
+                                  bad_mean_ms=100, bad_min_ms=30, bad_max_ms=300, bad_loss=0.5)}},
+         "link.errors.good_mean_ms: 1e-07 is out of range; expected a number >= 0.1"),
+        ({"link": {"path_delay_ms": [0, 1e14]}}, "link.path_delay_ms[1]: 100000000000000.0 is out of range"),
+        ({"workload": {"duration_s": 0}}, "workload.duration_s: 0 is out of range; expected a number >= 0.001"),
+    ],
+)
+def test_bounds_keep_derived_integers_in_range(raw, fragment):
+    with pytest.raises(ScenarioError) as e:
+        sc.load_scenario(raw)
+    assert fragment in str(e.value)
