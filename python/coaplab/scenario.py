@@ -92,7 +92,9 @@ def _fmt(v: Any) -> str:
         return json.dumps(v)
     if isinstance(v, int):
         if v.bit_length() > 64:
-            return f"{'-' if v < 0 else ''}<an integer of about {int(v.bit_length() * 0.30103) + 1} digits>"
+            # str() refuses integers of more than 4300 digits (about 14 000 bits).
+            digits = f"{len(str(abs(v)))}" if v.bit_length() < 14_000 else f"about {int(v.bit_length() * 0.30103) + 1}"
+            return f"{'-' if v < 0 else ''}<an integer of {digits} digits>"
         return repr(v)
     if isinstance(v, float):
         return repr(v)
@@ -193,11 +195,21 @@ def choice(options: tuple[str, ...]):
     return check
 
 
-def text(min_len: int = 0, max_len: int | None = None):
+_NO_CONTROL = r"^[^\x00-\x1f\x7f]*$"
+
+
+def text(min_len: int = 0, max_len: int | None = None, pattern: str | None = None):
     desc = "a string" + (f" of {min_len} to {max_len} characters" if max_len is not None else "")
+    if pattern == _NO_CONTROL:
+        desc += " without control characters"
+    elif pattern is not None:
+        desc += f" matching {pattern}"
+    regex = re.compile(pattern) if pattern is not None else None
 
     def check(key: str, v: Any) -> Any:
         if not isinstance(v, str) or len(v) < min_len or max_len is not None and len(v) > max_len:
+            raise _bad(key, v, desc)
+        if regex is not None and not regex.search(v):
             raise _bad(key, v, desc)
         return v
 
@@ -272,7 +284,7 @@ def _checker(node: dict[str, Any]) -> Callable[[str, Any], Any]:
     if types == {"boolean"}:
         return boolean
     if types == {"string"}:
-        return text(node.get("minLength", 0), node.get("maxLength"))
+        return text(node.get("minLength", 0), node.get("maxLength"), node.get("pattern"))
     if types == {"array"} and node.get("minItems") == node.get("maxItems") == 2:
         item = _deref(node["items"])
         lo, hi, _ = _bounds(item)
@@ -554,9 +566,11 @@ def _read(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"{path}: not valid TOML: {str(e).splitlines()[0]}") from None
     except RecursionError:
-        raise ScenarioError(f"{path}: not valid TOML here: arrays or tables nested too deeply") from None
-    except ValueError as e:  # e.g. an integer literal with more digits than int() converts
-        raise ScenarioError(f"{path}: not valid TOML here: {str(e).splitlines()[0]}") from None
+        raise ScenarioError(f"{path}: arrays or tables nested too deeply to read; "
+                            "no key takes values nested more than a few levels") from None
+    except ValueError as e:  # an integer literal with more digits than int() converts
+        what = "an integer literal with thousands of digits" if "digits" in str(e) else str(e).splitlines()[0]
+        raise ScenarioError(f"{path}: cannot read {what}; no key takes such a value") from None
 
 
 def _check_depth(value: Any, key: str, depth: int = 0) -> None:

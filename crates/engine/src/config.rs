@@ -28,10 +28,11 @@ pub const TCP_CONTROLLERS: [&str; 1] = ["newreno"];
 #[serde(deny_unknown_fields)]
 #[schemars(title = "coaplab configuration")]
 pub struct RunConfig {
-    /// The scenario's name (labels results; output file names use it with every character
-    /// outside A–Z, a–z, 0–9, `-`, `_` replaced by `_`).
+    /// The scenario's name: 1 to 200 characters, no control characters. It labels results;
+    /// output file names (pcaps, traces) use it with every character outside A–Z, a–z, 0–9,
+    /// `-`, `_` replaced by `_`, so a name is never a path.
     #[serde(default = "default_name")]
-    #[schemars(length(min = 1, max = 200))]
+    #[schemars(length(min = 1, max = 200), regex(pattern = r"^[^\x00-\x1f\x7f]*$"))]
     pub name: String,
     /// Base seed; replication `r` derives its random streams from `(seed, r)`.
     #[serde(default = "one")]
