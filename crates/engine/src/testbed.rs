@@ -4,6 +4,7 @@
 
 use std::io::Write;
 
+use coaplab_cc::registry::Registry;
 use coaplab_cc::Duration;
 
 use crate::config::RunConfig;
@@ -48,7 +49,18 @@ pub fn run(
     replication: u64,
     pcap: Option<&mut dyn Write>,
 ) -> Result<RunResult, ConfigError> {
-    let mut world = World::new(cfg, replication, pcap.is_some())?;
+    run_with_registry(cfg, replication, pcap, &Registry::builtin())
+}
+
+/// As [`run`], with UDP algorithms taken from `registry` (e.g. one an experimenter
+/// registered at run time).
+pub fn run_with_registry(
+    cfg: &RunConfig,
+    replication: u64,
+    pcap: Option<&mut dyn Write>,
+    registry: &Registry,
+) -> Result<RunResult, ConfigError> {
+    let mut world = World::with_registry(cfg, replication, pcap.is_some(), registry)?;
     world.run();
     if let Some(out) = pcap {
         world

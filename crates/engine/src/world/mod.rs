@@ -12,6 +12,7 @@ pub(crate) mod results;
 pub(crate) mod tcp_app;
 pub(crate) mod udp_app;
 
+use coaplab_cc::registry::Registry;
 use coaplab_cc::Instant;
 
 use crate::config::{GroupConfig, RunConfig};
@@ -59,6 +60,8 @@ pub(crate) struct Placement<'a> {
     pub net: &'a Network,
     pub seed: u64,
     pub replication: u64,
+    /// Where UDP algorithms come from.
+    pub registry: &'a Registry,
 }
 
 impl Placement<'_> {
@@ -112,8 +115,19 @@ fn populations(cfg: &RunConfig) -> Vec<GroupConfig> {
 }
 
 impl World {
-    /// Builds replication `replication` of `cfg`.
+    /// Builds replication `replication` of `cfg` with the built-in algorithms.
     pub fn new(cfg: &RunConfig, replication: u64, capture: bool) -> Result<Self, ConfigError> {
+        Self::with_registry(cfg, replication, capture, &Registry::builtin())
+    }
+
+    /// Builds replication `replication` of `cfg`, taking UDP algorithms from `registry` (the
+    /// built-ins plus any registered at run time).
+    pub fn with_registry(
+        cfg: &RunConfig,
+        replication: u64,
+        capture: bool,
+        registry: &Registry,
+    ) -> Result<Self, ConfigError> {
         let Topology {
             network,
             client_nodes,
@@ -159,6 +173,7 @@ impl World {
                 net: &sh.net,
                 seed: cfg.seed,
                 replication,
+                registry,
             };
             let count = match g.coap.transport.as_str() {
                 "udp" => udp.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?,

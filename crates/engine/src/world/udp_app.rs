@@ -2,7 +2,7 @@
 //! the algorithm library, and the server that answers every CON with a piggybacked ACK.
 
 use coaplab_cc::rng::Rng;
-use coaplab_cc::{Algorithm, AlgorithmName, Config, Instant};
+use coaplab_cc::{Config, Instant};
 
 use super::{Event, Placement, Shared};
 use crate::coap::client::{Action, Client};
@@ -85,9 +85,9 @@ impl UdpApp {
         queue: &mut crate::sim::event_queue::EventQueue<Event>,
     ) -> Result<u32, ConfigError> {
         let err = |m: String| Err(ConfigError(m));
-        let name: AlgorithmName = match g.coap.cc.parse() {
-            Ok(n) => n,
-            Err(e) => return err(format!("{}: '{}': {e}", label("coap.cc"), g.coap.cc)),
+        let entry = match at.registry.get(&g.coap.cc) {
+            Ok(e) => *e,
+            Err(e) => return err(format!("{}: {e}", label("coap.cc"))),
         };
         let l = &cfg.link;
         let w = &g.workload;
@@ -102,7 +102,7 @@ impl UdpApp {
             response_bytes: w.response_bytes,
             block_szx: w.block_szx,
             resource_bytes: w.resource_bytes,
-            rexmit_cnt: name.needs_rexmit_count(),
+            rexmit_cnt: entry.needs_rexmit_count,
         };
         let largest = msgs.response(&msgs.request(
             0,
@@ -151,7 +151,7 @@ impl UdpApp {
             self.in_burst.push(setup.in_burst);
             let mut client = Client::new(
                 id,
-                Algorithm::new(name, alg_config),
+                entry.algorithm(&alg_config),
                 stream(at.seed, at.replication, Stream::Client(id)),
                 setup.plan,
                 g.coap.nstart,
