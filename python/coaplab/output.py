@@ -20,6 +20,10 @@ def json_lines(summaries: list[dict[str, Any]]) -> str:
     return "\n".join(json.dumps(s, sort_keys=True) for s in summaries)
 
 
+def _clients(w: dict[str, Any]) -> int:
+    return w["clients"] if w["kind"] != "burst" else w["background"] + (w.get("burst_clients") or 0)
+
+
 def table(summaries: list[dict[str, Any]]) -> str:
     """One block per configuration: what was run, FCT percentiles, retransmissions, packets."""
     out = []
@@ -29,8 +33,13 @@ def table(summaries: list[dict[str, Any]]) -> str:
         title = f"{c['name']}  [{s['config_id']}]" + (f"  {swept}" if swept else "")
         w, l, coap = c["workload"], c["link"], c["coap"]
         out.append(title)
+        if c.get("group"):
+            who = "; ".join(f"{g['name']}: {g['coap']['transport']}/{g['coap']['cc']} {g['workload']['kind']} x{_clients(g['workload'])}"
+                            for g in c["group"])
+        else:
+            who = f"{coap['transport']}/{coap['cc']}  {w['kind']} x{_clients(w)} clients"
         out.append(
-            f"  {coap['transport']}/{coap['cc']}  {w['kind']} x{w['clients'] if w['kind'] != 'burst' else w['background']} clients"
+            f"  {who}"
             f"  buffer {l['buffer_bytes']} B  errors {l['errors'] if isinstance(l['errors'], str) else 'custom'}"
             f"  replications {s['replications']}"
         )
@@ -46,7 +55,7 @@ def table(summaries: list[dict[str, Any]]) -> str:
                 f" {t['csm_retransmissions']} CSM), SYN {t['syn_retransmissions']} / SYN-ACK {t['synack_retransmissions']} retransmitted,"
                 f" {t['rto_expirations']} RTO expirations, {t['fast_retransmits']} fast retransmits"
             )
-        else:
+        if s["retransmission_histogram"]:
             hist = s["retransmission_histogram"]
             shown = ", ".join(f"{k}:{n}" for k, n in enumerate(hist[:12])) + (" ..." if len(hist) > 12 else "")
             out.append(f"  retransmissions per exchange  {shown}")
