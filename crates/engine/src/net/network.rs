@@ -185,10 +185,13 @@ impl Network {
 
     /// The packet enters the element at its current hop at `now`.
     fn enter(&mut self, now: Instant, id: PacketId, q: &mut impl Scheduler) -> Option<DropReason> {
-        let p = self.packets.get(id);
-        let element = self.routes[p.route as usize].hops[p.hop as usize];
+        let p = self.packets.get_ref(id);
+        let (ip_bytes, element) = (
+            p.ip_bytes,
+            self.routes[p.route as usize].hops[p.hop as usize],
+        );
         match &mut self.elements[element as usize] {
-            Element::Link(l) => match l.link.on_packet_arrival(now, id, p.ip_bytes) {
+            Element::Link(l) => match l.link.on_packet_arrival(now, id, ip_bytes) {
                 Arrival::Transmitting { done_at } => {
                     q.schedule_net(done_at, NetEvent::TxDone(element));
                     None

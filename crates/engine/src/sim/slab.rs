@@ -34,6 +34,9 @@ impl<T: Copy> Slab<T> {
     pub fn get(&self, id: PacketId) -> T {
         self.packets[id as usize]
     }
+    pub fn get_ref(&self, id: PacketId) -> &T {
+        &self.packets[id as usize]
+    }
     pub fn get_mut(&mut self, id: PacketId) -> &mut T {
         &mut self.packets[id as usize]
     }

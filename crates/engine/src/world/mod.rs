@@ -220,17 +220,23 @@ impl World {
 
     /// A packet reached the end of its route: the application on that node takes it.
     fn deliver(&mut self, now: Instant, id: PacketId) {
-        match self.sh.net.packets.get(id).app {
-            AppPacket::Udp(p) => self.udp.deliver(now, id, p, &mut self.sh),
-            AppPacket::Tcp(p) => self.tcp.deliver(now, id, p, &mut self.sh),
+        match &self.sh.net.packets.get_ref(id).app {
+            AppPacket::Udp(p) => {
+                let p = *p;
+                self.udp.deliver(now, id, p, &mut self.sh)
+            }
+            AppPacket::Tcp(p) => {
+                let p = *p;
+                self.tcp.deliver(now, id, p, &mut self.sh)
+            }
         }
     }
 
     /// The network serialized or dropped a packet: its owner learns it.
     fn outcomes(&mut self, now: Instant, h: Handled) {
         if let Some((id, LinkRole::Downlink)) = h.serialized {
-            if let AppPacket::Udp(p) = self.sh.net.packets.get(id).app {
-                self.udp.on_downlink_serialized(&p);
+            if let AppPacket::Udp(p) = &self.sh.net.packets.get_ref(id).app {
+                self.udp.on_downlink_serialized(p);
             }
         }
         if let Some((id, _why)) = h.dropped {
