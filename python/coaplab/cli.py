@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Sequence
 
@@ -201,7 +202,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         print("coaplab: interrupted", file=sys.stderr)
-        return 130
+        # Exit now: the runs still in progress were cancelled and are not stored (the results
+        # database is closed); waiting for their threads would delay the exit.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -177,19 +178,47 @@ def _timed(runner: RunFn, task: tuple[str, int, str, str | None]) -> tuple[str, 
         return cid, rep, None, f"{type(e).__name__}: {e}".splitlines()[0], time.perf_counter() - t0
 
 
+def file_stem(name: str) -> str:
+    """A scenario name made safe as the start of a file name: only ``[A-Za-z0-9._-]`` (others
+    become ``_``), no leading dot, at most 100 characters — so output files are only ever
+    written inside the directory the user gave (``name = "../../x"`` gives ``_._.._x``)."""
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", name)[:100]
+    if stem.startswith("."):
+        stem = "_" + stem[1:]
+    return stem or "run"
+
+
+def _stop_engine_runs() -> None:
+    """Asks the runs in progress in this process to stop (each returns "did not finish:
+    cancelled" at its next guard check)."""
+    from . import _core
+
+    cancel = getattr(_core, "cancel_all", None)
+    if cancel is not None:
+        cancel()
+
+
+#: The error text of a run stopped by ``_stop_engine_runs`` (never stored).
+CANCELLED = "did not finish: cancelled"
+
+
 def _local(runner: RunFn, tasks: list, jobs: int) -> Iterator[list]:
     """Yields batches of finished runs: everything that completed since the last batch.
     Even with one job the run executes in a worker thread, so the next run proceeds while the
-    coordinator commits the previous ones."""
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        pending = {pool.submit(_timed, runner, t) for t in tasks}
-        try:
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                yield [f.result() for f in finished]
-        finally:
-            for f in pending:
-                f.cancel()
+    coordinator commits the previous ones. Interrupted (Ctrl-C) or closed early, it does not
+    wait for the runs in progress: queued runs are dropped and running ones are cancelled."""
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    pending = {pool.submit(_timed, runner, t) for t in tasks}
+    try:
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            yield [f.result() for f in finished]
+    finally:
+        if pending:
+            pool.shutdown(wait=False, cancel_futures=True)
+            _stop_engine_runs()
+        else:
+            pool.shutdown()
 
 
 def _dask(runner: RunFn, tasks: list, address: str) -> Iterator:
@@ -244,6 +273,8 @@ def run_scenario(
 
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
+    if hasattr(_core, "reset_cancel"):
+        _core.reset_cancel()  # a previous interrupted call must not cancel these runs
     if trace_dir is not None:
         trace = True
     jobs = jobs or os.cpu_count() or 1
@@ -279,7 +310,7 @@ def run_scenario(
             for rep in range(c["replications"]):
                 if (cid, rep) in done:
                     continue
-                pcap = str(Path(pcap_dir) / f"{c['name']}-{cid}-rep{rep}.pcap") if pcap_dir is not None else None
+                pcap = str(Path(pcap_dir) / f"{file_stem(c['name'])}-{cid}-rep{rep}.pcap") if pcap_dir is not None else None
                 tasks.append((cid, rep, text, pcap))
 
         memory: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
@@ -292,6 +323,8 @@ def run_scenario(
             for batch in execute:
                 rows = []
                 for cid, rep, out, error, wall in batch:
+                    if error is not None and error.endswith(CANCELLED):
+                        continue  # stopped by an interrupt: not a result, never stored
                     result = json.loads(out) if error is None else None
                     rows.append((cid, by_id[cid], rep, result, error, wall))
                     if error is None:
@@ -303,6 +336,7 @@ def run_scenario(
                 for row in rows:
                     bar.advance(failed=row[4] is not None)
         finally:
+            execute.close()  # interrupted: stop the runs in progress without waiting for them
             bar.close()
 
         if trace_dir is not None:
@@ -344,7 +378,7 @@ def write_traces(configs, results, directory: Path) -> None:
             if (cid, rep) not in results:
                 continue
             run, _ = results[(cid, rep)]
-            with open(directory / f"{c['name']}-{cid}-rep{rep}-trace.csv", "w", newline="") as f:
+            with open(directory / f"{file_stem(c['name'])}-{cid}-rep{rep}-trace.csv", "w", newline="") as f:
                 w = csv.writer(f)
                 if c["coap"]["transport"] == "tcp":
                     w.writerow(SEQ_TRACE_COLUMNS)
