@@ -93,6 +93,15 @@ CLIENT_COLUMNS = ("client", "fct_s", "first_request_s", "last_end_s", "exchanges
                   "retransmissions", "unnecessary_retransmissions", "timeouts", "duplicate_responses")
 
 
+def is_interrupt(error: BaseException) -> bool:
+    """Whether `error` is DuckDB's form of a Ctrl-C that arrived while it ran a query (it
+    raises this instead of KeyboardInterrupt)."""
+    import duckdb
+
+    return isinstance(error, duckdb.InterruptException) or (
+        isinstance(error, RuntimeError) and str(error).startswith("Query interrupted"))
+
+
 def connect(path: str | Path, read_only: bool = False):
     """A DuckDB connection with extension autoloading and autoinstalling off."""
     import duckdb
