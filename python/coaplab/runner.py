@@ -179,13 +179,11 @@ def _timed(runner: RunFn, task: tuple[str, int, str, str | None]) -> tuple[str, 
 
 
 def file_stem(name: str) -> str:
-    """A scenario name made safe as the start of a file name: only ``[A-Za-z0-9._-]`` (others
-    become ``_``), no leading dot, at most 100 characters — so output files are only ever
-    written inside the directory the user gave (``name = "../../x"`` gives ``_._.._x``)."""
-    stem = re.sub(r"[^A-Za-z0-9._-]", "_", name)[:100]
-    if stem.startswith("."):
-        stem = "_" + stem[1:]
-    return stem or "run"
+    """`name` as output files use it: every character outside A–Z, a–z, 0–9, `-`, `_` becomes
+    `_` (no `/`, no `.`, so never a path), at most 100 characters — so output files are only
+    ever written inside the directory the user gave. (The same as `coaplab.scenario.file_stem`
+    on main; keep one of the two when merging.)"""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:100] or "scenario"
 
 
 def _stop_engine_runs() -> None:
