@@ -1,6 +1,7 @@
 """Results database: resume after SIGKILL, failure recording, export, Dask (issue: experiment management)."""
 
 import json
+import random
 import signal
 import subprocess
 import sys
@@ -125,3 +126,56 @@ def test_dask_local_cluster_gives_identical_results(tmp_path):
     local = coaplab.run(scen, jobs=1).summaries
     dask = coaplab.run(scen, cluster="local:2", db=tmp_path / "d.duckdb").summaries
     assert strip(dask) == strip(local)
+
+
+CRASH_TOML = ('name = "crash"\nseed = 4\nreplications = 3000\n[link]\nerrors = "medium"\n'
+              '[workload]\nclients = 5\nexchanges = 5\n[sweep]\n"coap.cc" = ["default", "cocoa", "fasor"]\n')
+
+
+def _stamp(db):
+    """Modification times of the database and its write-ahead log (None when absent)."""
+    wal = db.with_name(db.name + ".wal")
+    return tuple(p.stat().st_mtime_ns if p.exists() else None for p in (db, wal))
+
+
+def test_ten_sigkills_at_random_moments_then_resume_equals_an_uninterrupted_sweep(tmp_path):
+    # 9000 runs of 5 clients × 5 exchanges: the sweep is commit-bound, a few seconds in all.
+    # Each attempt is killed at a random moment 0–250 ms after it starts committing runs (the
+    # database or its log changes), the database is checked, and the next attempt resumes.
+    scen, db = tmp_path / "crash.toml", tmp_path / "crash.duckdb"
+    scen.write_text(CRASH_TOML)
+    cmd = [sys.executable, "-m", "coaplab.cli", "run", str(scen), "--db", str(db), "--jobs", "2", "--format", "json",
+           "--no-progress"]
+    rng = random.Random(20261122)
+    kills, stored, history = 0, 0, []
+    while kills < 10:
+        before = _stamp(db)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None and _stamp(db) == before:
+            time.sleep(0.005)
+        time.sleep(rng.uniform(0.0, 0.25))
+        if proc.poll() is not None:
+            break  # the sweep finished before this kill
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        kills += 1
+        n, distinct, clients = _stored(db)
+        assert n == distinct and clients == 5 * n  # no duplicate, every stored run whole
+        assert n >= stored  # a committed run is never lost
+        stored = n
+        history.append(n)
+    print("stored after each kill:", history)
+    assert kills == 10, f"the sweep finished after {kills} kills (stored: {history}); make it longer"
+    assert history[-1] < 9000, history
+    again = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert again.returncode == 0, again.stderr
+    n, distinct, clients = _stored(db)
+    assert n == distinct == 9000 and clients == 5 * 9000
+    clean = subprocess.run([*cmd[:5], "--no-db", *cmd[7:]], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=600)
+    assert clean.returncode == 0, clean.stderr
+    resumed = [json.loads(line) for line in again.stdout.splitlines()]
+    uninterrupted = [json.loads(line) for line in clean.stdout.splitlines()]
+    assert len(resumed) == 3 and strip(resumed) == strip(uninterrupted)
+    assert [s["replications"] for s in resumed] == [3000] * 3

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from .errors import CoaplabError
 
@@ -199,9 +200,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CoaplabError as e:
         print(f"coaplab: error: {e}", file=sys.stderr)
         return 2
+    except Exception as e:
+        from .store import is_interrupt
+
+        if not is_interrupt(e):  # Ctrl-C during a database query comes back as this
+            raise
+        _interrupted()
     except KeyboardInterrupt:
-        print("coaplab: interrupted", file=sys.stderr)
-        return 130
+        _interrupted()
+
+
+def _interrupted() -> NoReturn:
+    print("coaplab: interrupted", file=sys.stderr)
+    # Exit now: the runs still in progress were cancelled and are not stored (the results
+    # database is closed); waiting for their threads would delay the exit.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 if __name__ == "__main__":  # pragma: no cover

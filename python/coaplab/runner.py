@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -177,19 +178,45 @@ def _timed(runner: RunFn, task: tuple[str, int, str, str | None]) -> tuple[str, 
         return cid, rep, None, f"{type(e).__name__}: {e}".splitlines()[0], time.perf_counter() - t0
 
 
+def file_stem(name: str) -> str:
+    """`name` as output files use it: every character outside A–Z, a–z, 0–9, `-`, `_` becomes
+    `_` (no `/`, no `.`, so never a path), at most 100 characters — so output files are only
+    ever written inside the directory the user gave. (The same as `coaplab.scenario.file_stem`
+    on main; keep one of the two when merging.)"""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:100] or "scenario"
+
+
+def _stop_engine_runs() -> None:
+    """Asks the runs in progress in this process to stop (each returns "did not finish:
+    cancelled" at its next guard check)."""
+    from . import _core
+
+    cancel = getattr(_core, "cancel_all", None)
+    if cancel is not None:
+        cancel()
+
+
+#: The error text of a run stopped by ``_stop_engine_runs`` (never stored).
+CANCELLED = "did not finish: cancelled"
+
+
 def _local(runner: RunFn, tasks: list, jobs: int) -> Iterator[list]:
     """Yields batches of finished runs: everything that completed since the last batch.
     Even with one job the run executes in a worker thread, so the next run proceeds while the
-    coordinator commits the previous ones."""
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        pending = {pool.submit(_timed, runner, t) for t in tasks}
-        try:
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                yield [f.result() for f in finished]
-        finally:
-            for f in pending:
-                f.cancel()
+    coordinator commits the previous ones. Interrupted (Ctrl-C) or closed early, it does not
+    wait for the runs in progress: queued runs are dropped and running ones are cancelled."""
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    pending = {pool.submit(_timed, runner, t) for t in tasks}
+    try:
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            yield [f.result() for f in finished]
+    finally:
+        if pending:
+            pool.shutdown(wait=False, cancel_futures=True)
+            _stop_engine_runs()
+        else:
+            pool.shutdown()
 
 
 def _dask(runner: RunFn, tasks: list, address: str) -> Iterator:
@@ -244,6 +271,8 @@ def run_scenario(
 
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
+    if hasattr(_core, "reset_cancel"):
+        _core.reset_cancel()  # a previous interrupted call must not cancel these runs
     if trace_dir is not None:
         trace = True
     jobs = jobs or os.cpu_count() or 1
@@ -292,6 +321,8 @@ def run_scenario(
             for batch in execute:
                 rows = []
                 for cid, rep, out, error, wall in batch:
+                    if error is not None and error.endswith(CANCELLED):
+                        continue  # stopped by an interrupt: not a result, never stored
                     result = json.loads(out) if error is None else None
                     rows.append((cid, by_id[cid], rep, result, error, wall))
                     if error is None:
@@ -303,6 +334,7 @@ def run_scenario(
                 for row in rows:
                     bar.advance(failed=row[4] is not None)
         finally:
+            execute.close()  # interrupted: stop the runs in progress without waiting for them
             bar.close()
 
         if trace_dir is not None:

@@ -9,6 +9,13 @@ Tables:
   connection counters (``tcp_*`` columns). TCP time-sequence traces stay in ``runs.result``.
 - ``traces``: per-client timer / RTO trace points, for runs with tracing on.
 
+The database records its schema version (table ``coaplab_meta``, key ``schema_version``).
+A coaplab database without one (written before versions were recorded) is version 1's
+layout and is stamped when opened for writing; a newer version is refused with one line.
+Any other file — a SQLite file, a DuckDB database of something else, random bytes — is
+refused with one line. DuckDB's extension autoloading and autoinstalling are off on every
+connection: opening a file never reaches the network.
+
 Runs are committed the moment they finish (group commit: the runs that finished while the
 previous commit was being written go into the next transaction together), so killing a sweep
 at any point (SIGKILL included) loses at most the runs in progress; re-running the same command
@@ -26,7 +33,18 @@ from .errors import CoaplabError
 #: Where `coaplab run` stores results when no `--db` is given.
 DEFAULT_DB = "coaplab.duckdb"
 
+#: The layout of the tables below. Bump it (and add the migration to ``_migrate``) whenever a
+#: table changes in a way older coaplab versions cannot read.
+SCHEMA_VERSION = 1
+
+#: Every DuckDB connection coaplab opens: nothing is downloaded or loaded behind its back.
+DUCKDB_CONFIG = {"autoload_known_extensions": False, "autoinstall_known_extensions": False}
+
+#: The tables every coaplab results database has.
+TABLES = ("configs", "runs", "clients", "traces")
+
 SCHEMA = """
+CREATE TABLE IF NOT EXISTS coaplab_meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS configs (
     config_id TEXT PRIMARY KEY, name TEXT, model_version TEXT, config JSON
 );
@@ -75,6 +93,45 @@ CLIENT_COLUMNS = ("client", "fct_s", "first_request_s", "last_end_s", "exchanges
                   "retransmissions", "unnecessary_retransmissions", "timeouts", "duplicate_responses")
 
 
+def is_interrupt(error: BaseException) -> bool:
+    """Whether `error` is DuckDB's form of a Ctrl-C that arrived while it ran a query (it
+    raises this instead of KeyboardInterrupt)."""
+    import duckdb
+
+    return isinstance(error, duckdb.InterruptException) or (
+        isinstance(error, RuntimeError) and str(error).startswith("Query interrupted"))
+
+
+def connect(path: str | Path, read_only: bool = False):
+    """A DuckDB connection with extension autoloading and autoinstalling off."""
+    import duckdb
+
+    return duckdb.connect(str(path), read_only=read_only, config=dict(DUCKDB_CONFIG))
+
+
+def _not_ours(path: Path, what: str) -> CoaplabError:
+    return CoaplabError(f"--db: {str(path)!r} is not a coaplab results database ({what}); "
+                        "give a new file name or a database written by coaplab")
+
+
+def _sniff(path: Path) -> None:
+    """Refuses a file that is not a DuckDB database before DuckDB sees it (DuckDB would try to
+    load an extension for a SQLite file)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except IsADirectoryError:
+        raise CoaplabError(f"--db: {str(path)!r} is a directory; expected a database file") from None
+    except OSError as e:
+        raise CoaplabError(f"--db: cannot read {str(path)!r}: {e.strerror or e}") from None
+    if not head:
+        return  # an empty file: DuckDB makes it a new database
+    if head.startswith(b"SQLite format 3"):
+        raise _not_ours(path, "a SQLite file")
+    if head[8:12] != b"DUCK":
+        raise _not_ours(path, "not a DuckDB file")
+
+
 class ResultsDB:
     """A results database file. Use as a context manager or call :meth:`close`."""
 
@@ -84,12 +141,52 @@ class ResultsDB:
         self.path = Path(path)
         if read_only and not self.path.exists():
             raise CoaplabError(f"--db: {str(self.path)!r} does not exist")
+        if self.path.exists():
+            _sniff(self.path)
         try:
-            self.con = duckdb.connect(str(self.path), read_only=read_only)
+            self.con = connect(self.path, read_only=read_only)
         except duckdb.Error as e:
             raise CoaplabError(f"--db: cannot open {str(self.path)!r}: {str(e).splitlines()[0]}") from None
-        if not read_only:
-            self.con.execute(SCHEMA)
+        try:
+            self._check_schema(read_only)
+        except BaseException:
+            self.con.close()
+            raise
+
+    def _check_schema(self, read_only: bool) -> None:
+        """Refuses a foreign or newer database; migrates (stamps) an older coaplab one."""
+        tables = {t for (t,) in self.con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+        version = None
+        if "coaplab_meta" in tables:
+            row = self.con.execute("SELECT value FROM coaplab_meta WHERE key = 'schema_version'").fetchone()
+            if row is None or not str(row[0]).isdigit():
+                raise _not_ours(self.path, "its coaplab_meta table has no schema version")
+            version = int(row[0])
+        elif {"configs", "runs"} <= tables:
+            version = 1  # written before versions were recorded: version 1's layout
+        elif tables:
+            raise _not_ours(self.path, f"it holds other tables: {', '.join(sorted(tables)[:5])}")
+        if version is not None and version > SCHEMA_VERSION:
+            raise CoaplabError(
+                f"--db: {str(self.path)!r} is a coaplab results database of schema version {version}, newer than "
+                f"this coaplab's ({SCHEMA_VERSION}); upgrade coaplab, or give another --db")
+        if read_only:
+            if version is None:
+                raise _not_ours(self.path, "an empty database")
+            return
+        self._migrate(version)
+
+    def _migrate(self, version: int | None) -> None:
+        """Brings the database to SCHEMA_VERSION (``None``: a new database)."""
+        # Version 1 is SCHEMA itself (idempotent: it also adds the columns later releases of
+        # version 1 added).
+        self.con.execute(SCHEMA)
+        self.con.execute("INSERT OR REPLACE INTO coaplab_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
+    def schema_version(self) -> int:
+        row = self.con.execute("SELECT value FROM coaplab_meta WHERE key = 'schema_version'").fetchone()
+        return int(row[0]) if row else 1
 
     def __enter__(self) -> "ResultsDB":
         return self
@@ -98,7 +195,10 @@ class ResultsDB:
         self.close()
 
     def close(self) -> None:
-        self.con.close()
+        try:
+            self.con.close()
+        except Exception:  # after an I/O error the database may be invalidated; nothing to keep
+            pass
 
     def add_configs(self, configs: Iterable[tuple[str, dict[str, Any]]], model_version: str) -> None:
         import pandas as pd
@@ -152,6 +252,19 @@ class ResultsDB:
                                                           *(f"tcp_{k}" for k in TCP_CLIENT_COLUMNS)]),
             "traces": pd.DataFrame(trace_rows, columns=TRACE_COLUMNS),
         }
+        import duckdb
+
+        try:
+            self._write(batch, frames)
+        except (OSError, duckdb.IOException, duckdb.OutOfMemoryException, duckdb.FatalException) as e:
+            # A full disk (or a vanished one): the transaction was rolled back, every run
+            # committed before stays; the sweep stops and a re-run resumes.
+            reason = getattr(e, "strerror", None) or str(e).splitlines()[0]
+            raise CoaplabError(f"--db: cannot store results in {str(self.path)!r}: {reason}; the runs stored "
+                               "before are kept: free space and re-run the same command to resume") from None
+
+    def _write(self, batch, frames) -> None:
+        """One transaction: removes the stored failures being retried, inserts the rows."""
         self.con.execute("BEGIN TRANSACTION")
         try:
             for cid, _, rep, _, _, _ in batch:
@@ -163,7 +276,10 @@ class ResultsDB:
                     self.con.unregister("batch_rows")
             self.con.execute("COMMIT")
         except BaseException:
-            self.con.execute("ROLLBACK")
+            try:
+                self.con.execute("ROLLBACK")
+            except Exception:  # the connection may be unusable after an I/O error
+                pass
             raise
 
     def _delete(self, cid: str, rep: int) -> None:
@@ -188,7 +304,7 @@ class ResultsDB:
 
     def frame(self, table: str):
         """A table as a pandas DataFrame (``configs``, ``runs``, ``clients``, ``traces``)."""
-        if table not in ("configs", "runs", "clients", "traces"):
+        if table not in TABLES:
             raise CoaplabError(f"table {table!r}: allowed: configs, runs, clients, traces")
         import duckdb
 
@@ -210,7 +326,7 @@ class ResultsDB:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = []
-        for table in ("configs", "runs", "clients", "traces"):
+        for table in TABLES:
             path = out / f"{table}.{fmt}"
             opts = "(FORMAT PARQUET)" if fmt == "parquet" else "(FORMAT CSV, HEADER)"
             self.con.execute(f"COPY {table} TO '{path.as_posix()}' {opts}")

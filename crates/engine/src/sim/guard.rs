@@ -23,7 +23,7 @@
 //!                (start_spread_s + burst_at_s + duration_s + u · (r + 2) · T)
 //! ```
 //!
-//! Measured runs use far less: the 400-client random benchmark processes ≈ 37 events per
+//! Measured runs use far less: the 400-client random benchmark processes ≈ 35 events per
 //! exchange against the 32 · (4 + 2) = 192 allowed. Both limits can be overridden
 //! ([`GuardLimits::with_overrides`]).
 
