@@ -11,7 +11,6 @@ import coaplab
 from coaplab import _core
 from coaplab.scenario import load_scenario
 
-WIRING = "the testbed does not build links / chains with their checked constructors yet; remove this mark once it does"
 
 
 def resolved(**link):
@@ -20,7 +19,6 @@ def resolved(**link):
     return json.dumps(config)
 
 
-@pytest.mark.xfail(strict=True, reason=WIRING)
 def test_a_chain_whose_states_round_to_0_ns_is_refused():
     # `*_ms = 1e-7` is 0.1 ns: every state would last 0 ns and the chain would never advance.
     chain = {f"{s}_{k}_ms": 1e-7 for s in ("good", "bad") for k in ("mean", "min", "max")}
@@ -31,7 +29,6 @@ def test_a_chain_whose_states_round_to_0_ns_is_refused():
                             "(a state must last at least 1 µs)")
 
 
-@pytest.mark.xfail(strict=True, reason=WIRING)
 def test_a_rate_that_rounds_to_0_bit_per_s_is_refused():
     # 1e-4 kbit/s = 0.1 bit/s, rounded to whole bit/s: 0.
     with pytest.raises(ValueError) as e:

@@ -58,7 +58,6 @@ def test_sigint_exits_130_without_waiting_for_runs_in_progress(tmp_path):
                for _, r in rows)
 
 
-@pytest.mark.xfail(strict=True, reason="the event loops do not call sim::guard yet; remove this mark once they do")
 def test_cancel_all_makes_runs_return_cancelled():
     from coaplab import _core
 

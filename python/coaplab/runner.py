@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -176,14 +175,6 @@ def _timed(runner: RunFn, task: tuple[str, int, str, str | None]) -> tuple[str, 
         raise
     except BaseException as e:  # pyo3's PanicException derives from BaseException
         return cid, rep, None, f"{type(e).__name__}: {e}".splitlines()[0], time.perf_counter() - t0
-
-
-def file_stem(name: str) -> str:
-    """`name` as output files use it: every character outside A–Z, a–z, 0–9, `-`, `_` becomes
-    `_` (no `/`, no `.`, so never a path), at most 100 characters — so output files are only
-    ever written inside the directory the user gave. (The same as `coaplab.scenario.file_stem`
-    on main; keep one of the two when merging.)"""
-    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:100] or "scenario"
 
 
 def _stop_engine_runs() -> None:

@@ -61,7 +61,10 @@ pub fn run_with_registry(
     registry: &Registry,
 ) -> Result<RunResult, ConfigError> {
     let mut world = World::with_registry(cfg, replication, pcap.is_some(), registry)?;
-    world.run();
+    let mut guard = crate::sim::guard::Guard::for_config(cfg);
+    world
+        .run(&mut guard)
+        .map_err(|stop| ConfigError(stop.to_string()))?;
     if let Some(out) = pcap {
         world
             .write_pcap(out)

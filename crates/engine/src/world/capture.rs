@@ -64,6 +64,9 @@ impl World {
         if seg.fin {
             flags = flags | TcpFlags::FIN;
         }
+        if seg.rst {
+            flags = flags | TcpFlags::RST;
+        }
         if seg.ack.is_some() {
             flags = flags | TcpFlags::ACK;
         }

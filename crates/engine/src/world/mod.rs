@@ -203,9 +203,15 @@ impl World {
         })
     }
 
-    /// Runs until every client has finished its workload and the network is quiet.
-    pub fn run(&mut self) {
+    /// Runs until every client has finished its workload and the network is quiet, or until
+    /// `guard` stops it (cancelled, or past its bounds on events and simulated time:
+    /// `sim/guard.rs`).
+    pub fn run(
+        &mut self,
+        guard: &mut crate::sim::guard::Guard,
+    ) -> Result<(), crate::sim::guard::GuardStop> {
         while let Some((now, event)) = self.sh.queue.pop() {
+            guard.check(now, self.sh.queue.events_processed())?;
             match event {
                 Event::Net(NetEvent::Deliver(_, id)) => self.deliver(now, id),
                 Event::Net(e) => {
@@ -216,6 +222,7 @@ impl World {
                 Event::Tcp(e) => self.tcp.handle(now, e, &mut self.sh),
             }
         }
+        Ok(())
     }
 
     /// A packet reached the end of its route: the application on that node takes it.

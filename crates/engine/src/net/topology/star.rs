@@ -12,7 +12,7 @@
 use super::Topology;
 use crate::config::{ErrorsConfig, RunConfig};
 use crate::net::link::{Link, LinkParams};
-use crate::net::loss::{Chain, LossProcess};
+use crate::net::loss::LossProcess;
 use crate::net::network::{
     Element, LinkElement, LinkRole, Network, Node, NodeRole, PathElement, Route,
 };
@@ -48,7 +48,8 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
                     "link.errors: '{p}' ({direction}) is not a profile; allowed: none, low, medium, high, or a table"
                 ))
             }),
-            ErrorsConfig::Chain(t) => Ok(LossProcess::Chain(Chain::new(t.params()))),
+            ErrorsConfig::Chain(t) => LossProcess::chain(t.params())
+                .map_err(|m| ConfigError(format!("link.errors: {m}"))),
         }
     };
     let (seed, rep) = (cfg.seed, replication);
@@ -56,7 +57,7 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
         Ok(Element::Link(LinkElement {
             name: name.into(),
             role,
-            link: Link::new(
+            link: Link::try_new(
                 LinkParams {
                     rate_bps: (kbps * 1000.0).round() as u64,
                     delay: millis(delay_ms),
@@ -64,7 +65,8 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
                     overhead_bytes: l.link_overhead_bytes,
                 },
                 loss(name)?,
-            ),
+            )
+            .map_err(|m| ConfigError(format!("link.{name}_kbps: {kbps} gives a {m}")))?,
             rng: stream(seed, rep, s),
         }))
     };

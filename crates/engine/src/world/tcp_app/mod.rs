@@ -315,10 +315,9 @@ impl TcpApp {
         let server_gone = f.ends[SERVER]
             .as_ref()
             .is_none_or(|c| c.state() == State::Failed);
-        if end == SERVER && server_gone {
-            if !(seg.syn && seg.ack.is_none()) {
-                return; // nothing listens for it
-            }
+        // Any other segment reaches the failed end, which answers it with a RST (RFC 9293
+        // §3.10.7.1), so a peer that is still established stops instead of retrying forever.
+        if end == SERVER && server_gone && seg.syn && seg.ack.is_none() {
             let client = &self.clients[f.client as usize];
             let iss = Seq(p.flow.wrapping_mul(0x85EB_CA6B).wrapping_add(client.id));
             let tcp = self.groups[client.group as usize].tcp;
