@@ -21,9 +21,7 @@ use core::ffi::c_char;
 use coaplab_cc::registry::BUILTIN;
 use coaplab_cc::replay::{replay, ScriptedExchange};
 use coaplab_cc::rng::{LowerBound, Rng, Xoshiro256pp};
-use coaplab_cc::{
-    AlgorithmName, Answered, AnyAlgorithm, Config, Duration, Instant, SampleKind, TimeoutDecision,
-};
+use coaplab_cc::{Answered, AnyAlgorithm, Config, Duration, Instant, SampleKind, TimeoutDecision};
 
 /// `uint64_t` words in a [`coaplab_cc_state`] (512 bytes, room for future algorithms).
 pub const COAPLAB_CC_STATE_WORDS: usize = 64;
@@ -311,8 +309,9 @@ mod raw {
     }
 }
 
-/// NUL-terminated copies of the built-in names, in registry order (checked against
-/// `coaplab_cc::registry::BUILTIN` by a test).
+/// NUL-terminated copies of the names of the registry's built-in algorithms that the C API
+/// offers (those with their own `AnyAlgorithm` variant), in registry order; a test checks
+/// them against `coaplab_cc::registry::BUILTIN`.
 const NAMES: [&core::ffi::CStr; 12] = [
     c"default",
     c"default-fb1",
@@ -327,7 +326,6 @@ const NAMES: [&core::ffi::CStr; 12] = [
     c"fasor",
     c"fasor-rc",
 ];
-const _: () = assert!(NAMES.len() == BUILTIN.len());
 
 /// The caller's one random word, returned for every draw of one call (the built-in
 /// algorithms draw at most once per exchange start). 0 means "dithering off" (lower bound).
@@ -364,7 +362,9 @@ fn default_config() -> coaplab_cc_config {
     }
 }
 
-/// Builds a built-in algorithm; `config` NULL means the defaults.
+/// Builds algorithm `name` through the registry; `config` NULL means the defaults. Only
+/// algorithms with their own `AnyAlgorithm` variant (plain data) can live in caller-owned
+/// storage; a registry entry that builds a boxed `Custom` algorithm is refused as unknown.
 ///
 /// # Safety
 /// `name` is NULL or NUL-terminated; `config` is NULL or points to a `coaplab_cc_config`.
@@ -374,14 +374,20 @@ unsafe fn build(
 ) -> Result<AnyAlgorithm, i32> {
     // SAFETY: forwarded contract.
     let name = unsafe { raw::str(name) }?;
-    let name: AlgorithmName = name.parse().map_err(|_| COAPLAB_CC_ERR_UNKNOWN_ALGORITHM)?;
+    let entry = BUILTIN
+        .iter()
+        .find(|e| e.name == name)
+        .ok_or(COAPLAB_CC_ERR_UNKNOWN_ALGORITHM)?;
     let config = if config.is_null() {
         default_config()
     } else {
         // SAFETY: non-null, points to a config (caller).
         unsafe { *config }
     };
-    Ok(AnyAlgorithm::new(name, to_config(&config)?))
+    match entry.algorithm(&to_config(&config)?) {
+        AnyAlgorithm::Custom(_) => Err(COAPLAB_CC_ERR_UNKNOWN_ALGORITHM),
+        alg => Ok(alg),
+    }
 }
 
 fn sample_to_c(s: coaplab_cc::Sample) -> coaplab_cc_sample {
@@ -433,10 +439,15 @@ pub unsafe extern "C" fn coaplab_cc_needs_rexmit_count(name: *const c_char) -> i
         Ok(n) => n,
         Err(e) => return e,
     };
-    match name.parse::<AlgorithmName>() {
-        Ok(n) => i32::from(n.needs_rexmit_count()),
-        Err(_) => COAPLAB_CC_ERR_UNKNOWN_ALGORITHM,
+    if !NAMES.iter().any(|n| n.to_bytes() == name.as_bytes()) {
+        return COAPLAB_CC_ERR_UNKNOWN_ALGORITHM;
     }
+    BUILTIN
+        .iter()
+        .find(|e| e.name == name)
+        .map_or(COAPLAB_CC_ERR_UNKNOWN_ALGORITHM, |e| {
+            i32::from(e.needs_rexmit_count)
+        })
 }
 
 /// Initializes `state` with algorithm `name` and `config` (NULL: the defaults). Forgets
@@ -723,9 +734,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_match_the_registry() {
-        for (c, e) in NAMES.iter().zip(BUILTIN.iter()) {
-            assert_eq!(c.to_str().unwrap(), e.name);
-        }
+    fn names_are_the_registry_entries_without_a_box() {
+        let offered: Vec<&str> = BUILTIN
+            .iter()
+            .filter(|e| !matches!(e.algorithm(&Config::default()), AnyAlgorithm::Custom(_)))
+            .map(|e| e.name)
+            .collect();
+        let names: Vec<&str> = NAMES.iter().map(|n| n.to_str().unwrap()).collect();
+        assert_eq!(names, offered);
     }
 }
