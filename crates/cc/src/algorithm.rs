@@ -233,17 +233,21 @@ impl AnyAlgorithm {
 }
 
 impl Controller for AnyAlgorithm {
+    #[inline]
     fn config(&self) -> &Config {
         dispatch!(self, a => a.config())
     }
 
     /// The algorithm's `T_0`, raised to [`Config::clock_granularity`] if below it.
+    #[inline]
     fn on_exchange_start(&mut self, now: Instant, outstanding: u32, rng: &mut dyn Rng) -> Exchange {
-        let mut ex = dispatch!(self, a => a.on_exchange_start(now, outstanding, rng));
-        let floor = self.config().clock_granularity;
-        ex.initial_timer = ex.initial_timer.max(floor);
-        ex.timer = ex.timer.max(floor);
-        ex
+        dispatch!(self, a => {
+            let mut ex = a.on_exchange_start(now, outstanding, rng);
+            let floor = a.config().clock_granularity;
+            ex.initial_timer = ex.initial_timer.max(floor);
+            ex.timer = ex.timer.max(floor);
+            ex
+        })
     }
 
     fn initial_timer(&mut self, now: Instant, rng: &mut dyn Rng) -> Duration {
@@ -256,21 +260,23 @@ impl Controller for AnyAlgorithm {
 
     /// The algorithm's decision, its `T_{k+1}` raised to [`Config::clock_granularity`] if
     /// below it.
+    #[inline]
     fn on_timeout(&mut self, now: Instant, ex: &mut Exchange) -> TimeoutDecision {
-        match dispatch!(self, a => a.on_timeout(now, ex)) {
+        dispatch!(self, a => match a.on_timeout(now, ex) {
             TimeoutDecision::Retransmit { timer } => {
-                let timer = timer.max(self.config().clock_granularity);
+                let timer = timer.max(a.config().clock_granularity);
                 ex.timer = timer;
                 TimeoutDecision::Retransmit { timer }
             }
             TimeoutDecision::Fail => TimeoutDecision::Fail,
-        }
+        })
     }
 
     fn on_exchange_failed(&mut self, now: Instant, ex: &Exchange) {
         dispatch!(self, a => a.on_exchange_failed(now, ex))
     }
 
+    #[inline]
     fn on_response(&mut self, now: Instant, ex: &Exchange, answered: Option<Answered>) -> Sample {
         dispatch!(self, a => a.on_response(now, ex, answered))
     }
@@ -279,10 +285,12 @@ impl Controller for AnyAlgorithm {
         dispatch!(self, a => a.on_plain_response(now, ex))
     }
 
+    #[inline]
     fn reset(&mut self) {
         dispatch!(self, a => a.reset())
     }
 
+    #[inline]
     fn base_rto(&self) -> Duration {
         dispatch!(self, a => a.base_rto())
     }

@@ -1,10 +1,17 @@
 //! # coaplab-cc — CoAP retransmission and congestion-control algorithms
 //!
-//! Every algorithm of coaplab's SPEC §3.1 implemented once, as a sans-IO state machine:
-//! it is told what happened (with `now`) and answers with the timer to arm next or the
-//! sample it took. It never reads a clock, never owns a socket, and draws dithering from an
-//! [`Rng`](rng::Rng) the caller injects. The crate is `no_std` + `alloc` (only the replay
-//! driver allocates), so the same code runs in the simulator, in real endpoints and on devices.
+//! Every algorithm of `docs/algorithms.md` implemented once, as a sans-IO state machine: it is
+//! told what happened (with `now`) and answers with the timer to arm next or the sample it
+//! took. It never reads a clock, never owns a socket, and draws dithering from an
+//! [`Rng`] the caller injects. The crate is `no_std` + `alloc` (the replay driver,
+//! the registry and registered algorithms allocate), so the same code runs in the simulator,
+//! in real endpoints and on devices.
+//!
+//! - [`Controller`]: the algorithm contract (a trait; defaults = RFC 7252 §4.2).
+//! - [`AnyAlgorithm`] (alias [`Algorithm`]): what callers hold — enum dispatch over the
+//!   built-ins plus boxed registered algorithms, with the clock-granularity floor.
+//! - [`Registry`]: the one list of algorithms (names, summaries, sources, parameters,
+//!   constructors), extensible at run time.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 
