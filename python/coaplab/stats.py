@@ -81,13 +81,8 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
         "config_id": config_id,
         "config": config,
         "replications": len(runs),
-        "fct_s": percentiles(c["fct_s"] for c in clients if c["fct_s"] is not None),
-        "unnecessary_retransmissions_per_client": percentiles(float(c["unnecessary_retransmissions"]) for c in clients),
-        "unnecessary_retransmissions_total": sum(c["unnecessary_retransmissions"] for c in clients),
+        **client_metrics(clients),
         "retransmission_histogram": hist,
-        "exchanges_completed": sum(c["exchanges_completed"] for c in clients),
-        "exchanges_failed": sum(c["exchanges_failed"] for c in clients),
-        "timeouts_total": sum(c["timeouts"] for c in clients),
         "packets": packets,
         "throughput_exchanges_per_s": _mean([r["throughput_exchanges_per_s"] for r in runs]),
         "jain_fairness": _mean([j for r in runs if (j := jain([c["exchanges_completed"] for c in r["clients"]])) is not None]),
@@ -100,6 +95,19 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
     if config.get("group"):
         out["groups"] = {g["name"]: summarize_group(g, i, runs) for i, g in enumerate(config["group"])}
     return out
+
+
+def client_metrics(clients: list[dict[str, Any]]) -> dict[str, Any]:
+    """The metrics pooled over client rows: FCT and unnecessary-retransmission percentiles,
+    totals of unnecessary retransmissions, completed and failed exchanges, timeouts."""
+    return {
+        "fct_s": percentiles(c["fct_s"] for c in clients if c["fct_s"] is not None),
+        "unnecessary_retransmissions_per_client": percentiles(float(c["unnecessary_retransmissions"]) for c in clients),
+        "unnecessary_retransmissions_total": sum(c["unnecessary_retransmissions"] for c in clients),
+        "exchanges_completed": sum(c["exchanges_completed"] for c in clients),
+        "exchanges_failed": sum(c["exchanges_failed"] for c in clients),
+        "timeouts_total": sum(c["timeouts"] for c in clients),
+    }
 
 
 def group_clients(run: dict[str, Any], index: int) -> list[dict[str, Any]]:
@@ -127,13 +135,8 @@ def summarize_group(group: dict[str, Any], index: int, runs: list[dict[str, Any]
         "cc": group["coap"]["cc"],
         "workload": group["workload"]["kind"],
         "clients": runs[0]["groups"][index]["clients"] if runs else 0,
-        "fct_s": percentiles(c["fct_s"] for c in clients if c["fct_s"] is not None),
-        "unnecessary_retransmissions_per_client": percentiles(float(c["unnecessary_retransmissions"]) for c in clients),
-        "unnecessary_retransmissions_total": sum(c["unnecessary_retransmissions"] for c in clients),
+        **client_metrics(clients),
         "retransmission_histogram": hist,
-        "exchanges_completed": sum(c["exchanges_completed"] for c in clients),
-        "exchanges_failed": sum(c["exchanges_failed"] for c in clients),
-        "timeouts_total": sum(c["timeouts"] for c in clients),
         "throughput_exchanges_per_s": _mean([r["groups"][index]["throughput_exchanges_per_s"] for r in runs]),
         "jain_fairness": _mean([j for cs in per_run if (j := jain([c["exchanges_completed"] for c in cs])) is not None]),
         "settling_time_s": _mean(settling) if group["workload"]["kind"] == "burst" and settling else None,

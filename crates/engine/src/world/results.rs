@@ -3,7 +3,7 @@
 
 use super::tcp_app::TcpClient;
 use super::World;
-use crate::coap::client::Client;
+use crate::coap::client::{Client, ClientStats};
 use crate::config::WorkloadKind;
 use crate::metrics::{
     settling_time, ClientResult, ClientTrace, GroupResult, RunResult, SeqTrace, ServerStats,
@@ -27,7 +27,7 @@ impl MeasuredPeriod {
     }
 
     /// A client's FCT (first request → last end), extending the period with it.
-    fn client_fct(&mut self, s: &crate::coap::client::ClientStats) -> Option<f64> {
+    fn client_fct(&mut self, s: &ClientStats) -> Option<f64> {
         let (a, b) = (s.first_request?, s.last_end?);
         self.first = self.first.min(a.secs_f64());
         self.last = self.last.max(b.secs_f64());
@@ -261,38 +261,38 @@ impl World {
                 t.add(&counters(&conn.stats));
             }
         }
-        let s = &c.stats;
-        let row = ClientResult {
-            client: c.id,
-            fct_s: measured.client_fct(s),
-            first_request_s: s.first_request.map(|t| t.secs_f64()),
-            last_end_s: s.last_end.map(|t| t.secs_f64()),
-            exchanges_completed: s.completed,
-            exchanges_failed: s.failed,
-            retransmissions: t.segments_retransmitted as u32,
-            unnecessary_retransmissions: t.unnecessary_retransmissions as u32,
-            timeouts: t.rto_expirations as u32,
-            duplicate_responses: 0,
-            tcp: Some(t),
-            group: None,
-        };
+        let mut row = client_row(c.id, &c.stats, measured);
+        row.retransmissions = t.segments_retransmitted as u32;
+        row.unnecessary_retransmissions = t.unnecessary_retransmissions as u32;
+        row.timeouts = t.rto_expirations as u32;
+        row.tcp = Some(t);
         (row, t)
     }
 }
 
 fn udp_client(c: &Client, unnecessary: u32, measured: &mut MeasuredPeriod) -> ClientResult {
-    let s = &c.stats;
+    let mut row = client_row(c.id, &c.stats, measured);
+    row.retransmissions = c.stats.retransmissions;
+    row.unnecessary_retransmissions = unnecessary;
+    row.timeouts = c.stats.timeouts;
+    row.duplicate_responses = c.stats.duplicate_responses;
+    row
+}
+
+/// A client's row with what every transport measures alike (FCT, completions); the
+/// transport fills in its retransmission counters.
+fn client_row(id: u32, s: &ClientStats, measured: &mut MeasuredPeriod) -> ClientResult {
     ClientResult {
-        client: c.id,
+        client: id,
         fct_s: measured.client_fct(s),
         first_request_s: s.first_request.map(|t| t.secs_f64()),
         last_end_s: s.last_end.map(|t| t.secs_f64()),
         exchanges_completed: s.completed,
         exchanges_failed: s.failed,
-        retransmissions: s.retransmissions,
-        unnecessary_retransmissions: unnecessary,
-        timeouts: s.timeouts,
-        duplicate_responses: s.duplicate_responses,
+        retransmissions: 0,
+        unnecessary_retransmissions: 0,
+        timeouts: 0,
+        duplicate_responses: 0,
         tcp: None,
         group: None,
     }
