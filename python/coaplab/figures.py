@@ -212,7 +212,7 @@ def _legend(fig, handles, labels, legend_title: str) -> None:
 
 def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: str | None = None,
              hue: str | None = None, col: str | None = None, width: str | float = "two",
-             panel_height: float = 2.2, log_y: bool = False) -> Figure:
+             panel_height: float = 2.2, log_y: bool = False, zero_based: bool = False) -> Figure:
     """Box plots of a percentile metric of the summaries (whiskers p10/p90, box p25/p75,
     median line), laid out by ``x``, ``hue`` and ``col`` (dotted configuration keys or
     ``group``)."""
@@ -264,7 +264,9 @@ def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: 
                     for part in ("whiskers", "caps"):
                         for line in art[part][2 * k: 2 * k + 2]:
                             line.set_color(c if c != "#F0E442" else "#9a8c00")
-            ax.set_xticks(range(len(x_vals)), [_label(xs, v) for v in x_vals])
+            ax.set_xticks(range(len(x_vals)), [_label(xs, v) for v in x_vals] if xs else [""] * len(x_vals))
+            if not xs:
+                ax.tick_params(axis="x", length=0)
             ax.set_xlim(-0.5, len(x_vals) - 0.5)
             if len(x_vals) > 4 and max(len(_label(xs, v)) for v in x_vals) > 6:
                 ax.tick_params(axis="x", labelrotation=30)
@@ -278,6 +280,9 @@ def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: 
                 ax.set_title(_panel_title(cols, cv))
             if log_y:
                 ax.set_yscale("log")
+            elif zero_based:
+                top = max(((s.get(metric) or {}).get("p90") or 0.0 for _, s in rows), default=0.0)
+                ax.set_ylim(0, top * 1.05 if top > 0 else 1.0)
         for j in range(len(col_vals), nrows * ncols):
             axes[j // ncols][j % ncols].set_visible(False)
         if n_hue > 1:
@@ -293,6 +298,7 @@ def fct_boxes(summaries, x=None, hue=None, col=None, width="two", **kw) -> Figur
 
 def unnecessary_boxes(summaries, x=None, hue=None, col=None, width="two", **kw) -> Figure:
     """Unnecessary retransmissions per client (p10/p25/median/p75/p90)."""
+    kw.setdefault("zero_based", True)
     return box_plot(summaries, "unnecessary_retransmissions_per_client", "unnecessary retransmissions\nper client",
                     x=x, hue=hue, col=col, width=width, **kw)
 
@@ -390,26 +396,34 @@ def time_sequence(points, caption: str = "", width: str | float = "two", height:
             elif ev in segs:
                 segs[ev].append([(t, seq / kb), (t, (seq + max(length, 1)) / kb)])
         # Drawing order (zorder): new data 2, ACK line 3, retransmissions 4, drops 5.
-        ax.add_collection(LineCollection(segs["send"], colors=colours["send"], linewidths=1.4, zorder=2))
+        # Each artist carries its event name as its id (SVG: <g id="ack">).
+        ax.add_collection(LineCollection(segs["send"], colors=colours["send"], linewidths=1.4, zorder=2)).set_gid("send")
         if acks:
             ta, ya = zip(*sorted(acks))
-            ax.step(ta, ya, where="post", color=colours["ack"], linewidth=0.9, zorder=3)
-        ax.add_collection(LineCollection(segs["retransmit"], colors=colours["retransmit"], linewidths=2.0, zorder=4))
+            ax.step(ta, ya, where="post", color=colours["ack"], linewidth=0.9, zorder=3)[0].set_gid("ack")
+        ax.add_collection(LineCollection(segs["retransmit"], colors=colours["retransmit"], linewidths=2.0,
+                                         zorder=4)).set_gid("retransmit")
+        if segs["retransmit"]:
+            # A segment is a fraction of a point tall on a whole transfer's scale: mark each
+            # retransmission at its middle so that none is lost under the ACK line.
+            ax.scatter([a[0] for a, _ in segs["retransmit"]], [(a[1] + b[1]) / 2 for a, b in segs["retransmit"]],
+                       marker="D", s=10, color=colours["retransmit"], linewidths=0, zorder=4).set_gid("retransmit-marks")
         if drops:
             td, yd = zip(*drops)
-            ax.scatter(td, yd, marker="x", s=14, linewidths=0.9, color=colours["drop"], zorder=5)
+            ax.scatter(td, yd, marker="x", s=14, linewidths=0.9, color=colours["drop"], zorder=5).set_gid("drop")
         ax.autoscale_view()
         ax.set_xlabel("time (s)")
         ax.set_ylabel("sequence number (kB)")
         if caption:
             ax.set_title(caption, loc="left")
         handles = [Line2D([], [], color=colours["send"], linewidth=1.4),
-                   Line2D([], [], color=colours["retransmit"], linewidth=2.0),
+                   Line2D([], [], color=colours["retransmit"], linewidth=2.0, marker="D", markersize=3),
                    Line2D([], [], color=colours["drop"], marker="x", linestyle="none", markersize=4),
                    Line2D([], [], color=colours["ack"], linewidth=0.9)]
         labels = [f"sent ({len(segs['send'])})", f"retransmitted ({len(segs['retransmit'])})",
                   f"dropped ({len(drops)})", "cumulative ACK"]
-        ax.legend(handles, labels, loc="upper left", frameon=True, framealpha=0.9, edgecolor="none")
+        fig.legend(handles, labels, loc="outside upper center", frameon=False, ncols=4, handlelength=1.4,
+                   columnspacing=1.0)
     return fig
 
 
@@ -449,8 +463,9 @@ def rto_trace(points, caption: str = "", width: str | float = "two", height: flo
         ax.set_ylim(bottom=0)
         if caption:
             ax.set_title(caption, loc="left")
-        ax.legend(handles, labels, loc="upper right", frameon=True, framealpha=0.9, edgecolor="none",
-                  ncols=min(len(labels), 4))
+        # Outside the axes: timers spike to the top of the plot, where a legend would hide them.
+        fig.legend(handles, labels, loc="outside upper center", frameon=False, ncols=min(len(labels), 4),
+                   handlelength=1.4, columnspacing=1.0)
     return fig
 
 

@@ -122,6 +122,38 @@ def sort_key(v: Any) -> tuple:
     return (1, 0, str(v))
 
 
+def _algorithm_order() -> list[str]:
+    from . import scenario
+
+    return list(getattr(scenario, "UDP_ALGORITHMS", ())) + list(getattr(scenario, "TCP_CONTROLLERS", ()))
+
+
+def canonical_order(configs: dict[str, dict[str, Any]], first_seen: dict[str, Any] | None = None) -> list[str]:
+    """Config ids in a stable, readable order: scenarios by when they were first stored (or by
+    name), then by the values of the keys that vary within the scenario, in key order —
+    numbers ascending, algorithms in the order of docs/algorithms.md, other text alphabetical."""
+    algos = {a: i for i, a in enumerate(_algorithm_order())}
+    by_name: dict[str, list[str]] = {}
+    for cid, c in configs.items():
+        by_name.setdefault(c["name"], []).append(cid)
+    def name_key(name):
+        seen = [first_seen[c] for c in by_name[name] if first_seen and first_seen.get(c) is not None]
+        return (min(seen) if seen else 0, name) if first_seen else (0, name)
+    def value_key(key, v):
+        if key == "coap.cc" and v in algos:
+            return (1, algos[v], "")
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return (0, v, "")
+        return (2, 0, str(v))
+    out = []
+    for name in sorted(by_name, key=name_key):
+        cids = by_name[name]
+        keys = varying(configs[c] for c in cids)
+        flats = {c: flatten(configs[c]) for c in cids}
+        out.extend(sorted(cids, key=lambda c: tuple(value_key(k, flats[c].get(k)) for k in keys)))
+    return out
+
+
 _TOKEN = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|[A-Za-z_][A-Za-z_0-9]*(?:\.[A-Za-z_][A-Za-z_0-9]*)*")
 
 
@@ -167,6 +199,11 @@ class Study:
     runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     walls: dict[str, float] = field(default_factory=dict)
     source: str = ""
+    #: config_id → flattened configuration (dotted keys).
+    flat: dict[str, dict[str, Any]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.flat = {cid: flatten(c) for cid, c in self.configs.items()}
 
     def varying(self) -> list[str]:
         return varying(self.configs.values())
@@ -196,6 +233,7 @@ def load(db_path: str | Path, where: str | None = None) -> Study:
     with ResultsDB(db_path, read_only=True) as db:
         try:
             cfg_rows = db.con.execute("SELECT config_id, config FROM configs").fetchall()
+            first_seen = dict(db.con.execute("SELECT config_id, min(stored_at) FROM runs GROUP BY config_id").fetchall())
             run_rows = db.con.execute(
                 "SELECT config_id, replication, result, wall_s FROM runs WHERE status = 'ok' ORDER BY config_id, replication"
             ).fetchall()
@@ -210,6 +248,7 @@ def load(db_path: str | Path, where: str | None = None) -> Study:
     if not runs:
         raise CoaplabError(f"--db: {str(db_path)!r} holds no finished runs")
     configs = {cid: c for cid, c in configs.items() if cid in runs}
+    configs = {cid: configs[cid] for cid in canonical_order(configs, first_seen)}
     chosen = select(configs, where)
     if not chosen:
         raise CoaplabError(f"--where: {where!r} matches none of the {len(configs)} configurations in {str(db_path)!r}")
