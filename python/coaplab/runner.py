@@ -45,11 +45,13 @@ class Result:
     def _params(self) -> tuple[list[str], dict[str, dict[str, Any]]]:
         """The keys that vary across this result's configurations, and each configuration's
         values of them (config_id → {dotted key: value})."""
-        from .tidy import flatten, varying
+        from .tidy import flatten, param_columns, varying
 
         configs = {s["config_id"]: s["config"] for s in self.summaries}
         keys = varying(configs.values())
-        return keys, {cid: {k: flatten(c).get(k) for k in keys} for cid, c in configs.items()}
+        # As `coaplab export` names them: top-level keys that are also run columns get "config.".
+        names = param_columns(keys, ("name", "seed"))
+        return list(names.values()), {cid: {names[k]: flatten(c).get(k) for k in keys} for cid, c in configs.items()}
 
     def plot_fct(self, x: str | None = None, hue: str | None = None, col: str | None = None, width: str | float = "two"):
         """FCT box plots (whiskers p10/p90, box p25/p75, median line) laid out by any
@@ -180,10 +182,13 @@ class Progress:
         self._bar = None
         self._last_line = 0.0
         if self.enabled and sys.stderr.isatty():
+            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, TimeRemainingColumn
 
+            # On stderr: stdout carries only the requested output (`--format json > out.jsonl`).
             self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                     TextColumn("{task.fields[failed]}"), TimeRemainingColumn(), transient=True)
+                                     TextColumn("{task.fields[failed]}"), TimeRemainingColumn(), transient=True,
+                                     console=Console(stderr=True))
             self._bar.start()
             self._task = self._bar.add_task(label, total=total, failed="")
 
@@ -249,8 +254,8 @@ def _local(runner: RunFn, tasks: list, jobs: int) -> Iterator[list]:
 def _dask(runner: RunFn, tasks: list, address: str) -> Iterator:
     try:
         from distributed import Client, LocalCluster, as_completed as dask_completed
-    except ImportError:  # pragma: no cover - dask is a dependency
-        raise RunError("--cluster needs the 'distributed' package (pip install 'dask[distributed]')") from None
+    except ImportError:  # the optional extra coaplab[cluster]
+        raise RunError("--cluster needs Dask distributed, an optional extra: pip install 'coaplab[cluster]'") from None
     cluster = None
     if address.startswith("local:"):
         n = address.split(":", 1)[1]

@@ -254,3 +254,78 @@ def load(db_path: str | Path, where: str | None = None) -> Study:
         raise CoaplabError(f"--where: {where!r} matches none of the {len(configs)} configurations in {str(db_path)!r}")
     return Study(configs={cid: configs[cid] for cid in chosen}, runs={cid: runs[cid] for cid in chosen},
                  walls={cid: walls[cid] for cid in chosen}, source=str(db_path))
+
+
+#: Columns of the exported time-sequence table (after config_id and the varying parameters).
+TIME_SEQUENCE_COLUMNS = ("replication", "client", "connection", "time_s", "direction", "event", "seq", "length")
+
+
+def param_columns(keys: list[str], taken: Iterable[str]) -> dict[str, str]:
+    """Column name per varying key: the dotted key itself, or ``config.<key>`` for a top-level
+    key that a table already has a column of (``seed``, ``name``)."""
+    taken = set(taken)
+    return {k: (f"config.{k}" if k in taken else k) for k in keys}
+
+
+def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None = None) -> list[Path]:
+    """Writes ``configs``, ``runs``, ``clients``, ``traces`` and ``time_sequence`` (TCP
+    time-sequence traces, one row per event) as ``<table>.parquet`` or ``<table>.csv``. Every
+    table starts with ``config_id`` and one column per configuration parameter that varies across
+    the exported configurations (dotted names: ``coap.cc``, ``link.buffer_bytes``), then its own
+    columns (``replication``, ``client``, …). ``where`` keeps the configurations it matches."""
+    import duckdb
+    import pandas as pd
+
+    from .store import ResultsDB
+
+    if fmt not in ("parquet", "csv"):
+        raise CoaplabError(f"--format: {fmt!r} is not allowed; expected parquet or csv")
+    out = Path(out_dir)
+    written = []
+    with ResultsDB(db_path, read_only=True) as db:
+        con = db.con
+        try:
+            configs = {cid: json.loads(text) for cid, text in con.execute("SELECT config_id, config FROM configs").fetchall()}
+        except duckdb.Error as e:
+            raise CoaplabError(f"--db: {str(db_path)!r} holds no coaplab results ({str(e).splitlines()[0]})") from None
+        chosen = select(configs, where)
+        if where and not chosen:
+            raise CoaplabError(f"--where: {where!r} matches none of the {len(configs)} configurations in {str(db_path)!r}")
+        keys = varying(configs[c] for c in chosen)
+        out.mkdir(parents=True, exist_ok=True)
+        seq_rows = []
+        for cid, rep, text in con.execute(
+                "SELECT config_id, replication, result FROM runs WHERE status = 'ok' AND result LIKE '%\"seq_traces\"%' "
+                "ORDER BY config_id, replication").fetchall():
+            if cid not in chosen:
+                continue
+            for t in json.loads(text).get("seq_traces") or []:
+                seq_rows.extend((cid, rep, t["client"], t["connection"], *p) for p in t["points"])
+        seq = pd.DataFrame(seq_rows, columns=["config_id", *TIME_SEQUENCE_COLUMNS])
+        con.register("time_sequence", seq)
+        try:
+            tables = ("configs", "runs", "clients", "traces", "time_sequence")
+            table_columns = {t: [r[0] for r in con.execute(f"DESCRIBE {t}").fetchall()] for t in tables}
+            # One name per parameter in every table, so that the tables join on them too.
+            names = param_columns(keys, {c for cols in table_columns.values() for c in cols})
+            for table in tables:
+                columns = table_columns[table]
+                flat = [{"config_id": cid, **{names[k]: flatten(configs[cid]).get(k) for k in keys}} for cid in chosen]
+                params = pd.DataFrame(flat, columns=["config_id", *names.values()])
+                con.register("params", params)
+                cols = ", ".join(f'p."{names[k]}"' for k in keys)
+                rest = ", ".join(f't."{c}"' for c in columns if c != "config_id")
+                order = {"configs": "", "runs": " ORDER BY p.rn, t.replication", "clients": " ORDER BY p.rn, t.replication, t.client",
+                         "traces": " ORDER BY p.rn, t.replication, t.client, t.time_s",
+                         "time_sequence": " ORDER BY p.rn, t.replication, t.client, t.connection, t.time_s"}[table]
+                sql = (f"SELECT t.config_id{', ' + cols if cols else ''}, {rest} FROM {table} t "
+                       f"JOIN (SELECT *, row_number() OVER () AS rn FROM params) p ON t.config_id = p.config_id"
+                       + (order or " ORDER BY p.rn"))
+                path = out / f"{table}.{fmt}"
+                opts = "(FORMAT PARQUET)" if fmt == "parquet" else "(FORMAT CSV, HEADER)"
+                con.execute(f"COPY ({sql}) TO '{path.as_posix()}' {opts}")
+                con.unregister("params")
+                written.append(path)
+        finally:
+            con.unregister("time_sequence")
+    return written
