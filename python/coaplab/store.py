@@ -75,15 +75,6 @@ CLIENT_COLUMNS = ("client", "fct_s", "first_request_s", "last_end_s", "exchanges
                   "retransmissions", "unnecessary_retransmissions", "timeouts", "duplicate_responses")
 
 
-def _table(rows: list[tuple], columns) -> Any:
-    """Rows as a pyarrow Table for DuckDB to insert from (pyarrow, not pandas: importing pandas
-    costs ~0.6 s that `coaplab run` would pay on every invocation)."""
-    import pyarrow as pa
-
-    columns = list(columns)
-    return pa.table({c: [r[i] for r in rows] for i, c in enumerate(columns)})
-
-
 class ResultsDB:
     """A results database file. Use as a context manager or call :meth:`close`."""
 
@@ -110,8 +101,12 @@ class ResultsDB:
         self.con.close()
 
     def add_configs(self, configs: Iterable[tuple[str, dict[str, Any]]], model_version: str) -> None:
-        unique = {cid: (cid, c["name"], model_version, json.dumps(c, sort_keys=True)) for cid, c in configs}
-        new_configs = _table(list(unique.values()), ["config_id", "name", "model_version", "config"])
+        import pandas as pd
+
+        new_configs = pd.DataFrame(
+            [(cid, c["name"], model_version, json.dumps(c, sort_keys=True)) for cid, c in configs],
+            columns=["config_id", "name", "model_version", "config"],
+        ).drop_duplicates("config_id")
         self.con.register("new_configs", new_configs)
         self.con.execute("INSERT OR IGNORE INTO configs SELECT * FROM new_configs")
         self.con.unregister("new_configs")
@@ -128,6 +123,8 @@ class ResultsDB:
         """Stores finished runs — `(config_id, config, replication, result or None, error or
         None, wall_s)` — with their clients and traces, in one transaction (group commit: the
         runs that finished while the previous commit was being written)."""
+        import pandas as pd
+
         run_rows, client_rows, trace_rows = [], [], []
         for cid, config, rep, result, error, wall_s in batch:
             if result is None:
@@ -150,19 +147,19 @@ class ResultsDB:
             if traces:
                 trace_rows.extend((cid, rep, t["client"], *pt) for t in traces for pt in t["points"])
         frames = {
-            "runs": _table(run_rows, RUN_COLUMNS),
-            "clients": _table(client_rows, ["config_id", "replication", *CLIENT_COLUMNS,
-                                            *(f"tcp_{k}" for k in TCP_CLIENT_COLUMNS)]),
-            "traces": _table(trace_rows, TRACE_COLUMNS),
+            "runs": pd.DataFrame(run_rows, columns=RUN_COLUMNS),
+            "clients": pd.DataFrame(client_rows, columns=["config_id", "replication", *CLIENT_COLUMNS,
+                                                          *(f"tcp_{k}" for k in TCP_CLIENT_COLUMNS)]),
+            "traces": pd.DataFrame(trace_rows, columns=TRACE_COLUMNS),
         }
         self.con.execute("BEGIN TRANSACTION")
         try:
             for cid, _, rep, _, _, _ in batch:
                 self._delete(cid, rep)
             for table, frame in frames.items():
-                if frame.num_rows:
+                if len(frame):
                     self.con.register("batch_rows", frame)
-                    self.con.execute(f"INSERT INTO {table} ({', '.join(frame.column_names)}) SELECT * FROM batch_rows")
+                    self.con.execute(f"INSERT INTO {table} ({', '.join(frame.columns)}) SELECT * FROM batch_rows")
                     self.con.unregister("batch_rows")
             self.con.execute("COMMIT")
         except BaseException:
