@@ -134,3 +134,15 @@ def test_paper_sizes_fonts_and_palette(width, inches, tmp_path):
     with pytest.raises(CoaplabError, match="allowed: .png, .pdf, .svg"):
         fig.save(tmp_path / "f.jpg")
     assert "flow completion time (s)" in fig.to_svg()  # SVG text stays text
+
+
+def test_a_key_implied_by_the_placed_ones_does_not_split():
+    # coap.cc is implied by coap.transport here (udp → cocoa, tcp → newreno): colour by
+    # transport gives one panel, not one per algorithm.
+    s = [summary((1, 2, 3, 4, 5), coap__transport="udp", coap__cc="cocoa", link__buffer_bytes=2500),
+         summary((2, 3, 4, 5, 6), coap__transport="tcp", coap__cc="newreno", link__buffer_bytes=2500),
+         summary((1, 2, 3, 4, 5), coap__transport="udp", coap__cc="cocoa", link__buffer_bytes=14100),
+         summary((2, 3, 4, 5, 6), coap__transport="tcp", coap__cc="newreno", link__buffer_bytes=14100)]
+    fig = figures.fct_boxes(s, hue="coap.transport")
+    assert len([ax for ax in fig.axes if ax.get_visible()]) == 1
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["udp", "tcp"]

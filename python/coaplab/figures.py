@@ -149,9 +149,21 @@ def _layout(rows, x, hue, col, known: set[str]):
     if not hues and free and not hue:
         hues = [free.pop(0)]
     cols = [col] if col else []
-    # Every other varying key still has to tell configurations apart: panels first, then colours.
-    if free:
-        (cols if not col else hues).extend(free)
+    # Every other varying key that still tells configurations apart (is not implied by the
+    # placed ones, as coap.cc = newreno is by coap.transport = tcp) goes to the panels, or to
+    # the colours when the panels are taken.
+    placed = xs + hues + cols
+    seen: dict[tuple, tuple] = {}
+    needed = []
+    for k in free:
+        seen.clear()
+        for f, _ in rows:
+            key, v = _value(f, placed), f.get(k)
+            if seen.setdefault(key, (v,)) != (v,):
+                needed.append(k)
+                break
+    if needed:
+        (cols if not col else hues).extend(needed)
     return xs, hues, cols
 
 
