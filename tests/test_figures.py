@@ -55,7 +55,7 @@ def test_every_configuration_is_told_apart_by_what_varies():
     assert [t.get_text() for t in legend.get_texts()] == ["cocoa", "default"]
     assert legend.get_title().get_text() == "algorithm"
     # Four distinct medians (3, 4, 5, 6), one per configuration.
-    medians = sorted(line.get_ydata()[0] for line in ax.lines if line.get_color() == "black")
+    medians = sorted(line.get_ydata()[0] for line in ax.lines if line.get_gid() == "median")
     assert medians == [3.0, 4.0, 5.0, 6.0]
 
 
@@ -83,7 +83,7 @@ def test_groups_as_a_key_and_absent_groups():
     fig = figures.fct_boxes(s, x="group", hue="coap.cc")
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["sensors", "firmware", "all"]
-    medians = sorted(line.get_ydata()[0] for line in ax.lines if line.get_color() == "black")
+    medians = sorted(line.get_ydata()[0] for line in ax.lines if line.get_gid() == "median")
     assert medians == [3.0, 10.0, 20.0]
 
 

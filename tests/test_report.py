@@ -113,3 +113,23 @@ def test_report_cli_errors(cli, tmp_path):
     duckdb.connect(str(tmp_path / "empty.duckdb")).close()
     out = cli("report", "--db", tmp_path / "empty.duckdb", "--out", tmp_path / "o")
     assert out.returncode == 2 and "coaplab: error:" in out.stderr
+
+
+def test_report_draws_client_groups_when_summaries_have_them(report, monkeypatch):
+    # Summaries may carry `groups` ({name: sub-summary}); the report then adds an FCT figure by
+    # group. Simulated here by splitting each configuration's clients into even / odd.
+    from coaplab import tidy
+    from coaplab.report import build
+
+    real = tidy.Study.summaries
+
+    def with_groups(self):
+        out = real(self)
+        for s in out:
+            s["groups"] = {"even": {"fct_s": s["fct_s"]}, "odd": {"fct_s": s["fct_s"]}}
+        return out
+
+    monkeypatch.setattr(tidy.Study, "summaries", with_groups)
+    _, db, _, _ = report
+    doc, ids = build(db, where="name = 'fig'")
+    assert "groups-0" in ids and "client group" in doc

@@ -27,6 +27,7 @@ import math
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+import matplotlib.colors as mcolors
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as _MplFigure
 
@@ -212,6 +213,11 @@ def _colours(n: int) -> list[str]:
     return [OKABE_ITO[i % len(OKABE_ITO)] for i in range(n)]
 
 
+def _darker(colour: str, f: float = 0.55) -> tuple:
+    r, g, b = mcolors.to_rgb(colour)
+    return (r * f, g * f, b * f)
+
+
 def _legend(fig, handles, labels, legend_title: str) -> None:
     if len(labels) <= 1 and not legend_title:
         return
@@ -266,13 +272,17 @@ def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: 
             if stats:
                 art = ax.bxp(stats, positions=positions, widths=slot * 0.72, showfliers=False, patch_artist=True,
                              manage_ticks=False, capwidths=slot * 0.4,
-                             medianprops={"color": "black", "linewidth": 1.2},
+                             medianprops={"linewidth": 1.6},
                              whiskerprops={"linewidth": 0.8}, capprops={"linewidth": 0.8},
                              boxprops={"linewidth": 0.6})
                 for patch, c in zip(art["boxes"], face):
                     patch.set_facecolor(c)
                     patch.set_edgecolor("#333333")
                 for k, c in enumerate(face):
+                    # The median in a dark shade of the box's colour: a box squeezed to a line
+                    # (no spread) still shows whose it is.
+                    art["medians"][k].set_color(_darker(c))
+                    art["medians"][k].set_gid("median")
                     for part in ("whiskers", "caps"):
                         for line in art[part][2 * k: 2 * k + 2]:
                             line.set_color(c if c != "#F0E442" else "#9a8c00")

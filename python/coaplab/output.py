@@ -134,4 +134,4 @@ def fct_interval_line(stats: dict[str, Any]) -> str:
     spread = stats.get("median_spread") or {}
     if spread.get("min") is not None and stats.get("replications", 0) > 1:
         parts.append(f"per-replication medians {spread['min']:.3f}–{spread['max']:.3f}")
-    return "  FCT s        " + ", ".join(parts) + f"  (95 % CI over {stats.get('replications', 0)} replications)"
+    return "  FCT 95% CI   " + ", ".join(parts) + f" (bootstrap over {stats.get('replications', 0)} replications)"

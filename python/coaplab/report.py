@@ -159,6 +159,9 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
             total = sum(s["unnecessary_retransmissions_total"] for s in sums)
             notes.append(f"Unnecessary retransmissions: {total} in all (p90 per client 0 in every configuration), "
                          "so no figure.")
+        if any(len(s.get("groups") or {}) > 1 for s in sums):
+            figs.append((f"groups-{n}", "Flow completion time per client, by client group: whiskers p10/p90, "
+                         "box p25/p75, line at the median.", figures.fct_boxes(sums, x="group")))
         if any(sum(s.get("retransmission_histogram") or []) for s in sums):
             figs.append((f"histogram-{n}", "Share of exchanges that needed 0, 1, … retransmissions.",
                          figures.retransmission_histogram(sums)))
@@ -240,12 +243,13 @@ def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
         if not traced:
             continue
         fid = f"timeseq-{len(figs)}"
-        listing.append(f'<tr><td class="l"><a href="#{fid}">{_esc(what(cid))}</a></td><td class="l"><code>{cid}</code></td>'
-                       f'<td class="l">{_esc(_ranges([r["replication"] for r in traced]))}</td>'
-                       f'<td>{sum(len(r["seq_traces"]) for r in traced)}</td></tr>')
         first = traced[0]
         best = max(first["seq_traces"], key=lambda t: max((p[3] + p[4] for p in t["points"] if p[1] == "down"), default=0))
         pts = [{"time_s": p[0], "event": p[2], "seq": p[3], "length": p[4]} for p in best["points"] if p[1] == "down"]
+        link = f'<a href="#{fid}">{_esc(what(cid))}</a>' if pts else _esc(what(cid))
+        listing.append(f'<tr><td class="l">{link}</td><td class="l"><code>{cid}</code></td>'
+                       f'<td class="l">{_esc(_ranges([r["replication"] for r in traced]))}</td>'
+                       f'<td>{sum(len(r["seq_traces"]) for r in traced)}</td></tr>')
         if not pts:
             continue
         caption = (f"{what(cid)} [{cid}]: replication {first['replication']}, client {best['client']}, connection "
