@@ -156,3 +156,29 @@ def test_reproduce_json(cli):
     for r in rows:
         assert r["experiment"] == "udp-1client-continuous" and r["published"] > 0
         assert r["diff"] == pytest.approx(r["simulated"] / r["published"] - 1)
+
+
+def test_result_plots(study):
+    _, udp, tcp = study
+    fig = udp.plot_rto(replication=1, client=1)
+    assert fig.axes[0].get_title(loc="left").startswith("coap.cc=")
+    assert "replication 1, client 1" in fig.axes[0].get_title(loc="left")
+    with pytest.raises(CoaplabError, match="no timer trace"):
+        udp.plot_rto(client=99)
+    hist = udp.plot_histogram(x="coap.nstart", hue="coap.cc")
+    assert len([ax for ax in hist.axes if ax.get_visible()]) == 2  # one panel per NSTART
+    assert tcp.plot_time_sequence().axes[0].get_ylabel() == "sequence number (kB)"
+
+
+def test_cluster_without_the_extra_is_one_line(monkeypatch, capsys, tmp_path):
+    import importlib.util
+
+    from coaplab.cli import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "distributed" else real(name, *a))
+    scen = tmp_path / "s.toml"
+    scen.write_text("replications = 1\n")
+    assert main(["run", str(scen), "--no-db", "--cluster", "local:1"]) == 2
+    err = capsys.readouterr().err
+    assert err == "coaplab: error: --cluster needs Dask distributed, an optional extra: pip install 'coaplab[cluster]'\n"
