@@ -146,3 +146,14 @@ def test_a_key_implied_by_the_placed_ones_does_not_split():
     fig = figures.fct_boxes(s, hue="coap.transport")
     assert len([ax for ax in fig.axes if ax.get_visible()]) == 1
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["udp", "tcp"]
+
+
+def test_legend_reads_row_by_row():
+    algos = ["default", "default-fb1", "default-fb2", "cocoa", "cocoa-fb1", "cocoa-fb2", "fasor"]
+    s = [summary((1, 2, 3, 4, 5), coap__cc=a) for a in algos]
+    fig = figures.fct_boxes(s, width="two")
+    legend = fig.legends[0]
+    # 7 entries in rows of 6: matplotlib fills columns first, so the stored order is the
+    # transpose (column 1: default, fasor; column 2: default-fb1, blank; ...).
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "default", "fasor", "default-fb1", "", "default-fb2", "", "cocoa", "", "cocoa-fb1", "", "cocoa-fb2", ""]

@@ -219,10 +219,21 @@ def _darker(colour: str, f: float = 0.55) -> tuple:
 
 
 def _legend(fig, handles, labels, legend_title: str) -> None:
+    """Above the panels, read row by row (matplotlib fills legend columns first, so the
+    entries are transposed, padded with blanks, to read in order left to right)."""
+    from matplotlib.patches import Patch
+
     if len(labels) <= 1 and not legend_title:
         return
-    fig.legend(handles, labels, title=legend_title or None, loc="outside upper center",
-               ncols=min(len(labels), 4), frameon=False, handlelength=1.2, columnspacing=1.0)
+    wide = fig.get_figwidth() > 5
+    ncols = min(len(labels), 6 if wide else 3)
+    nrows = math.ceil(len(labels) / ncols)
+    pad = nrows * ncols - len(labels)
+    handles = list(handles) + [Patch(visible=False)] * pad
+    labels = list(labels) + [""] * pad
+    order = [r * ncols + c for c in range(ncols) for r in range(nrows)]
+    fig.legend([handles[i] for i in order], [labels[i] for i in order], title=legend_title or None,
+               loc="outside upper center", ncols=ncols, frameon=False, handlelength=1.2, columnspacing=1.0)
 
 
 # --------------------------------------------------------------------------- box plots

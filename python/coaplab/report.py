@@ -114,20 +114,29 @@ def _tcp_table(n: int, study: Study, cids: list[str], keys: list[str]) -> str:
             '<p class="muted">TCP counters summed over all replications (both ends of every connection).</p>')
 
 
-def _traces(db_path, cids: list[str]) -> dict[str, dict[int, dict[int, list[tuple]]]]:
-    """UDP timer / RTO traces: config → replication → client → points, for the given configs."""
+def _traces(db_path, cids: list[str]) -> tuple[dict[str, dict[int, list[int]]], dict[str, list[dict[str, Any]]]]:
+    """UDP timer / RTO traces of the given configurations: which (replication, clients) each
+    traced (config → replication → clients), and the points of the one drawn per configuration
+    (its first traced replication's first client). Only those points are read: a large study's
+    traces run to millions of rows."""
     from .store import ResultsDB
 
-    out: dict[str, dict[int, dict[int, list[tuple]]]] = {}
-    with ResultsDB(db_path, read_only=True) as db:
-        rows = db.con.execute(
-            "SELECT config_id, replication, client, time_s, event, exchange, timer_s, rto_s, sample_s, sample_kind "
-            "FROM traces ORDER BY config_id, replication, client, time_s").fetchall()
+    index: dict[str, dict[int, list[int]]] = {}
+    drawn: dict[str, list[dict[str, Any]]] = {}
     wanted = set(cids)
-    for cid, rep, client, *pt in rows:
-        if cid in wanted:
-            out.setdefault(cid, {}).setdefault(rep, {}).setdefault(client, []).append(tuple(pt))
-    return out
+    with ResultsDB(db_path, read_only=True) as db:
+        for cid, rep, client in db.con.execute(
+                "SELECT DISTINCT config_id, replication, client FROM traces ORDER BY config_id, replication, client").fetchall():
+            if cid in wanted:
+                index.setdefault(cid, {}).setdefault(rep, []).append(client)
+        for cid, reps in index.items():
+            rep = min(reps)
+            rows = db.con.execute(
+                "SELECT time_s, event, exchange, timer_s, rto_s, sample_s, sample_kind FROM traces "
+                "WHERE config_id = ? AND replication = ? AND client = ? ORDER BY time_s", [cid, rep, reps[rep][0]]).fetchall()
+            drawn[cid] = [dict(zip(("time_s", "event", "exchange", "timer_s", "rto_s", "sample_s", "sample_kind"), r))
+                          for r in rows]
+    return index, drawn
 
 
 def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]]:
@@ -180,7 +189,7 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
         name = study.configs[cid]["name"]
         return f"{name}: {label(study.flat[cid], keys)}" if keys else name
 
-    traces = _traces(db_path, list(study.configs))
+    traces, drawn = _traces(db_path, list(study.configs))
     if traces:
         toc.append(("traces", f"RTO and timer traces ({len(traces)} configurations)"))
         body.append('<section id="traces"><h2>RTO and timer traces</h2>'
@@ -190,9 +199,8 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
         ordered = [(cid, traces[cid]) for cid in study.configs if cid in traces]
         for k, (cid, reps) in enumerate(ordered):
             rep = min(reps)
-            client = min(reps[rep])
-            pts = [dict(zip(("time_s", "event", "exchange", "timer_s", "rto_s", "sample_s", "sample_kind"), p))
-                   for p in reps[rep][client]]
+            client = reps[rep][0]
+            pts = drawn[cid]
             fid = f"trace-{k}"
             caption = f"{what(cid)} [{cid}]: replication {rep}, client {client}."
             body.append(_figure(fid, caption, figures.rto_trace(pts, width="two")))
