@@ -182,3 +182,23 @@ def test_cluster_without_the_extra_is_one_line(monkeypatch, capsys, tmp_path):
     assert main(["run", str(scen), "--no-db", "--cluster", "local:1"]) == 2
     err = capsys.readouterr().err
     assert err == "coaplab: error: --cluster needs Dask distributed, an optional extra: pip install 'coaplab[cluster]'\n"
+
+
+def test_light_imports(tmp_path):
+    # `coaplab --help` loads no runner, scenario checker, pandas, DuckDB or matplotlib, and
+    # `run --no-db` no pandas, DuckDB or matplotlib (docs/experiments.md, start-up time).
+    import subprocess
+    import sys
+
+    scen = tmp_path / "s.toml"
+    scen.write_text("replications = 1\n[workload]\nexchanges = 2\n")
+    heavy = ("pandas", "duckdb", "matplotlib", "pyarrow", "distributed")
+    probe = ("import sys, contextlib, io\nfrom coaplab.cli import main\nargs = sys.argv[1:]\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "    try:\n        main(args)\n    except SystemExit:\n        pass\n"
+             f"print(sorted(m for m in {heavy + ('coaplab.runner', 'coaplab.scenario')!r} if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+    out = subprocess.run([sys.executable, "-c", probe, "run", str(scen), "--no-db", "--no-progress"],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['coaplab.runner', 'coaplab.scenario']", out.stdout + out.stderr
