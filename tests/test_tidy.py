@@ -36,6 +36,20 @@ def test_flatten_and_varying():
     assert varying([a, t]) == ["coap.transport", "coap.cc"]
 
 
+def test_flatten_client_populations():
+    # The resolved form of [[group]] (docs/experiments.md): a list of fully resolved groups;
+    # flattened under the keys their sweeps use.
+    config = {"name": "mixed", "coap": {"cc": "cocoa"}, "network": {"kind": "star"},
+              "group": [{"name": "legacy", "workload": {"clients": 200}, "coap": {"cc": "default"}},
+                        {"name": "safe", "workload": {"clients": 200}, "coap": {"cc": "cocoa-fb2"}}]}
+    flat = flatten(config)
+    assert flat["group.legacy.coap.cc"] == "default" and flat["group.safe.workload.clients"] == 200
+    assert flat["network.kind"] == "star" and "group" not in flat
+    other = {**config, "group": [config["group"][0], {**config["group"][1], "coap": {"cc": "fasor"}}]}
+    assert varying([config, other]) == ["group.safe.coap.cc"]
+    assert select({"a": config, "b": other}, "group.safe.coap.cc = 'fasor'") == ["b"]
+
+
 def test_where_selects_by_dotted_keys():
     configs = {"a": resolve({"coap": {"cc": "cocoa"}, "link": {"buffer_bytes": 2500}}),
                "b": resolve({"coap": {"cc": "fasor"}, "link": {"buffer_bytes": 28200}}),

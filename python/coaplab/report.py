@@ -245,8 +245,7 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
 def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
     figs, listing = [], []
     for cid, runs in study.runs.items():
-        if study.configs[cid]["coap"]["transport"] != "tcp":
-            continue
+        # Any run with TCP time-sequence traces (a TCP base or a TCP client population).
         traced = [r for r in runs if r.get("seq_traces")]
         if not traced:
             continue

@@ -63,10 +63,22 @@ def _scalar(v: Any) -> Any:
 
 
 def flatten(config: dict[str, Any]) -> dict[str, Any]:
-    """A resolved configuration as ``{dotted key: value}``, in the configuration's own order."""
+    """A resolved configuration as ``{dotted key: value}``, in the configuration's own order.
+    Client populations (``"group"``: a list of resolved groups) become the keys their sweeps
+    use, ``group.<name>.<section>.<key>`` (``group.safe.coap.cc``)."""
     out: dict[str, Any] = {}
     for k, v in config.items():
-        if isinstance(v, dict) and k not in TOP_KEYS:
+        if k == "group" and isinstance(v, list) and all(isinstance(g, dict) and "name" in g for g in v):
+            for g in v:
+                for gk, gv in g.items():
+                    if gk == "name":
+                        continue
+                    if isinstance(gv, dict):
+                        for sk, sv in gv.items():
+                            out[f"group.{g['name']}.{gk}.{sk}"] = _scalar(sv)
+                    else:
+                        out[f"group.{g['name']}.{gk}"] = _scalar(gv)
+        elif isinstance(v, dict) and k not in TOP_KEYS:
             for sk, sv in v.items():
                 out[f"{k}.{sk}"] = _scalar(sv)
         else:
