@@ -153,12 +153,21 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
         toc.append((sid, f"{name} ({len(cids)} configurations)"))
         w = study.configs[cids[0]]
         body.append(f'<section id="{sid}"><h2>{_esc(name)}</h2>')
-        fixed = [k for k in ("coap.transport", "workload.kind", "workload.clients", "link.errors", "link.buffer_bytes", "coap.cc")
-                 if k not in keys]
+        populations = w.get("group") or []
+        # With client populations the base's workload and algorithm describe nobody: name the
+        # populations instead.
+        base = ("link.errors", "link.buffer_bytes") if populations else (
+            "coap.transport", "workload.kind", "workload.clients", "link.errors", "link.buffer_bytes", "coap.cc")
+        fixed = [k for k in base if k not in keys]
         flat0 = study.flat[cids[0]]
+        who = ""
+        if populations:
+            who = " Client populations: " + "; ".join(
+                f"{_esc(g['name'])} ({_esc(g['coap']['transport'])}/{_esc(g['coap']['cc'])}, "
+                f"{_esc(g['workload']['kind'])} ×{_esc(g['workload'].get('clients'))})" for g in populations) + "."
         body.append("<p>" + ("Varying: " + ", ".join(f"<code>{_esc(k)}</code>" for k in keys) + ". " if keys else "One configuration. ")
                     + "Fixed: " + ", ".join(f"{_esc(title(k))} {_esc(fmt_value(flat0.get(k)))}" for k in fixed)
-                    + f". Replications per configuration: {_esc(w['replications'])}.</p>")
+                    + f". Replications per configuration: {_esc(w['replications'])}.{who}</p>")
         figs = [(f"fct-{n}", "Flow completion time per client: whiskers p10/p90, box p25/p75, line at the median "
                  "(pooled over clients and replications).", figures.fct_boxes(sums))]
         if any((s["unnecessary_retransmissions_per_client"].get("p90") or 0) > 0 for s in sums):
