@@ -157,3 +157,14 @@ def test_legend_reads_row_by_row():
     # transpose (column 1: default, fasor; column 2: default-fb1, blank; ...).
     assert [t.get_text() for t in legend.get_texts()] == [
         "default", "fasor", "default-fb1", "", "default-fb2", "", "cocoa", "", "cocoa-fb1", "", "cocoa-fb2", ""]
+
+
+def test_more_series_than_colours_get_hatches():
+    # 12 algorithms, 7 fill colours: the 8th to 12th repeat the colours with hatching, so no
+    # two boxes look alike.
+    algos = ["default", "default-fb1", "default-fb2", "cocoa", "cocoa-s", "cocoa-fb1", "cocoa-fb2",
+             "basic-rto", "linux-rto", "peakhopper-rto", "fasor", "fasor-rc"]
+    fig = figures.fct_boxes([summary((1, 2, 3, 4, 5), coap__cc=a) for a in algos])
+    looks = [(mcolors.to_hex(p.get_facecolor()), p.get_hatch() or "") for p in fig.axes[0].patches]
+    assert len(set(looks)) == 12
+    assert looks[7] == (looks[0][0], "////")

@@ -209,8 +209,19 @@ def _grid(n: int, width: str | float, panel_height: float):
     return ncols, nrows, panel_height * nrows + 0.45
 
 
+#: Box and bar fills: the Okabe–Ito colours but black (a black box would hide its median).
+FILLS = OKABE_ITO[:7]
+#: Beyond 7 series the colours repeat, each round with another hatching, so that 12 algorithms
+#: stay distinguishable in print and for every reader.
+HATCHES = ["", "////", "....", "xxxx", "\\\\\\\\"]
+
+
 def _colours(n: int) -> list[str]:
-    return [OKABE_ITO[i % len(OKABE_ITO)] for i in range(n)]
+    return [FILLS[i % len(FILLS)] for i in range(n)]
+
+
+def _hatches(n: int) -> list[str]:
+    return [HATCHES[(i // len(FILLS)) % len(HATCHES)] for i in range(n)]
 
 
 def _darker(colour: str, f: float = 0.55) -> tuple:
@@ -257,6 +268,7 @@ def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: 
     x_vals = _ordered(_value(f, xs) for f, _ in rows)
     hue_vals = _ordered(_value(f, hues) for f, _ in rows)
     colours = dict(zip(hue_vals, _colours(len(hue_vals))))
+    hatches = dict(zip(hue_vals, _hatches(len(hue_vals))))
     ncols, nrows, height = _grid(len(col_vals), width, panel_height)
     fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
     import matplotlib
@@ -279,17 +291,18 @@ def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: 
                 positions.append(xi + (hi - (n_hue - 1) / 2) * slot)
                 stats.append({"med": st["p50"], "q1": st["p25"], "q3": st["p75"], "whislo": st["p10"],
                               "whishi": st["p90"], "fliers": [], "label": ""})
-                face.append(colours[_value(f, hues)])
+                face.append((colours[_value(f, hues)], hatches[_value(f, hues)]))
             if stats:
                 art = ax.bxp(stats, positions=positions, widths=slot * 0.72, showfliers=False, patch_artist=True,
                              manage_ticks=False, capwidths=slot * 0.4,
                              medianprops={"linewidth": 1.6},
                              whiskerprops={"linewidth": 0.8}, capprops={"linewidth": 0.8},
                              boxprops={"linewidth": 0.6})
-                for patch, c in zip(art["boxes"], face):
+                for patch, (c, h) in zip(art["boxes"], face):
                     patch.set_facecolor(c)
                     patch.set_edgecolor("#333333")
-                for k, c in enumerate(face):
+                    patch.set_hatch(h)
+                for k, (c, _) in enumerate(face):
                     # The median in a dark shade of the box's colour: a box squeezed to a line
                     # (no spread) still shows whose it is.
                     art["medians"][k].set_color(_darker(c))
@@ -319,7 +332,7 @@ def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: 
         for j in range(len(col_vals), nrows * ncols):
             axes[j // ncols][j % ncols].set_visible(False)
         if n_hue > 1:
-            handles = [Patch(facecolor=colours[v], edgecolor="#333333", linewidth=0.6) for v in hue_vals]
+            handles = [Patch(facecolor=colours[v], hatch=hatches[v], edgecolor="#333333", linewidth=0.6) for v in hue_vals]
             _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
     return fig
 
@@ -355,6 +368,7 @@ def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=No
     panels = _ordered(_value(f, panel_keys) for f, _ in rows)
     hue_vals = _ordered(_value(f, hues) for f, _ in rows)
     colours = dict(zip(hue_vals, _colours(len(hue_vals))))
+    hatches = dict(zip(hue_vals, _hatches(len(hue_vals))))
     ncols, nrows, height = _grid(len(panels), width, panel_height)
     fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
     import matplotlib
@@ -374,7 +388,7 @@ def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=No
                 shares.append(100.0 * sum(hist[bins - 1:]) / total)
                 hi = hue_vals.index(_value(f, hues))
                 ax.bar([b + (hi - (len(hue_vals) - 1) / 2) * bw for b in range(bins)], shares, width=bw * 0.92,
-                       color=colours[_value(f, hues)], edgecolor="#333333", linewidth=0.4)
+                       color=colours[_value(f, hues)], hatch=hatches[_value(f, hues)], edgecolor="#333333", linewidth=0.4)
             ax.set_xticks(range(bins), [str(b) for b in range(bins - 1)] + [f"≥{bins - 1}"])
             ax.set_ylim(0, 100)
             if i >= len(panels) - ncols:
@@ -386,7 +400,7 @@ def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=No
         for j in range(len(panels), nrows * ncols):
             axes[j // ncols][j % ncols].set_visible(False)
         if len(hue_vals) > 1:
-            handles = [Patch(facecolor=colours[v], edgecolor="#333333", linewidth=0.4) for v in hue_vals]
+            handles = [Patch(facecolor=colours[v], hatch=hatches[v], edgecolor="#333333", linewidth=0.4) for v in hue_vals]
             _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
     return fig
 
