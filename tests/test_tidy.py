@@ -60,8 +60,10 @@ def test_where_selects_by_dotted_keys():
     # A string literal that looks like a key stays a string.
     assert select(configs, "coap.cc = 'coap.cc'") == []
     assert select(configs, None) == ["a", "b", "c"]
-    with pytest.raises(CoaplabError, match=r"^--where: .*coap\.nope.*expected SQL over dotted keys"):
-        select(configs, "coap.nope = 1")
+    with pytest.raises(CoaplabError, match=r"^--where: 'coap\.ccc' is not a configuration key \(did you mean coap\.cc"):
+        select(configs, "coap.ccc = 'cocoa'")
+    with pytest.raises(CoaplabError, match=r"^--where: .* is not a condition .*expected SQL over dotted keys"):
+        select(configs, "coap.cc = = 1")
 
 
 def test_result_frames_carry_the_varying_parameters(study):

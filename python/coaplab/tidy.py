@@ -186,6 +186,15 @@ def select(configs: dict[str, dict[str, Any]], where: str | None, extra: dict[st
     rows = [{"config_id": cid, **flatten(c), **((extra or {}).get(cid, {}))} for cid, c in configs.items()]
     frame = pd.DataFrame(rows)
     keys = set(frame.columns)
+    for m in _TOKEN.finditer(where):
+        word = m.group(0)
+        if "." in word and not word.startswith(("'", '"')) and word not in keys:
+            import difflib
+
+            close = difflib.get_close_matches(word, sorted(keys), n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise CoaplabError(f"--where: {word!r} is not a configuration key{hint}; keys are dotted, as in scenario "
+                               "files: coap.cc, link.buffer_bytes, workload.clients, ...")
     con = duckdb.connect()
     try:
         con.register("configuration", frame)
@@ -193,11 +202,9 @@ def select(configs: dict[str, dict[str, Any]], where: str | None, extra: dict[st
         try:
             chosen = {r[0] for r in con.execute(sql).fetchall()}
         except duckdb.Error as e:
-            known = ", ".join(sorted(k for k in keys if k != "config_id"))
             raise CoaplabError(
                 f"--where: {where!r} is not a condition on configuration keys ({str(e).splitlines()[0]}); "
-                f"expected SQL over dotted keys, e.g. \"coap.cc in ('cocoa', 'fasor') and link.buffer_bytes > 2500\"; "
-                f"keys: {known}") from None
+                f"expected SQL over dotted keys, e.g. \"coap.cc in ('cocoa', 'fasor') and link.buffer_bytes > 2500\"") from None
     finally:
         con.close()
     return [cid for cid in configs if cid in chosen]
