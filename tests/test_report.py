@@ -44,14 +44,46 @@ def report(tmp_path_factory):
 def test_report_has_every_figure(report):
     _, _, path, ids = report
     doc = path.read_text()
-    # 2 panels × (FCT, unnecessary, histogram) + traces of the traced runs.
+    # 2 scenarios × (FCT, unnecessary, histogram); the 6 traced configurations of "fig" one
+    # RTO trace figure each (none is left out).
     assert sum(i.startswith("fct-") for i in ids) == 2
     assert sum(i.startswith("histogram-") for i in ids) == 2
-    assert any(i.startswith("trace-") for i in ids)
+    assert sum(i.startswith("trace-") for i in ids) == 6
     for fid in ids:
         assert f'data-figure="{fid}"' in doc
-    assert doc.count("<table") == 2 and "<script" not in doc  # self-contained, no external assets
+    # Per scenario a configuration table, then the list of every traced configuration with its
+    # replications (0–2) and clients (0–5), each row linking to its figure.
+    assert doc.count('data-table="configs-') == 2 and doc.count("<script") == 0  # self-contained
+    listing = re.search(r'<table data-table="trace-list">(.*?)</table>', doc, re.S).group(1)
+    assert listing.count('<td class="l">0–2</td><td class="l">0–5</td>') == 6
+    assert sorted(re.findall(r'href="#(trace-\d)"', listing)) == [f"trace-{k}" for k in range(6)]
     assert not re.search(r'(src|href)="http', doc)
+
+
+def test_report_labels_every_configuration_by_what_varies(report):
+    _, _, path, _ = report
+    doc = path.read_text()
+    # "fig" varies coap.cc and link.buffer_bytes: its table has both as columns, and every
+    # trace caption names both values.
+    assert '<th class="l">algorithm</th><th class="l">bottleneck buffer (bytes)</th>' in doc
+    assert doc.count("cc=fasor, buffer_bytes=1,410,000") >= 1
+    # The SVG figures keep their text as text (axis titles with units).
+    assert "flow completion time (s)" in doc and "retransmissions per exchange" in doc
+
+
+def test_report_where_filter(report):
+    from coaplab.errors import CoaplabError
+    from coaplab.report import build
+
+    _, db, _, _ = report
+    doc, ids = build(db, where="coap.cc in ('cocoa', 'fasor') and link.buffer_bytes = 2500")
+    # Two of the 6 + 2 configurations match: one scenario, two traced configurations.
+    assert "<p>2 configurations matching" in doc
+    assert sum(i.startswith("fct-") for i in ids) == 1 and sum(i.startswith("trace-") for i in ids) == 2
+    with pytest.raises(CoaplabError, match="--where: .* matches none"):
+        build(db, where="coap.cc = 'nope'")
+    with pytest.raises(CoaplabError, match="--where: 'coap.nosuchkey' is not a configuration key"):
+        build(db, where="coap.nosuchkey = 1")
 
 
 def test_report_renders_in_chromium(report):
@@ -61,9 +93,9 @@ def test_report_renders_in_chromium(report):
                          capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     for fid in ids:
-        figure = re.search(rf'<figure data-figure="{fid}">(.*?)</figure>', dom.stdout, re.S)
+        figure = re.search(rf'<figure id="{fid}" data-figure="{fid}">(.*?)</figure>', dom.stdout, re.S)
         assert figure, f"figure {fid} missing from the rendered page"
-        assert "<svg" in figure.group(1) and ("<rect" in figure.group(1) or "<polyline" in figure.group(1))
+        assert "<svg" in figure.group(1) and "<path" in figure.group(1)
     assert "Uncaught" not in dom.stderr
     artifacts = ROOT / "artifacts"
     artifacts.mkdir(exist_ok=True)
@@ -81,3 +113,23 @@ def test_report_cli_errors(cli, tmp_path):
     duckdb.connect(str(tmp_path / "empty.duckdb")).close()
     out = cli("report", "--db", tmp_path / "empty.duckdb", "--out", tmp_path / "o")
     assert out.returncode == 2 and "coaplab: error:" in out.stderr
+
+
+def test_report_draws_client_groups_when_summaries_have_them(report, monkeypatch):
+    # Summaries may carry `groups` ({name: sub-summary}); the report then adds an FCT figure by
+    # group. Simulated here by splitting each configuration's clients into even / odd.
+    from coaplab import tidy
+    from coaplab.report import build
+
+    real = tidy.Study.summaries
+
+    def with_groups(self):
+        out = real(self)
+        for s in out:
+            s["groups"] = {"even": {"fct_s": s["fct_s"]}, "odd": {"fct_s": s["fct_s"]}}
+        return out
+
+    monkeypatch.setattr(tidy.Study, "summaries", with_groups)
+    _, db, _, _ = report
+    doc, ids = build(db, where="name = 'fig'")
+    assert "groups-0" in ids and "client group" in doc

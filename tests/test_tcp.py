@@ -73,7 +73,8 @@ def test_time_sequence_traces_frame_plot_and_report(tmp_path):
     sends = down[down.event == "send"]
     assert (sends.seq + sends.length).max() == 7 + 20005
     fig = res.plot_time_sequence()
-    assert fig._repr_svg_().startswith("<svg") and 'data-event="ack"' in fig.svg
+    svg = fig.to_svg()
+    assert svg.startswith("<svg") and '<g id="ack">' in svg and '<g id="send">' in svg
     html, ids = build(db)
     assert "timeseq-0" in ids and "TCP time-sequence graphs" in html
     assert 'data-table="tcp-0"' in html and "RTO expirations" in html

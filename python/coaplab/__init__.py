@@ -1,20 +1,43 @@
 """coaplab — a laboratory for CoAP congestion control.
 
 Rust does the work (``coaplab._core``); this package describes, schedules, stores and presents.
+The names below load on first use (PEP 562), so that ``coaplab --help`` and the commands that do
+not run anything start fast.
 """
 
 from .errors import CoaplabError, ScenarioError, ScriptError
+
+# Imported eagerly (it is light): the submodule `coaplab.replay` would otherwise shadow the
+# function `coaplab.replay` once anything imports the submodule.
 from .replay import load_script, replay
-from .runner import Result, run_scenario
-from .scenario import Scenario, load_scenario
 
 __all__ = [
     "CoaplabError", "ScenarioError", "ScriptError", "Result", "Scenario",
     "load_scenario", "load_script", "replay", "run", "run_scenario", "__version__",
 ]
 
-#: `coaplab.run(scenario, jobs=None)` — alias of :func:`run_scenario`.
-run = run_scenario
+#: Where each lazily loaded name lives. `coaplab.run(scenario, jobs=None)` is
+#: :func:`run_scenario`.
+_LAZY = {
+    "Result": ("runner", "Result"), "run_scenario": ("runner", "run_scenario"), "run": ("runner", "run_scenario"),
+    "Scenario": ("scenario", "Scenario"), "load_scenario": ("scenario", "load_scenario"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(f".{module}", __name__), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'coaplab' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_LAZY))
+
 
 try:
     from ._core import __version__

@@ -69,6 +69,13 @@ def compare(figures: list[dict[str, Any]], jobs: int | None = None) -> list[dict
     return rows
 
 
+def render(rows: list[dict[str, Any]], fmt: str) -> str:
+    """``markdown`` (the table below), ``json`` (JSON Lines) or ``csv``."""
+    from .output import rows_csv, rows_json
+
+    return {"markdown": markdown, "json": rows_json, "csv": rows_csv}[fmt](rows)
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
     out = ["| figure | algorithm | statistic | published (s) | simulated (s) | difference |", "|---|---|---|---|---|---|"]
     for r in rows:

@@ -30,55 +30,131 @@ _positive_int = _int_at_least(1)
 _non_negative_int = _int_at_least(0)
 
 
+_DB_HELP = "results database (default: ./coaplab.duckdb)"
+_WHERE_HELP = ("keep the configurations for which this SQL condition on dotted configuration keys holds, "
+               "e.g. \"coap.cc in ('cocoa','fasor') and link.buffer_bytes > 2500\"")
+_KEY_HELP = "a dotted configuration key (link.buffer_bytes, coap.cc, coap.nstart, ...) or group"
+
+
+def _sub(sub, name: str, help: str, examples: str, description: str | None = None) -> argparse.ArgumentParser:
+    """A subcommand whose --help ends with worked examples."""
+    return sub.add_parser(name, help=help, description=description or help[0].upper() + help[1:] + ".",
+                          epilog="examples:\n" + examples, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def _parser() -> argparse.ArgumentParser:
     from . import __version__
 
-    p = argparse.ArgumentParser(prog="coaplab", description="A laboratory for CoAP congestion control.")
+    p = argparse.ArgumentParser(
+        prog="coaplab", description="A laboratory for CoAP congestion control.",
+        epilog="examples:\n  coaplab run examples/quick.toml\n  coaplab report --out out/report\n"
+               "  coaplab plot --kind fct --x link.buffer_bytes --hue coap.cc --out fig.pdf\n"
+               "  coaplab COMMAND --help      (every command's options, with examples)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"coaplab {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", help="run a scenario file (sweep x replications) and print summaries")
-    run.add_argument("scenario", metavar="SCENARIO.toml")
-    run.add_argument("--jobs", type=_positive_int, default=None, help="parallel runs (default: number of cores)")
-    run.add_argument("--format", choices=("table", "json"), default="table")
-    run.add_argument("--pcap", metavar="DIR", help="write one pcap per replication into DIR")
+    run = _sub(sub, "run", "run a scenario file (sweep x replications) and print summaries",
+               "  coaplab run examples/quick.toml\n"
+               "  coaplab run examples/bufferbloat.toml --jobs 2 --format json > summaries.jsonl\n"
+               "  coaplab run examples/tcp-firmware.toml --trace out/traces --pcap out/pcap\n"
+               "  coaplab run examples/bufferbloat.toml --cluster local:4   (needs coaplab[cluster])")
+    run.add_argument("scenario", metavar="SCENARIO.toml", help="the scenario file, e.g. examples/quick.toml")
+    run.add_argument("--jobs", type=_positive_int, default=None, help="parallel runs, e.g. --jobs 2 (default: number of cores)")
+    run.add_argument("--format", choices=("table", "json"), default="table",
+                     help="table: one readable block per configuration (default); json: JSON Lines, one object per configuration")
+    run.add_argument("--pcap", metavar="DIR", help="write one pcap per replication into DIR, e.g. --pcap out/pcap")
     run.add_argument("--trace", metavar="DIR", help="write traces, one CSV per replication, into DIR: per-client timer / RTO traces (UDP) or per-connection time-sequence traces (TCP)")
     run.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
     run.add_argument("--db", metavar="PATH", default=None,
                      help="results database: every finished run is stored at once, stored runs are skipped (default: ./coaplab.duckdb)")
     run.add_argument("--no-db", action="store_true", help="do not store results")
-    run.add_argument("--cluster", metavar="ADDRESS", help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N")
+    run.add_argument("--cluster", metavar="ADDRESS",
+                     help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N (needs pip install 'coaplab[cluster]')")
 
-    exp = sub.add_parser("export", help="export the results database as parquet or csv files")
-    exp.add_argument("--db", metavar="PATH", default=None, help="results database (default: ./coaplab.duckdb)")
-    exp.add_argument("--format", choices=("parquet", "csv"), default="parquet")
-    exp.add_argument("--out", metavar="DIR", required=True)
+    exp = _sub(sub, "export", "export the results database as parquet or csv files",
+               "  coaplab export --out out/tables\n"
+               "  coaplab export --db study.duckdb --format csv --out out/csv --where \"coap.cc = 'cocoa'\"",
+               description="Export the results database: configs, runs, clients, traces and time_sequence (TCP "
+                           "time-sequence traces), each starting with config_id and one column per configuration "
+                           "parameter that varies across the exported configurations (dotted names such as coap.cc).")
+    exp.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
+    exp.add_argument("--format", choices=("parquet", "csv"), default="parquet", help="file format (default: parquet)")
+    exp.add_argument("--out", metavar="DIR", required=True, help="directory to write the tables into, e.g. out/tables")
+    exp.add_argument("--where", metavar="CONDITION", help=_WHERE_HELP)
 
-    rp = sub.add_parser("replay", help="replay algorithms on a script of exchanges (SPEC §3.2)")
-    rp.add_argument("algorithm", nargs="?", metavar="ALGORITHM")
-    rp.add_argument("script", metavar="SCRIPT.json")
-    rp.add_argument("--compare", metavar="A,B,...", help="replay several algorithms and print them side by side")
-    rp.add_argument("--dither", choices=("on", "off"), default="off")
-    rp.add_argument("--seed", type=_non_negative_int, default=0)
-    rp.add_argument("--max-retransmit", type=_non_negative_int, default=4)
+    rp = _sub(sub, "replay", "replay algorithms on a script of exchanges",
+              "  coaplab replay cocoa script.json\n"
+              "  coaplab replay --compare default,cocoa,fasor script.json --dither on --seed 3")
+    rp.add_argument("algorithm", nargs="?", metavar="ALGORITHM", help="the algorithm to replay, e.g. cocoa (see docs/algorithms.md)")
+    rp.add_argument("script", metavar="SCRIPT.json", help="the script of exchanges (JSON)")
+    rp.add_argument("--compare", metavar="A,B,...", help="replay several algorithms and print them side by side, e.g. --compare default,cocoa")
+    rp.add_argument("--dither", choices=("on", "off"), default="off", help="randomise initial timers as RFC 7252 does (default: off)")
+    rp.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the dithering, e.g. --seed 3 (default: 0)")
+    rp.add_argument("--max-retransmit", type=_non_negative_int, default=4, help="MAX_RETRANSMIT (default: 4, RFC 7252's)")
     rp.add_argument("--format", choices=("json", "table"), default=None, help="json for one algorithm, table for --compare (defaults)")
 
-    cal = sub.add_parser("calibrate", help="published vs. simulated for the reference figures (markdown table)")
+    cal = _sub(sub, "calibrate", "published vs. simulated for the reference figures",
+               "  coaplab calibrate\n  coaplab calibrate --format json > calibration.jsonl\n"
+               "  coaplab calibrate --reference my-published.toml --jobs 2 --format csv")
     cal.add_argument("--reference", metavar="PATH", help="published.toml (default: the packaged copy)")
-    cal.add_argument("--jobs", type=_positive_int, default=None)
+    cal.add_argument("--jobs", type=_positive_int, default=None, help="parallel runs (default: number of cores)")
+    cal.add_argument("--format", choices=("markdown", "json", "csv"), default="markdown",
+                     help="markdown table (default), JSON Lines (one object per figure, column and statistic) or CSV")
 
-    rp2 = sub.add_parser("report", help="a self-contained HTML report from the results database")
-    rp2.add_argument("--db", metavar="PATH", default=None, help="results database (default: ./coaplab.duckdb)")
-    rp2.add_argument("--out", metavar="DIR", required=True)
+    rp2 = _sub(sub, "report", "a self-contained HTML report from the results database",
+               "  coaplab report --out out/report\n"
+               "  coaplab report --db study.duckdb --out out/report --where \"workload.clients = 400\"")
+    rp2.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
+    rp2.add_argument("--out", metavar="DIR", required=True, help="directory for index.html, e.g. out/report")
+    rp2.add_argument("--where", metavar="CONDITION", help=_WHERE_HELP)
 
-    rep = sub.add_parser("reproduce", help="re-run published experiments; published vs. simulated side by side")
-    rep.add_argument("names", nargs="*", metavar="NAME")
+    plot = _sub(sub, "plot", "draw one figure from the results database (PNG, PDF or SVG)",
+                "  coaplab plot --kind fct --x link.buffer_bytes --hue coap.cc --col coap.nstart --out fig.pdf\n"
+                "  coaplab plot --db study.duckdb --kind histogram --where \"coap.cc in ('cocoa','fasor')\" --out hist.png\n"
+                "  coaplab plot --kind time-sequence --config 44c8b1475d569923 --replication 0 --out ts.svg\n"
+                "  coaplab plot --kind rto --config 42b0cb9c2ca47e1c --client 3 --width one --out rto.pdf",
+                description="Draw one figure from the results database. fct / unnecessary: box plots (whiskers "
+                            "p10/p90, box p25/p75, median line) per configuration; histogram: retransmissions per "
+                            "exchange; time-sequence: one TCP connection (runs with trace = true); rto: one UDP "
+                            "client's timer and RTO estimate (runs with trace = true).")
+    plot.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
+    plot.add_argument("--kind", choices=("fct", "unnecessary", "histogram", "time-sequence", "rto"), default="fct",
+                      help="what to draw (default: fct)")
+    plot.add_argument("--out", metavar="FILE", required=True, help="the figure file; the extension picks the format: .png, .pdf or .svg")
+    plot.add_argument("--x", metavar="KEY", help="x axis: " + _KEY_HELP + " (default: chosen from the keys that vary)")
+    plot.add_argument("--hue", metavar="KEY", help="colour: " + _KEY_HELP)
+    plot.add_argument("--col", metavar="KEY", help="one panel per value: " + _KEY_HELP)
+    plot.add_argument("--where", metavar="CONDITION", help=_WHERE_HELP)
+    plot.add_argument("--width", default="two", metavar="one|two|INCHES",
+                      help="figure width: one (3.5 in, one paper column), two (7.16 in, default) or inches, e.g. 5")
+    plot.add_argument("--config", metavar="CONFIG_ID", help="time-sequence / rto: the configuration (default: the first traced one)")
+    plot.add_argument("--replication", type=_non_negative_int, default=None, help="time-sequence / rto: the replication (default: the first traced)")
+    plot.add_argument("--client", type=_non_negative_int, default=None, help="rto: the client (default: the first traced)")
+    plot.add_argument("--connection", type=_non_negative_int, default=None,
+                      help="time-sequence: the connection number (default: the busiest)")
+    plot.add_argument("--direction", choices=("down", "up"), default="down",
+                      help="time-sequence: down = server to client (default, the bottleneck), up = client to server")
+
+    rep = _sub(sub, "reproduce", "re-run published experiments; published vs. simulated side by side",
+               "  coaplab reproduce --list\n  coaplab reproduce udp-1client-continuous firmware\n"
+               "  coaplab reproduce udp-continuous-matrix --format json > matrix.jsonl\n"
+               "(docs/reproduce.md describes every experiment)")
+    rep.add_argument("names", nargs="*", metavar="NAME", help="built-in experiments to run (see --list)")
     rep.add_argument("--list", action="store_true", help="list the built-in experiments")
-    rep.add_argument("--jobs", type=_positive_int, default=None)
-    rep.add_argument("--cluster", metavar="ADDRESS")
-    rep.add_argument("--db", metavar="PATH", default=None, help="results database (default: ./coaplab.duckdb)")
-    rep.add_argument("--no-db", action="store_true")
-    rep.add_argument("--no-progress", action="store_true")
+    rep.add_argument("--jobs", type=_positive_int, default=None, help="parallel runs (default: number of cores)")
+    rep.add_argument("--cluster", metavar="ADDRESS", help="run on a Dask cluster (tcp://host:8786 or local:N; needs coaplab[cluster])")
+    rep.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
+    rep.add_argument("--no-db", action="store_true", help="do not store results")
+    rep.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
+    rep.add_argument("--format", choices=("text", "json", "csv", "markdown"), default="text",
+                     help="text: a block per configuration (default); json: JSON Lines, one object per configuration "
+                          "and statistic; csv; markdown: a table")
+
+    comp = _sub(sub, "completion", "print a shell completion script",
+                "  coaplab completion bash > ~/.local/share/bash-completion/completions/coaplab\n"
+                "  coaplab completion zsh > ~/.zfunc/_coaplab")
+    comp.add_argument("shell", choices=("bash", "zsh", "tcsh"), help="the shell")
 
     bench = sub.add_parser("bench", help="benchmark the simulator (events/s, simulated s per wall s, peak memory)")
     bench.add_argument("--jobs", type=_positive_int, default=2)
@@ -98,6 +174,8 @@ def _cmd_run(args) -> int:
         raise CoaplabError("--db and --no-db exclude each other")
     if args.cluster is not None and args.jobs is not None:
         raise CoaplabError("--jobs and --cluster exclude each other (the cluster decides the parallelism)")
+    if args.cluster is not None:
+        _need_distributed()
     db = None if args.no_db else (args.db or DEFAULT_DB)
     result = run_scenario(args.scenario, jobs=args.jobs, progress=not args.no_progress, pcap_dir=args.pcap,
                           trace_dir=args.trace, db=db, cluster=args.cluster)
@@ -106,7 +184,14 @@ def _cmd_run(args) -> int:
         print(f"coaplab: {total - result.executed} of {total} runs were already stored in {db}; ran {result.executed}",
               file=sys.stderr)
     if result.summaries:
-        sys.stdout.write(json_lines(result.summaries) + "\n" if args.format == "json" else table(result.summaries))
+        if args.format == "json":
+            sys.stdout.write(json_lines(result.summaries) + "\n")
+        else:
+            from .replstats import replication_stats
+
+            shown = [s if "fct_replications" in s or s["replications"] < 2
+                     else {**s, "fct_replications": replication_stats(result.runs[s["config_id"]])} for s in result.summaries]
+            sys.stdout.write(table(shown))
     if result.failures:
         print(f"coaplab: {len(result.failures)} of {total} runs failed (stored as failed; re-run the command to retry them):",
               file=sys.stderr)
@@ -118,12 +203,123 @@ def _cmd_run(args) -> int:
     return 0
 
 
-def _cmd_export(args) -> int:
-    from .store import DEFAULT_DB, ResultsDB
+def _need_distributed() -> None:
+    import importlib.util
 
-    with ResultsDB(args.db or DEFAULT_DB, read_only=True) as db:
-        for path in db.export(args.out, args.format):
-            print(path)
+    if importlib.util.find_spec("distributed") is None:
+        raise CoaplabError("--cluster needs Dask distributed, an optional extra: pip install 'coaplab[cluster]'")
+
+
+def _cmd_export(args) -> int:
+    from .store import DEFAULT_DB
+    from .tidy import export
+
+    for path in export(args.db or DEFAULT_DB, args.out, args.format, where=args.where):
+        print(path)
+    return 0
+
+
+def _width(text: str):
+    if text in ("one", "two"):
+        return text
+    try:
+        w = float(text)
+    except ValueError:
+        w = -1.0
+    if not 1.0 <= w <= 30.0:
+        raise CoaplabError(f"--width: {text!r} is not allowed; expected one, two or a width in inches from 1 to 30")
+    return w
+
+
+def _cmd_plot(args) -> int:
+    from pathlib import Path
+
+    from . import figures
+    from .store import DEFAULT_DB
+    from .tidy import load
+
+    width = _width(args.width)
+    if Path(args.out).suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise CoaplabError(f"--out: {args.out!r} has no known figure extension; allowed: .png, .pdf, .svg")
+    db = args.db or DEFAULT_DB
+    if args.kind in ("fct", "unnecessary", "histogram"):
+        for opt in ("config", "replication", "client", "connection"):
+            if getattr(args, opt) is not None:
+                raise CoaplabError(f"--{opt}: only for --kind time-sequence or rto")
+        study = load(db, args.where)
+        draw = {"fct": figures.fct_boxes, "unnecessary": figures.unnecessary_boxes,
+                "histogram": figures.retransmission_histogram}[args.kind]
+        fig = draw(study.summaries(), x=args.x, hue=args.hue, col=args.col, width=width)
+    else:
+        for opt in ("x", "hue", "col"):
+            if getattr(args, opt) is not None:
+                raise CoaplabError(f"--{opt}: only for --kind fct, unnecessary or histogram")
+        fig = _trace_figure(db, args, width)
+    print(fig.save(args.out))
+    return 0
+
+
+def _trace_figure(db: str, args, width):
+    from . import figures
+    from .store import ResultsDB
+    from .tidy import label, load, varying
+
+    study = load(db, args.where)
+    if args.config is not None and args.config not in study.configs:
+        raise CoaplabError(f"--config: {args.config!r} is not a configuration with finished runs in {db!r}"
+                           + (" matching --where" if args.where else ""))
+    cids = [args.config] if args.config else list(study.configs)
+
+    def what(cid):
+        name = study.configs[cid]["name"]
+        keys = varying(c for c in study.configs.values() if c["name"] == name)
+        return f"{name}: {label(study.flat[cid], keys)}" if keys else name
+
+    if args.kind == "time-sequence":
+        if args.client is not None:
+            raise CoaplabError("--client: only for --kind rto (time-sequence graphs pick a --connection)")
+        for cid in cids:
+            for run in study.runs[cid]:
+                if args.replication is not None and run["replication"] != args.replication:
+                    continue
+                traces = run.get("seq_traces") or []
+                if args.connection is not None:
+                    traces = [t for t in traces if t["connection"] == args.connection]
+                if not traces:
+                    continue
+                t = max(traces, key=lambda t: sum(p[4] for p in t["points"] if p[1] == args.direction and p[2] == "send"))
+                pts = [{"time_s": p[0], "event": p[2], "seq": p[3], "length": p[4]} for p in t["points"] if p[1] == args.direction]
+                if pts:
+                    caption = f"{what(cid)}, replication {run['replication']}, connection {t['connection']} ({args.direction})"
+                    return figures.time_sequence(pts, caption, width=width)
+        raise CoaplabError("no time-sequence trace matches: run a TCP scenario with trace = true"
+                           + "".join(f", {o} {getattr(args, o)}" for o in ("config", "replication", "connection")
+                                     if getattr(args, o) is not None))
+    if args.connection is not None:
+        raise CoaplabError("--connection: only for --kind time-sequence (rto traces pick a --client)")
+    with ResultsDB(db, read_only=True) as rdb:
+        for cid in cids:
+            sql = ("SELECT replication, client FROM traces WHERE config_id = ?"
+                   + (" AND replication = ?" if args.replication is not None else "")
+                   + (" AND client = ?" if args.client is not None else "") + " ORDER BY replication, client LIMIT 1")
+            params = [cid] + [v for v in (args.replication, args.client) if v is not None]
+            first = rdb.con.execute(sql, params).fetchone()
+            if first is None:
+                continue
+            rows = rdb.con.execute(
+                "SELECT time_s, event, exchange, timer_s, rto_s, sample_s, sample_kind FROM traces "
+                "WHERE config_id = ? AND replication = ? AND client = ? ORDER BY time_s", [cid, *first]).fetchall()
+            pts = [dict(zip(("time_s", "event", "exchange", "timer_s", "rto_s", "sample_s", "sample_kind"), r)) for r in rows]
+            return figures.rto_trace(pts, f"{what(cid)}, replication {first[0]}, client {first[1]}", width=width)
+    raise CoaplabError("no timer trace matches: run a UDP scenario with trace = true"
+                       + "".join(f", {o} {getattr(args, o)}" for o in ("config", "replication", "client")
+                                 if getattr(args, o) is not None))
+
+
+def _cmd_completion(args) -> int:
+    import shtab
+
+    sys.stdout.write(shtab.complete(_parser(), shell=args.shell))
     return 0
 
 
@@ -159,13 +355,13 @@ def _cmd_bench(args) -> int:
 
 
 def _cmd_calibrate(args) -> int:
-    from .calibration import compare, load_reference, markdown
+    from .calibration import compare, load_reference, render
 
     try:
         figures = load_reference(args.reference)
     except (OSError, KeyError, ValueError) as e:
         raise CoaplabError(f"--reference: cannot use {args.reference!r}: {e}") from None
-    sys.stdout.write(markdown(compare(figures, jobs=args.jobs)))
+    sys.stdout.write(render(compare(figures, jobs=args.jobs), args.format))
     return 0
 
 
@@ -179,8 +375,11 @@ def _cmd_reproduce(args) -> int:
         if not args.list:
             print("coaplab reproduce NAME ...   runs them (see docs/reproduce.md)", file=sys.stderr)
         return 0
+    if args.cluster is not None:
+        _need_distributed()
     db = None if args.no_db else (args.db or DEFAULT_DB)
-    sys.stdout.write(reproduce(args.names, jobs=args.jobs, db=db, progress=not args.no_progress, cluster=args.cluster))
+    sys.stdout.write(reproduce(args.names, jobs=args.jobs, db=db, progress=not args.no_progress, cluster=args.cluster,
+                               fmt=args.format))
     return 0
 
 
@@ -188,7 +387,7 @@ def _cmd_report(args) -> int:
     from .report import write
     from .store import DEFAULT_DB
 
-    print(write(args.db or DEFAULT_DB, args.out))
+    print(write(args.db or DEFAULT_DB, args.out, where=args.where))
     return 0
 
 
@@ -196,7 +395,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return {"run": _cmd_run, "replay": _cmd_replay, "bench": _cmd_bench, "calibrate": _cmd_calibrate,
-                "export": _cmd_export, "reproduce": _cmd_reproduce, "report": _cmd_report}[args.command](args)
+                "export": _cmd_export, "reproduce": _cmd_reproduce, "report": _cmd_report,
+                "plot": _cmd_plot, "completion": _cmd_completion}[args.command](args)
     except CoaplabError as e:
         print(f"coaplab: error: {e}", file=sys.stderr)
         return 2
@@ -208,6 +408,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _interrupted()
     except KeyboardInterrupt:
         _interrupted()
+    except BrokenPipeError:  # `coaplab ... | head`: the reader left; not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _interrupted() -> NoReturn:

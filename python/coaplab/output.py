@@ -1,4 +1,4 @@
-"""Presenting summaries: a readable table, or JSON Lines (SPEC §7.2)."""
+"""Presenting summaries and result rows: readable tables, JSON Lines, CSV, markdown."""
 
 from __future__ import annotations
 
@@ -45,6 +45,8 @@ def table(summaries: list[dict[str, Any]]) -> str:
         )
         out.append("  FCT s        " + "  ".join(f"{k:>8}" for k in PERCENTILE_KEYS))
         out.append("               " + "  ".join(f"{_f(s['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
+        if s.get("fct_replications"):
+            out.append(fct_interval_line(s["fct_replications"]))
         out.append("  unnecessary  " + "  ".join(f"{_f(s['unnecessary_retransmissions_per_client'][k], 1):>8}" for k in PERCENTILE_KEYS)
                    + f"   total {s['unnecessary_retransmissions_total']}")
         if s.get("tcp"):
@@ -107,3 +109,56 @@ def replay_table(results: dict[str, list[dict[str, Any]]]) -> str:
         lines.append(f"{i:<4} " + " | ".join(cells))
     lines.append("sample: s = strong, w = weak, a = ambiguous (discarded), - = none; FAIL = MAX_RETRANSMIT exhausted")
     return "\n".join(lines) + "\n"
+
+
+def rows_json(rows: list[dict[str, Any]]) -> str:
+    """JSON Lines: one object per row."""
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+def rows_csv(rows: list[dict[str, Any]]) -> str:
+    """CSV with a header; the columns are the union of the rows' keys in first-seen order."""
+    import csv
+    import io
+
+    columns: list[str] = []
+    for r in rows:
+        columns.extend(k for k in r if k not in columns)
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def rows_markdown(rows: list[dict[str, Any]]) -> str:
+    """A GitHub-flavoured markdown table; floats with 3 decimals (relative differences as %)."""
+    columns: list[str] = []
+    for r in rows:
+        columns.extend(k for k in r if k not in columns)
+
+    def cell(k: str, v: Any) -> str:
+        if v is None:
+            return "—"
+        if k == "diff" and isinstance(v, float):
+            return f"{v * 100:+.2f} %"
+        return _f(v).replace("|", "\\|")
+
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    out += ["| " + " | ".join(cell(k, r.get(k)) for k in columns) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def fct_interval_line(stats: dict[str, Any]) -> str:
+    """``median 12.355 s [11.760, 15.925], mean …`` from :func:`coaplab.replstats.replication_stats`."""
+    parts = []
+    for k in ("median", "mean"):
+        st = stats.get(k) or {}
+        if st.get("estimate") is None:
+            continue
+        ci = f" [{st['low']:.3f}, {st['high']:.3f}]" if st.get("low") is not None else ""
+        parts.append(f"{k} {st['estimate']:.3f}{ci}")
+    spread = stats.get("median_spread") or {}
+    if spread.get("min") is not None and stats.get("replications", 0) > 1:
+        parts.append(f"per-replication medians {spread['min']:.3f}–{spread['max']:.3f}")
+    return "  FCT 95% CI   " + ", ".join(parts) + f" (bootstrap over {stats.get('replications', 0)} replications)"

@@ -75,12 +75,41 @@ def side_by_side(result: Result, figures: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def reproduce(names: list[str], jobs: int | None = None, db: str | None = None, progress: bool = False,
-              cluster: str | None = None) -> str:
-    figures = load_reference()
+def rows(experiment: str, result: Result, figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per (configuration, published figure column or none, statistic): the experiment,
+    the configuration (name, config_id, swept values), figure, column, statistic, published
+    (None where nothing was published), simulated and the relative difference."""
     out = []
+    for s in result.summaries:
+        base = {"experiment": experiment, "name": s["name"], "config_id": s["config_id"], **s.get("swept", {})}
+        matches = published_for(s["config"], figures)
+        if not matches:
+            for k in PERCENTILE_KEYS:
+                out.append({**base, "figure": None, "column": None, "stat": k, "published": None,
+                            "simulated": s["fct_s"][k], "diff": None})
+        for fig_id, column, stats in matches:
+            for k, pub in stats.items():
+                sim = s["fct_s"][k]
+                out.append({**base, "figure": fig_id, "column": column, "stat": k, "published": pub, "simulated": sim,
+                            "diff": (sim / pub - 1.0) if sim is not None else None})
+    return out
+
+
+def reproduce(names: list[str], jobs: int | None = None, db: str | None = None, progress: bool = False,
+              cluster: str | None = None, fmt: str = "text") -> str:
+    """Runs the named experiments; ``fmt`` text (side by side), json (JSON Lines), csv or
+    markdown (one row per configuration, figure column and statistic: :func:`rows`)."""
+    from .output import rows_csv, rows_json, rows_markdown
+
+    figures = load_reference()
+    out, table = [], []
     for name in names:
         scenario = load(name)
         result = run_scenario(scenario, jobs=jobs, db=db, progress=progress, cluster=cluster)
-        out.append(side_by_side(result, figures))
-    return "\n".join(out)
+        if fmt == "text":
+            out.append(side_by_side(result, figures))
+        else:
+            table.extend(rows(name, result, figures))
+    if fmt == "text":
+        return "\n".join(out)
+    return {"json": rows_json, "csv": rows_csv, "markdown": rows_markdown}[fmt](table)

@@ -42,67 +42,98 @@ class Result:
     #: Runs executed now (the rest came from the database).
     executed: int = 0
 
-    def plot_fct(self):
-        """FCT box plots (p10/p25/median/p75/p90) by buffer × algorithm; an SVG figure that
-        Jupyter shows inline (`.save(path)` writes it)."""
-        from .report import summary_box_plot
+    def _params(self) -> tuple[list[str], dict[str, dict[str, Any]]]:
+        """The keys that vary across this result's configurations, and each configuration's
+        values of them (config_id → {dotted key: value})."""
+        from .tidy import flatten, param_columns, varying
 
-        return summary_box_plot(self.summaries, "fct_s", "FCT (s)")
+        configs = {s["config_id"]: s["config"] for s in self.summaries}
+        keys = varying(configs.values())
+        # As `coaplab export` names them: top-level keys that are also run columns get "config.".
+        names = param_columns(keys, ("name", "seed"))
+        return list(names.values()), {cid: {names[k]: flatten(c).get(k) for k in keys} for cid, c in configs.items()}
 
-    def plot_unnecessary(self):
-        """Unnecessary retransmissions per client, as box plots by buffer × algorithm."""
-        from .report import summary_box_plot
+    def plot_fct(self, x: str | None = None, hue: str | None = None, col: str | None = None, width: str | float = "two"):
+        """FCT box plots (whiskers p10/p90, box p25/p75, median line) laid out by any
+        configuration keys (``x``, ``hue``, ``col``: dotted keys such as ``link.buffer_bytes``,
+        ``coap.cc``, ``coap.nstart``, or ``group``); unnamed ones are chosen from the keys that
+        vary. A matplotlib figure: Jupyter shows it inline, ``.save("fig.pdf")`` writes it."""
+        from .figures import fct_boxes
 
-        return summary_box_plot(self.summaries, "unnecessary_retransmissions_per_client", "unnecessary retransmissions")
+        return fct_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
+
+    def plot_unnecessary(self, x: str | None = None, hue: str | None = None, col: str | None = None,
+                         width: str | float = "two"):
+        """Unnecessary retransmissions per client, as box plots (see :meth:`plot_fct`)."""
+        from .figures import unnecessary_boxes
+
+        return unnecessary_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
+
+    def plot_histogram(self, x: str | None = None, hue: str | None = None, col: str | None = None,
+                       width: str | float = "two"):
+        """The share of exchanges needing 0, 1, … retransmissions (see :meth:`plot_fct`)."""
+        from .figures import retransmission_histogram
+
+        return retransmission_histogram(self.summaries, x=x, hue=hue, col=col, width=width)
 
     def runs_frame(self):
-        """One row per (configuration, replication) with the run-level metrics (pandas)."""
+        """One row per (configuration, replication) with the run-level metrics (pandas): first
+        ``config_id``, one column per parameter that varies across the configurations (dotted
+        names such as ``coap.cc``), ``replication``, then the metrics."""
         import pandas as pd
 
+        keys, params = self._params()
         rows = []
         for cid, runs in self.runs.items():
             for r in runs:
-                row = {"config_id": cid, **{k: v for k, v in r.items() if k not in ("clients", "packets", "traces", "retransmission_histogram", "server", "tcp", "seq_traces")}}
+                row = {"config_id": cid, **params.get(cid, {}), "replication": r["replication"],
+                       **{k: v for k, v in r.items() if k not in ("clients", "packets", "traces", "retransmission_histogram", "server", "tcp", "seq_traces", "replication", "groups")}}
                 row.update({f"packets_{k}": v for k, v in r["packets"].items()})
                 row.update({f"tcp_{k}": v for k, v in (r.get("tcp") or {}).items()})
                 rows.append(row)
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows, columns=None if rows else ["config_id", *keys, "replication"])
 
     def clients_frame(self):
-        """One row per (configuration, replication, client) (pandas)."""
+        """One row per (configuration, replication, client) (pandas): ``config_id``, the
+        varying parameters (dotted names), ``replication``, ``client``, then the metrics."""
         import pandas as pd
 
+        keys, params = self._params()
         rows = [
-            {"config_id": cid, "replication": r["replication"], **{k: v for k, v in c.items() if k != "tcp"},
+            {"config_id": cid, **params.get(cid, {}), "replication": r["replication"],
+             **{k: v for k, v in c.items() if k != "tcp"},
              **{f"tcp_{k}": v for k, v in (c.get("tcp") or {}).items()}}
             for cid, runs in self.runs.items()
             for r in runs
             for c in r["clients"]
         ]
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows, columns=None if rows else ["config_id", *keys, "replication", "client"])
 
     def time_sequence_frame(self):
-        """TCP runs with tracing on: one row per time-sequence event (pandas) — config_id,
-        replication, client, connection, time_s, direction (``up`` client → server, ``down``),
-        event (``send``, ``retransmit``, ``drop``, ``ack``), seq (bytes from the first data
-        byte), length."""
+        """TCP runs with tracing on: one row per time-sequence event (pandas) — config_id, the
+        varying parameters, replication, client, connection, time_s, direction (``up`` client →
+        server, ``down``), event (``send``, ``retransmit``, ``drop``, ``ack``), seq (bytes from
+        the first data byte), length."""
         import pandas as pd
 
+        keys, params = self._params()
         rows = [
-            (cid, r["replication"], t["client"], t["connection"], *p)
+            (cid, *(params.get(cid, {}).get(k) for k in keys), r["replication"], t["client"], t["connection"], *p)
             for cid, runs in self.runs.items()
             for r in runs
             for t in r.get("seq_traces") or []
             for p in t["points"]
         ]
-        return pd.DataFrame(rows, columns=["config_id", "replication", "client", "connection", "time_s", "direction",
-                                           "event", "seq", "length"])
+        return pd.DataFrame(rows, columns=["config_id", *keys, "replication", "client", "connection", "time_s",
+                                           "direction", "event", "seq", "length"])
 
     def plot_time_sequence(self, config_id: str | None = None, replication: int = 0, connection: int = 0,
-                           direction: str = "down"):
-        """A tcptrace-style time-sequence graph of one connection (SVG, shown inline by Jupyter):
-        segments sent, retransmitted and dropped, and the ACKs reaching the sender."""
-        from .report import time_sequence_plot
+                           direction: str = "down", width: str | float = "two"):
+        """A tcptrace-style time-sequence graph of one connection (a matplotlib figure, shown
+        inline by Jupyter): segments sent, retransmitted and dropped, and the ACKs reaching
+        the sender."""
+        from .figures import time_sequence
+        from .tidy import label
 
         frame = self.time_sequence_frame()
         if frame.empty:
@@ -113,7 +144,32 @@ class Result:
         if sel.empty:
             raise CoaplabError(f"no time-sequence points for config {cid}, replication {replication}, "
                                f"connection {connection}, direction {direction!r}")
-        return time_sequence_plot(sel.itertuples(index=False), f"{cid} rep {replication} connection {connection} ({direction})")
+        keys, params = self._params()
+        what = label(params.get(cid, {}), keys) if keys else cid
+        return time_sequence(sel.to_dict("records"), f"{what}: replication {replication}, connection {connection} ({direction})",
+                             width=width)
+
+    def plot_rto(self, config_id: str | None = None, replication: int = 0, client: int = 0, width: str | float = "two"):
+        """One client's armed timer and RTO estimate over time, with its RTT samples (UDP runs
+        with ``trace = true``)."""
+        from .figures import rto_trace
+        from .store import TRACE_COLUMNS
+        from .tidy import label
+
+        for cid, runs in self.runs.items():
+            if config_id is not None and cid != config_id:
+                continue
+            for r in runs:
+                if r["replication"] != replication:
+                    continue
+                for t in r.get("traces") or []:
+                    if t["client"] == client:
+                        pts = [dict(zip(TRACE_COLUMNS[3:], p)) for p in t["points"]]
+                        keys, params = self._params()
+                        what = label(params.get(cid, {}), keys) if keys else cid
+                        return rto_trace(pts, f"{what}: replication {replication}, client {client}", width=width)
+        raise CoaplabError(f"no timer trace for config {config_id or 'any'}, replication {replication}, client {client}: "
+                           "run a UDP scenario with trace = true")
 
 
 class Progress:
@@ -126,10 +182,13 @@ class Progress:
         self._bar = None
         self._last_line = 0.0
         if self.enabled and sys.stderr.isatty():
+            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, TimeRemainingColumn
 
+            # On stderr: stdout carries only the requested output (`--format json > out.jsonl`).
             self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                     TextColumn("{task.fields[failed]}"), TimeRemainingColumn(), transient=True)
+                                     TextColumn("{task.fields[failed]}"), TimeRemainingColumn(), transient=True,
+                                     console=Console(stderr=True))
             self._bar.start()
             self._task = self._bar.add_task(label, total=total, failed="")
 
@@ -213,8 +272,8 @@ def _local(runner: RunFn, tasks: list, jobs: int) -> Iterator[list]:
 def _dask(runner: RunFn, tasks: list, address: str) -> Iterator:
     try:
         from distributed import Client, LocalCluster, as_completed as dask_completed
-    except ImportError:  # pragma: no cover - dask is a dependency
-        raise RunError("--cluster needs the 'distributed' package (pip install 'dask[distributed]')") from None
+    except ImportError:  # the optional extra coaplab[cluster]
+        raise RunError("--cluster needs Dask distributed, an optional extra: pip install 'coaplab[cluster]'") from None
     cluster = None
     if address.startswith("local:"):
         n = address.split(":", 1)[1]

@@ -1,0 +1,530 @@
+"""Publication figures (matplotlib, drawn on the Agg canvas: no display, no pyplot state).
+
+Every function returns a :class:`Figure` (a matplotlib figure that Jupyter shows inline and that
+``save(path)`` writes as PNG, PDF or SVG by the file's extension):
+
+- :func:`fct_boxes` — flow completion time per client as the CoAP congestion-control
+  literature draws it: whiskers p10/p90, box p25/p75, a line at the median (computed from the
+  summaries' percentiles, never re-estimated);
+- :func:`unnecessary_boxes` — unnecessary retransmissions per client, the same way;
+- :func:`retransmission_histogram` — the share of exchanges that needed 0, 1, … retransmissions;
+- :func:`time_sequence` — a tcptrace-style time-sequence graph of one TCP connection;
+- :func:`rto_trace` — a client's armed timer and RTO estimate over time, with its RTT samples.
+
+The box plots and histograms take per-configuration summaries (``coaplab run --format json``,
+:attr:`coaplab.Result.summaries`) and lay them out by any configuration key: ``x`` (positions
+on the x axis), ``hue`` (colour) and ``col`` (one panel per value), each a dotted key such as
+``link.buffer_bytes``, ``coap.cc``, ``coap.nstart``, or ``group`` for the client populations of
+a summary's ``groups``. Keys left unnamed are chosen from the keys that vary, and any key that
+varies but is not placed is added to the colour (or panel) labels, so that no two
+configurations are ever drawn as one. Colours are the Okabe–Ito colour-blind-safe palette;
+sizes fit one column (3.5 in) or two columns (7.16 in) of a paper; no font is below 8 pt.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import matplotlib.colors as mcolors
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure as _MplFigure
+
+from .errors import CoaplabError
+from .tidy import flatten, fmt_value, short, sort_key, title, varying
+
+#: Okabe & Ito, "Color Universal Design" (2008): distinguishable with every common colour-vision
+#: deficiency. Black is last: it is kept for drops and medians.
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+#: Paper widths, inches: one column and two columns of the IEEE / ACM two-column layouts.
+WIDTHS = {"one": 3.5, "two": 7.16}
+FONT_PT = 8
+_RC = {
+    "font.size": FONT_PT, "axes.titlesize": FONT_PT, "axes.labelsize": FONT_PT, "xtick.labelsize": FONT_PT,
+    "ytick.labelsize": FONT_PT, "legend.fontsize": FONT_PT, "legend.title_fontsize": FONT_PT,
+    "figure.titlesize": FONT_PT + 1, "axes.linewidth": 0.6, "lines.linewidth": 1.0,
+    "xtick.major.width": 0.6, "ytick.major.width": 0.6, "grid.linewidth": 0.4, "grid.color": "#d0d0d0",
+    "svg.fonttype": "none",  # SVG text stays text: searchable, selectable, small
+    "pdf.fonttype": 42, "ps.fonttype": 42,  # TrueType in PDFs, as publishers ask
+    "savefig.bbox": "tight", "savefig.pad_inches": 0.02,
+}
+
+
+class Figure(_MplFigure):
+    """A matplotlib figure on the Agg canvas; Jupyter shows it inline (PNG)."""
+
+    def save(self, path: str | Path, dpi: int = 300) -> Path:
+        """Writes the figure; the format follows the extension (.png, .pdf, .svg)."""
+        path = Path(path)
+        ext = path.suffix.lower().lstrip(".")
+        if ext not in ("png", "pdf", "svg"):
+            raise CoaplabError(f"--out: {str(path)!r} has no known figure extension; allowed: .png, .pdf, .svg")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        import matplotlib
+
+        with matplotlib.rc_context(_RC):
+            self.savefig(path, dpi=dpi)
+        return path
+
+    def to_svg(self) -> str:
+        """The figure as an inline SVG element (no XML prolog)."""
+        import io
+
+        import matplotlib
+
+        buf = io.StringIO()
+        with matplotlib.rc_context(_RC):
+            self.savefig(buf, format="svg")
+        text = buf.getvalue()
+        return text[text.index("<svg"):]
+
+    def to_png(self, dpi: int = 150) -> bytes:
+        import io
+
+        import matplotlib
+
+        buf = io.BytesIO()
+        with matplotlib.rc_context(_RC):
+            self.savefig(buf, format="png", dpi=dpi)
+        return buf.getvalue()
+
+    def _repr_png_(self) -> bytes:
+        return self.to_png(dpi=110)
+
+
+def _new_figure(width: str | float, height: float) -> Figure:
+    w = WIDTHS.get(width) if isinstance(width, str) else float(width)
+    if w is None:
+        raise CoaplabError(f"--width: {width!r} is not allowed; expected one, two or a width in inches")
+    fig = Figure(figsize=(w, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _style(ax) -> None:
+    ax.grid(True, axis="y")
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+# --------------------------------------------------------------------------- layout by keys
+
+
+def _rows(summaries: Iterable[dict[str, Any]], use_group: bool) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(flattened parameters, summary) pairs; with ``use_group``, one pair per client group of
+    each summary (a summary without ``groups`` is one group named ``all``)."""
+    out = []
+    for s in summaries:
+        flat = flatten(s["config"])
+        if use_group:
+            groups = s.get("groups") or {"all": s}
+            for g, sub in groups.items():
+                out.append(({**flat, "group": g}, sub))
+        else:
+            out.append((flat, s))
+    return out
+
+
+def _layout(rows, x, hue, col, known: set[str]):
+    """Each of x, hue, col as a list of keys (composite when several keys share a role)."""
+    for role, key in (("x", x), ("hue", hue), ("col", col)):
+        if key is not None and key not in known:
+            raise CoaplabError(f"--{role}: {key!r} is not a configuration key; allowed: dotted keys such as "
+                               f"link.buffer_bytes, coap.cc, coap.nstart, or group")
+    vary = varying([], extra=[f for f, _ in rows])
+    given = {k for k in (x, hue, col) if k}
+    free = [k for k in vary if k not in given]
+    def take(prefs):
+        for p in prefs:
+            if p in free:
+                free.remove(p)
+                return p
+        return None
+    xs = [x] if x else ([k] if (k := take(["link.buffer_bytes", "workload.clients", "coap.nstart", "link.errors",
+                                            "coap.max_retransmit"])) else [])
+    hues = [hue] if hue else ([k] if (k := take(["coap.cc", "group", "coap.transport"])) else [])
+    if not xs and free and not x:
+        xs = [free.pop(0)]
+    if not hues and free and not hue:
+        hues = [free.pop(0)]
+    cols = [col] if col else []
+    # Every other varying key that still tells configurations apart (is not implied by the
+    # placed ones, as coap.cc = newreno is by coap.transport = tcp) goes to the panels, or to
+    # the colours when the panels are taken.
+    placed = xs + hues + cols
+    seen: dict[tuple, tuple] = {}
+    needed = []
+    for k in free:
+        seen.clear()
+        for f, _ in rows:
+            key, v = _value(f, placed), f.get(k)
+            if seen.setdefault(key, (v,)) != (v,):
+                needed.append(k)
+                break
+    if needed:
+        (cols if not col else hues).extend(needed)
+    return xs, hues, cols
+
+
+def _value(flat: dict[str, Any], keys: list[str]) -> tuple:
+    return tuple(flat.get(k) for k in keys)
+
+
+def _label(keys: list[str], value: tuple) -> str:
+    if len(keys) == 1:
+        return fmt_value(value[0])
+    return ", ".join(f"{short(k)}={fmt_value(v)}" for k, v in zip(keys, value))
+
+
+def _dim_title(keys: list[str]) -> str:
+    return ", ".join(title(k) for k in keys)
+
+
+def _panel_title(keys: list[str], value: tuple) -> str:
+    """One line per key: ``NSTART = 2``, ``bottleneck buffer = 2,500 bytes``."""
+    lines = []
+    for k, v in zip(keys, value):
+        name, _, unit = title(k).partition(" (")
+        lines.append(f"{name} = {fmt_value(v)}" + (f" {unit.rstrip(')')}" if unit else ""))
+    return "\n".join(lines)
+
+
+def _ordered(values: Iterable[tuple]) -> list[tuple]:
+    """Distinct values: numbers sorted, text in order of first appearance (the sweep's order)."""
+    seen: list[tuple] = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    if all(all(isinstance(e, (int, float)) and not isinstance(e, bool) or e is None for e in v) for v in seen):
+        return sorted(seen, key=lambda v: tuple(sort_key(e) if e is not None else (2, 0, "") for e in v))
+    return seen
+
+
+def _grid(n: int, width: str | float, panel_height: float):
+    w = WIDTHS.get(width, width) if isinstance(width, str) else width
+    ncols = max(1, min(n, 2 if w is not None and float(w) < 5 or n == 4 else 3))
+    nrows = math.ceil(n / ncols)
+    return ncols, nrows, panel_height * nrows + 0.45
+
+
+#: Box and bar fills: the Okabe–Ito colours but black (a black box would hide its median).
+FILLS = OKABE_ITO[:7]
+#: Beyond 7 series the colours repeat, each round with another hatching, so that 12 algorithms
+#: stay distinguishable in print and for every reader.
+HATCHES = ["", "////", "....", "xxxx", "\\\\\\\\"]
+
+
+def _colours(n: int) -> list[str]:
+    return [FILLS[i % len(FILLS)] for i in range(n)]
+
+
+def _hatches(n: int) -> list[str]:
+    return [HATCHES[(i // len(FILLS)) % len(HATCHES)] for i in range(n)]
+
+
+def _darker(colour: str, f: float = 0.55) -> tuple:
+    r, g, b = mcolors.to_rgb(colour)
+    return (r * f, g * f, b * f)
+
+
+def _legend(fig, handles, labels, legend_title: str) -> None:
+    """Above the panels, read row by row (matplotlib fills legend columns first, so the
+    entries are transposed, padded with blanks, to read in order left to right)."""
+    from matplotlib.patches import Patch
+
+    if len(labels) <= 1 and not legend_title:
+        return
+    wide = fig.get_figwidth() > 5
+    ncols = min(len(labels), 6 if wide else 3)
+    nrows = math.ceil(len(labels) / ncols)
+    pad = nrows * ncols - len(labels)
+    handles = list(handles) + [Patch(visible=False)] * pad
+    labels = list(labels) + [""] * pad
+    order = [r * ncols + c for c in range(ncols) for r in range(nrows)]
+    fig.legend([handles[i] for i in order], [labels[i] for i in order], title=legend_title or None,
+               loc="outside upper center", ncols=ncols, frameon=False, handlelength=1.2, columnspacing=1.0)
+
+
+# --------------------------------------------------------------------------- box plots
+
+
+def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: str | None = None,
+             hue: str | None = None, col: str | None = None, width: str | float = "two",
+             panel_height: float = 2.2, log_y: bool = False, zero_based: bool = False) -> Figure:
+    """Box plots of a percentile metric of the summaries (whiskers p10/p90, box p25/p75,
+    median line), laid out by ``x``, ``hue`` and ``col`` (dotted configuration keys or
+    ``group``)."""
+    from matplotlib.patches import Patch
+
+    if not summaries:
+        raise CoaplabError("no configurations to plot")
+    use_group = "group" in (x, hue, col)
+    rows = _rows(summaries, use_group)
+    known = set().union(*(f.keys() for f, _ in rows))
+    xs, hues, cols = _layout(rows, x, hue, col, known)
+    col_vals = _ordered(_value(f, cols) for f, _ in rows)
+    x_vals = _ordered(_value(f, xs) for f, _ in rows)
+    hue_vals = _ordered(_value(f, hues) for f, _ in rows)
+    colours = dict(zip(hue_vals, _colours(len(hue_vals))))
+    hatches = dict(zip(hue_vals, _hatches(len(hue_vals))))
+    ncols, nrows, height = _grid(len(col_vals), width, panel_height)
+    fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):
+        axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
+        n_hue = len(hue_vals)
+        slot = 0.8 / n_hue
+        for i, cv in enumerate(col_vals):
+            ax = axes[i // ncols][i % ncols]
+            _style(ax)
+            stats, positions, face = [], [], []
+            for f, s in rows:
+                if _value(f, cols) != cv:
+                    continue
+                st = s.get(metric) or {}
+                if st.get("p50") is None:
+                    continue
+                xi, hi = x_vals.index(_value(f, xs)), hue_vals.index(_value(f, hues))
+                positions.append(xi + (hi - (n_hue - 1) / 2) * slot)
+                stats.append({"med": st["p50"], "q1": st["p25"], "q3": st["p75"], "whislo": st["p10"],
+                              "whishi": st["p90"], "fliers": [], "label": ""})
+                face.append((colours[_value(f, hues)], hatches[_value(f, hues)]))
+            if stats:
+                art = ax.bxp(stats, positions=positions, widths=slot * 0.72, showfliers=False, patch_artist=True,
+                             manage_ticks=False, capwidths=slot * 0.4,
+                             medianprops={"linewidth": 1.6},
+                             whiskerprops={"linewidth": 0.8}, capprops={"linewidth": 0.8},
+                             boxprops={"linewidth": 0.6})
+                for patch, (c, h) in zip(art["boxes"], face):
+                    patch.set_facecolor(c)
+                    patch.set_edgecolor("#333333")
+                    patch.set_hatch(h)
+                for k, (c, _) in enumerate(face):
+                    # The median in a dark shade of the box's colour: a box squeezed to a line
+                    # (no spread) still shows whose it is.
+                    art["medians"][k].set_color(_darker(c))
+                    art["medians"][k].set_gid("median")
+                    for part in ("whiskers", "caps"):
+                        for line in art[part][2 * k: 2 * k + 2]:
+                            line.set_color(c if c != "#F0E442" else "#9a8c00")
+            ax.set_xticks(range(len(x_vals)), [_label(xs, v) for v in x_vals] if xs else [""] * len(x_vals))
+            if not xs:
+                ax.tick_params(axis="x", length=0)
+            ax.set_xlim(-0.5, len(x_vals) - 0.5)
+            if len(x_vals) > 4 and max(len(_label(xs, v)) for v in x_vals) > 6:
+                ax.tick_params(axis="x", labelrotation=30)
+                for lab in ax.get_xticklabels():
+                    lab.set_horizontalalignment("right")
+            if xs and i >= len(col_vals) - ncols:
+                ax.set_xlabel(_dim_title(xs))
+            if i % ncols == 0:
+                ax.set_ylabel(y_label)
+            if cols:
+                ax.set_title(_panel_title(cols, cv))
+            if log_y:
+                ax.set_yscale("log")
+            elif zero_based:
+                top = max(((s.get(metric) or {}).get("p90") or 0.0 for _, s in rows), default=0.0)
+                ax.set_ylim(0, top * 1.05 if top > 0 else 1.0)
+        for j in range(len(col_vals), nrows * ncols):
+            axes[j // ncols][j % ncols].set_visible(False)
+        if n_hue > 1:
+            handles = [Patch(facecolor=colours[v], hatch=hatches[v], edgecolor="#333333", linewidth=0.6) for v in hue_vals]
+            _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
+    return fig
+
+
+def fct_boxes(summaries, x=None, hue=None, col=None, width="two", **kw) -> Figure:
+    """Flow completion time per client: whiskers p10/p90, box p25/p75, median line."""
+    return box_plot(summaries, "fct_s", "flow completion time (s)", x=x, hue=hue, col=col, width=width, **kw)
+
+
+def unnecessary_boxes(summaries, x=None, hue=None, col=None, width="two", **kw) -> Figure:
+    """Unnecessary retransmissions per client (p10/p25/median/p75/p90)."""
+    kw.setdefault("zero_based", True)
+    return box_plot(summaries, "unnecessary_retransmissions_per_client", "unnecessary retransmissions\nper client",
+                    x=x, hue=hue, col=col, width=width, **kw)
+
+
+# --------------------------------------------------------------------------- histograms
+
+
+def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=None, col=None,
+                             width: str | float = "two", bins: int = 6, panel_height: float = 1.9) -> Figure:
+    """Per panel (one per value of ``col`` × ``x``): the share of exchanges that needed 0, 1,
+    …, ≥ ``bins``−1 retransmissions, one bar per ``hue`` value."""
+    from matplotlib.patches import Patch
+
+    if not summaries:
+        raise CoaplabError("no configurations to plot")
+    use_group = "group" in (x, hue, col)
+    rows = _rows(summaries, use_group)
+    known = set().union(*(f.keys() for f, _ in rows))
+    xs, hues, cols = _layout(rows, x, hue, col, known)
+    panel_keys = cols + xs
+    panels = _ordered(_value(f, panel_keys) for f, _ in rows)
+    hue_vals = _ordered(_value(f, hues) for f, _ in rows)
+    colours = dict(zip(hue_vals, _colours(len(hue_vals))))
+    hatches = dict(zip(hue_vals, _hatches(len(hue_vals))))
+    ncols, nrows, height = _grid(len(panels), width, panel_height)
+    fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):
+        axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
+        bw = 0.8 / len(hue_vals)
+        for i, pv in enumerate(panels):
+            ax = axes[i // ncols][i % ncols]
+            _style(ax)
+            for f, s in rows:
+                if _value(f, panel_keys) != pv:
+                    continue
+                hist = list(s.get("retransmission_histogram") or [])
+                total = sum(hist) or 1
+                shares = [100.0 * (hist[b] if b < len(hist) else 0) / total for b in range(bins - 1)]
+                shares.append(100.0 * sum(hist[bins - 1:]) / total)
+                hi = hue_vals.index(_value(f, hues))
+                ax.bar([b + (hi - (len(hue_vals) - 1) / 2) * bw for b in range(bins)], shares, width=bw * 0.92,
+                       color=colours[_value(f, hues)], hatch=hatches[_value(f, hues)], edgecolor="#333333", linewidth=0.4)
+            ax.set_xticks(range(bins), [str(b) for b in range(bins - 1)] + [f"≥{bins - 1}"])
+            ax.set_ylim(0, 100)
+            if i >= len(panels) - ncols:
+                ax.set_xlabel("retransmissions per exchange")
+            if i % ncols == 0:
+                ax.set_ylabel("exchanges (%)")
+            if panel_keys:
+                ax.set_title(_panel_title(panel_keys, pv))
+        for j in range(len(panels), nrows * ncols):
+            axes[j // ncols][j % ncols].set_visible(False)
+        if len(hue_vals) > 1:
+            handles = [Patch(facecolor=colours[v], hatch=hatches[v], edgecolor="#333333", linewidth=0.4) for v in hue_vals]
+            _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
+    return fig
+
+
+# --------------------------------------------------------------------------- traces
+
+
+def _get(p, k):
+    return p[k] if isinstance(p, dict) else getattr(p, k)
+
+
+def time_sequence(points, caption: str = "", width: str | float = "two", height: float = 2.6) -> Figure:
+    """A tcptrace-style time-sequence graph of one direction of one connection: each data
+    segment a vertical bar spanning its bytes at its send time (new data blue, retransmissions
+    vermilion, drawn on top of everything but drops), dropped segments as black crosses, and
+    the cumulative ACK reaching the sender as a green step line. ``points`` are rows (dicts or
+    objects) with ``time_s``, ``event`` (send, retransmit, drop, ack), ``seq`` and ``length``."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+
+    pts = [(_get(p, "time_s"), _get(p, "event"), _get(p, "seq"), _get(p, "length")) for p in points]
+    if not pts:
+        raise CoaplabError("no time-sequence points to plot")
+    fig = _new_figure(width, height)
+    import matplotlib
+
+    colours = {"send": OKABE_ITO[0], "retransmit": OKABE_ITO[3], "ack": OKABE_ITO[2], "drop": "#000000"}
+    with matplotlib.rc_context(_RC):
+        ax = fig.subplots()
+        _style(ax)
+        ax.grid(True, axis="x")
+        kb = 1000.0
+        segs = {"send": [], "retransmit": []}
+        drops, acks = [], []
+        for t, ev, seq, length in pts:
+            if ev == "ack":
+                acks.append((t, seq / kb))
+            elif ev == "drop":
+                drops.append((t, (seq + length / 2) / kb))
+            elif ev in segs:
+                segs[ev].append([(t, seq / kb), (t, (seq + max(length, 1)) / kb)])
+        # Drawing order (zorder): new data 2, ACK line 3, retransmissions 4, drops 5.
+        # Each artist carries its event name as its id (SVG: <g id="ack">).
+        ax.add_collection(LineCollection(segs["send"], colors=colours["send"], linewidths=1.4, zorder=2)).set_gid("send")
+        if acks:
+            ta, ya = zip(*sorted(acks))
+            ax.step(ta, ya, where="post", color=colours["ack"], linewidth=0.9, zorder=3)[0].set_gid("ack")
+        ax.add_collection(LineCollection(segs["retransmit"], colors=colours["retransmit"], linewidths=2.0,
+                                         zorder=4)).set_gid("retransmit")
+        if segs["retransmit"]:
+            # A segment is a fraction of a point tall on a whole transfer's scale: mark each
+            # retransmission at its middle so that none is lost under the ACK line.
+            ax.scatter([a[0] for a, _ in segs["retransmit"]], [(a[1] + b[1]) / 2 for a, b in segs["retransmit"]],
+                       marker="D", s=10, color=colours["retransmit"], linewidths=0, zorder=4).set_gid("retransmit-marks")
+        if drops:
+            td, yd = zip(*drops)
+            ax.scatter(td, yd, marker="x", s=14, linewidths=0.9, color=colours["drop"], zorder=5).set_gid("drop")
+        ax.autoscale_view()
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("sequence number (kB)")
+        if caption:
+            ax.set_title(caption, loc="left")
+        handles = [Line2D([], [], color=colours["send"], linewidth=1.4),
+                   Line2D([], [], color=colours["retransmit"], linewidth=2.0, marker="D", markersize=3),
+                   Line2D([], [], color=colours["drop"], marker="x", linestyle="none", markersize=4),
+                   Line2D([], [], color=colours["ack"], linewidth=0.9)]
+        labels = [f"sent ({len(segs['send'])})", f"retransmitted ({len(segs['retransmit'])})",
+                  f"dropped ({len(drops)})", "cumulative ACK"]
+        fig.legend(handles, labels, loc="outside upper center", frameon=False, ncols=4, handlelength=1.4,
+                   columnspacing=1.0)
+    return fig
+
+
+def rto_trace(points, caption: str = "", width: str | float = "two", height: float = 2.4) -> Figure:
+    """One client's retransmission timer over time: the armed timer and the RTO estimate as
+    step lines, RTT samples as points (strong filled, weak hollow). ``points`` are rows with
+    ``time_s``, ``timer_s``, ``rto_s`` and optionally ``sample_s``, ``sample_kind``."""
+    from matplotlib.lines import Line2D
+
+    pts = sorted(((_get(p, "time_s"), _get(p, "timer_s"), _get(p, "rto_s"),
+                   _opt(p, "sample_s"), _opt(p, "sample_kind")) for p in points), key=lambda r: r[0])
+    if not pts:
+        raise CoaplabError("no trace points to plot")
+    fig = _new_figure(width, height)
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):
+        ax = fig.subplots()
+        _style(ax)
+        t = [p[0] for p in pts]
+        timer = [p[1] if p[1] is not None and not _nan(p[1]) else math.nan for p in pts]
+        rto = [p[2] if p[2] is not None and not _nan(p[2]) else math.nan for p in pts]
+        ax.step(t, timer, where="post", color=OKABE_ITO[0], linewidth=1.0, label="armed timer")
+        ax.step(t, rto, where="post", color=OKABE_ITO[1], linewidth=1.0, label="RTO estimate")
+        handles = [Line2D([], [], color=OKABE_ITO[0]), Line2D([], [], color=OKABE_ITO[1])]
+        labels = ["armed timer", "RTO estimate"]
+        for kind, marker_face in (("strong", OKABE_ITO[2]), ("weak", "none")):
+            sp = [(p[0], p[3]) for p in pts if p[4] == kind and p[3] is not None and not _nan(p[3])]
+            if sp:
+                ax.scatter(*zip(*sp), s=9, marker="o", facecolors=marker_face, edgecolors=OKABE_ITO[2],
+                           linewidths=0.7, zorder=4)
+                handles.append(Line2D([], [], marker="o", linestyle="none", markersize=3.5,
+                                      markerfacecolor=marker_face, markeredgecolor=OKABE_ITO[2]))
+                labels.append(f"{kind} RTT sample")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("seconds")
+        ax.set_ylim(bottom=0)
+        if caption:
+            ax.set_title(caption, loc="left")
+        # Outside the axes: timers spike to the top of the plot, where a legend would hide them.
+        fig.legend(handles, labels, loc="outside upper center", frameon=False, ncols=min(len(labels), 4),
+                   handlelength=1.4, columnspacing=1.0)
+    return fig
+
+
+def _opt(p, k):
+    try:
+        return _get(p, k)
+    except (KeyError, AttributeError):
+        return None
+
+
+def _nan(v) -> bool:
+    return isinstance(v, float) and math.isnan(v)
+
+
+KINDS = ("fct", "unnecessary", "histogram", "time-sequence", "rto")
