@@ -8,9 +8,16 @@ the literature's heaviest UDP configuration. `transport="tcp"`: the same over TC
 from __future__ import annotations
 
 import resource
+import shutil
+import subprocess
 import time
+from pathlib import Path
+from typing import Sequence
 
+from .errors import CoaplabError
 from .runner import run_scenario
+
+SUITE_CLIENTS = (1, 10, 100, 400, 1000, 4000, 10000)
 
 
 def bench_scenario(clients: int, replications: int, transport: str = "udp") -> dict:
@@ -46,3 +53,38 @@ def bench(jobs: int = 2, replications: int = 20, clients: int = 400, transport: 
         f"median FCT          {s['fct_s']['p50']:.1f} s",
     ]
     return "\n".join(lines) + "\n"
+
+
+def suite_command(transports: Sequence[str] = ("udp", "tcp"), clients: Sequence[int] = SUITE_CLIENTS,
+                  repetitions: int = 5, exchanges: int | None = None) -> list[str]:
+    """The cargo command line of the suite (``crates/engine/examples/bench_suite.rs``)."""
+    cmd = ["run", "--release", "-q", "-p", "coaplab-engine", "--example", "bench_suite", "--",
+           "--transports", ",".join(transports), "--clients", ",".join(str(c) for c in clients),
+           "--repetitions", str(repetitions)]
+    if exchanges is not None:
+        cmd += ["--exchanges", str(exchanges)]
+    return cmd
+
+
+def suite(transports: Sequence[str] = ("udp", "tcp"), clients: Sequence[int] = SUITE_CLIENTS,
+          repetitions: int = 5, exchanges: int | None = None) -> str:
+    """The scaling suite: per transport and client count, the simulator's CPU time per event
+    against a bare binary-heap loop of the same queue length (the limit), peak RSS.
+
+    It is a Rust example (CPU time of the running thread, interleaved repetitions, a child process
+    per configuration); this builds it with cargo in release mode and returns its output.
+    """
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "crates" / "engine" / "examples" / "bench_suite.rs").is_file():
+        raise CoaplabError("bench --suite needs the source checkout: crates/engine/examples/bench_suite.rs "
+                           f"not found under {root}")
+    cargo = shutil.which("cargo")
+    if cargo is None:
+        raise CoaplabError("bench --suite needs cargo (the Rust toolchain) on PATH to build "
+                           "crates/engine/examples/bench_suite.rs")
+    proc = subprocess.run([cargo, *suite_command(transports, clients, repetitions, exchanges)], cwd=root,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        raise CoaplabError(f"bench --suite: the benchmark did not run (cargo exit {proc.returncode}): {last}")
+    return proc.stdout

@@ -42,6 +42,21 @@ def _sub(sub, name: str, help: str, examples: str, description: str | None = Non
                           epilog="examples:\n" + examples, formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
+def _int_list(text: str) -> list[int]:
+    """An argparse type: a comma-separated list of integers >= 1."""
+    out = []
+    for part in text.split(","):
+        try:
+            v = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{part!r} in {text!r} is not an integer; "
+                                             "expected a comma-separated list of integers >= 1") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{v} in {text!r} is out of range; expected integers >= 1")
+        out.append(v)
+    return out
+
+
 def _parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -156,12 +171,24 @@ def _parser() -> argparse.ArgumentParser:
                 "  coaplab completion zsh > ~/.zfunc/_coaplab")
     comp.add_argument("shell", choices=("bash", "zsh", "tcsh"), help="the shell")
 
-    bench = sub.add_parser("bench", help="benchmark the simulator (events/s, simulated s per wall s, peak memory)")
-    bench.add_argument("--jobs", type=_positive_int, default=2)
-    bench.add_argument("--replications", type=_positive_int, default=20)
-    bench.add_argument("--clients", type=_positive_int, default=400)
-    bench.add_argument("--transport", choices=("udp", "tcp"), default="udp",
-                       help="udp: cocoa (default); tcp: CoAP over TCP with New Reno")
+    bench = _sub(sub, "bench", "benchmark the simulator (events/s, simulated s per wall s, peak memory)",
+                 "  coaplab bench                           # 400 random UDP clients, infinite buffer, 20 replications\n"
+                 "  coaplab bench --transport tcp\n"
+                 "  coaplab bench --suite --suite-clients 400,4000 --repetitions 7   # CPU time vs a bare heap\n")
+    bench.add_argument("--jobs", type=_positive_int, default=2, help="parallel runs (default 2)")
+    bench.add_argument("--replications", type=_positive_int, default=20, help="replications (default 20)")
+    bench.add_argument("--clients", type=_positive_int, default=400, help="clients (default 400)")
+    bench.add_argument("--transport", choices=("udp", "tcp"), default=None,
+                       help="udp: cocoa (default); tcp: CoAP over TCP with New Reno; with --suite: only this one")
+    bench.add_argument("--suite", action="store_true",
+                       help="the scaling suite: UDP and TCP, 1 to 10000 continuous clients, CPU time per event "
+                            "against a bare binary-heap loop (needs the source checkout and cargo; docs/performance.md)")
+    bench.add_argument("--suite-clients", type=_int_list, metavar="N,N,...", default=None,
+                       help="--suite: client counts (default 1,10,100,400,1000,4000,10000)")
+    bench.add_argument("--repetitions", type=_positive_int, default=5,
+                       help="--suite: interleaved repetitions per configuration (min and median are printed)")
+    bench.add_argument("--exchanges", type=_positive_int, default=None,
+                       help="--suite: exchanges per client (default max(50, 100000 / clients))")
     return p
 
 
@@ -347,10 +374,16 @@ def _cmd_replay(args) -> int:
 
 
 def _cmd_bench(args) -> int:
-    from .bench import bench
+    from .bench import SUITE_CLIENTS, bench, suite
 
+    if args.suite:
+        transports = ("udp", "tcp") if args.transport is None else (args.transport,)
+        sys.stdout.write(suite(transports, args.suite_clients or SUITE_CLIENTS, args.repetitions, args.exchanges))
+        return 0
+    if args.suite_clients is not None or args.exchanges is not None:
+        raise CoaplabError("--suite-clients and --exchanges belong to --suite; add --suite or drop them")
     sys.stdout.write(bench(jobs=args.jobs, replications=args.replications, clients=args.clients,
-                           transport=args.transport))
+                           transport=args.transport or "udp"))
     return 0
 
 

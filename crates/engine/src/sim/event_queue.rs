@@ -130,28 +130,39 @@ impl<E> EventQueue<E> {
     /// to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Instant, E)> {
-        if self.current.is_empty() {
-            if self.occupied == 0 {
-                return None;
+        let event = match self.current.pop_front() {
+            Some(event) => event,
+            None => {
+                if self.occupied == 0 {
+                    return None;
+                }
+                self.refill()
             }
-            self.refill();
-        }
-        let event = self.current.pop_front()?;
+        };
         self.len_sum += self.len as u64;
         self.len -= 1;
         self.popped += 1;
         Some((Instant::from_nanos(self.last), event))
     }
 
-    /// Empties the lowest non-empty bucket: its earliest time becomes `last`, its entries go to
-    /// lower buckets (those at the new `last` to `current`, in order).
-    #[cold]
-    #[inline(never)]
-    fn refill(&mut self) {
+    /// `current` is empty: empties the lowest non-empty bucket. Its earliest time becomes
+    /// `last`; its first entry at that time is returned, the others go to lower buckets (those
+    /// at the new `last` to `current`, in order).
+    #[inline]
+    fn refill(&mut self) -> E {
         let j = self.occupied.trailing_zeros() as usize;
+        let slot = &mut self.buckets[j];
+        if slot.len() == 1 {
+            // The common case (about one refill per pop in the testbeds): the next event is
+            // alone in its bucket; nothing moves.
+            self.occupied &= !(1 << j);
+            let (t, event) = slot.pop().expect("occupied");
+            self.last = t;
+            return event;
+        }
         self.occupied &= !(1 << j);
-        let mut entries = std::mem::take(&mut self.buckets[j]);
-        let min = entries.iter().map(|&(t, _)| t).min().unwrap_or(self.last);
+        let mut entries = std::mem::take(slot);
+        let min = entries.iter().map(|&(t, _)| t).min().expect("occupied");
         self.last = min;
         for (t, event) in entries.drain(..) {
             let b = bucket(t, min);
@@ -165,6 +176,7 @@ impl<E> EventQueue<E> {
         }
         // Give the (now empty) vector back so that its capacity is reused.
         self.buckets[j] = entries;
+        self.current.pop_front().expect("the minimum moved to current")
     }
 
     /// The time of the last popped event.
