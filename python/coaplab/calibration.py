@@ -88,19 +88,30 @@ def figure_scenario(fig: dict[str, Any], column: str) -> dict[str, Any] | None:
     }
 
 
-def compare(figures: list[dict[str, Any]], jobs: int | None = None) -> list[dict[str, Any]]:
-    """One row per (figure, column, statistic): published, simulated, relative difference."""
+def _with_workload(scenario: dict[str, Any], workload: dict[str, Any] | None) -> dict[str, Any]:
+    if workload:
+        scenario["workload"] = {**scenario["workload"], **workload}
+    return scenario
+
+
+def compare(figures: list[dict[str, Any]], jobs: int | None = None,
+            workload: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """One row per (figure, column, statistic): published, simulated, relative difference (for
+    histogram rows: statistic "TV", the counts, and the total-variation distance). `workload`
+    keys, if given, are set in every figure's scenario (e.g. a start model, for the
+    sensitivity study of docs/validation.md)."""
     rows = []
     for fig in figures:
         for row, published in fig.get("retransmission_histogram", {}).items():
-            hist = run_scenario(histogram_scenario(fig, row), jobs=jobs).summaries[0]["retransmission_histogram"]
+            scenario = _with_workload(histogram_scenario(fig, row), workload)
+            hist = run_scenario(scenario, jobs=jobs).summaries[0]["retransmission_histogram"]
             rows.append({
                 "figure": fig["id"], "column": row, "stat": "TV", "published": published, "simulated": hist,
                 "diff": tv_distance(published, hist), "approximate": bool(fig.get("approximate")),
                 "histogram": True,
             })
         for column, published in fig.get("fct_s", {}).items():
-            scenario = figure_scenario(fig, column)
+            scenario = _with_workload(figure_scenario(fig, column), workload)
             summary = run_scenario(scenario, jobs=jobs).summaries[0] if scenario else None
             for stat, value in published.items():
                 sim = summary["fct_s"][stat] if summary else None
