@@ -325,15 +325,6 @@ pub enum StartModel {
     Sequential,
 }
 
-impl StartModel {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            StartModel::Uniform => "uniform",
-            StartModel::Sequential => "sequential",
-        }
-    }
-}
-
 /// The clients and their requests (docs/model.md).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
