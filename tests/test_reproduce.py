@@ -32,3 +32,13 @@ def test_reproduce_prints_published_vs_simulated(cli):
 def test_unknown_experiment(cli):
     out = cli("reproduce", "nope", "--no-db")
     assert out.returncode == 2 and "unknown experiment 'nope'; available:" in out.stderr
+
+
+def test_reproduce_400_client_histograms(cli):
+    out = cli("reproduce", "udp-400clients-histogram", "--no-db")
+    assert out.returncode == 0, out.stderr
+    # Four rows (default/cocoa × continuous/random), each published vs simulated with its TV distance.
+    for row in ("default/continuous", "cocoa/continuous", "default/random", "cocoa/random"):
+        assert f"retx-hist-400-infinite [{row}]" in out.stdout
+    tvs = [float(x) for x in re.findall(r"total-variation distance ([\d.]+)$", out.stdout, re.M)]
+    assert len(tvs) == 4 and all(0 <= t <= 1 for t in tvs)

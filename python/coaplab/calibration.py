@@ -1,7 +1,11 @@
-"""Published vs. simulated for the reference figures (SPEC §8, `reference/published.toml`).
+"""Published vs. simulated for the reference figures (`coaplab/data/published.toml`).
 
 Each figure names the scenario parameters that differ from the defaults; every algorithm
-column becomes one configuration, run with the literature's MAX_RETRANSMIT = 20.
+column becomes one configuration, run with the literature's MAX_RETRANSMIT = 20. FCT figures
+are compared percentile by percentile (relative difference); retransmission histograms
+(``[figure.retransmission_histogram]``, one row per ``"algorithm/workload"``) by the total
+variation distance between the published and the simulated distribution of exchanges over
+retransmission counts.
 """
 
 from __future__ import annotations
@@ -24,6 +28,38 @@ def load_reference(path: str | Path | None = None) -> list[dict[str, Any]]:
     else:
         text = Path(path).read_text(encoding="utf-8")
     return tomllib.loads(text)["figure"]
+
+
+def tv_distance(p: list[float], q: list[float]) -> float:
+    """Total variation distance between two histograms over the same bins (index = number of
+    retransmissions): each is normalised to a distribution, the shorter is padded with zeros,
+    and the result is half the L1 distance, ``0.5 · Σ |p_i/Σp − q_i/Σq|`` — 0 for equal shapes,
+    1 for disjoint supports."""
+    sp, sq = sum(p), sum(q)
+    if sp <= 0 or sq <= 0 or min(list(p) + list(q), default=0) < 0:
+        raise ValueError("tv_distance: histograms need non-negative counts and a positive total")
+    n = max(len(p), len(q))
+    p = list(p) + [0] * (n - len(p))
+    q = list(q) + [0] * (n - len(q))
+    return 0.5 * sum(abs(a / sp - b / sq) for a, b in zip(p, q))
+
+
+def histogram_scenario(fig: dict[str, Any], row: str) -> dict[str, Any]:
+    """The scenario for one row (``"cocoa/continuous"``: algorithm / workload kind) of a
+    retransmission-histogram figure."""
+    cc, kind = row.split("/")
+    sc = fig["scenario"]
+    workload = {"kind": kind, "clients": sc["clients"]}
+    if "exchanges" in sc:
+        workload["exchanges"] = sc["exchanges"]
+    return {
+        "name": f"{fig['id']}/{row}",
+        "seed": 1,
+        "replications": sc.get("replications", 20),
+        "link": {"buffer_bytes": sc.get("buffer_bytes", 2500), "errors": sc.get("errors", "none")},
+        "workload": workload,
+        "coap": {"transport": sc.get("transport", "udp"), "cc": cc, "max_retransmit": LITERATURE_MAX_RETRANSMIT},
+    }
 
 
 def figure_scenario(fig: dict[str, Any], column: str) -> dict[str, Any] | None:
@@ -52,12 +88,30 @@ def figure_scenario(fig: dict[str, Any], column: str) -> dict[str, Any] | None:
     }
 
 
-def compare(figures: list[dict[str, Any]], jobs: int | None = None) -> list[dict[str, Any]]:
-    """One row per (figure, column, statistic): published, simulated, relative difference."""
+def _with_workload(scenario: dict[str, Any], workload: dict[str, Any] | None) -> dict[str, Any]:
+    if workload:
+        scenario["workload"] = {**scenario["workload"], **workload}
+    return scenario
+
+
+def compare(figures: list[dict[str, Any]], jobs: int | None = None,
+            workload: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """One row per (figure, column, statistic): published, simulated, relative difference (for
+    histogram rows: statistic "TV", the counts, and the total-variation distance). `workload`
+    keys, if given, are set in every figure's scenario (e.g. a start model, for the
+    sensitivity study of docs/validation.md)."""
     rows = []
     for fig in figures:
-        for column, published in fig["fct_s"].items():
-            scenario = figure_scenario(fig, column)
+        for row, published in fig.get("retransmission_histogram", {}).items():
+            scenario = _with_workload(histogram_scenario(fig, row), workload)
+            hist = run_scenario(scenario, jobs=jobs).summaries[0]["retransmission_histogram"]
+            rows.append({
+                "figure": fig["id"], "column": row, "stat": "TV", "published": published, "simulated": hist,
+                "diff": tv_distance(published, hist), "approximate": bool(fig.get("approximate")),
+                "histogram": True,
+            })
+        for column, published in fig.get("fct_s", {}).items():
+            scenario = _with_workload(figure_scenario(fig, column), workload)
             summary = run_scenario(scenario, jobs=jobs).summaries[0] if scenario else None
             for stat, value in published.items():
                 sim = summary["fct_s"][stat] if summary else None
@@ -76,11 +130,32 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
     return {"markdown": markdown, "json": rows_json, "csv": rows_csv}[fmt](rows)
 
 
+def _shares(hist: list[int], bins: int) -> str:
+    """A histogram as % of exchanges by retransmissions 0 … bins-2, the last bin ≥ bins-1."""
+    total = sum(hist)
+    cut = list(hist[: bins - 1]) + [sum(hist[bins - 1:])]
+    cut += [0] * (bins - len(cut))
+    return " / ".join(f"{100 * n / total:.1f}" for n in cut)
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
-    out = ["| figure | algorithm | statistic | published (s) | simulated (s) | difference |", "|---|---|---|---|---|---|"]
-    for r in rows:
+    fct = [r for r in rows if not r.get("histogram")]
+    hist = [r for r in rows if r.get("histogram")]
+    out = []
+    if fct:
+        out += ["| figure | algorithm | statistic | published (s) | simulated (s) | difference |", "|---|---|---|---|---|---|"]
+    for r in fct:
         sim = f"{r['simulated']:.3f}" if r["simulated"] is not None else "—"
         diff = f"{r['diff'] * 100:+.2f} %" if r["diff"] is not None else "—"
         approx = " (approx.)" if r["approximate"] else ""
         out.append(f"| {r['figure']}{approx} | {r['column']} | {r['stat']} | {r['published']:.3f} | {sim} | {diff} |")
+    if hist:
+        if out:
+            out.append("")
+        bins = max(len(r["published"]) for r in hist)
+        label = f"exchanges by retransmissions 0 … {bins - 2}, ≥ {bins - 1} (%)"
+        out += [f"| figure | algorithm/workload | published: {label} | simulated | TV distance |", "|---|---|---|---|---|"]
+        for r in hist:
+            out.append(f"| {r['figure']} | {r['column']} | {_shares(r['published'], bins)} | "
+                       f"{_shares(r['simulated'], bins)} | {r['diff']:.3f} |")
     return "\n".join(out) + "\n"

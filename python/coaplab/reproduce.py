@@ -7,7 +7,7 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from .calibration import load_reference
+from .calibration import _shares, load_reference, tv_distance
 from .errors import CoaplabError
 from .runner import Result, run_scenario
 from .scenario import load_scenario
@@ -42,6 +42,8 @@ def published_for(config: dict[str, Any], figures: list[dict[str, Any]]) -> list
     out = []
     for fig in figures:
         sc = fig["scenario"]
+        if "fct_s" not in fig:
+            continue
         if sc["workload"] != w["kind"] or sc["clients"] != w["clients"] or sc.get("errors", "none") != link["errors"]:
             continue
         if "exchanges" in sc and sc["exchanges"] != w["exchanges"]:
@@ -54,6 +56,23 @@ def published_for(config: dict[str, Any], figures: list[dict[str, Any]]) -> list
     return out
 
 
+def published_histograms_for(config: dict[str, Any], figures: list[dict[str, Any]]) -> list[tuple[str, str, list[int]]]:
+    """The published retransmission histograms whose scenario and row (``"algorithm/workload"``)
+    match `config`: (figure id, row, counts by retransmissions)."""
+    w, link, coap = config["workload"], config["link"], config["coap"]
+    out = []
+    for fig in figures:
+        sc = fig["scenario"]
+        if (sc["clients"] != w["clients"] or sc.get("errors", "none") != link["errors"]
+                or sc.get("buffer_bytes") != link["buffer_bytes"] or sc.get("transport", "udp") != coap["transport"]
+                or ("exchanges" in sc and sc["exchanges"] != w["exchanges"])):
+            continue
+        row = f"{coap['cc']}/{w['kind']}"
+        if row in fig.get("retransmission_histogram", {}):
+            out.append((fig["id"], row, fig["retransmission_histogram"][row]))
+    return out
+
+
 def side_by_side(result: Result, figures: list[dict[str, Any]]) -> str:
     """A table per configuration: published vs. simulated FCT with the relative difference,
     or the simulated percentiles where nothing was published."""
@@ -62,7 +81,8 @@ def side_by_side(result: Result, figures: list[dict[str, Any]]) -> str:
         swept = ", ".join(f"{k}={v}" for k, v in s.get("swept", {}).items())
         lines.append(f"{s['name']}  {swept}")
         matches = published_for(s["config"], figures)
-        if not matches:
+        histograms = published_histograms_for(s["config"], figures)
+        if not matches and not histograms:
             lines.append("  no published figure; simulated FCT s: " + "  ".join(
                 f"{k} {s['fct_s'][k]:.3f}" for k in PERCENTILE_KEYS if s["fct_s"][k] is not None))
         for fig_id, column, stats in matches:
@@ -71,6 +91,12 @@ def side_by_side(result: Result, figures: list[dict[str, Any]]) -> str:
             for k, pub in stats.items():
                 sim = s["fct_s"][k]
                 lines.append(f"    {k:<5} {pub:>10.3f} {sim:>10.3f} {(sim / pub - 1) * 100:>+7.2f}%")
+        for fig_id, row, pub in histograms:
+            sim, bins = s["retransmission_histogram"], len(pub)
+            lines.append(f"  {fig_id} [{row}]: exchanges by retransmissions 0 … {bins - 2}, ≥ {bins - 1} (%)")
+            lines.append(f"    published  {_shares(pub, bins)}")
+            lines.append(f"    simulated  {_shares(sim, bins)}")
+            lines.append(f"    total-variation distance {tv_distance(pub, sim):.3f}")
         lines.append("")
     return "\n".join(lines)
 

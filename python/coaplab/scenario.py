@@ -119,6 +119,10 @@ class Field:
 
     default: Any
     check: Callable[[str, Any], Any]
+    #: Left out of the resolved configuration unless given (keys added after configurations
+    #: were first stored, so that existing configurations keep their identity; the engine
+    #: fills the default).
+    omit_if_absent: bool = False
 
 
 def _bad(key: str, value: Any, allowed: str) -> ScenarioError:
@@ -297,7 +301,7 @@ def _checker(node: dict[str, Any]) -> Callable[[str, Any], Any]:
 
 
 def _fields(obj: dict[str, Any]) -> dict[str, Field]:
-    return {k: Field(n.get("default"), _checker(n)) for k, n in obj["properties"].items()}
+    return {k: Field(n.get("default"), _checker(n), bool(n.get("x-omit-if-absent"))) for k, n in obj["properties"].items()}
 
 
 #: Every section's keys with their defaults and checkers, in the engine's order.
@@ -326,7 +330,7 @@ def _section(prefix: str, fields: dict[str, Field], given: dict[str, Any]) -> di
         if key not in fields:
             raise _unknown(f"{prefix}.{key}", key, fields)
     return {key: (f.check(f"{prefix}.{key}", given[key]) if key in given else copy.deepcopy(f.default))
-            for key, f in fields.items()}
+            for key, f in fields.items() if key in given or not f.omit_if_absent}
 
 
 def _given(raw: dict[str, Any], section: str, prefix: str = "") -> dict[str, Any]:
@@ -441,6 +445,9 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
                 raise ScenarioError(f"{prefix}workload.{key}: only meaningful when workload.kind = \"burst\" (kind is {_fmt(w['kind'])})")
     if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst"):
         raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous or burst workloads (kind is {_fmt(w['kind'])})")
+    if w.get("start_interval_s") and w.get("start", "uniform") != "sequential":
+        raise ScenarioError(f"{prefix}workload.start_interval_s: only meaningful when workload.start = \"sequential\" "
+                            f"(start is {_fmt(w.get('start', 'uniform'))})")
 
 
 def config_id(resolved: dict[str, Any]) -> str:

@@ -314,6 +314,17 @@ pub enum WorkloadKind {
     Firmware,
 }
 
+/// How clients start (docs/model.md): all within one spread, or launched one after another.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum StartModel {
+    // Offsets uniform in `[0, start_spread_s]` (the default model).
+    #[default]
+    Uniform,
+    // Client `i` at `i · start_interval_s` plus a jitter uniform in `[0, start_spread_s]`.
+    Sequential,
+}
+
 /// The clients and their requests (docs/model.md).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -342,6 +353,18 @@ pub struct WorkloadConfig {
     #[serde(default = "spread")]
     #[schemars(range(min = 0.0, max = 1e6))]
     pub start_spread_s: f64,
+    /// How the clients' start offsets are laid out: `uniform` (each client at an offset
+    /// uniform in `[0, start_spread_s]`) or `sequential` (processes launched one after
+    /// another: client `i` of the population at `i · start_interval_s`, plus a jitter uniform
+    /// in `[0, start_spread_s]`). docs/model.md, docs/validation.md.
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub start: StartModel,
+    /// `sequential` only: the launch interval between consecutive clients, s.
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1e4))]
+    pub start_interval_s: f64,
     /// Payload of each piggybacked 2.05 response, bytes.
     #[serde(default = "d60_u32")]
     #[schemars(range(max = 65000))]

@@ -3,7 +3,7 @@
 use coaplab_cc::rng::Rng;
 use coaplab_cc::{Duration, Instant};
 
-use crate::config::{WorkloadConfig, WorkloadKind};
+use crate::config::{StartModel, WorkloadConfig, WorkloadKind};
 
 /// The request a client sends next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,10 +111,31 @@ pub struct ClientSetup {
     pub plan: Plan,
     /// One of a burst workload's burst clients (they follow the background clients).
     pub in_burst: bool,
-    /// Its offset drawn uniformly in `[0, start_spread_s]`.
+    /// Its start offset ([`start_offset`]).
     pub offset: Duration,
     /// `burst_at_s` for burst clients, else 0, plus the offset.
     pub start: Instant,
+}
+
+/// The start offset of the client at position `index` of its population (`spread` is
+/// `start_spread_s`): `uniform`, a draw in `[0, spread]`; `sequential`, `index ·
+/// start_interval_s` plus that draw (no draw when the spread is 0).
+pub fn start_offset(
+    w: &WorkloadConfig,
+    index: u32,
+    spread: Duration,
+    rng: &mut dyn Rng,
+) -> Duration {
+    let jitter = rng.uniform(Duration::ZERO, spread);
+    match w.start {
+        StartModel::Uniform => jitter,
+        // In whole nanoseconds: the interval once rounded, then multiplied exactly (at most
+        // 1e4 s × 1e5 clients = 1e18 ns, within u64).
+        StartModel::Sequential => {
+            let step = Duration::from_secs_f64(w.start_interval_s).nanos();
+            Duration::from_nanos(step * u64::from(index)) + jitter
+        }
+    }
 }
 
 /// How many clients workload `w` has (background and burst clients included).
@@ -167,7 +188,10 @@ pub fn client_setups(
             } else {
                 Duration::ZERO
             };
-            let offset = start_rng.uniform(Duration::ZERO, spread);
+            // Position among its kind (background or burst clients): a sequential launch
+            // starts each kind's clients one after another.
+            let index = if in_burst { id - background } else { id };
+            let offset = start_offset(w, index, spread, start_rng);
             ClientSetup {
                 plan,
                 in_burst,
@@ -208,6 +232,83 @@ mod tests {
             max: 10,
         };
         assert_eq!(busy.next_request(Instant::ZERO, false, &mut rng), None);
+    }
+
+    /// Draws the top of every range: `(u64::MAX · (n + 1)) >> 64 = n` for a span of `n` ns.
+    struct Top;
+    impl Rng for Top {
+        fn next_u64(&mut self) -> u64 {
+            u64::MAX
+        }
+    }
+
+    /// Fails the test if a random word is drawn.
+    struct NoDraw;
+    impl Rng for NoDraw {
+        fn next_u64(&mut self) -> u64 {
+            panic!("no random draw expected")
+        }
+    }
+
+    fn workload(start: StartModel, spread: f64, interval: f64, clients: u32) -> WorkloadConfig {
+        let mut w: WorkloadConfig = serde_json::from_str("{}").unwrap();
+        (w.start, w.start_spread_s, w.start_interval_s, w.clients) =
+            (start, spread, interval, clients);
+        w
+    }
+
+    fn offsets_ns(w: &WorkloadConfig, rng: &mut dyn Rng) -> Vec<u64> {
+        let firmware = Plan::Count { remaining: 1 };
+        let (setups, _) = client_setups(w, firmware, rng);
+        setups.iter().map(|s| s.offset.nanos()).collect()
+    }
+
+    #[test]
+    fn sequential_without_jitter_launches_at_multiples_of_the_interval() {
+        // 4 clients, 0.05 s apart, no spread: 0, 0.05, 0.10, 0.15 s, and with no spread
+        // no random word is drawn (`NoDraw` panics if one is).
+        let w = workload(StartModel::Sequential, 0.0, 0.05, 4);
+        let mut rng = NoDraw;
+        let got = offsets_ns(&w, &mut rng);
+        assert_eq!(got, vec![0, 50_000_000, 100_000_000, 150_000_000]);
+        // The interval is rounded to whole nanoseconds once and then multiplied exactly:
+        // 1/3 s → 333_333_333 ns, client 3 at 999_999_999 ns (not 1 s).
+        let w = workload(StartModel::Sequential, 0.0, 1.0 / 3.0, 4);
+        assert_eq!(offsets_ns(&w, &mut rng)[3], 999_999_999);
+    }
+
+    #[test]
+    fn sequential_adds_the_uniform_jitter_and_uniform_is_the_jitter_alone() {
+        // `Top` draws the top of every range: each jitter is the whole spread, 0.01 s.
+        // Sequential, 0.5 s apart: 0 + 0.01, 0.5 + 0.01, 1.0 + 0.01 s.
+        let w = workload(StartModel::Sequential, 0.01, 0.5, 3);
+        let got = offsets_ns(&w, &mut Top);
+        assert_eq!(got, vec![10_000_000, 510_000_000, 1_010_000_000]);
+        // Uniform ignores the interval: every client at the spread's top, 0.01 s.
+        let w = workload(StartModel::Uniform, 0.01, 0.5, 3);
+        let got = offsets_ns(&w, &mut Top);
+        assert_eq!(got, vec![10_000_000; 3]);
+        // LowerBound: the bottom of every range, so uniform starts everybody at 0.
+        let got = offsets_ns(&w, &mut coaplab_cc::rng::LowerBound);
+        assert_eq!(got, vec![0; 3]);
+    }
+
+    #[test]
+    fn sequential_burst_clients_count_from_the_burst() {
+        // 2 background clients, then 2 burst clients at 10 s, 1 s apart, no jitter:
+        // background at 0 and 1 s; burst clients at 10 + 0 and 10 + 1 s.
+        let mut w = workload(StartModel::Sequential, 0.0, 1.0, 0);
+        w.kind = WorkloadKind::Burst;
+        (w.background, w.burst_at_s, w.burst_clients) = (2, Some(10.0), Some(2));
+        let (setups, background) = client_setups(
+            &w,
+            Plan::Count { remaining: 1 },
+            &mut coaplab_cc::rng::LowerBound,
+        );
+        assert_eq!(background, 2);
+        let starts: Vec<u64> = setups.iter().map(|s| s.start.nanos()).collect();
+        let s = 1_000_000_000;
+        assert_eq!(starts, vec![0, s, 10 * s, 11 * s]);
     }
 
     #[test]
