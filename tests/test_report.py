@@ -8,6 +8,8 @@ import subprocess
 
 import pytest
 
+import coaplab
+
 from conftest import ROOT
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -115,21 +117,21 @@ def test_report_cli_errors(cli, tmp_path):
     assert out.returncode == 2 and "coaplab: error:" in out.stderr
 
 
-def test_report_draws_client_groups_when_summaries_have_them(report, monkeypatch):
-    # Summaries may carry `groups` ({name: sub-summary}); the report then adds an FCT figure by
-    # group. Simulated here by splitting each configuration's clients into even / odd.
-    from coaplab import tidy
+def test_report_draws_client_groups(tmp_path):
+    # A real run with two populations sharing the bottleneck: 50 `default` clients (whose 2-3 s
+    # timers fire before the ≈ 3 s round trip of a 100-client queue: spurious retransmissions)
+    # and 50 `cocoa-fb2` clients. The report draws FCT, unnecessary retransmissions and the
+    # retransmission histogram by group.
     from coaplab.report import build
 
-    real = tidy.Study.summaries
-
-    def with_groups(self):
-        out = real(self)
-        for s in out:
-            s["groups"] = {"even": {"fct_s": s["fct_s"]}, "odd": {"fct_s": s["fct_s"]}}
-        return out
-
-    monkeypatch.setattr(tidy.Study, "summaries", with_groups)
-    _, db, _, _ = report
-    doc, ids = build(db, where="name = 'fig'")
-    assert "groups-0" in ids and "client group" in doc
+    db = tmp_path / "g.duckdb"
+    scen = {"name": "mixed", "replications": 1, "link": {"buffer_bytes": 1410000},
+            "workload": {"exchanges": 10}, "coap": {"max_retransmit": 20},
+            "group": [{"name": "legacy", "clients": 50, "coap": {"cc": "default"}},
+                      {"name": "safe", "clients": 50, "coap": {"cc": "cocoa-fb2"}}]}
+    res = coaplab.run(scen, jobs=2, db=db)
+    groups = res.summaries[0]["groups"]
+    assert groups["legacy"]["unnecessary_retransmissions_total"] > groups["safe"]["unnecessary_retransmissions_total"]
+    doc, ids = build(db)
+    assert {"groups-0", "groups-unnecessary-0", "groups-histogram-0"} <= set(ids), ids
+    assert "client group" in doc and "legacy" in doc and "safe" in doc

@@ -177,9 +177,18 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
             total = sum(s["unnecessary_retransmissions_total"] for s in sums)
             notes.append(f"Unnecessary retransmissions: {total} in all (p90 per client 0 in every configuration), "
                          "so no figure.")
-        if any(len(s.get("groups") or {}) > 1 for s in sums):
+        grouped = any(len(s.get("groups") or {}) > 1 for s in sums)
+        if grouped:
             figs.append((f"groups-{n}", "Flow completion time per client, by client group: whiskers p10/p90, "
                          "box p25/p75, line at the median.", figures.fct_boxes(sums, x="group")))
+            if any((g["unnecessary_retransmissions_per_client"].get("p90") or 0) > 0
+                   for s in sums for g in (s.get("groups") or {}).values()):
+                figs.append((f"groups-unnecessary-{n}", "Unnecessary retransmissions per client, by client group: "
+                             "whiskers p10/p90, box p25/p75, line at the median.",
+                             figures.unnecessary_boxes(sums, x="group")))
+            if any(sum(g.get("retransmission_histogram") or []) for s in sums for g in (s.get("groups") or {}).values()):
+                figs.append((f"groups-histogram-{n}", "Share of each client group's exchanges that needed 0, 1, … "
+                             "retransmissions.", figures.retransmission_histogram(sums, hue="group")))
         if any(sum(s.get("retransmission_histogram") or []) for s in sums):
             figs.append((f"histogram-{n}", "Share of exchanges that needed 0, 1, … retransmissions.",
                          figures.retransmission_histogram(sums)))
