@@ -176,7 +176,9 @@ impl<E> EventQueue<E> {
         }
         // Give the (now empty) vector back so that its capacity is reused.
         self.buckets[j] = entries;
-        self.current.pop_front().expect("the minimum moved to current")
+        self.current
+            .pop_front()
+            .expect("the minimum moved to current")
     }
 
     /// The time of the last popped event.
