@@ -34,9 +34,9 @@ def bench_scenario(clients: int, replications: int, transport: str = "udp") -> d
 
 def bench(jobs: int = 2, replications: int = 20, clients: int = 400, transport: str = "udp") -> str:
     scenario = bench_scenario(clients, replications, transport)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     result = run_scenario(scenario, jobs=jobs, progress=False)
-    wall = time.perf_counter() - t0
+    wall, cpu_s = time.perf_counter() - t0, time.process_time() - c0
     s = result.summaries[0]
     runs = result.runs[s["config_id"]]
     events = sum(r["events"] for r in runs)
@@ -48,6 +48,7 @@ def bench(jobs: int = 2, replications: int = 20, clients: int = 400, transport: 
         f"wall time           {wall:.2f} s",
         f"events              {events}",
         f"events / s          {events / wall / 1e6:.2f} M (all jobs), {events / cpu / 1e6:.2f} M per core",
+        f"events / CPU-second {events / cpu_s / 1e6:.2f} M (process CPU time, every thread: {cpu_s:.2f} s)",
         f"simulated s / wall s {sim / wall:.0f} (simulated {sim:.0f} s in total)",
         f"peak memory (RSS)   {peak_mb:.0f} MB",
         f"median FCT          {s['fct_s']['p50']:.1f} s",
