@@ -10,6 +10,15 @@ const MSS: u32 = 256;
 const ISS: Seq = Seq(1000);
 const PEER_ISS: Seq = Seq(5000);
 
+/// The default parameters with exact timers (`hz = 0`): the hand-computed instants below
+/// are the RFC 6298 ones; `host_timers_*` tests the timer wheel.
+fn exact() -> TcpConfig {
+    TcpConfig {
+        hz: 0,
+        ..TcpConfig::default()
+    }
+}
+
 fn ms(v: u64) -> Instant {
     Instant::from_millis(v)
 }
@@ -77,7 +86,7 @@ fn at(off: u32) -> u32 {
 /// first RTT sample 600 ms: SRTT = 600, rttvar = max(600/2, 50) = 300 → RTO = 600 + 4·300
 /// = 1800 ms. The pure ACK of the SYN-ACK has been sent.
 fn established() -> Connection {
-    established_with_cfg(TcpConfig::default())
+    established_with_cfg(exact())
 }
 
 fn established_with_cfg(cfg: TcpConfig) -> Connection {
@@ -96,7 +105,7 @@ fn established_with_cfg(cfg: TcpConfig) -> Connection {
 
 #[test]
 fn handshake_with_a_lost_syn() {
-    let mut c = Connection::connect(TcpConfig::default(), ISS);
+    let mut c = Connection::connect(exact(), ISS);
     assert_eq!(drain(&mut c, ms(0)).len(), 1);
     // Initial RTO 2 s for the SYN too (SPEC §4.2).
     assert_eq!(c.poll_timeout(), Some(ms(2000)));
@@ -120,7 +129,7 @@ fn handshake_with_a_lost_syn() {
 fn syn_retries_are_bounded() {
     let cfg = TcpConfig {
         syn_retries: 2,
-        ..TcpConfig::default()
+        ..exact()
     };
     let mut c = Connection::connect(cfg, ISS);
     drain(&mut c, ms(0));
@@ -145,7 +154,7 @@ fn handshake_with_a_lost_syn_ack() {
         len: 0,
         mss: Some(256),
     };
-    let mut s = Connection::accept(TcpConfig::default(), ISS, &syn);
+    let mut s = Connection::accept(exact(), ISS, &syn);
     let out = drain(&mut s, ms(0));
     assert_eq!(out.len(), 1);
     assert!(out[0].segment.syn && out[0].segment.ack == Some(PEER_ISS + 1));
@@ -184,7 +193,7 @@ fn slow_start_table(limit: Option<u32>, table: [(u64, u32, u32, usize); 3]) {
     let mut c = Connection::connect(
         TcpConfig {
             slow_start_limit_segments: limit,
-            ..TcpConfig::default()
+            ..exact()
         },
         ISS,
     );
@@ -301,7 +310,7 @@ fn established_with(nagle: Nagle) -> Connection {
     let mut c = Connection::connect(
         TcpConfig {
             nagle,
-            ..TcpConfig::default()
+            ..exact()
         },
         ISS,
     );
@@ -566,7 +575,7 @@ fn reset_for_follows_rfc_9293_closed_state() {
 fn data_retries_are_bounded() {
     let mut c = established_with_cfg(TcpConfig {
         max_retries: 2,
-        ..TcpConfig::default()
+        ..exact()
     }); // RTO 1800 ms
     assert_eq!(c.poll_event(), Some(ConnEvent::Connected));
     c.write(MSS);
@@ -588,7 +597,7 @@ fn data_retries_are_bounded() {
 #[test]
 fn default_data_retries_are_linux_tcp_retries2() {
     // Linux `net.ipv4.tcp_retries2` defaults to 15 (Documentation/networking/ip-sysctl.rst).
-    assert_eq!(TcpConfig::default().max_retries, 15);
+    assert_eq!(exact().max_retries, 15);
     let mut c = established(); // RTO 1800 ms, capped at 120 s
     c.write(MSS);
     drain(&mut c, ms(1000));
@@ -610,11 +619,11 @@ fn default_data_retries_are_linux_tcp_retries2() {
 fn a_half_open_connection_is_reset_not_retransmitted_forever() {
     // The reproducer: the server end gives up its SYN-ACK (synack_retries = 0) while the
     // client, which got the SYN-ACK, is established and its data keeps being lost.
-    let mut c = Connection::connect(TcpConfig::default(), ISS);
+    let mut c = Connection::connect(exact(), ISS);
     let syn = drain(&mut c, ms(0))[0].segment;
     let server_cfg = TcpConfig {
         synack_retries: 0,
-        ..TcpConfig::default()
+        ..exact()
     };
     let mut s = Connection::accept(server_cfg, PEER_ISS, &syn);
     let synack = drain(&mut s, ms(300))[0].segment;
@@ -664,7 +673,7 @@ fn a_half_open_connection_is_reset_not_retransmitted_forever() {
 #[test]
 fn a_reset_must_match_to_be_accepted() {
     // SYN-SENT: only a RST acknowledging our SYN (ACK = ISS + 1) is acceptable (§3.10.7.3).
-    let mut c = Connection::connect(TcpConfig::default(), ISS);
+    let mut c = Connection::connect(exact(), ISS);
     drain(&mut c, ms(0));
     c.handle_segment(ms(100), &rst(Seq(0), Some(ISS + 2)));
     assert_eq!(c.state(), State::SynSent);

@@ -59,6 +59,13 @@ pub struct TcpConfig {
     /// Limited Transmit (RFC 3042). Default on.
     pub limited_transmit: bool,
     pub congestion: CongestionKind,
+    /// The host's timer tick rate (Linux `HZ`): retransmission timers (data, SYN, SYN-ACK)
+    /// fire on the timer wheel's granularity ([`super::timer`]). 0 = exact timers.
+    /// Default 250 (the common distribution kernel configuration).
+    pub hz: u32,
+    /// Acknowledge every in-order data segment at once instead of every second full one
+    /// (the delayed-ACK timer then never runs). Default off.
+    pub ack_every_segment: bool,
 }
 
 impl Default for TcpConfig {
@@ -76,6 +83,8 @@ impl Default for TcpConfig {
             nagle: Nagle::Minshall,
             limited_transmit: true,
             congestion: CongestionKind::NewReno,
+            hz: 250,
+            ack_every_segment: false,
         }
     }
 }

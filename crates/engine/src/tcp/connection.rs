@@ -18,6 +18,7 @@ use super::recovery::{DupAck, NewAck, Recovery};
 use super::rtt::RttEstimator;
 use super::segment::{Segment, Transmit};
 use super::seq::Seq;
+use super::timer::wheel_expiry;
 
 /// RFC 9293 §3.7.1: the MSS assumed when the peer sends no MSS option.
 pub const DEFAULT_MSS: u32 = 536;
@@ -127,6 +128,8 @@ pub struct Connection {
     limited_transmit_bytes: u32,
     rcv: Option<Receiver>,
     last_ack_sent: Option<Seq>,
+    /// The handshake's final ACK is due as a pure ACK before any data (client side).
+    pure_ack_first: bool,
     connected_event: bool,
     failed_event: bool,
     failure: Option<Failure>,
@@ -160,6 +163,7 @@ impl Connection {
             limited_transmit_bytes: 0,
             rcv: None,
             last_ack_sent: None,
+            pure_ack_first: false,
             connected_event: false,
             failed_event: false,
             failure: None,
@@ -177,7 +181,7 @@ impl Connection {
     pub fn accept(cfg: TcpConfig, iss: Seq, syn: &Segment) -> Self {
         let mut c = Connection::new(cfg, State::SynReceived, iss);
         c.mss = cfg.mss.min(syn.mss.map_or(DEFAULT_MSS, u32::from));
-        c.rcv = Some(Receiver::new(syn.seq, c.mss, cfg.delayed_ack));
+        c.rcv = Some(Receiver::new(syn.seq, c.mss, cfg.delayed_ack).ack_every_segment(cfg.ack_every_segment));
         c
     }
 
@@ -217,6 +221,12 @@ impl Connection {
     /// Why the connection failed, once it has.
     pub fn failure(&self) -> Option<Failure> {
         self.failure
+    }
+
+    /// When the retransmission timer armed now with the current RTO fires: on the host's
+    /// timer wheel ([`super::timer::wheel_expiry`]), exactly with `hz = 0`.
+    fn rto_deadline(&self, now: Instant) -> Instant {
+        wheel_expiry(self.cfg.hz, now, self.rtt.rto())
     }
 
     /// Enters [`State::Failed`]: no timer, nothing more to send but RSTs.
@@ -325,9 +335,16 @@ impl Connection {
                     return None;
                 }
                 self.mss = self.cfg.mss.min(seg.mss.map_or(DEFAULT_MSS, u32::from));
-                self.rcv = Some(Receiver::new(seg.seq, self.mss, self.cfg.delayed_ack));
+                self.rcv = Some(
+                    Receiver::new(seg.seq, self.mss, self.cfg.delayed_ack)
+                        .ack_every_segment(self.cfg.ack_every_segment),
+                );
                 self.on_ack(now, self.iss + 1, seg);
                 self.establish();
+                // Linux `tcp_rcv_synsent_state_process`: the SYN-ACK is acknowledged at once
+                // by a pure ACK (`tcp_send_ack`), before the application learns the
+                // connection is up; what it then writes goes out in segments of its own.
+                self.pure_ack_first = true;
                 return None;
             }
             State::SynReceived => {
@@ -447,7 +464,7 @@ impl Connection {
             }
         }
         // RFC 6298 §5.2–5.3: stop the timer when all is acknowledged, else restart it.
-        self.rto_at = (self.snd_una != self.snd_max).then(|| now + self.rtt.rto());
+        self.rto_at = (self.snd_una != self.snd_max).then(|| self.rto_deadline(now));
     }
 
     fn on_rto(&mut self) {
@@ -508,6 +525,9 @@ impl Connection {
                 })
             }
             State::SynSent | State::SynReceived => self.transmit_syn(now),
+            State::Established if std::mem::take(&mut self.pure_ack_first) => {
+                self.transmit_ack().or_else(|| self.poll_transmit(now))
+            }
             State::Established => self
                 .transmit_head(now)
                 .or_else(|| self.transmit_data(now))
@@ -563,7 +583,7 @@ impl Connection {
             self.snd_nxt = self.iss + 1;
             self.snd_max = self.snd_nxt;
         }
-        self.rto_at = Some(now + self.rtt.rto());
+        self.rto_at = Some(self.rto_deadline(now));
         let ack = self.ack_field();
         self.sent(Transmit {
             segment: Segment {
@@ -589,7 +609,7 @@ impl Connection {
         s.retransmitted = true;
         let s = *s;
         // Linux re-arms the timer when it retransmits the head (`tcp_xmit_retransmit_queue`).
-        self.rto_at = Some(now + self.rtt.rto());
+        self.rto_at = Some(self.rto_deadline(now));
         let ack = self.ack_field();
         self.sent(Transmit {
             segment: data_segment(s.seq, ack, s.len, s.fin),
@@ -612,7 +632,8 @@ impl Connection {
             s.retransmitted = true;
             let s = *s;
             self.snd_nxt = s.seq + s.len;
-            self.rto_at.get_or_insert(now + self.rtt.rto());
+            let deadline = self.rto_deadline(now);
+            self.rto_at.get_or_insert(deadline);
             let ack = self.ack_field();
             return self.sent(Transmit {
                 segment: data_segment(s.seq, ack, s.len, s.fin),
@@ -658,7 +679,8 @@ impl Connection {
             self.snd_sml = self.snd_nxt;
         }
         // RFC 6298 §5.1: start the timer if it is not running.
-        self.rto_at.get_or_insert(now + self.rtt.rto());
+        let deadline = self.rto_deadline(now);
+        self.rto_at.get_or_insert(deadline);
         let ack = self.ack_field();
         self.sent(Transmit {
             segment: data_segment(seq, ack, s.len, fin),

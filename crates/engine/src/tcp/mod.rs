@@ -14,6 +14,7 @@
 //! | loss recovery (dup ACKs, fast retransmit/recovery, Limited Transmit) | `recovery.rs` |
 //! | RTT estimation, RTO, backoff | `rtt.rs` |
 //! | reassembly and delayed ACKs | `receiver.rs` |
+//! | host timer granularity (Linux timer wheel) | `timer.rs` |
 //! | the state machine tying them together | `connection.rs` |
 
 pub mod config;
@@ -24,6 +25,7 @@ pub mod recovery;
 pub mod rtt;
 pub mod segment;
 pub mod seq;
+pub mod timer;
 
 pub use config::{CongestionKind, Nagle, TcpConfig};
 pub use connection::{ConnEvent, ConnStats, Connection, Failure, State};

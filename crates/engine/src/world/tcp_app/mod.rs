@@ -27,14 +27,14 @@ mod params;
 use super::{Event, Placement, Shared};
 use crate::coap::client::ClientStats;
 use crate::coap::over_tcp::{MessageStream, TcpMsg};
-use crate::config::{GroupConfig, RunConfig, WorkloadKind};
+use crate::config::{GroupConfig, RunConfig, WorkloadKind, TCP_CONTROLLERS};
 use crate::metrics::SeqTraceRow;
 use crate::net::network::RouteId;
 use crate::packet::{AppPacket, NetPacket, TcpPacket};
 use crate::sim::event_queue::EventQueue;
 use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
-use crate::tcp::{ConnEvent, Connection, DataArrival, Seq, State, TcpConfig};
+use crate::tcp::{CongestionKind, ConnEvent, Connection, DataArrival, Seq, State, TcpConfig};
 use crate::testbed::{ConfigError, CLIENT_PORT};
 use crate::workload::{client_setups, Plan};
 use params::tcp_config;
@@ -69,6 +69,12 @@ pub(crate) struct Flow {
     server_closed: bool,
     /// The client has a request to send once connected (`random`).
     pending_request: bool,
+    /// That request is written once the CSM has gone to the connection (a second write).
+    deferred_request: bool,
+    /// Length of the client's CSM (0 until written).
+    csm_bytes: u32,
+    /// The server's CSM arrived at the client.
+    server_csm: bool,
     /// Counters that need ground truth from the other end.
     pub unnecessary: u64,
     pub csm_retransmissions: u64,
@@ -149,15 +155,30 @@ impl TcpApp {
         start_rng: &mut dyn Rng,
         queue: &mut EventQueue<Event>,
     ) -> Result<u32, ConfigError> {
-        if g.coap.cc != "newreno" {
-            return Err(ConfigError(format!(
-                "{}: '{}' is not a TCP congestion controller; allowed with transport tcp: newreno",
-                label("coap.cc"),
-                g.coap.cc
-            )));
-        }
+        let congestion = match g.coap.cc.as_str() {
+            "newreno" => CongestionKind::NewReno,
+            other => {
+                return Err(ConfigError(format!(
+                    "{}: '{other}' is not a TCP congestion controller; allowed with transport tcp: {}",
+                    label("coap.cc"),
+                    TCP_CONTROLLERS.join(", ")
+                )))
+            }
+        };
         let w = &g.workload;
-        let tcp = tcp_config(cfg.link.mtu, g.tcp.as_ref(), label)?;
+        let mut tcp = tcp_config(cfg.link.mtu, g.tcp.as_ref(), label)?;
+        tcp.congestion = congestion;
+        // The server is one host with one timer wheel (docs/model.md "Host timers").
+        if let Some(first) = self.groups.first() {
+            if first.tcp.hz != tcp.hz {
+                return Err(ConfigError(format!(
+                    "{}: {} differs from another TCP group's {}; allowed: one value for every TCP group (the server is one host)",
+                    label("tcp.hz"),
+                    tcp.hz,
+                    first.tcp.hz
+                )));
+            }
+        }
         let response_payload = if w.kind == WorkloadKind::Firmware {
             u32::try_from(w.resource_bytes)
                 .ok()
@@ -299,6 +320,9 @@ impl TcpApp {
             timer: [None, None],
             server_closed: false,
             pending_request: client.random,
+            deferred_request: false,
+            csm_bytes: 0,
+            server_csm: false,
             unnecessary: 0,
             csm_retransmissions: 0,
             trace: self.trace.then(Vec::new),
@@ -364,6 +388,15 @@ impl TcpApp {
             self.server_app(flow);
         }
         self.transmit(now, flow, end, sh);
+        let f = &mut self.flows[flow as usize];
+        if end == CLIENT && std::mem::take(&mut f.deferred_request) {
+            // A random client's first request is its own write after the CSM's: Nagle
+            // (Minshall) holds it until the CSM is acknowledged.
+            if let Some(conn) = f.ends[CLIENT].as_mut() {
+                conn.write(f.streams[0].push(TcpMsg::Request));
+            }
+            self.transmit(now, flow, end, sh);
+        }
         let f = &self.flows[flow as usize];
         if let Some(want) = f.ends[end].as_ref().and_then(Connection::poll_timeout) {
             // Only an earlier deadline needs a new event: a pending event that fires early
@@ -425,10 +458,11 @@ impl TcpApp {
             }
         }
         if connected {
-            conn.write(f.streams[0].push(TcpMsg::Csm));
-            if std::mem::take(&mut f.pending_request) {
-                conn.write(f.streams[0].push(TcpMsg::Request));
-            }
+            // The CSM is the application's first write, sent at once (after the stack's
+            // pure ACK of the SYN-ACK); a random client's request is a second write.
+            f.csm_bytes = f.streams[0].push(TcpMsg::Csm);
+            conn.write(f.csm_bytes);
+            f.deferred_request = std::mem::take(&mut f.pending_request);
         }
         let delivered = conn.delivered();
         let mut got_csm = false;
@@ -440,6 +474,11 @@ impl TcpApp {
                 TcpMsg::Request => {}
             }
         }
+        f.server_csm |= got_csm;
+        let server_csm = f.server_csm;
+        let csm_acked = f.csm_bytes > 0
+            && conn.snd_una() > conn.iss()
+            && conn.snd_una() - data_start(conn) >= f.csm_bytes;
         let client = &mut self.clients[c as usize];
         if client.flow != Some(flow) {
             return; // an old connection of a random client, closing
@@ -448,7 +487,11 @@ impl TcpApp {
             self.connection_failed(now, c, sh);
             return;
         }
-        if got_csm && !client.up {
+        // Background clients are up once they hold the server's CSM and theirs is
+        // acknowledged (docs/model.md "Connection start"); burst clients send once they hold
+        // the server's CSM.
+        let ready = server_csm && (client.in_burst || client.random || csm_acked);
+        if ready && !client.up {
             client.up = true;
             if client.in_burst {
                 self.next_request(now, c, sh);
