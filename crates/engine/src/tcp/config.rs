@@ -7,6 +7,8 @@ use coaplab_cc::Duration;
 pub enum CongestionKind {
     /// RFC 5681 slow start / congestion avoidance with RFC 6582 fast recovery.
     NewReno,
+    /// BBR v1 as Linux 4.x–5.x implements it (net/ipv4/tcp_bbr.c), with pacing.
+    Bbr,
 }
 
 /// When a less-than-full segment may be sent.
