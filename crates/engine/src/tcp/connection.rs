@@ -280,11 +280,12 @@ impl Connection {
         }
     }
 
-    /// BBR's pacing after a data segment of `seq_len` payload + control went out.
+    /// BBR's pacing after a data segment of `payload` bytes went out: the next may leave
+    /// `payload / pacing rate` later (Linux's internal pacing, `tcp_update_skb_after_send`,
+    /// spaces segments by their payload; the rate is in payload bytes too).
     fn paced(&mut self, now: Instant, payload: u32) {
         if let Some(b) = self.cc.bbr() {
-            let ip_bytes = u64::from(payload + 40);
-            let ns = ip_bytes * 1_000_000_000 / b.pacing_rate.max(1);
+            let ns = u64::from(payload) * 1_000_000_000 / b.pacing_rate.max(1);
             self.pacing_next = Some(now + coaplab_cc::Duration::from_nanos(ns));
         }
         self.pacing_blocked = false;
@@ -757,6 +758,10 @@ impl Connection {
                 })
             }
             State::SynSent | State::SynReceived => self.transmit_syn(now),
+            // Pacing re-arms itself below if it holds a segment back again.
+            State::Established if std::mem::take(&mut self.pacing_blocked) => {
+                self.poll_transmit(now)
+            }
             State::Established if std::mem::take(&mut self.pure_ack_first) => {
                 self.transmit_ack().or_else(|| self.poll_transmit(now))
             }

@@ -18,7 +18,7 @@
 //!
 //! `params.rs` turns the `[tcp]` section into the TCP model's parameters.
 
-use coaplab_cc::rng::{Rng, Xoshiro256pp};
+use coaplab_cc::rng::{derive_seed, Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
 use coaplab_wire::ip::IPV4_HEADER;
 
@@ -28,7 +28,7 @@ use super::{Event, Placement, Shared};
 use crate::coap::client::ClientStats;
 use crate::coap::over_tcp::{MessageStream, TcpMsg};
 use crate::config::{GroupConfig, RunConfig, WorkloadKind, TCP_CONTROLLERS};
-use crate::metrics::SeqTraceRow;
+use crate::metrics::{CcTraceRow, SeqTraceRow};
 use crate::net::network::RouteId;
 use crate::packet::{AppPacket, NetPacket, TcpPacket};
 use crate::sim::event_queue::EventQueue;
@@ -79,6 +79,8 @@ pub(crate) struct Flow {
     pub unnecessary: u64,
     pub csm_retransmissions: u64,
     pub trace: Option<Vec<SeqTraceRow>>,
+    /// BBR's state after each ACK that changed it (with `trace`).
+    pub cc_trace: Option<Vec<CcTraceRow>>,
 }
 
 pub(crate) struct TcpClient {
@@ -117,6 +119,9 @@ pub(crate) struct TcpApp {
     /// IP bytes of unnecessary server → client retransmissions that crossed the downlink.
     pub(crate) unnecessary_down_bytes: u64,
     trace: bool,
+    /// Run seed and replication (for the congestion controllers' streams).
+    seed: u64,
+    replication: u64,
 }
 
 impl TcpApp {
@@ -130,6 +135,8 @@ impl TcpApp {
             requests: 0,
             unnecessary_down_bytes: 0,
             trace: false,
+            seed: 0,
+            replication: 0,
         }
     }
 
@@ -157,6 +164,7 @@ impl TcpApp {
     ) -> Result<u32, ConfigError> {
         let congestion = match g.coap.cc.as_str() {
             "newreno" => CongestionKind::NewReno,
+            "bbr" => CongestionKind::Bbr,
             other => {
                 return Err(ConfigError(format!(
                     "{}: '{other}' is not a TCP congestion controller; allowed with transport tcp: {}",
@@ -194,6 +202,10 @@ impl TcpApp {
             w.response_bytes
         };
         self.trace = cfg.trace;
+        // Streams of the congestion controllers: (seed, replication, flow, end) with a tag
+        // of their own, apart from `sim::streams`' ones.
+        self.seed = at.seed ^ 0x6262_725f_7068_6173; // "bbr_phas"
+        self.replication = at.replication;
         let random = w.kind == WorkloadKind::Random;
         let (setups, background) = client_setups(w, Plan::Count { remaining: 1 }, start_rng);
         let group = self.groups.len() as u16;
@@ -307,10 +319,12 @@ impl TcpApp {
             client.stats.first_request = Some(now);
         }
         let tcp = self.groups[client.group as usize].tcp;
+        let mut conn = Connection::connect(tcp, iss);
+        conn.seed_congestion(derive_seed(&[self.seed, self.replication, u64::from(flow), 0]));
         self.flows.push(Flow {
             client: c,
             port: CLIENT_PORT.wrapping_add((index % 16384) as u16),
-            ends: [Some(Connection::connect(tcp, iss)), None],
+            ends: [Some(conn), None],
             // A capture rebuilds segment bytes from the messages: keep them all then.
             streams: if sh.capture.is_some() {
                 [MessageStream::keeping_all(), MessageStream::keeping_all()]
@@ -326,6 +340,7 @@ impl TcpApp {
             unnecessary: 0,
             csm_retransmissions: 0,
             trace: self.trace.then(Vec::new),
+            cc_trace: (self.trace && tcp.congestion == CongestionKind::Bbr).then(Vec::new),
         });
         self.on_end_changed(now, flow, CLIENT, sh);
     }
@@ -346,7 +361,9 @@ impl TcpApp {
             let client = &self.clients[f.client as usize];
             let iss = Seq(p.flow.wrapping_mul(0x85EB_CA6B).wrapping_add(client.id));
             let tcp = self.groups[client.group as usize].tcp;
-            f.ends[SERVER] = Some(Connection::accept(tcp, iss, &seg));
+            let mut conn = Connection::accept(tcp, iss, &seg);
+            conn.seed_congestion(derive_seed(&[self.seed, self.replication, u64::from(p.flow), 1]));
+            f.ends[SERVER] = Some(conn);
             self.on_end_changed(now, p.flow, SERVER, sh);
             return;
         }
@@ -369,6 +386,21 @@ impl TcpApp {
             && seg.len > 0
             && conn.receiver().is_some_and(|r| r.already_has(&seg));
         let arrival = conn.handle_segment(now, &seg);
+        if let (Some(tr), Some(b)) = (f.cc_trace.as_mut(), conn.bbr()) {
+            let row = (
+                now.secs_f64(),
+                if end == CLIENT { "up" } else { "down" },
+                b.mode.as_str(),
+                b.btl_bw(),
+                b.min_rtt.map_or(0.0, |d| d.secs_f64()),
+                b.pacing_rate,
+                b.cwnd,
+            );
+            let last = tr.iter().rev().find(|r| r.1 == row.1);
+            if last.is_none_or(|l| (l.2, l.3, l.4, l.5, l.6) != (row.2, row.3, row.4, row.5, row.6)) {
+                tr.push(row);
+            }
+        }
         if had {
             f.unnecessary += 1;
             if end == CLIENT {
