@@ -307,13 +307,7 @@ fn ack_rides_on_data() {
 }
 
 fn established_with(nagle: Nagle) -> Connection {
-    let mut c = Connection::connect(
-        TcpConfig {
-            nagle,
-            ..exact()
-        },
-        ISS,
-    );
+    let mut c = Connection::connect(TcpConfig { nagle, ..exact() }, ISS);
     drain(&mut c, ms(0));
     c.handle_segment(ms(600), &syn_ack(ISS));
     drain(&mut c, ms(600));
@@ -695,4 +689,68 @@ fn a_reset_must_match_to_be_accepted() {
     let out = drain(&mut c, ms(800));
     assert_eq!(out.len(), 1);
     assert_eq!((out[0].segment.seq, out[0].segment.rst), (ISS + 1, true));
+}
+
+/// Host timers (docs/model.md "Host timers"): at HZ 250 the SYN's 2 s timer armed at 0 fires
+/// at ((500 >> 3) + 1) << 3 = 504 jiffies = 2.016 s. After the SYN-ACK at 600 ms (RTO
+/// 1800 ms, as in `established`), data written at 600 ms (jiffy 150) arms 450 jiffies:
+/// e = 600, level 1 (63 ≤ 450 < 504) → ((600 >> 3) + 1) << 3 = 608 jiffies = 2432 ms, not
+/// 2400 ms. The RTO value itself is unchanged (1800 ms); backed off to 3600 ms (900 jiffies,
+/// level 2) from 2432 ms (jiffy 608): e = 1508 → ((1508 >> 6) + 1) << 6 = 1536 → 6144 ms.
+#[test]
+fn host_timers_fire_on_the_timer_wheel() {
+    let cfg = TcpConfig::default();
+    assert_eq!(cfg.hz, 250);
+    let mut c = Connection::connect(cfg, ISS);
+    drain(&mut c, ms(0));
+    assert_eq!(c.poll_timeout(), Some(ms(2016)));
+    c.handle_segment(ms(600), &syn_ack(ISS));
+    drain(&mut c, ms(600));
+    assert_eq!(c.rto(), dur_ms(1800));
+    c.write(100);
+    assert_eq!(offsets(&drain(&mut c, ms(600))), vec![(0, 100)]);
+    assert_eq!(c.poll_timeout(), Some(ms(2432)));
+    c.handle_timeout(ms(2432));
+    let again = drain(&mut c, ms(2432));
+    assert!(again[0].retransmission);
+    assert_eq!(c.rto(), dur_ms(3600));
+    assert_eq!(c.poll_timeout(), Some(ms(6144)));
+}
+
+/// `ack_every_segment`: a single small in-order segment is acknowledged at once instead of
+/// after the 200 ms delayed-ACK timer.
+#[test]
+fn ack_every_segment_acknowledges_at_once() {
+    for (every, acks_now) in [(false, 0), (true, 1)] {
+        let mut c = established_with_cfg(TcpConfig {
+            ack_every_segment: every,
+            ..exact()
+        });
+        c.handle_segment(ms(1000), &data(0, 10));
+        let out = drain(&mut c, ms(1000));
+        assert_eq!(out.len(), acks_now, "ack_every_segment {every}");
+        if !every {
+            assert_eq!(c.poll_timeout(), Some(ms(1200)));
+        }
+    }
+}
+
+/// Connection start (Linux `tcp_rcv_synsent_state_process`): the SYN-ACK is acknowledged by
+/// a pure ACK even when the application writes at once; the write goes out after it.
+#[test]
+fn syn_ack_gets_a_pure_ack_before_any_data() {
+    let mut c = Connection::connect(exact(), ISS);
+    drain(&mut c, ms(0));
+    c.handle_segment(ms(600), &syn_ack(ISS));
+    assert_eq!(c.poll_event(), Some(ConnEvent::Connected));
+    c.write(7);
+    let out = drain(&mut c, ms(600));
+    assert_eq!(out.len(), 2);
+    assert!(out[0].segment.is_pure_ack() && out[0].segment.ack == Some(PEER_ISS + 1));
+    assert_eq!(offsets(&out[1..]), vec![(0, 7)]);
+    // A second small write waits for the first one's ACK (Minshall).
+    c.write(10);
+    assert!(drain(&mut c, ms(601)).is_empty());
+    c.handle_segment(ms(1300), &ack(at(7)));
+    assert_eq!(offsets(&drain(&mut c, ms(1300))), vec![(7, 10)]);
 }

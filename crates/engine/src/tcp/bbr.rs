@@ -481,8 +481,7 @@ impl Bbr {
                 let target = self.inflight(bw, self.cwnd_gain);
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target);
-                } else if cwnd < target || cx.delivered < u64::from(INIT_CWND_SEGMENTS * self.mss)
-                {
+                } else if cwnd < target || cx.delivered < u64::from(INIT_CWND_SEGMENTS * self.mss) {
                     cwnd += acked;
                 }
                 cwnd = cwnd.max(CWND_MIN_SEGMENTS * self.mss);
@@ -498,4 +497,344 @@ impl Bbr {
 /// `bbr_bw_to_pacing_rate`: bytes per second at `gain`.
 fn rate(bw: u64, gain: u32) -> u64 {
     bw * u64::from(gain) / u64::from(UNIT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 256;
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    fn at(v: u64) -> Instant {
+        Instant::from_millis(v)
+    }
+
+    /// A connection-side driver: every call is one ACK one second after the previous one,
+    /// acknowledging `bw` bytes sent over exactly 1 s (so the sample is `bw` B/s) and
+    /// starting a new round (its segment was sent after the previous ACK).
+    struct Drive {
+        b: Bbr,
+        now: u64,
+        delivered: u64,
+    }
+
+    impl Drive {
+        fn new() -> Self {
+            Drive {
+                b: Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), 7),
+                now: 0,
+                delivered: 0,
+            }
+        }
+
+        fn ack(&mut self, bw: u64, inflight: u32, state: CaState, app_limited: bool) {
+            let prior = self.delivered;
+            self.now += 1000;
+            self.delivered += bw;
+            let rs = RateSample {
+                delivered: bw,
+                interval: Some(Duration::from_secs(1)),
+                prior_delivered: prior,
+                prior_in_flight: inflight,
+                acked_sacked: bw as u32,
+                losses: 0,
+                rtt: Some(ms(640)),
+                is_app_limited: app_limited,
+            };
+            let cx = AckContext {
+                now: at(self.now),
+                delivered: self.delivered,
+                delivered_at: at(self.now),
+                inflight,
+                ca_state: state,
+            };
+            self.b.on_ack(&rs, &cx);
+        }
+    }
+
+    #[test]
+    fn constants_are_linuxs() {
+        // 256 · 2885 / 1000 = 738.56 → 738, + 1; 256 · 1000 / 2885 = 88.7 → 88.
+        assert_eq!((HIGH_GAIN, DRAIN_GAIN, CWND_GAIN), (739, 88, 512));
+        assert_eq!(PACING_GAIN, [320, 192, 256, 256, 256, 256, 256, 256]);
+    }
+
+    #[test]
+    fn max_filter_follows_win_minmax() {
+        let mut f = MaxFilter::default();
+        // (round, sample, filter output), window 10 rounds.
+        let table = [
+            (1, 100, 100),
+            (2, 80, 100),
+            (3, 120, 120), // a new max resets all three
+            // dt = 2 is not > 10/4: the 2nd best is not refreshed; 90 is forgotten.
+            (5, 90, 120),
+            // dt = 6 > 2.5: 2nd and 3rd best become (9, 90).
+            (9, 90, 120),
+            // dt = 11 > 10: the best expires; (9, 90) moves up.
+            (14, 70, 90),
+            // nothing within 10 rounds of the 3rd best (14): reset.
+            (25, 10, 10),
+        ];
+        for (t, v, out) in table {
+            assert_eq!(f.update(10, t, v), out, "round {t} sample {v}");
+        }
+    }
+
+    #[test]
+    fn inflight_is_bdp_plus_quantization() {
+        let mut b = Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), 1);
+        // (bw B/s, gain, bytes). BDP = 3750 · 0.64 = 2400 B.
+        let table = [
+            // 2400 B → ceil(9.375) = 10 segments, + 3 = 13, even → 14 → 3584 B.
+            (3750, UNIT, 3584),
+            // 4800 B → 19 segments, + 3 = 22 → 5632 B.
+            (3750, CWND_GAIN, 5632),
+            // 2400 · 739 / 256 = 6928.1 → 6929 B → 28 segments, + 3 = 31, even → 32.
+            (3750, HIGH_GAIN, 8192),
+            // bw 0: 0 segments + 3 → 4 (the minimum is applied by set_cwnd).
+            (0, UNIT, 1024),
+        ];
+        for (bw, gain, bytes) in table {
+            assert_eq!(b.inflight(bw, gain), bytes, "bw {bw} gain {gain}");
+        }
+        // ProbeBW's 5/4 phase adds 2 segments.
+        b.mode = Mode::ProbeBw;
+        b.cycle_idx = 0;
+        assert_eq!(b.inflight(3750, UNIT), 3584 + 512);
+        // Without an RTT sample: TCP_INIT_CWND (10) + 3 → 14 segments.
+        b.min_rtt = None;
+        b.cycle_idx = 2;
+        assert_eq!(b.inflight(3750, UNIT), 14 * MSS);
+    }
+
+    #[test]
+    fn startup_until_three_rounds_without_25_percent_then_drain_then_probe_bw() {
+        let mut d = Drive::new();
+        // Initial pacing: 739/256 · 1024 B / 0.64 s = 1600 B/s · 739 / 256 = 4618.75 → 4618.
+        assert_eq!(d.b.pacing_rate, 4618);
+        // (sample B/s, mode after, full_bw_reached).
+        let table = [
+            (1000, Mode::Startup, false), // full_bw 0 → 1000
+            (2000, Mode::Startup, false), // ≥ 1250 → full_bw 2000
+            (3000, Mode::Startup, false), // ≥ 2500 → full_bw 3000
+            (3200, Mode::Startup, false), // < 3750: 1st round without growth
+            (3300, Mode::Startup, false), // < 3750: 2nd
+            (3300, Mode::Drain, true),    // 3rd → the pipe is full → Drain
+        ];
+        for (i, (bw, mode, full)) in table.into_iter().enumerate() {
+            // In flight far above any target: Drain does not end at once.
+            d.ack(bw, 100_000, CaState::Open, false);
+            assert_eq!((d.b.mode, d.b.full_bw_reached), (mode, full), "ACK {i}");
+            assert_eq!(d.b.rtt_cnt, i as u32 + 1);
+        }
+        // BtlBw 3300. Drain paces at 3300 · 88 / 256 = 1134.375 → 1134 B/s (the pipe is
+        // full, so the rate may fall); cwnd gain stays high.
+        assert_eq!(d.b.btl_bw(), 3300);
+        assert_eq!((d.b.pacing_rate, d.b.cwnd_gain), (1134, HIGH_GAIN));
+        // An app-limited lower sample does not enter the filter.
+        d.ack(100, 100_000, CaState::Open, true);
+        assert_eq!((d.b.btl_bw(), d.b.mode), (3300, Mode::Drain));
+        // In flight ≤ inflight(3300, 1) = ceil(2112/256) = 9 + 3 = 12 segments = 3072 B:
+        // ProbeBW, at a phase other than 3/4.
+        d.ack(3300, 3072, CaState::Open, false);
+        assert_eq!(d.b.mode, Mode::ProbeBw);
+        assert_ne!(d.b.cycle_idx, 1);
+        assert_eq!(d.b.cwnd_gain, CWND_GAIN);
+    }
+
+    #[test]
+    fn probe_bw_start_phase_is_never_three_quarters() {
+        let mut seen = [0u32; 8];
+        for seed in 0..400 {
+            let mut b = Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), seed);
+            b.reset_probe_bw_mode(at(0));
+            seen[b.cycle_idx] += 1;
+        }
+        // CYCLE_LEN − 1 − rand(7) ∈ 1..=7, advanced once: 2..=7 or 0, each ≈ 400/7 ≈ 57.
+        assert_eq!(seen[1], 0);
+        for (i, n) in seen.iter().enumerate().filter(|(i, _)| *i != 1) {
+            assert!((30..90).contains(n), "phase {i}: {n}");
+        }
+    }
+
+    #[test]
+    fn gain_cycle_advances_after_one_rtprop() {
+        let mut b = Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), 1);
+        b.mode = Mode::ProbeBw;
+        b.full_bw_reached = true;
+        b.bw.update(BW_RTTS, 0, 3750);
+        b.cycle_idx = 2; // gain 1: advance when more than 640 ms passed since the phase began
+        b.cycle_stamp = at(0);
+        let rs = RateSample {
+            rtt: Some(ms(700)),
+            ..RateSample::default()
+        };
+        let cx = |t: u64, inflight: u32| AckContext {
+            now: at(t),
+            delivered: 0,
+            delivered_at: at(t),
+            inflight,
+            ca_state: CaState::Open,
+        };
+        // (time ms, prior in flight, phase after): 640 is not > 640; 641 is.
+        for (t, prior, phase) in [(640, 0, 2), (641, 0, 3)] {
+            b.on_ack(
+                &RateSample {
+                    prior_in_flight: prior,
+                    ..rs
+                },
+                &cx(t, prior),
+            );
+            assert_eq!(b.cycle_idx, phase, "at {t} ms");
+        }
+        // Phase 1 (3/4) ends early once in flight ≤ inflight(bw, 1) = 14 segments = 3584 B.
+        b.cycle_idx = 1;
+        b.pacing_gain = PACING_GAIN[1];
+        b.cycle_stamp = at(1000);
+        b.on_ack(
+            &RateSample {
+                prior_in_flight: 3585,
+                ..rs
+            },
+            &cx(1100, 3585),
+        );
+        assert_eq!(b.cycle_idx, 1);
+        b.on_ack(
+            &RateSample {
+                prior_in_flight: 3584,
+                ..rs
+            },
+            &cx(1200, 3584),
+        );
+        assert_eq!(b.cycle_idx, 2);
+        // Phase 0 (5/4) needs a full RTprop *and* in flight ≥ inflight(bw, 5/4) (phase 0
+        // adds 2 segments): 3000 B → 12 segs + 3 → 16 + 2 = 18 segments = 4608 B.
+        b.cycle_idx = 0;
+        b.pacing_gain = PACING_GAIN[0];
+        b.cycle_stamp = at(2000);
+        b.on_ack(
+            &RateSample {
+                prior_in_flight: 4607,
+                ..rs
+            },
+            &cx(2700, 4607),
+        );
+        assert_eq!(b.cycle_idx, 0);
+        b.on_ack(
+            &RateSample {
+                prior_in_flight: 4608,
+                ..rs
+            },
+            &cx(2800, 4608),
+        );
+        assert_eq!(b.cycle_idx, 1);
+    }
+
+    #[test]
+    fn probe_rtt_after_ten_seconds_without_a_new_minimum() {
+        let mut b = Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), 1);
+        b.mode = Mode::ProbeBw;
+        b.full_bw_reached = true;
+        b.cycle_idx = 3;
+        b.bw.update(BW_RTTS, 0, 3750);
+        b.cwnd = 5632;
+        let delivered = std::cell::Cell::new(100_000u64);
+        let ack = |b: &mut Bbr, t: u64, inflight: u32, prior: u64| {
+            delivered.set(delivered.get() + 256);
+            let rs = RateSample {
+                delivered: 256,
+                interval: Some(ms(700)),
+                prior_delivered: prior,
+                acked_sacked: 256,
+                rtt: Some(ms(700)),
+                ..RateSample::default()
+            };
+            let cx = AckContext {
+                now: at(t),
+                delivered: delivered.get(),
+                delivered_at: at(t),
+                inflight,
+                ca_state: CaState::Open,
+            };
+            b.on_ack(&rs, &cx)
+        };
+        // 10 s after the minimum's stamp (0): not yet expired (not after).
+        ack(&mut b, 10_000, 5000, 0);
+        assert_eq!(b.mode, Mode::ProbeBw);
+        // 10.001 s: expired → ProbeRTT, cwnd capped at 4 segments, the 700 ms sample is the
+        // new RTprop; 5632 B saved.
+        assert!(
+            ack(&mut b, 10_001, 5000, 0),
+            "ProbeRTT marks the connection app-limited"
+        );
+        assert_eq!((b.mode, b.cwnd, b.prior_cwnd), (Mode::ProbeRtt, 1024, 5632));
+        assert_eq!(b.min_rtt, Some(ms(700)));
+        // In flight falls to 4 segments at 11 s: ProbeRTT lasts until after 11.2 s and one
+        // round (the round begins at the delivered count of that ACK).
+        ack(&mut b, 11_000, 1024, 0);
+        let round_mark = delivered.get();
+        assert_eq!(b.probe_rtt_done, Some(at(11_200)));
+        // 11.1 s: a round ended (prior ≥ mark) but 200 ms have not passed.
+        ack(&mut b, 11_100, 1024, round_mark);
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        // 11.201 s: both done → ProbeBW (the pipe was full), cwnd restored to 5632.
+        ack(&mut b, 11_201, 1024, round_mark);
+        assert_eq!(b.mode, Mode::ProbeBw);
+        assert!(b.cwnd >= 5632, "{}", b.cwnd);
+    }
+
+    #[test]
+    fn recovery_conserves_packets_then_restores_cwnd() {
+        let mut b = Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), 1);
+        b.mode = Mode::ProbeBw;
+        b.full_bw_reached = true;
+        b.cycle_idx = 3;
+        b.bw.update(BW_RTTS, 0, 3750);
+        b.cwnd = 5632;
+        let step = |b: &mut Bbr, t: u64, acked: u32, inflight: u32, state: CaState| {
+            let rs = RateSample {
+                acked_sacked: acked,
+                prior_in_flight: inflight + acked,
+                ..RateSample::default()
+            };
+            let cx = AckContext {
+                now: at(t),
+                delivered: 0,
+                delivered_at: at(t),
+                inflight,
+                ca_state: state,
+            };
+            b.on_ack(&rs, &cx);
+            b.cwnd
+        };
+        // Fast retransmit: `bbr_ssthresh` saves 5632.
+        b.on_enter_recovery();
+        // (time, acked, in flight, state, cwnd after):
+        let table = [
+            // 1st ACK in recovery: cwnd = in flight + acked = 3000 + 256.
+            (100, 256, 3000, CaState::Recovery, 3256),
+            // Conservation: max(3256, 2800 + 256) = 3256.
+            (200, 256, 2800, CaState::Recovery, 3256),
+            // max(3256, 3200 + 256) = 3456.
+            (300, 256, 3200, CaState::Recovery, 3456),
+            // Recovery over: max(3456, prior 5632) = 5632; then min(5632 + 512, target 5632
+            // (2 × BDP: 4800 B → 19 + 3 = 22 segments)).
+            (400, 512, 1000, CaState::Open, 5632),
+        ];
+        for (t, acked, inflight, state, cwnd) in table {
+            assert_eq!(step(&mut b, t, acked, inflight, state), cwnd, "at {t} ms");
+        }
+        // A timeout: cwnd 1 segment, then + acked (below the target), restored on leaving
+        // the Loss state.
+        b.on_rto();
+        assert_eq!((b.cwnd, b.prior_cwnd), (256, 5632));
+        assert_eq!(step(&mut b, 500, 256, 0, CaState::Loss), 1024); // min 4 segments
+        assert_eq!(step(&mut b, 600, 512, 512, CaState::Loss), 1536);
+        assert_eq!(step(&mut b, 700, 256, 512, CaState::Open), 5632);
+    }
 }

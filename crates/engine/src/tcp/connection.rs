@@ -228,7 +228,9 @@ impl Connection {
     pub fn accept(cfg: TcpConfig, iss: Seq, syn: &Segment) -> Self {
         let mut c = Connection::new(cfg, State::SynReceived, iss);
         c.mss = cfg.mss.min(syn.mss.map_or(DEFAULT_MSS, u32::from));
-        c.rcv = Some(Receiver::new(syn.seq, c.mss, cfg.delayed_ack).ack_every_segment(cfg.ack_every_segment));
+        c.rcv = Some(
+            Receiver::new(syn.seq, c.mss, cfg.delayed_ack).ack_every_segment(cfg.ack_every_segment),
+        );
         c
     }
 

@@ -97,7 +97,11 @@ mod tests {
         // HZ 1000 (1 ms jiffies): T = 200 ms at t = 0.5 ms: clk 0, e = 200 (63 ≤ 200 < 504,
         // level 1): (200 >> 3) + 1 = 26 → 208 ms.
         assert_eq!(
-            wheel_expiry(1000, Instant::from_nanos(500_000), Duration::from_millis(200)),
+            wheel_expiry(
+                1000,
+                Instant::from_nanos(500_000),
+                Duration::from_millis(200)
+            ),
             at(208)
         );
         // HZ 300: a jiffy is 3.333… ms. T = 200 ms = 60 jiffies at t = 0: level 0, jiffy 61

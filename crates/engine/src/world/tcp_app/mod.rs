@@ -165,13 +165,11 @@ impl TcpApp {
         let congestion = match g.coap.cc.as_str() {
             "newreno" => CongestionKind::NewReno,
             "bbr" => CongestionKind::Bbr,
-            other => {
-                return Err(ConfigError(format!(
-                    "{}: '{other}' is not a TCP congestion controller; allowed with transport tcp: {}",
-                    label("coap.cc"),
-                    TCP_CONTROLLERS.join(", ")
-                )))
-            }
+            other => return Err(ConfigError(format!(
+                "{}: '{other}' is not a TCP congestion controller; allowed with transport tcp: {}",
+                label("coap.cc"),
+                TCP_CONTROLLERS.join(", ")
+            ))),
         };
         let w = &g.workload;
         let mut tcp = tcp_config(cfg.link.mtu, g.tcp.as_ref(), label)?;
@@ -320,7 +318,12 @@ impl TcpApp {
         }
         let tcp = self.groups[client.group as usize].tcp;
         let mut conn = Connection::connect(tcp, iss);
-        conn.seed_congestion(derive_seed(&[self.seed, self.replication, u64::from(flow), 0]));
+        conn.seed_congestion(derive_seed(&[
+            self.seed,
+            self.replication,
+            u64::from(flow),
+            0,
+        ]));
         self.flows.push(Flow {
             client: c,
             port: CLIENT_PORT.wrapping_add((index % 16384) as u16),
@@ -362,7 +365,12 @@ impl TcpApp {
             let iss = Seq(p.flow.wrapping_mul(0x85EB_CA6B).wrapping_add(client.id));
             let tcp = self.groups[client.group as usize].tcp;
             let mut conn = Connection::accept(tcp, iss, &seg);
-            conn.seed_congestion(derive_seed(&[self.seed, self.replication, u64::from(p.flow), 1]));
+            conn.seed_congestion(derive_seed(&[
+                self.seed,
+                self.replication,
+                u64::from(p.flow),
+                1,
+            ]));
             f.ends[SERVER] = Some(conn);
             self.on_end_changed(now, p.flow, SERVER, sh);
             return;
@@ -397,7 +405,8 @@ impl TcpApp {
                 b.cwnd,
             );
             let last = tr.iter().rev().find(|r| r.1 == row.1);
-            if last.is_none_or(|l| (l.2, l.3, l.4, l.5, l.6) != (row.2, row.3, row.4, row.5, row.6)) {
+            if last.is_none_or(|l| (l.2, l.3, l.4, l.5, l.6) != (row.2, row.3, row.4, row.5, row.6))
+            {
                 tr.push(row);
             }
         }
