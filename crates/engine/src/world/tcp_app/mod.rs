@@ -6,15 +6,21 @@
 //! Client behaviour:
 //! - `continuous`, `firmware` and the burst's background clients connect first (each at its
 //!   start offset) and exchange CSMs; once every one of them (of every TCP group) holds the
-//!   server's CSM, each sends its first request at that instant plus its start offset. FCT
-//!   runs from the first request.
+//!   server's CSM and has its own CSM acknowledged, each sends its first request at that
+//!   instant plus its start offset. FCT runs from the first request.
 //! - `random` clients open a new connection per batch and close it after the batch's last
 //!   response; FCT runs from the first SYN.
-//! - burst clients connect at `burst_at_s` plus their offset and send once connected.
+//! - burst clients connect at `burst_at_s` plus their offset and send once they hold the
+//!   server's CSM.
 //!
-//! The initiator does not wait for the acceptor's CSM (RFC 8323 §4.1): a client writes its CSM
-//! (and, for `random`, its request) the moment the handshake completes, so that segment also
-//! carries the handshake's final ACK.
+//! Connection start (docs/model.md "Connection start"): the client's stack acknowledges the
+//! SYN-ACK with a pure ACK; the client writes its CSM at once, and a `random` client's
+//! request is a second write (Nagle holds it until the CSM is acknowledged: the initiator
+//! does not wait for the acceptor's CSM, RFC 8323 §4.1). The server writes its CSM when its
+//! end becomes established.
+//!
+//! BBR's pacing needs no event of its own kind: a connection held back by pacing reports the
+//! instant its next segment may leave as its deadline, and `TcpEvent::Timer` fires then.
 //!
 //! `params.rs` turns the `[tcp]` section into the TCP model's parameters.
 
