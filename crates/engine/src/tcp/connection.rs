@@ -418,8 +418,16 @@ impl Connection {
     /// The earliest instant [`Connection::handle_timeout`] has work to do.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let delack = self.rcv.as_ref().and_then(Receiver::delack_deadline);
-        let pacing = self.pacing_next.filter(|_| self.pacing_blocked);
-        [self.rto_at, delack, pacing].into_iter().flatten().min()
+        match (self.rto_at, delack) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// BBR's pacing: the instant the segment pacing holds back may leave (the harness calls
+    /// [`Connection::poll_transmit`] then), `None` when nothing waits for it.
+    pub fn poll_pacing(&self) -> Option<Instant> {
+        self.pacing_next.filter(|_| self.pacing_blocked)
     }
 
     /// Fires the timers due at `now`.

@@ -19,8 +19,8 @@
 //! does not wait for the acceptor's CSM, RFC 8323 §4.1). The server writes its CSM when its
 //! end becomes established.
 //!
-//! BBR's pacing needs no event of its own kind: a connection held back by pacing reports the
-//! instant its next segment may leave as its deadline, and `TcpEvent::Timer` fires then.
+//! BBR's pacing is an event of its own: a connection held back by pacing reports the instant
+//! its next segment may leave (`Connection::poll_pacing`), and `TcpEvent::Pace` fires then.
 //!
 //! `params.rs` turns the `[tcp]` section into the TCP model's parameters.
 
@@ -59,6 +59,11 @@ pub(crate) enum TcpEvent {
         flow: u32,
         end: u8,
     },
+    /// BBR's pacing lets the next segment of an end leave.
+    Pace {
+        flow: u32,
+        end: u8,
+    },
 }
 
 /// One TCP connection: both ends, the application's message streams, and its trace.
@@ -72,6 +77,8 @@ pub(crate) struct Flow {
     /// The earliest pending timer event of each end: an event at another time is stale; one
     /// that fires before the connection's deadline re-schedules itself.
     timer: [Option<Instant>; 2],
+    /// The pending pacing event of each end (an event at another time is stale).
+    pace: [Option<Instant>; 2],
     server_closed: bool,
     /// The client has a request to send once connected (`random`).
     pending_request: bool,
@@ -171,11 +178,13 @@ impl TcpApp {
         let congestion = match g.coap.cc.as_str() {
             "newreno" => CongestionKind::NewReno,
             "bbr" => CongestionKind::Bbr,
-            other => return Err(ConfigError(format!(
+            other => {
+                return Err(ConfigError(format!(
                 "{}: '{other}' is not a TCP congestion controller; allowed with transport tcp: {}",
                 label("coap.cc"),
                 TCP_CONTROLLERS.join(", ")
-            ))),
+            )))
+            }
         };
         let w = &g.workload;
         let mut tcp = tcp_config(cfg.link.mtu, g.tcp.as_ref(), label)?;
@@ -256,6 +265,15 @@ impl TcpApp {
                 if let Some(flow) = self.clients[c as usize].flow {
                     self.on_end_changed(now, flow, CLIENT, sh);
                 }
+            }
+            TcpEvent::Pace { flow, end } => {
+                let e = usize::from(end);
+                let f = &mut self.flows[flow as usize];
+                if f.pace[e] != Some(now) {
+                    return; // superseded
+                }
+                f.pace[e] = None;
+                self.on_end_changed(now, flow, e, sh);
             }
             TcpEvent::Timer { flow, end } => {
                 let e = usize::from(end);
@@ -341,6 +359,7 @@ impl TcpApp {
                 [MessageStream::default(), MessageStream::default()]
             },
             timer: [None, None],
+            pace: [None, None],
             server_closed: false,
             pending_request: client.random,
             deferred_request: false,
@@ -443,6 +462,19 @@ impl TcpApp {
                 conn.write(f.streams[0].push(TcpMsg::Request));
             }
             self.transmit(now, flow, end, sh);
+        }
+        let f = &mut self.flows[flow as usize];
+        if let Some(at) = f.ends[end].as_ref().and_then(Connection::poll_pacing) {
+            if f.pace[end] != Some(at) {
+                f.pace[end] = Some(at);
+                sh.queue.schedule(
+                    at,
+                    Event::Tcp(TcpEvent::Pace {
+                        flow,
+                        end: end as u8,
+                    }),
+                );
+            }
         }
         let f = &self.flows[flow as usize];
         if let Some(want) = f.ends[end].as_ref().and_then(Connection::poll_timeout) {
