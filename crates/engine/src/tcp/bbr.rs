@@ -782,10 +782,48 @@ mod tests {
         // 11.1 s: a round ended (prior ≥ mark) but 200 ms have not passed.
         ack(&mut b, 11_100, 1024, round_mark);
         assert_eq!(b.mode, Mode::ProbeRtt);
-        // 11.201 s: both done → ProbeBW (the pipe was full), cwnd restored to 5632.
+        // 11.201 s: both done → ProbeBW (the pipe was full), cwnd restored to 5632, then this
+        // ACK's 256 B: min(5632 + 256, target) with target = 2 × 3750 B/s × 0.7 s = 5250 B →
+        // 21 segments + 3 = 24 (26 in the 5/4 phase) ≥ 5888 → 5888.
         ack(&mut b, 11_201, 1024, round_mark);
         assert_eq!(b.mode, Mode::ProbeBw);
-        assert!(b.cwnd >= 5632, "{}", b.cwnd);
+        assert_eq!(b.cwnd, 5888);
+    }
+
+    #[test]
+    fn probe_rtt_returns_to_startup_when_the_pipe_was_never_full() {
+        let mut b = Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), 1);
+        b.cwnd = 3000;
+        // (time ms, in flight, prior_delivered, mode after): the RTprop stamp (0) expires
+        // after 10 s; in flight ≤ 4 segments at 10.1 s starts the 200 ms; a round ends at
+        // 10.2 s (prior ≥ the mark 0 set then); after 10.3 s both hold → Startup again.
+        let table = [
+            (10_001, 3000, 0, Mode::ProbeRtt),
+            (10_100, 1024, 0, Mode::ProbeRtt),
+            (10_200, 1024, 0, Mode::ProbeRtt),
+            (10_301, 1024, 0, Mode::Startup),
+        ];
+        for (t, inflight, prior, mode) in table {
+            // A valid (if empty) delivery sample: rounds are only counted on valid ones.
+            let rs = RateSample {
+                rtt: Some(ms(700)),
+                interval: Some(ms(700)),
+                prior_delivered: prior,
+                ..RateSample::default()
+            };
+            let cx = AckContext {
+                now: at(t),
+                delivered: 0,
+                delivered_at: at(t),
+                inflight,
+                ca_state: CaState::Open,
+            };
+            b.on_ack(&rs, &cx);
+            assert_eq!(b.mode, mode, "at {t} ms");
+        }
+        // No ACKed bytes, so set_cwnd only applied ProbeRTT's cap (1024) and the exit
+        // restored the saved 3000.
+        assert_eq!(b.cwnd, 3000);
     }
 
     #[test]
