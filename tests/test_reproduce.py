@@ -2,7 +2,7 @@
 
 import re
 
-from coaplab.reproduce import available, load
+from coaplab.reproduce import COMPARISONS, available, load
 
 
 def test_list_names_every_shipped_experiment(cli):
@@ -14,7 +14,14 @@ def test_list_names_every_shipped_experiment(cli):
 
 def test_every_builtin_scenario_is_valid():
     for name in available():
-        assert load(name).configurations()
+        for part in COMPARISONS[name][1] if name in COMPARISONS else (name,):
+            assert load(part).configurations()
+
+
+def test_comparisons_pair_udp_with_tcp():
+    for _, parts in COMPARISONS.values():
+        transports = {load(p).configurations()[0]["coap"]["transport"] for p in parts}
+        assert transports == {"udp", "tcp"}
 
 
 def test_reproduce_prints_published_vs_simulated(cli):

@@ -157,7 +157,11 @@ def test_tcp_section_validation_and_identity(cli, tmp_path):
     tcp = resolve({"coap": {"transport": "tcp", "cc": "newreno"}})
     assert tcp["tcp"] == {"initial_window": 4, "slow_start_limit": None, "nagle": "minshall",
                           "limited_transmit": True, "delayed_ack_ms": 200.0, "initial_rto_s": 2.0,
-                          "max_rto_s": 120.0, "syn_retries": 40, "synack_retries": 41}
+                          "max_rto_s": 120.0, "syn_retries": 40, "synack_retries": 41, "hz": 250,
+                          "ack_every_segment": False}
+    with pytest.raises(ScenarioError, match=r"tcp.hz"):
+        resolve({"coap": {"transport": "tcp", "cc": "newreno"}, "tcp": {"hz": -1}})
+    assert resolve({"coap": {"transport": "tcp", "cc": "bbr"}})["coap"]["cc"] == "bbr"
     with pytest.raises(ScenarioError, match=r'tcp.nagle: only meaningful with coap.transport = "tcp"'):
         resolve({"tcp": {"nagle": "off"}})
     with pytest.raises(ScenarioError, match="tcp.nagle.*one of minshall, classic, off"):
@@ -180,3 +184,15 @@ def test_nagle_mode_changes_the_firmware_tail():
           "sweep": {"tcp.nagle": ["minshall", "classic"]}}
     minshall, classic = (s["fct_s"]["p50"] for s in run_scenario(sc).summaries)
     assert 0.4 < classic - minshall < 0.9, (minshall, classic)
+
+
+def test_tcp_groups_must_share_one_hz(cli, tmp_path):
+    # The server is one host with one timer wheel (docs/model.md "Host timers").
+    f = tmp_path / "g.toml"
+    f.write_text('[coap]\ntransport = "tcp"\ncc = "newreno"\n[[group]]\nname = "a"\nclients = 1\n'
+                 '[[group]]\nname = "b"\nclients = 1\ntcp = { hz = 100 }\n')
+    out = cli("run", f, "--no-db")
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "coaplab: error: group.b.tcp.hz: 100 differs from another TCP group's 250; allowed: one value for every "
+        "TCP group (the server is one host)"]

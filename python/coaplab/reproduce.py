@@ -18,6 +18,16 @@ def _scenario_dir():
     return resources.files("coaplab").joinpath("scenarios")
 
 
+#: Comparisons that need more than one scenario file (UDP and TCP cannot share a sweep:
+#: their algorithms differ): target name → (description, scenario files run in order).
+COMPARISONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "short-lived": ("Short-lived TCP vs UDP: 1-400 clients, continuous and random, 2500 B and unlimited buffer",
+                    ("short-lived-udp", "short-lived-tcp")),
+    "errors-10clients": ("10 clients under each error profile: UDP default/CoCoA vs TCP New Reno, continuous and random",
+                         ("errors-10clients-udp", "errors-10clients-tcp")),
+}
+
+
 def available() -> dict[str, str]:
     """Built-in experiment name → its one-line description (the file's first comment)."""
     out = {}
@@ -25,7 +35,9 @@ def available() -> dict[str, str]:
         if entry.name.endswith(".toml"):
             first = entry.read_text(encoding="utf-8").splitlines()[0]
             out[entry.name[: -len(".toml")]] = first.lstrip("# ").strip()
-    return out
+    for name, (description, _) in COMPARISONS.items():
+        out[name] = description
+    return dict(sorted(out.items()))
 
 
 def load(name: str):
@@ -130,12 +142,13 @@ def reproduce(names: list[str], jobs: int | None = None, db: str | None = None, 
     figures = load_reference()
     out, table = [], []
     for name in names:
-        scenario = load(name)
-        result = run_scenario(scenario, jobs=jobs, db=db, progress=progress, cluster=cluster)
-        if fmt == "text":
-            out.append(side_by_side(result, figures))
-        else:
-            table.extend(rows(name, result, figures))
+        for part in COMPARISONS[name][1] if name in COMPARISONS else (name,):
+            scenario = load(part)
+            result = run_scenario(scenario, jobs=jobs, db=db, progress=progress, cluster=cluster)
+            if fmt == "text":
+                out.append(side_by_side(result, figures))
+            else:
+                table.extend(rows(part, result, figures))
     if fmt == "text":
         return "\n".join(out)
     return {"json": rows_json, "csv": rows_csv, "markdown": rows_markdown}[fmt](table)

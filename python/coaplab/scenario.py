@@ -31,7 +31,9 @@ from . import _core
 from .errors import ScenarioError
 
 #: Bumped whenever the simulation model changes results; part of every configuration identity.
-MODEL_VERSION = "coaplab-model-1"
+#: model-2: TCP connection start as Linux does it and HZ 250 retransmission timers
+#: (docs/model.md "Connection start", "Host timers"); TCP results changed, UDP results did not.
+MODEL_VERSION = "coaplab-model-2"
 
 #: The most configurations one scenario's sweep may expand to; larger studies are split into
 #: several scenario files (each is checked and resumed on its own).

@@ -91,6 +91,8 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
         "events": sum(r["events"] for r in runs),
         "sim_time_s": sum(r["sim_time_s"] for r in runs),
         "wall_s": wall_s,
+        # Spread across replications and 95 % bootstrap intervals of the median and mean FCT.
+        "fct_replications": _replication_stats(runs),
     }
     if config.get("group"):
         out["groups"] = {g["name"]: summarize_group(g, i, runs) for i, g in enumerate(config["group"])}
@@ -142,3 +144,9 @@ def summarize_group(group: dict[str, Any], index: int, runs: list[dict[str, Any]
         "settling_time_s": _mean(settling) if group["workload"]["kind"] == "burst" and settling else None,
         "tcp": sum_tcp([{"tcp": t} for t in tcp]),
     }
+
+
+def _replication_stats(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    from .replstats import replication_stats  # imports this module
+
+    return replication_stats(runs)

@@ -20,7 +20,7 @@ use crate::net::loss::ChainParams;
 /// Largest delay or time span of any key, ms (≈ 2.8 h): keeps sums of times in `u64` ns.
 pub const MAX_DELAY_MS: f64 = 1e7;
 /// Congestion controllers of the TCP model (`coap.cc` with `coap.transport = "tcp"`).
-pub const TCP_CONTROLLERS: [&str; 1] = ["newreno"];
+pub const TCP_CONTROLLERS: [&str; 2] = ["newreno", "bbr"];
 
 /// One configuration: the testbed (`link`), the clients (`workload`, or `group` for several
 /// client populations) and the CoAP settings (`coap`, `tcp`).
@@ -551,6 +551,19 @@ pub struct TcpSection {
     #[serde(default = "d41")]
     #[schemars(range(max = 1000))]
     pub synack_retries: u32,
+    /// Timer tick rate of every host (Linux `HZ`): the data, SYN and SYN-ACK retransmission
+    /// timers fire on the timer wheel's granularity (docs/model.md "Host timers"); 0 = exact
+    /// timers. All TCP groups of a run must agree (the server is one host).
+    #[serde(default = "d250_u32")]
+    #[schemars(range(max = 10000))]
+    pub hz: u32,
+    /// Acknowledge every in-order data segment at once instead of every second full one.
+    #[serde(default)]
+    pub ack_every_segment: bool,
+}
+
+fn d250_u32() -> u32 {
+    250
 }
 
 fn d120() -> f64 {

@@ -102,7 +102,16 @@ pub struct SeqTrace {
     pub client: u32,
     pub connection: u32,
     pub points: Vec<SeqTraceRow>,
+    /// The congestion controller's state after each ACK that changed it (BBR only; absent
+    /// for New Reno).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cc: Vec<CcTraceRow>,
 }
+
+/// One congestion-controller state point: time s, the sending direction (`up` = client →
+/// server, `down`), BBR mode (`startup`, `drain`, `probe_bw`, `probe_rtt`), BtlBw B/s,
+/// RTprop s (0 before a sample), pacing rate B/s, cwnd bytes.
+pub type CcTraceRow = (f64, &'static str, &'static str, u64, f64, u64, u32);
 
 /// One time-sequence point: time s, direction (`up` = client → server, `down`), event
 /// (`send`, `retransmit`, `drop` — a data segment; `ack` — an acknowledgement reaching the

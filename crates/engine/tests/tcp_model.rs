@@ -10,6 +10,15 @@ const MSS: u32 = 256;
 const ISS: Seq = Seq(1000);
 const PEER_ISS: Seq = Seq(5000);
 
+/// The default parameters with exact timers (`hz = 0`): the hand-computed instants below
+/// are the RFC 6298 ones; `host_timers_*` tests the timer wheel.
+fn exact() -> TcpConfig {
+    TcpConfig {
+        hz: 0,
+        ..TcpConfig::default()
+    }
+}
+
 fn ms(v: u64) -> Instant {
     Instant::from_millis(v)
 }
@@ -77,7 +86,7 @@ fn at(off: u32) -> u32 {
 /// first RTT sample 600 ms: SRTT = 600, rttvar = max(600/2, 50) = 300 → RTO = 600 + 4·300
 /// = 1800 ms. The pure ACK of the SYN-ACK has been sent.
 fn established() -> Connection {
-    established_with_cfg(TcpConfig::default())
+    established_with_cfg(exact())
 }
 
 fn established_with_cfg(cfg: TcpConfig) -> Connection {
@@ -96,7 +105,7 @@ fn established_with_cfg(cfg: TcpConfig) -> Connection {
 
 #[test]
 fn handshake_with_a_lost_syn() {
-    let mut c = Connection::connect(TcpConfig::default(), ISS);
+    let mut c = Connection::connect(exact(), ISS);
     assert_eq!(drain(&mut c, ms(0)).len(), 1);
     // Initial RTO 2 s for the SYN too (SPEC §4.2).
     assert_eq!(c.poll_timeout(), Some(ms(2000)));
@@ -120,7 +129,7 @@ fn handshake_with_a_lost_syn() {
 fn syn_retries_are_bounded() {
     let cfg = TcpConfig {
         syn_retries: 2,
-        ..TcpConfig::default()
+        ..exact()
     };
     let mut c = Connection::connect(cfg, ISS);
     drain(&mut c, ms(0));
@@ -145,7 +154,7 @@ fn handshake_with_a_lost_syn_ack() {
         len: 0,
         mss: Some(256),
     };
-    let mut s = Connection::accept(TcpConfig::default(), ISS, &syn);
+    let mut s = Connection::accept(exact(), ISS, &syn);
     let out = drain(&mut s, ms(0));
     assert_eq!(out.len(), 1);
     assert!(out[0].segment.syn && out[0].segment.ack == Some(PEER_ISS + 1));
@@ -184,7 +193,7 @@ fn slow_start_table(limit: Option<u32>, table: [(u64, u32, u32, usize); 3]) {
     let mut c = Connection::connect(
         TcpConfig {
             slow_start_limit_segments: limit,
-            ..TcpConfig::default()
+            ..exact()
         },
         ISS,
     );
@@ -298,13 +307,7 @@ fn ack_rides_on_data() {
 }
 
 fn established_with(nagle: Nagle) -> Connection {
-    let mut c = Connection::connect(
-        TcpConfig {
-            nagle,
-            ..TcpConfig::default()
-        },
-        ISS,
-    );
+    let mut c = Connection::connect(TcpConfig { nagle, ..exact() }, ISS);
     drain(&mut c, ms(0));
     c.handle_segment(ms(600), &syn_ack(ISS));
     drain(&mut c, ms(600));
@@ -566,7 +569,7 @@ fn reset_for_follows_rfc_9293_closed_state() {
 fn data_retries_are_bounded() {
     let mut c = established_with_cfg(TcpConfig {
         max_retries: 2,
-        ..TcpConfig::default()
+        ..exact()
     }); // RTO 1800 ms
     assert_eq!(c.poll_event(), Some(ConnEvent::Connected));
     c.write(MSS);
@@ -588,7 +591,7 @@ fn data_retries_are_bounded() {
 #[test]
 fn default_data_retries_are_linux_tcp_retries2() {
     // Linux `net.ipv4.tcp_retries2` defaults to 15 (Documentation/networking/ip-sysctl.rst).
-    assert_eq!(TcpConfig::default().max_retries, 15);
+    assert_eq!(exact().max_retries, 15);
     let mut c = established(); // RTO 1800 ms, capped at 120 s
     c.write(MSS);
     drain(&mut c, ms(1000));
@@ -610,11 +613,11 @@ fn default_data_retries_are_linux_tcp_retries2() {
 fn a_half_open_connection_is_reset_not_retransmitted_forever() {
     // The reproducer: the server end gives up its SYN-ACK (synack_retries = 0) while the
     // client, which got the SYN-ACK, is established and its data keeps being lost.
-    let mut c = Connection::connect(TcpConfig::default(), ISS);
+    let mut c = Connection::connect(exact(), ISS);
     let syn = drain(&mut c, ms(0))[0].segment;
     let server_cfg = TcpConfig {
         synack_retries: 0,
-        ..TcpConfig::default()
+        ..exact()
     };
     let mut s = Connection::accept(server_cfg, PEER_ISS, &syn);
     let synack = drain(&mut s, ms(300))[0].segment;
@@ -664,7 +667,7 @@ fn a_half_open_connection_is_reset_not_retransmitted_forever() {
 #[test]
 fn a_reset_must_match_to_be_accepted() {
     // SYN-SENT: only a RST acknowledging our SYN (ACK = ISS + 1) is acceptable (§3.10.7.3).
-    let mut c = Connection::connect(TcpConfig::default(), ISS);
+    let mut c = Connection::connect(exact(), ISS);
     drain(&mut c, ms(0));
     c.handle_segment(ms(100), &rst(Seq(0), Some(ISS + 2)));
     assert_eq!(c.state(), State::SynSent);
@@ -686,4 +689,68 @@ fn a_reset_must_match_to_be_accepted() {
     let out = drain(&mut c, ms(800));
     assert_eq!(out.len(), 1);
     assert_eq!((out[0].segment.seq, out[0].segment.rst), (ISS + 1, true));
+}
+
+/// Host timers (docs/model.md "Host timers"): at HZ 250 the SYN's 2 s timer armed at 0 fires
+/// at ((500 >> 3) + 1) << 3 = 504 jiffies = 2.016 s. After the SYN-ACK at 600 ms (RTO
+/// 1800 ms, as in `established`), data written at 600 ms (jiffy 150) arms 450 jiffies:
+/// e = 600, level 1 (63 ≤ 450 < 504) → ((600 >> 3) + 1) << 3 = 608 jiffies = 2432 ms, not
+/// 2400 ms. The RTO value itself is unchanged (1800 ms); backed off to 3600 ms (900 jiffies,
+/// level 2) from 2432 ms (jiffy 608): e = 1508 → ((1508 >> 6) + 1) << 6 = 1536 → 6144 ms.
+#[test]
+fn host_timers_fire_on_the_timer_wheel() {
+    let cfg = TcpConfig::default();
+    assert_eq!(cfg.hz, 250);
+    let mut c = Connection::connect(cfg, ISS);
+    drain(&mut c, ms(0));
+    assert_eq!(c.poll_timeout(), Some(ms(2016)));
+    c.handle_segment(ms(600), &syn_ack(ISS));
+    drain(&mut c, ms(600));
+    assert_eq!(c.rto(), dur_ms(1800));
+    c.write(100);
+    assert_eq!(offsets(&drain(&mut c, ms(600))), vec![(0, 100)]);
+    assert_eq!(c.poll_timeout(), Some(ms(2432)));
+    c.handle_timeout(ms(2432));
+    let again = drain(&mut c, ms(2432));
+    assert!(again[0].retransmission);
+    assert_eq!(c.rto(), dur_ms(3600));
+    assert_eq!(c.poll_timeout(), Some(ms(6144)));
+}
+
+/// `ack_every_segment`: a single small in-order segment is acknowledged at once instead of
+/// after the 200 ms delayed-ACK timer.
+#[test]
+fn ack_every_segment_acknowledges_at_once() {
+    for (every, acks_now) in [(false, 0), (true, 1)] {
+        let mut c = established_with_cfg(TcpConfig {
+            ack_every_segment: every,
+            ..exact()
+        });
+        c.handle_segment(ms(1000), &data(0, 10));
+        let out = drain(&mut c, ms(1000));
+        assert_eq!(out.len(), acks_now, "ack_every_segment {every}");
+        if !every {
+            assert_eq!(c.poll_timeout(), Some(ms(1200)));
+        }
+    }
+}
+
+/// Connection start (Linux `tcp_rcv_synsent_state_process`): the SYN-ACK is acknowledged by
+/// a pure ACK even when the application writes at once; the write goes out after it.
+#[test]
+fn syn_ack_gets_a_pure_ack_before_any_data() {
+    let mut c = Connection::connect(exact(), ISS);
+    drain(&mut c, ms(0));
+    c.handle_segment(ms(600), &syn_ack(ISS));
+    assert_eq!(c.poll_event(), Some(ConnEvent::Connected));
+    c.write(7);
+    let out = drain(&mut c, ms(600));
+    assert_eq!(out.len(), 2);
+    assert!(out[0].segment.is_pure_ack() && out[0].segment.ack == Some(PEER_ISS + 1));
+    assert_eq!(offsets(&out[1..]), vec![(0, 7)]);
+    // A second small write waits for the first one's ACK (Minshall).
+    c.write(10);
+    assert!(drain(&mut c, ms(601)).is_empty());
+    c.handle_segment(ms(1300), &ack(at(7)));
+    assert_eq!(offsets(&drain(&mut c, ms(1300))), vec![(7, 10)]);
 }

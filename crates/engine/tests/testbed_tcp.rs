@@ -36,24 +36,32 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 /// A continuous client on an idle, error-free testbed, path delay fixed at 10 ms each way.
-/// Before the measured period: SYN (44 B) up, SYN-ACK (44 B) down, CSM (7 B → 47 B) up with
-/// the handshake's ACK, the server's CSM (47 B) down. Then each exchange:
+/// Before the measured period (docs/model.md "Connection start"): SYN (44 B) up, SYN-ACK
+/// (44 B) down, the client's pure ACK (40 B) then its CSM (7 B → 47 B) up, the server's CSM
+/// (47 B) down when the pure ACK establishes its end, the server's delayed ACK of the
+/// client's CSM (40 B) down. Then each exchange:
 /// request 10 B → 50 B at 60 kbit/s = 6.666667 ms, + 200 ms + 10 ms path;
 /// response 64 B → 104 B, 10 ms path, at 30 kbit/s = 27.733333 ms, + 400 ms.
-/// One exchange = 6.666667 + 200 + 10 + 10 + 27.733333 + 400 = 654.4 ms.
-/// The next request carries the ACK of the previous response, so nothing waits (no delayed
-/// ACK, no Nagle): two exchanges take 1308.8 ms.
+/// One exchange = 6.666667 + 200 + 10 + 10 + 27.733333 + 400 = 654.4 ms. The first request
+/// (at 1479.866667 ms, below) waits behind the client's delayed ACK of the server's CSM
+/// (sent at 1275.466667 + 200 = 1475.466667 ms, 40 B = 5.333333 ms: the uplink is busy until
+/// 1480.8 ms), 0.933333 ms: 655.333333 ms. The next request carries the ACK of the previous
+/// response, so nothing waits (no delayed ACK, no Nagle): two exchanges take 1309.733333 ms.
 #[test]
 fn continuous_exchanges_take_the_hand_computed_time() {
-    for (exchanges, fct) in [(1, 0.6544), (2, 1.3088)] {
+    for (exchanges, fct) in [(1, 0.655_333_333), (2, 1.309_733_333)] {
         let r = run(&tcp(json!({"workload": {"exchanges": exchanges}})), 0, None).unwrap();
         let c = &r.clients[0];
         assert!(close(c.fct_s.unwrap(), fct), "{exchanges}: {:?}", c.fct_s);
-        // The measured period starts once the server's CSM is in: SYN 5.866667 + 200 + 10;
-        // SYN-ACK 10 + 11.733333 + 400 → 637.6 ms; CSM 6.266667 + 210 → 853.866667 ms; server
-        // CSM 10 + 12.533333 + 400 → 1276.4 ms.
+        // The measured period starts once the client holds the server's CSM and its own is
+        // acknowledged: SYN 5.866667 + 200 + 10 → 215.866667 ms; SYN-ACK 10 + 11.733333 +
+        // 400 → 637.6 ms. Pure ACK 5.333333 ms (uplink free at 642.933333) + 210 → server at
+        // 852.933333 ms; the CSM follows it on the uplink: 642.933333 + 6.266667 + 210 →
+        // 859.2 ms. The server's CSM leaves at 852.933333: 10 + 12.533333 + 400 → client at
+        // 1275.466667 ms. The server acknowledges the client's CSM 200 ms after it arrived:
+        // 1059.2 + 10 + 10.666667 + 400 → 1479.866667 ms, the start of the measured period.
         assert!(
-            close(c.first_request_s.unwrap(), 1.2764),
+            close(c.first_request_s.unwrap(), 1.479_866_667),
             "{:?}",
             c.first_request_s
         );
@@ -65,16 +73,19 @@ fn continuous_exchanges_take_the_hand_computed_time() {
     }
 }
 
-/// A random client's FCT runs from its first SYN, and its first request rides with its CSM:
-/// SYN-ACK back at 637.6 ms (as above); CSM + GET = 17 B → 57 B: 7.6 ms + 210 ms → server at
-/// 855.2 ms; the server's CSM and response go out together: 7 + 64 = 71 B → 111 B: 10 ms +
-/// 29.6 ms + 400 ms → 1294.8 ms.
+/// A random client's FCT runs from its first SYN; its first request is a second write after
+/// its CSM, held by Nagle (Minshall) until the CSM is acknowledged. As above, the server's
+/// delayed ACK of the CSM reaches the client at 1479.866667 ms (the client's own delayed ACK
+/// of the server's CSM left at 1275.466667 + 200 = 1475.466667 ms, occupies the uplink until
+/// 1480.8 ms and reaches the server at 1690.8 ms). The GET (50 B): 1480.8 + 6.666667 + 210 →
+/// server at 1697.466667 ms, the server's CSM already acknowledged, so the response (104 B)
+/// leaves at once: 10 + 27.733333 + 400 → 2135.2 ms.
 #[test]
 fn random_client_counts_from_its_first_syn() {
     let cfg = tcp(json!({"workload": {"kind": "random", "exchanges": 1, "batch": [1, 1]}}));
     let r = run(&cfg, 0, None).unwrap();
     let c = &r.clients[0];
-    assert!(close(c.fct_s.unwrap(), 1.2948), "{:?}", c.fct_s);
+    assert!(close(c.fct_s.unwrap(), 2.1352), "{:?}", c.fct_s);
     assert_eq!(c.first_request_s, Some(0.0));
     // Three batches of one: three connections.
     let cfg = tcp(json!({"workload": {"kind": "random", "exchanges": 3, "batch": [1, 1]}}));
@@ -191,8 +202,8 @@ fn invalid_tcp_configurations_are_rejected() {
 }
 
 /// The capture holds every segment sent, with real headers; the client's first data segment
-/// carries its CSM and (random client) GET, framed per RFC 8323; each direction's stream
-/// starts with a CSM.
+/// carries its CSM alone and the next one (random client) the GET, framed per RFC 8323;
+/// each direction's stream starts with a CSM.
 #[test]
 fn pcap_segments_carry_rfc8323_frames() {
     let cfg = tcp(json!({"workload": {"kind": "random", "exchanges": 2, "batch": [2, 2]}}));
@@ -210,16 +221,21 @@ fn pcap_segments_carry_rfc8323_frames() {
     // IPv4 protocol 6, source not the server (192.0.2.1), payload beyond the TCP header
     // (data offset in the high nibble of byte 12 of the TCP header).
     let tcp_header = |p: &[u8]| usize::from(p[32] >> 4) * 4;
-    let first_data = packets
+    let mut client_data = packets
         .iter()
-        .find(|p| p[9] == 6 && p[12..16] != [192, 0, 2, 1] && p.len() > 20 + tcp_header(p))
-        .expect("a client data segment");
+        .filter(|p| p[9] == 6 && p[12..16] != [192, 0, 2, 1] && p.len() > 20 + tcp_header(p));
+    let first_data = client_data.next().expect("a client data segment");
     let payload = &first_data[20 + tcp_header(first_data)..];
     let (csm, used) = decode_frame(payload).unwrap().unwrap();
     assert_eq!(csm.code, signal::CSM);
     assert_eq!(csm.options[0].0, signal::MAX_MESSAGE_SIZE);
-    let (get, _) = decode_frame(&payload[used..]).unwrap().unwrap();
+    assert_eq!(used, payload.len(), "the CSM is a segment of its own");
+    let second = client_data.next().expect("the GET");
+    let (get, used) = decode_frame(&second[20 + tcp_header(second)..])
+        .unwrap()
+        .unwrap();
     assert_eq!(get.code, 0x01);
+    assert_eq!(used, second.len() - 20 - tcp_header(second));
 
     // Reassemble each direction of the first connection (client port 49152) from the
     // capture — segments by sequence number, retransmissions once — and run the RFC 8323
@@ -291,24 +307,28 @@ fn burst_clients_connect_at_the_burst_and_settle() {
     assert!(settle > 1.9 && settle < 20.0, "{settle}");
 }
 
-/// A client whose every packet is lost gives up after `syn_retries`: SYN at 0, retries at 2 s
-/// and 2 + 4 = 6 s, failure when the third timer (4 · 2 = 8 s) expires at 14 s. Its 5
-/// exchanges fail; the other client, once alone, still starts (the measured period does not
-/// wait for a client that gave up).
+/// A client whose every packet is lost gives up after `syn_retries`. Exact timers (`hz = 0`):
+/// SYN at 0, retries at 2 s and 2 + 4 = 6 s, failure when the third timer (4 · 2 = 8 s)
+/// expires at 14 s. At HZ 250 (docs/model.md "Host timers"; 4 ms jiffies): 2 s = 500
+/// jiffies, level 1 → ((500 >> 3) + 1) << 3 = 504 → 2.016 s; then 4 s = 1000 jiffies from
+/// jiffy 504, level 2: e = 1504 → ((1504 >> 6) + 1) << 6 = 1536 → 6.144 s; then 8 s = 2000
+/// jiffies: e = 3536 → 56 << 6 = 3584 → 14.336 s. Its 5 exchanges fail.
 #[test]
 fn syn_retries_exhausted_fail_the_clients_exchanges() {
-    let mut cfg = tcp(json!({"workload": {"clients": 1, "exchanges": 5},
+    for (hz, gives_up) in [(0, 14.0), (250, 14.336)] {
+        let mut cfg = tcp(json!({"workload": {"clients": 1, "exchanges": 5},
                              "link": {"errors": {"good_mean_ms": 1000.0, "good_min_ms": 1000.0,
                                                  "good_max_ms": 1000.0, "good_loss": 1.0,
                                                  "bad_mean_ms": 1.0, "bad_min_ms": 1.0,
                                                  "bad_max_ms": 1.0, "bad_loss": 1.0}}}));
-    cfg.tcp = Some(section(json!({"syn_retries": 2})));
-    let r = run(&cfg, 0, None).unwrap();
-    let c = &r.clients[0];
-    assert_eq!((c.exchanges_completed, c.exchanges_failed), (0, 5));
-    assert_eq!(c.last_end_s, Some(14.0));
-    let t = c.tcp.unwrap();
-    assert_eq!((t.syn_retransmissions, t.rto_expirations), (2, 3));
+        cfg.tcp = Some(section(json!({"syn_retries": 2, "hz": hz})));
+        let r = run(&cfg, 0, None).unwrap();
+        let c = &r.clients[0];
+        assert_eq!((c.exchanges_completed, c.exchanges_failed), (0, 5));
+        assert_eq!(c.last_end_s, Some(gives_up), "hz {hz}");
+        let t = c.tcp.unwrap();
+        assert_eq!((t.syn_retransmissions, t.rto_expirations), (2, 3));
+    }
 }
 
 /// The `[tcp]` section reaches the model: with a 10-segment initial window the firmware

@@ -7,6 +7,8 @@ use coaplab_cc::Duration;
 pub enum CongestionKind {
     /// RFC 5681 slow start / congestion avoidance with RFC 6582 fast recovery.
     NewReno,
+    /// BBR v1 as Linux 4.x–5.x implements it (net/ipv4/tcp_bbr.c), with pacing.
+    Bbr,
 }
 
 /// When a less-than-full segment may be sent.
@@ -59,6 +61,13 @@ pub struct TcpConfig {
     /// Limited Transmit (RFC 3042). Default on.
     pub limited_transmit: bool,
     pub congestion: CongestionKind,
+    /// The host's timer tick rate (Linux `HZ`): retransmission timers (data, SYN, SYN-ACK)
+    /// fire on the timer wheel's granularity ([`super::timer`]). 0 = exact timers.
+    /// Default 250 (the common distribution kernel configuration).
+    pub hz: u32,
+    /// Acknowledge every in-order data segment at once instead of every second full one
+    /// (the delayed-ACK timer then never runs). Default off.
+    pub ack_every_segment: bool,
 }
 
 impl Default for TcpConfig {
@@ -76,6 +85,8 @@ impl Default for TcpConfig {
             nagle: Nagle::Minshall,
             limited_transmit: true,
             congestion: CongestionKind::NewReno,
+            hz: 250,
+            ack_every_segment: false,
         }
     }
 }

@@ -1,13 +1,18 @@
 //! Congestion controllers: how `cwnd` and `ssthresh` move (ns-3's `TcpCongestionOps` role).
-//! Loss *detection* and the fast-recovery window arithmetic live in [`super::recovery`]; a
-//! second controller (BBR, SPEC §4.2 "later") becomes another variant of [`Congestion`].
+//! Loss *detection* and the fast-recovery window arithmetic live in [`super::recovery`];
+//! BBR ([`super::bbr`]) sets its own window on every ACK, so the New Reno window arithmetic
+//! of fast recovery (inflation, deflation) does not apply to it.
 
+use coaplab_cc::{Duration, Instant};
+
+use super::bbr::Bbr;
 use super::config::{CongestionKind, TcpConfig};
 
-/// The congestion controller of one connection (enum dispatch, no allocation).
+/// The congestion controller of one connection (enum dispatch).
 #[derive(Clone, Debug)]
 pub enum Congestion {
     NewReno(NewReno),
+    Bbr(Box<Bbr>),
 }
 
 /// RFC 5681 §3.1 slow start and congestion avoidance, windows in bytes.
@@ -36,6 +41,43 @@ impl Congestion {
                     .map_or(u32::MAX, |l| l * cfg.mss),
                 ca_acked: 0,
             }),
+            CongestionKind::Bbr => Congestion::Bbr(Box::new(Bbr::new(
+                cfg.mss,
+                cfg.initial_window_segments * cfg.mss,
+                Instant::ZERO,
+                None,
+                0,
+            ))),
+        }
+    }
+
+    /// BBR: the connection is established at `now` (`bbr_init`, with the handshake's RTT
+    /// sample); `seed` drives the random ProbeBW start phase. Nothing for New Reno.
+    pub fn on_established(&mut self, mss: u32, now: Instant, rtt: Option<Duration>, seed: u64) {
+        if let Congestion::Bbr(b) = self {
+            **b = Bbr::new(mss, b.cwnd, now, rtt, seed);
+        }
+    }
+
+    pub fn bbr(&self) -> Option<&Bbr> {
+        match self {
+            Congestion::Bbr(b) => Some(b),
+            Congestion::NewReno(_) => None,
+        }
+    }
+
+    pub fn bbr_mut(&mut self) -> Option<&mut Bbr> {
+        match self {
+            Congestion::Bbr(b) => Some(b),
+            Congestion::NewReno(_) => None,
+        }
+    }
+
+    /// The initial window after a retransmitted SYN / SYN-ACK (RFC 5681 §3.1).
+    pub fn set_initial_window(&mut self, bytes: u32) {
+        match self {
+            Congestion::Bbr(b) => b.cwnd = bytes,
+            Congestion::NewReno(_) => self.set_window(bytes),
         }
     }
 
@@ -43,23 +85,27 @@ impl Congestion {
     pub fn window(&self) -> u32 {
         match self {
             Congestion::NewReno(r) => r.cwnd,
+            Congestion::Bbr(b) => b.cwnd,
         }
     }
 
     pub fn ssthresh(&self) -> u32 {
         match self {
             Congestion::NewReno(r) => r.ssthresh,
+            // `TCP_INFINITE_SSTHRESH`: BBR does not use it.
+            Congestion::Bbr(_) => u32::MAX,
         }
     }
 
     /// Sets `cwnd` directly: fast recovery's inflation and deflation (RFC 6582 §3.2), and the
-    /// one-segment initial window after a retransmitted SYN (RFC 5681 §3.1).
+    /// one-segment initial window after a retransmitted SYN (RFC 5681 §3.1). BBR ignores it.
     pub fn set_window(&mut self, bytes: u32) {
         match self {
             Congestion::NewReno(r) => {
                 r.cwnd = bytes.max(r.mss);
                 r.ca_acked = 0;
             }
+            Congestion::Bbr(_) => {}
         }
     }
 
@@ -84,6 +130,8 @@ impl Congestion {
                     }
                 }
             }
+            // BBR grows its window in `Bbr::on_ack`, which the connection calls.
+            Congestion::Bbr(_) => {}
         }
     }
 
@@ -95,20 +143,25 @@ impl Congestion {
                 r.ssthresh = (flight / 2).max(2 * r.mss);
                 r.ssthresh
             }
+            Congestion::Bbr(b) => {
+                b.on_enter_recovery();
+                u32::MAX
+            }
         }
     }
 
     /// Retransmission timeout (RFC 5681 §3.1): `ssthresh` per eq. 4 unless the timed-out
     /// segment was already resent by the timer (`repeated`), and `cwnd` = loss window 1 SMSS.
     pub fn on_rto(&mut self, flight: u32, repeated: bool) {
-        if !repeated {
-            self.on_loss(flight);
-        }
         match self {
             Congestion::NewReno(r) => {
+                if !repeated {
+                    r.ssthresh = (flight / 2).max(2 * r.mss);
+                }
                 r.cwnd = r.mss;
                 r.ca_acked = 0;
             }
+            Congestion::Bbr(b) => b.on_rto(),
         }
     }
 }

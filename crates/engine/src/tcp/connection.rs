@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 
 use coaplab_cc::Instant;
 
+use super::bbr::{AckContext, CaState, RateSample};
 use super::config::{Nagle, TcpConfig};
 use super::congestion::Congestion;
 use super::receiver::{DataArrival, Receiver};
@@ -18,6 +19,7 @@ use super::recovery::{DupAck, NewAck, Recovery};
 use super::rtt::RttEstimator;
 use super::segment::{Segment, Transmit};
 use super::seq::Seq;
+use super::timer::wheel_expiry;
 
 /// RFC 9293 §3.7.1: the MSS assumed when the peer sends no MSS option.
 pub const DEFAULT_MSS: u32 = 536;
@@ -92,6 +94,23 @@ struct Sent {
     sent_at: Instant,
     /// Karn's rule: no RTT sample once this range was sent again.
     retransmitted: bool,
+    /// Delivery-rate snapshot at its last transmission (Linux `tcp_rate_skb_sent`).
+    rate: TxRate,
+}
+
+/// Linux's per-segment `tx` fields (net/ipv4/tcp_rate.c), for BBR's delivery-rate samples.
+#[derive(Clone, Copy, Debug)]
+struct TxRate {
+    /// Last transmission time (`skb_mstamp`).
+    at: Instant,
+    /// `tp->first_tx_mstamp` then.
+    first_tx: Instant,
+    /// `tp->delivered_mstamp` then.
+    delivered_at: Instant,
+    /// `tp->delivered` then.
+    delivered: u64,
+    /// `tp->app_limited` was set.
+    app_limited: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -127,11 +146,32 @@ pub struct Connection {
     limited_transmit_bytes: u32,
     rcv: Option<Receiver>,
     last_ack_sent: Option<Seq>,
+    /// The handshake's final ACK is due as a pure ACK before any data (client side).
+    pure_ack_first: bool,
     connected_event: bool,
     failed_event: bool,
     failure: Option<Failure>,
     /// A RST answering a segment that reached the failed connection.
     rst_due: Option<Segment>,
+    /// Delivery-rate estimation (Linux `tp->delivered`, `delivered_mstamp`,
+    /// `first_tx_mstamp`, `app_limited`), bytes; used by BBR.
+    delivered: u64,
+    delivered_at: Instant,
+    first_tx_at: Instant,
+    app_limited: u64,
+    /// Bytes the duplicate ACKs say arrived beyond the hole (Linux's Reno SACK emulation,
+    /// `sacked_out`): not in the network any more.
+    sacked_out: u32,
+    /// Smallest RTT sample (Linux `tcp_min_rtt`; its 300 s window never expires in a run).
+    min_rtt: Option<coaplab_cc::Duration>,
+    /// After a timeout, until everything sent before it is acknowledged (`TCP_CA_Loss`).
+    loss_until: Option<Seq>,
+    /// BBR's pacing: the earliest the next data segment may leave, and whether one is
+    /// waiting for it.
+    pacing_next: Option<Instant>,
+    pacing_blocked: bool,
+    /// Seed of BBR's random ProbeBW phase ([`Connection::seed_congestion`]).
+    cc_seed: u64,
     pub stats: ConnStats,
 }
 
@@ -160,10 +200,21 @@ impl Connection {
             limited_transmit_bytes: 0,
             rcv: None,
             last_ack_sent: None,
+            pure_ack_first: false,
             connected_event: false,
             failed_event: false,
             failure: None,
             rst_due: None,
+            delivered: 0,
+            delivered_at: Instant::ZERO,
+            first_tx_at: Instant::ZERO,
+            app_limited: 0,
+            sacked_out: 0,
+            min_rtt: None,
+            loss_until: None,
+            pacing_next: None,
+            pacing_blocked: false,
+            cc_seed: 0,
             stats: ConnStats::default(),
         }
     }
@@ -177,8 +228,76 @@ impl Connection {
     pub fn accept(cfg: TcpConfig, iss: Seq, syn: &Segment) -> Self {
         let mut c = Connection::new(cfg, State::SynReceived, iss);
         c.mss = cfg.mss.min(syn.mss.map_or(DEFAULT_MSS, u32::from));
-        c.rcv = Some(Receiver::new(syn.seq, c.mss, cfg.delayed_ack));
+        c.rcv = Some(
+            Receiver::new(syn.seq, c.mss, cfg.delayed_ack).ack_every_segment(cfg.ack_every_segment),
+        );
         c
+    }
+
+    /// The seed of the congestion controller's random choices (BBR's ProbeBW start phase).
+    pub fn seed_congestion(&mut self, seed: u64) {
+        self.cc_seed = seed;
+    }
+
+    /// BBR's state, if this connection runs BBR.
+    pub fn bbr(&self) -> Option<&super::bbr::Bbr> {
+        self.cc.bbr()
+    }
+
+    /// Bytes in the network: sent, not acknowledged, not reported by duplicate ACKs
+    /// (Linux `tcp_packets_in_flight` without SACK).
+    fn pipe(&self) -> u32 {
+        (self.snd_nxt - self.snd_una).saturating_sub(self.sacked_out)
+    }
+
+    /// Linux `tcp_rate_check_app_limited` (called when the application writes): less than a
+    /// segment left to send, not cwnd-limited, nothing lost waiting → app-limited until
+    /// what is in flight now has been delivered.
+    fn check_app_limited(&mut self) {
+        let next = self.snd_nxt.max(self.iss + 1);
+        let unsent = if next < self.write_end {
+            self.write_end - next
+        } else {
+            0
+        };
+        let pipe = self.pipe();
+        if unsent < self.mss && pipe < self.cc.window() && self.snd_nxt == self.snd_max {
+            self.app_limited = (self.delivered + u64::from(pipe)).max(1);
+        }
+    }
+
+    /// Linux `tcp_rate_skb_sent`: the delivery-rate snapshot of a segment sent now.
+    fn rate_on_send(&mut self, now: Instant) -> TxRate {
+        if self.snd_una == self.snd_max {
+            // Nothing in flight: the sending interval starts now.
+            self.first_tx_at = now;
+            self.delivered_at = now;
+        }
+        TxRate {
+            at: now,
+            first_tx: self.first_tx_at,
+            delivered_at: self.delivered_at,
+            delivered: self.delivered,
+            app_limited: self.app_limited != 0,
+        }
+    }
+
+    /// BBR's pacing after a data segment of `payload` bytes went out: the next may leave
+    /// `payload / pacing rate` later (Linux's internal pacing, `tcp_update_skb_after_send`,
+    /// spaces segments by their payload; the rate is in payload bytes too).
+    fn paced(&mut self, now: Instant, payload: u32) {
+        if let Some(b) = self.cc.bbr() {
+            let ns = u64::from(payload) * 1_000_000_000 / b.pacing_rate.max(1);
+            self.pacing_next = Some(now + coaplab_cc::Duration::from_nanos(ns));
+        }
+        self.pacing_blocked = false;
+    }
+
+    /// BBR: pacing holds data until `pacing_next`.
+    fn pacing_holds(&mut self, now: Instant) -> bool {
+        let held = self.cc.bbr().is_some() && self.pacing_next.is_some_and(|t| t > now);
+        self.pacing_blocked |= held;
+        held
     }
 
     pub fn state(&self) -> State {
@@ -219,6 +338,12 @@ impl Connection {
         self.failure
     }
 
+    /// When the retransmission timer armed now with the current RTO fires: on the host's
+    /// timer wheel ([`super::timer::wheel_expiry`]), exactly with `hz = 0`.
+    fn rto_deadline(&self, now: Instant) -> Instant {
+        wheel_expiry(self.cfg.hz, now, self.rtt.rto())
+    }
+
     /// Enters [`State::Failed`]: no timer, nothing more to send but RSTs.
     fn fail(&mut self, why: Failure) {
         self.state = State::Failed;
@@ -250,6 +375,9 @@ impl Connection {
     /// Appends `len` bytes to the send stream (they are sent as the windows allow).
     pub fn write(&mut self, len: u32) {
         debug_assert!(!self.fin_queued, "write after close");
+        if self.state == State::Established {
+            self.check_app_limited();
+        }
         self.write_end = self.write_end + len;
     }
 
@@ -296,6 +424,12 @@ impl Connection {
         }
     }
 
+    /// BBR's pacing: the instant the segment pacing holds back may leave (the harness calls
+    /// [`Connection::poll_transmit`] then), `None` when nothing waits for it.
+    pub fn poll_pacing(&self) -> Option<Instant> {
+        self.pacing_next.filter(|_| self.pacing_blocked)
+    }
+
     /// Fires the timers due at `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
         if let Some(r) = self.rcv.as_mut() {
@@ -325,9 +459,16 @@ impl Connection {
                     return None;
                 }
                 self.mss = self.cfg.mss.min(seg.mss.map_or(DEFAULT_MSS, u32::from));
-                self.rcv = Some(Receiver::new(seg.seq, self.mss, self.cfg.delayed_ack));
+                self.rcv = Some(
+                    Receiver::new(seg.seq, self.mss, self.cfg.delayed_ack)
+                        .ack_every_segment(self.cfg.ack_every_segment),
+                );
                 self.on_ack(now, self.iss + 1, seg);
-                self.establish();
+                self.establish(now);
+                // Linux `tcp_rcv_synsent_state_process`: the SYN-ACK is acknowledged at once
+                // by a pure ACK (`tcp_send_ack`), before the application learns the
+                // connection is up; what it then writes goes out in segments of its own.
+                self.pure_ack_first = true;
                 return None;
             }
             State::SynReceived => {
@@ -337,7 +478,10 @@ impl Connection {
                     return None;
                 }
                 if seg.ack.is_some_and(|a| a > self.iss) {
-                    self.establish();
+                    // The handshake's RTT sample first (Linux `tcp_synack_rtt_meas`), then
+                    // `bbr_init` sees it.
+                    self.on_ack(now, seg.ack.expect("checked"), seg);
+                    self.establish(now);
                 } else {
                     return None;
                 }
@@ -362,13 +506,15 @@ impl Connection {
         None
     }
 
-    fn establish(&mut self) {
+    fn establish(&mut self, now: Instant) {
         self.state = State::Established;
         self.connected_event = true;
         if self.handshake_retries > 0 {
             // RFC 5681 §3.1: after a lost SYN or SYN-ACK the initial window is one segment.
-            self.cc.set_window(self.mss);
+            self.cc.set_initial_window(self.mss);
         }
+        self.cc
+            .on_established(self.mss, now, self.min_rtt, self.cc_seed);
     }
 
     fn on_ack(&mut self, now: Instant, ack: Seq, seg: &Segment) {
@@ -385,6 +531,8 @@ impl Connection {
             // RFC 5681 §2 duplicate ACK. §3.2 step 2: data sent by Limited Transmit is not
             // part of the FlightSize that sets ssthresh.
             let flight = (self.snd_nxt - self.snd_una).saturating_sub(self.limited_transmit_bytes);
+            let prior_in_flight = self.pipe();
+            let mut losses = 0;
             match self
                 .recovery
                 .on_dup_ack(ack, flight, self.snd_max, &mut self.cc)
@@ -392,29 +540,91 @@ impl Connection {
                 DupAck::FastRetransmit => {
                     self.stats.fast_retransmits += 1;
                     self.head_due = true;
+                    losses = 1;
                 }
                 DupAck::None | DupAck::LimitedTransmit | DupAck::Inflated => {}
+            }
+            if self.cc.bbr().is_some() {
+                // Linux `tcp_add_reno_sack`: a duplicate ACK reports one more segment
+                // received beyond the hole (`tcp_limit_reno_sacked`: at most all but one).
+                let before = self.sacked_out;
+                let cap = (self.snd_nxt - self.snd_una).saturating_sub(self.mss);
+                self.sacked_out = (self.sacked_out + self.mss).min(cap).max(before);
+                let newly = self.sacked_out - before;
+                self.delivered += u64::from(newly);
+                if newly > 0 {
+                    self.delivered_at = now;
+                }
+                let rs = RateSample {
+                    prior_in_flight,
+                    acked_sacked: newly,
+                    losses,
+                    ..RateSample::default()
+                };
+                self.bbr_on_ack(now, &rs);
+            }
+        }
+    }
+
+    /// The sender's congestion state for BBR (Linux `icsk_ca_state`).
+    fn ca_state(&self) -> CaState {
+        if self.loss_until.is_some() {
+            CaState::Loss
+        } else if self.recovery.in_recovery() {
+            CaState::Recovery
+        } else {
+            CaState::Open
+        }
+    }
+
+    /// `bbr_main` for one ACK.
+    fn bbr_on_ack(&mut self, now: Instant, rs: &RateSample) {
+        let cx = AckContext {
+            now,
+            delivered: self.delivered,
+            delivered_at: self.delivered_at,
+            inflight: self.pipe(),
+            ca_state: self.ca_state(),
+        };
+        let inflight = cx.inflight;
+        if let Some(b) = self.cc.bbr_mut() {
+            if b.on_ack(rs, &cx) {
+                self.app_limited = (self.delivered + u64::from(inflight)).max(1);
             }
         }
     }
 
     fn on_new_ack(&mut self, now: Instant, ack: Seq) {
         let acked = ack - self.snd_una;
+        let prior_in_flight = self.pipe();
         let mut control = 0; // SYN/FIN sequence numbers among the acknowledged
         let mut oldest: Option<Instant> = None;
+        let mut newest: Option<Instant> = None;
         let mut any_retransmitted = false;
+        // Linux `tcp_rate_skb_delivered`: the snapshot of the most recently sent (largest
+        // `tx.delivered`, the first such) newly acknowledged segment.
+        let mut snap: Option<TxRate> = None;
+        let take = |r: TxRate, snap: &mut Option<TxRate>| {
+            if snap.is_none_or(|p| p.delivered == 0 || r.delivered > p.delivered) {
+                *snap = Some(r);
+            }
+        };
         while let Some(s) = self.rtx.front_mut() {
             let end = s.seq + s.len;
             if end <= ack {
                 control += u32::from(s.syn) + u32::from(s.fin);
                 oldest.get_or_insert(s.sent_at);
+                newest = Some(s.rate.at);
                 any_retransmitted |= s.retransmitted;
+                take(s.rate, &mut snap);
                 self.rtx.pop_front();
             } else {
                 if s.seq < ack {
                     // Part of a range acknowledged (the peer's boundaries differ): trim it.
                     oldest.get_or_insert(s.sent_at);
+                    newest = Some(s.rate.at);
                     any_retransmitted |= s.retransmitted;
+                    take(s.rate, &mut snap);
                     s.len = end - ack;
                     s.seq = ack;
                     s.syn = false;
@@ -428,13 +638,15 @@ impl Connection {
         // Linux `tcp_clean_rtx_queue`: a sample from the oldest newly acknowledged range,
         // none if any newly acknowledged range was retransmitted (Karn).
         if let (Some(sent_at), false) = (oldest, any_retransmitted) {
-            self.rtt
-                .on_sample(now - sent_at, self.snd_una, self.snd_nxt);
+            let sample = now - sent_at;
+            self.rtt.on_sample(sample, self.snd_una, self.snd_nxt);
             self.stats.rtt_samples += 1;
+            self.min_rtt = Some(self.min_rtt.map_or(sample, |m| m.min(sample)));
         }
         self.consecutive_rtos = 0;
         self.limited_transmit_bytes = 0;
         let data_acked = acked - control;
+        let mut losses = 0;
         if self.state == State::Established && data_acked > 0 {
             let flight = self.snd_nxt - self.snd_una;
             if self
@@ -444,10 +656,54 @@ impl Connection {
             {
                 self.stats.partial_ack_retransmissions += 1;
                 self.head_due = true;
+                losses = 1;
             }
         }
+        if self.loss_until.is_some_and(|r| ack >= r) {
+            self.loss_until = None; // everything sent before the timeout is acknowledged
+        }
+        if self.state == State::Established && data_acked > 0 && self.cc.bbr().is_some() {
+            // Linux `tcp_remove_reno_sacks`: the ACK fills the hole (one segment); the rest
+            // was reported by duplicate ACKs already.
+            let newly = data_acked
+                .saturating_sub(self.sacked_out)
+                .max(data_acked.min(self.mss));
+            self.sacked_out = self
+                .sacked_out
+                .saturating_sub(data_acked.saturating_sub(self.mss));
+            if !self.recovery.in_recovery() {
+                self.sacked_out = 0;
+            }
+            // Linux `tcp_rate_gen`.
+            self.delivered += u64::from(newly);
+            if self.app_limited != 0 && self.delivered > self.app_limited {
+                self.app_limited = 0;
+            }
+            self.delivered_at = now;
+            let mut rs = RateSample {
+                prior_in_flight,
+                acked_sacked: newly,
+                losses,
+                // `ca_rtt_us`: from the newest acknowledged segment, none after a
+                // retransmission (Karn).
+                rtt: newest.filter(|_| !any_retransmitted).map(|t| now - t),
+                ..RateSample::default()
+            };
+            if let Some(p) = snap {
+                rs.prior_delivered = p.delivered;
+                rs.is_app_limited = p.app_limited;
+                rs.delivered = self.delivered - p.delivered;
+                self.first_tx_at = p.at;
+                let send = p.at.saturating_since(p.first_tx);
+                let ack_elapsed = now.saturating_since(p.delivered_at);
+                let interval = send.max(ack_elapsed);
+                // A sample shorter than the minimum RTT is not a valid one.
+                rs.interval = Some(interval).filter(|i| self.min_rtt.is_none_or(|m| *i >= m));
+            }
+            self.bbr_on_ack(now, &rs);
+        }
         // RFC 6298 §5.2–5.3: stop the timer when all is acknowledged, else restart it.
-        self.rto_at = (self.snd_una != self.snd_max).then(|| now + self.rtt.rto());
+        self.rto_at = (self.snd_una != self.snd_max).then(|| self.rto_deadline(now));
     }
 
     fn on_rto(&mut self) {
@@ -483,6 +739,10 @@ impl Connection {
                 // without SACK every unacknowledged range is resent as the window reopens.
                 let flight = self.snd_max - self.snd_una;
                 self.cc.on_rto(flight, self.consecutive_rtos > 0);
+                // `tcp_enter_loss`: every unacknowledged segment is lost, the duplicate ACK
+                // count forgotten, until `snd_max` is acknowledged.
+                self.sacked_out = 0;
+                self.loss_until = Some(self.snd_max);
                 self.consecutive_rtos += 1;
                 self.recovery.on_rto(self.snd_max);
                 self.rtt.on_expiry();
@@ -508,6 +768,13 @@ impl Connection {
                 })
             }
             State::SynSent | State::SynReceived => self.transmit_syn(now),
+            // Pacing re-arms itself below if it holds a segment back again.
+            State::Established if std::mem::take(&mut self.pacing_blocked) => {
+                self.poll_transmit(now)
+            }
+            State::Established if std::mem::take(&mut self.pure_ack_first) => {
+                self.transmit_ack().or_else(|| self.poll_transmit(now))
+            }
             State::Established => self
                 .transmit_head(now)
                 .or_else(|| self.transmit_data(now))
@@ -552,6 +819,7 @@ impl Connection {
                 self.stats.synack_retransmissions += 1;
             }
         } else {
+            let rate = self.rate_on_send(now);
             self.rtx.push_back(Sent {
                 seq: self.iss,
                 len: 1,
@@ -559,11 +827,12 @@ impl Connection {
                 fin: false,
                 sent_at: now,
                 retransmitted: false,
+                rate,
             });
             self.snd_nxt = self.iss + 1;
             self.snd_max = self.snd_nxt;
         }
-        self.rto_at = Some(now + self.rtt.rto());
+        self.rto_at = Some(self.rto_deadline(now));
         let ack = self.ack_field();
         self.sent(Transmit {
             segment: Segment {
@@ -582,14 +851,21 @@ impl Connection {
 
     /// Fast retransmit or a partial ACK's retransmission of the first unacknowledged range.
     fn transmit_head(&mut self, now: Instant) -> Option<Transmit> {
-        if !std::mem::take(&mut self.head_due) {
+        if self.rtx.is_empty() {
+            self.head_due = false;
+        }
+        if !self.head_due || self.pacing_holds(now) {
             return None;
         }
+        self.head_due = false;
+        let rate = self.rate_on_send(now);
         let s = self.rtx.front_mut()?;
         s.retransmitted = true;
+        s.rate = rate;
         let s = *s;
+        self.paced(now, s.len);
         // Linux re-arms the timer when it retransmits the head (`tcp_xmit_retransmit_queue`).
-        self.rto_at = Some(now + self.rtt.rto());
+        self.rto_at = Some(self.rto_deadline(now));
         let ack = self.ack_field();
         self.sent(Transmit {
             segment: data_segment(s.seq, ack, s.len, s.fin),
@@ -609,10 +885,18 @@ impl Connection {
             if flight > 0 && flight + s.len > window {
                 return None;
             }
+            if self.pacing_holds(now) {
+                return None;
+            }
+            let rate = self.rate_on_send(now);
+            let s = &mut self.rtx[i];
             s.retransmitted = true;
+            s.rate = rate;
             let s = *s;
+            self.paced(now, s.len);
             self.snd_nxt = s.seq + s.len;
-            self.rto_at.get_or_insert(now + self.rtt.rto());
+            let deadline = self.rto_deadline(now);
+            self.rto_at.get_or_insert(deadline);
             let ack = self.ack_field();
             return self.sent(Transmit {
                 segment: data_segment(s.seq, ack, s.len, s.fin),
@@ -638,9 +922,18 @@ impl Connection {
         if len < self.mss && len > 0 && self.nagle_holds(flight) {
             return None;
         }
+        if self.pacing_holds(now) {
+            return None;
+        }
         if flight + len > self.cc.window() && !self.recovery.in_recovery() {
             // Only Limited Transmit's allowance let this segment out.
             self.limited_transmit_bytes += len;
+        }
+        if self.snd_una == self.snd_max && self.app_limited != 0 {
+            // `CA_EVENT_TX_START` after an application-limited idle period.
+            if let Some(b) = self.cc.bbr_mut() {
+                b.on_restart_from_idle();
+            }
         }
         let seq = self.snd_nxt;
         let s = Sent {
@@ -650,7 +943,9 @@ impl Connection {
             fin,
             sent_at: now,
             retransmitted: false,
+            rate: self.rate_on_send(now),
         };
+        self.paced(now, len);
         self.rtx.push_back(s);
         self.snd_nxt = seq + s.len;
         self.snd_max = self.snd_nxt;
@@ -658,7 +953,8 @@ impl Connection {
             self.snd_sml = self.snd_nxt;
         }
         // RFC 6298 §5.1: start the timer if it is not running.
-        self.rto_at.get_or_insert(now + self.rtt.rto());
+        let deadline = self.rto_deadline(now);
+        self.rto_at.get_or_insert(deadline);
         let ack = self.ack_field();
         self.sent(Transmit {
             segment: data_segment(seq, ack, s.len, fin),

@@ -11,11 +11,14 @@
 //! | segments | `segment.rs` |
 //! | parameters and defaults | `config.rs` |
 //! | congestion control (cwnd, ssthresh) | `congestion.rs` |
+//! | BBR v1 | `bbr.rs` |
 //! | loss recovery (dup ACKs, fast retransmit/recovery, Limited Transmit) | `recovery.rs` |
 //! | RTT estimation, RTO, backoff | `rtt.rs` |
 //! | reassembly and delayed ACKs | `receiver.rs` |
+//! | host timer granularity (Linux timer wheel) | `timer.rs` |
 //! | the state machine tying them together | `connection.rs` |
 
+pub mod bbr;
 pub mod config;
 pub mod congestion;
 pub mod connection;
@@ -24,6 +27,7 @@ pub mod recovery;
 pub mod rtt;
 pub mod segment;
 pub mod seq;
+pub mod timer;
 
 pub use config::{CongestionKind, Nagle, TcpConfig};
 pub use connection::{ConnEvent, ConnStats, Connection, Failure, State};

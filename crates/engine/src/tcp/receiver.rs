@@ -34,6 +34,8 @@ pub struct Receiver {
     delay: Duration,
     ack_now: bool,
     delack_at: Option<Instant>,
+    /// Acknowledge every in-order segment at once (`tcp.ack_every_segment`).
+    every_segment: bool,
 }
 
 impl Receiver {
@@ -49,7 +51,14 @@ impl Receiver {
             delay,
             ack_now: true,
             delack_at: None,
+            every_segment: false,
         }
+    }
+
+    /// Acknowledges every in-order segment at once instead of every second full one.
+    pub fn ack_every_segment(mut self, on: bool) -> Self {
+        self.every_segment = on;
+        self
     }
 
     pub fn rcv_nxt(&self) -> Seq {
@@ -109,7 +118,7 @@ impl Receiver {
             self.ooo.remove(0);
         }
         self.unacked += self.rcv_nxt - before;
-        if filled_gap || seg.fin || self.unacked >= 2 * self.mss {
+        if filled_gap || seg.fin || self.every_segment || self.unacked >= 2 * self.mss {
             self.ack_now = true;
         } else if self.delack_at.is_none() {
             self.delack_at = Some(now + self.delay);

@@ -105,7 +105,7 @@ impl Recovery {
         self.in_recovery = true;
         self.recover = snd_max;
         let ssthresh = cc.on_loss(flight);
-        cc.set_window(ssthresh + DUPACK_THRESHOLD * self.mss);
+        cc.set_window(ssthresh.saturating_add(DUPACK_THRESHOLD * self.mss));
         DupAck::FastRetransmit
     }
 

@@ -210,6 +210,7 @@ impl World {
                     client: self.tcp.clients[f.client as usize].id,
                     connection: i as u32,
                     points: f.trace.clone().unwrap_or_default(),
+                    cc: f.cc_trace.clone().unwrap_or_default(),
                 })
                 .collect()
         });

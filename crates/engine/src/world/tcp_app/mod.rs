@@ -6,19 +6,25 @@
 //! Client behaviour:
 //! - `continuous`, `firmware` and the burst's background clients connect first (each at its
 //!   start offset) and exchange CSMs; once every one of them (of every TCP group) holds the
-//!   server's CSM, each sends its first request at that instant plus its start offset. FCT
-//!   runs from the first request.
+//!   server's CSM and has its own CSM acknowledged, each sends its first request at that
+//!   instant plus its start offset. FCT runs from the first request.
 //! - `random` clients open a new connection per batch and close it after the batch's last
 //!   response; FCT runs from the first SYN.
-//! - burst clients connect at `burst_at_s` plus their offset and send once connected.
+//! - burst clients connect at `burst_at_s` plus their offset and send once they hold the
+//!   server's CSM.
 //!
-//! The initiator does not wait for the acceptor's CSM (RFC 8323 §4.1): a client writes its CSM
-//! (and, for `random`, its request) the moment the handshake completes, so that segment also
-//! carries the handshake's final ACK.
+//! Connection start (docs/model.md "Connection start"): the client's stack acknowledges the
+//! SYN-ACK with a pure ACK; the client writes its CSM at once, and a `random` client's
+//! request is a second write (Nagle holds it until the CSM is acknowledged: the initiator
+//! does not wait for the acceptor's CSM, RFC 8323 §4.1). The server writes its CSM when its
+//! end becomes established.
+//!
+//! BBR's pacing is an event of its own: a connection held back by pacing reports the instant
+//! its next segment may leave (`Connection::poll_pacing`), and `TcpEvent::Pace` fires then.
 //!
 //! `params.rs` turns the `[tcp]` section into the TCP model's parameters.
 
-use coaplab_cc::rng::{Rng, Xoshiro256pp};
+use coaplab_cc::rng::{derive_seed, Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
 use coaplab_wire::ip::IPV4_HEADER;
 
@@ -27,14 +33,14 @@ mod params;
 use super::{Event, Placement, Shared};
 use crate::coap::client::ClientStats;
 use crate::coap::over_tcp::{MessageStream, TcpMsg};
-use crate::config::{GroupConfig, RunConfig, WorkloadKind};
-use crate::metrics::SeqTraceRow;
+use crate::config::{GroupConfig, RunConfig, WorkloadKind, TCP_CONTROLLERS};
+use crate::metrics::{CcTraceRow, SeqTraceRow};
 use crate::net::network::RouteId;
 use crate::packet::{AppPacket, NetPacket, TcpPacket};
 use crate::sim::event_queue::EventQueue;
 use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
-use crate::tcp::{ConnEvent, Connection, DataArrival, Seq, State, TcpConfig};
+use crate::tcp::{CongestionKind, ConnEvent, Connection, DataArrival, Seq, State, TcpConfig};
 use crate::testbed::{ConfigError, CLIENT_PORT};
 use crate::workload::{client_setups, Plan};
 use params::tcp_config;
@@ -53,6 +59,11 @@ pub(crate) enum TcpEvent {
         flow: u32,
         end: u8,
     },
+    /// BBR's pacing lets the next segment of an end leave.
+    Pace {
+        flow: u32,
+        end: u8,
+    },
 }
 
 /// One TCP connection: both ends, the application's message streams, and its trace.
@@ -66,13 +77,23 @@ pub(crate) struct Flow {
     /// The earliest pending timer event of each end: an event at another time is stale; one
     /// that fires before the connection's deadline re-schedules itself.
     timer: [Option<Instant>; 2],
+    /// The pending pacing event of each end (an event at another time is stale).
+    pace: [Option<Instant>; 2],
     server_closed: bool,
     /// The client has a request to send once connected (`random`).
     pending_request: bool,
+    /// That request is written once the CSM has gone to the connection (a second write).
+    deferred_request: bool,
+    /// Length of the client's CSM (0 until written).
+    csm_bytes: u32,
+    /// The server's CSM arrived at the client.
+    server_csm: bool,
     /// Counters that need ground truth from the other end.
     pub unnecessary: u64,
     pub csm_retransmissions: u64,
     pub trace: Option<Vec<SeqTraceRow>>,
+    /// BBR's state after each ACK that changed it (with `trace`).
+    pub cc_trace: Option<Vec<CcTraceRow>>,
 }
 
 pub(crate) struct TcpClient {
@@ -111,6 +132,9 @@ pub(crate) struct TcpApp {
     /// IP bytes of unnecessary server → client retransmissions that crossed the downlink.
     pub(crate) unnecessary_down_bytes: u64,
     trace: bool,
+    /// Run seed and replication (for the congestion controllers' streams).
+    seed: u64,
+    replication: u64,
 }
 
 impl TcpApp {
@@ -124,6 +148,8 @@ impl TcpApp {
             requests: 0,
             unnecessary_down_bytes: 0,
             trace: false,
+            seed: 0,
+            replication: 0,
         }
     }
 
@@ -149,15 +175,31 @@ impl TcpApp {
         start_rng: &mut dyn Rng,
         queue: &mut EventQueue<Event>,
     ) -> Result<u32, ConfigError> {
-        if g.coap.cc != "newreno" {
-            return Err(ConfigError(format!(
-                "{}: '{}' is not a TCP congestion controller; allowed with transport tcp: newreno",
+        let congestion = match g.coap.cc.as_str() {
+            "newreno" => CongestionKind::NewReno,
+            "bbr" => CongestionKind::Bbr,
+            other => {
+                return Err(ConfigError(format!(
+                "{}: '{other}' is not a TCP congestion controller; allowed with transport tcp: {}",
                 label("coap.cc"),
-                g.coap.cc
-            )));
-        }
+                TCP_CONTROLLERS.join(", ")
+            )))
+            }
+        };
         let w = &g.workload;
-        let tcp = tcp_config(cfg.link.mtu, g.tcp.as_ref(), label)?;
+        let mut tcp = tcp_config(cfg.link.mtu, g.tcp.as_ref(), label)?;
+        tcp.congestion = congestion;
+        // The server is one host with one timer wheel (docs/model.md "Host timers").
+        if let Some(first) = self.groups.first() {
+            if first.tcp.hz != tcp.hz {
+                return Err(ConfigError(format!(
+                    "{}: {} differs from another TCP group's {}; allowed: one value for every TCP group (the server is one host)",
+                    label("tcp.hz"),
+                    tcp.hz,
+                    first.tcp.hz
+                )));
+            }
+        }
         let response_payload = if w.kind == WorkloadKind::Firmware {
             u32::try_from(w.resource_bytes)
                 .ok()
@@ -173,6 +215,10 @@ impl TcpApp {
             w.response_bytes
         };
         self.trace = cfg.trace;
+        // Streams of the congestion controllers: (seed, replication, flow, end) with a tag
+        // of their own, apart from `sim::streams`' ones.
+        self.seed = at.seed ^ 0x6262_725f_7068_6173; // "bbr_phas"
+        self.replication = at.replication;
         let random = w.kind == WorkloadKind::Random;
         let (setups, background) = client_setups(w, Plan::Count { remaining: 1 }, start_rng);
         let group = self.groups.len() as u16;
@@ -219,6 +265,15 @@ impl TcpApp {
                 if let Some(flow) = self.clients[c as usize].flow {
                     self.on_end_changed(now, flow, CLIENT, sh);
                 }
+            }
+            TcpEvent::Pace { flow, end } => {
+                let e = usize::from(end);
+                let f = &mut self.flows[flow as usize];
+                if f.pace[e] != Some(now) {
+                    return; // superseded
+                }
+                f.pace[e] = None;
+                self.on_end_changed(now, flow, e, sh);
             }
             TcpEvent::Timer { flow, end } => {
                 let e = usize::from(end);
@@ -286,10 +341,17 @@ impl TcpApp {
             client.stats.first_request = Some(now);
         }
         let tcp = self.groups[client.group as usize].tcp;
+        let mut conn = Connection::connect(tcp, iss);
+        conn.seed_congestion(derive_seed(&[
+            self.seed,
+            self.replication,
+            u64::from(flow),
+            0,
+        ]));
         self.flows.push(Flow {
             client: c,
             port: CLIENT_PORT.wrapping_add((index % 16384) as u16),
-            ends: [Some(Connection::connect(tcp, iss)), None],
+            ends: [Some(conn), None],
             // A capture rebuilds segment bytes from the messages: keep them all then.
             streams: if sh.capture.is_some() {
                 [MessageStream::keeping_all(), MessageStream::keeping_all()]
@@ -297,11 +359,16 @@ impl TcpApp {
                 [MessageStream::default(), MessageStream::default()]
             },
             timer: [None, None],
+            pace: [None, None],
             server_closed: false,
             pending_request: client.random,
+            deferred_request: false,
+            csm_bytes: 0,
+            server_csm: false,
             unnecessary: 0,
             csm_retransmissions: 0,
             trace: self.trace.then(Vec::new),
+            cc_trace: (self.trace && tcp.congestion == CongestionKind::Bbr).then(Vec::new),
         });
         self.on_end_changed(now, flow, CLIENT, sh);
     }
@@ -321,7 +388,14 @@ impl TcpApp {
             let client = &self.clients[f.client as usize];
             let iss = Seq(p.flow.wrapping_mul(0x85EB_CA6B).wrapping_add(client.id));
             let tcp = self.groups[client.group as usize].tcp;
-            f.ends[SERVER] = Some(Connection::accept(tcp, iss, &seg));
+            let mut conn = Connection::accept(tcp, iss, &seg);
+            conn.seed_congestion(derive_seed(&[
+                self.seed,
+                self.replication,
+                u64::from(p.flow),
+                1,
+            ]));
+            f.ends[SERVER] = Some(conn);
             self.on_end_changed(now, p.flow, SERVER, sh);
             return;
         }
@@ -344,6 +418,22 @@ impl TcpApp {
             && seg.len > 0
             && conn.receiver().is_some_and(|r| r.already_has(&seg));
         let arrival = conn.handle_segment(now, &seg);
+        if let (Some(tr), Some(b)) = (f.cc_trace.as_mut(), conn.bbr()) {
+            let row = (
+                now.secs_f64(),
+                if end == CLIENT { "up" } else { "down" },
+                b.mode.as_str(),
+                b.btl_bw(),
+                b.min_rtt.map_or(0.0, |d| d.secs_f64()),
+                b.pacing_rate,
+                b.cwnd,
+            );
+            let last = tr.iter().rev().find(|r| r.1 == row.1);
+            if last.is_none_or(|l| (l.2, l.3, l.4, l.5, l.6) != (row.2, row.3, row.4, row.5, row.6))
+            {
+                tr.push(row);
+            }
+        }
         if had {
             f.unnecessary += 1;
             if end == CLIENT {
@@ -363,6 +453,28 @@ impl TcpApp {
             self.server_app(flow);
         }
         self.transmit(now, flow, end, sh);
+        let f = &mut self.flows[flow as usize];
+        if end == CLIENT && std::mem::take(&mut f.deferred_request) {
+            // A random client's first request is its own write after the CSM's: Nagle
+            // (Minshall) holds it until the CSM is acknowledged.
+            if let Some(conn) = f.ends[CLIENT].as_mut() {
+                conn.write(f.streams[0].push(TcpMsg::Request));
+            }
+            self.transmit(now, flow, end, sh);
+        }
+        let f = &mut self.flows[flow as usize];
+        if let Some(at) = f.ends[end].as_ref().and_then(Connection::poll_pacing) {
+            if f.pace[end] != Some(at) {
+                f.pace[end] = Some(at);
+                sh.queue.schedule(
+                    at,
+                    Event::Tcp(TcpEvent::Pace {
+                        flow,
+                        end: end as u8,
+                    }),
+                );
+            }
+        }
         let f = &self.flows[flow as usize];
         if let Some(want) = f.ends[end].as_ref().and_then(Connection::poll_timeout) {
             // Only an earlier deadline needs a new event: a pending event that fires early
@@ -424,10 +536,11 @@ impl TcpApp {
             }
         }
         if connected {
-            conn.write(f.streams[0].push(TcpMsg::Csm));
-            if std::mem::take(&mut f.pending_request) {
-                conn.write(f.streams[0].push(TcpMsg::Request));
-            }
+            // The CSM is the application's first write, sent at once (after the stack's
+            // pure ACK of the SYN-ACK); a random client's request is a second write.
+            f.csm_bytes = f.streams[0].push(TcpMsg::Csm);
+            conn.write(f.csm_bytes);
+            f.deferred_request = std::mem::take(&mut f.pending_request);
         }
         let delivered = conn.delivered();
         let mut got_csm = false;
@@ -439,6 +552,11 @@ impl TcpApp {
                 TcpMsg::Request => {}
             }
         }
+        f.server_csm |= got_csm;
+        let server_csm = f.server_csm;
+        let csm_acked = f.csm_bytes > 0
+            && conn.snd_una() > conn.iss()
+            && conn.snd_una() - data_start(conn) >= f.csm_bytes;
         let client = &mut self.clients[c as usize];
         if client.flow != Some(flow) {
             return; // an old connection of a random client, closing
@@ -447,7 +565,11 @@ impl TcpApp {
             self.connection_failed(now, c, sh);
             return;
         }
-        if got_csm && !client.up {
+        // Background clients are up once they hold the server's CSM and theirs is
+        // acknowledged (docs/model.md "Connection start"); burst clients send once they hold
+        // the server's CSM.
+        let ready = server_csm && (client.in_burst || client.random || csm_acked);
+        if ready && !client.up {
             client.up = true;
             if client.in_burst {
                 self.next_request(now, c, sh);

@@ -63,5 +63,7 @@ pub(super) fn tcp_config(
     tcp.max_rto = secs(t.max_rto_s);
     tcp.syn_retries = t.syn_retries;
     tcp.synack_retries = t.synack_retries;
+    tcp.hz = t.hz;
+    tcp.ack_every_segment = t.ack_every_segment;
     Ok(tcp)
 }

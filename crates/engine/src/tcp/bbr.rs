@@ -1,0 +1,878 @@
+//! BBR v1 as Linux 4.x–5.x implements it (net/ipv4/tcp_bbr.c; docs/model.md "BBR"). The
+//! function names in the comments are Linux's. Differences, all documented in
+//! docs/model.md: windows and rates in bytes (Linux counts packets; every data segment here
+//! but a message's tail is a full MSS), exact time instead of jiffies for the RTprop window
+//! and ProbeRTT's 200 ms, no long-term (policer) bandwidth sampling, no ACK-aggregation
+//! allowance (5.1+ `bbr_extra_acked`), no 1 % pacing margin, TSO goal 1 segment (Linux's own
+//! value below `bbr_min_tso_rate`, 1.2 Mbit/s).
+
+use coaplab_cc::rng::{Rng, Xoshiro256pp};
+use coaplab_cc::{Duration, Instant};
+
+/// `BBR_UNIT`: gains are fixed point with 8 fractional bits.
+pub const UNIT: u32 = 256;
+/// `bbr_high_gain` = 2/ln 2 ≈ 2.885 (Startup's pacing and cwnd gain).
+pub const HIGH_GAIN: u32 = UNIT * 2885 / 1000 + 1;
+/// `bbr_drain_gain` = ln 2 / 2 (its inverse).
+pub const DRAIN_GAIN: u32 = UNIT * 1000 / 2885;
+/// `bbr_cwnd_gain`: ProbeBW's cwnd is 2 × BDP.
+pub const CWND_GAIN: u32 = UNIT * 2;
+/// `bbr_pacing_gain`: ProbeBW's eight-phase cycle.
+pub const PACING_GAIN: [u32; 8] = [
+    UNIT * 5 / 4,
+    UNIT * 3 / 4,
+    UNIT,
+    UNIT,
+    UNIT,
+    UNIT,
+    UNIT,
+    UNIT,
+];
+/// `bbr_bw_rtts`: the BtlBw max filter spans 10 round trips.
+pub const BW_RTTS: u32 = 10;
+/// `bbr_min_rtt_win_sec`: the RTprop min filter spans 10 s.
+pub const MIN_RTT_WIN: Duration = Duration::from_secs(10);
+/// `bbr_probe_rtt_mode_ms`.
+pub const PROBE_RTT_TIME: Duration = Duration::from_millis(200);
+/// `bbr_cwnd_min_target`, segments.
+pub const CWND_MIN_SEGMENTS: u32 = 4;
+/// `bbr_full_bw_thresh` (+25 %) and `bbr_full_bw_cnt` (3 rounds).
+pub const FULL_BW_THRESH: u32 = UNIT * 5 / 4;
+pub const FULL_BW_CNT: u32 = 3;
+/// `TCP_INIT_CWND`: the BDP before any RTT sample, segments.
+const INIT_CWND_SEGMENTS: u32 = 10;
+/// `3 * bbr_tso_segs_goal` with a goal of 1 segment.
+const QUANTIZATION_SEGMENTS: u32 = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Startup,
+    Drain,
+    ProbeBw,
+    ProbeRtt,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Startup => "startup",
+            Mode::Drain => "drain",
+            Mode::ProbeBw => "probe_bw",
+            Mode::ProbeRtt => "probe_rtt",
+        }
+    }
+}
+
+/// The sender's congestion state (Linux `icsk_ca_state`, the ones this model has).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    Open,
+    /// Fast recovery (3 duplicate ACKs).
+    Recovery,
+    /// After a retransmission timeout, until everything sent before it is acknowledged.
+    Loss,
+}
+
+/// One ACK's delivery-rate sample (Linux `struct rate_sample`, net/ipv4/tcp_rate.c), bytes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RateSample {
+    /// Bytes delivered over `interval` (`rs->delivered`).
+    pub delivered: u64,
+    /// `rs->interval_us`; `None` = not a valid sample.
+    pub interval: Option<Duration>,
+    /// `tp->delivered` when the acknowledged segment was sent (`rs->prior_delivered`).
+    pub prior_delivered: u64,
+    /// Bytes in flight before this ACK (`rs->prior_in_flight`).
+    pub prior_in_flight: u32,
+    /// Bytes newly acknowledged or (duplicate ACK) counted as received (`rs->acked_sacked`).
+    pub acked_sacked: u32,
+    /// Segments newly marked lost (`rs->losses`).
+    pub losses: u32,
+    /// RTT of the newest acknowledged, never retransmitted segment (`rs->rtt_us`).
+    pub rtt: Option<Duration>,
+    /// Sent while the application had nothing more to send (`rs->is_app_limited`).
+    pub is_app_limited: bool,
+}
+
+/// What the connection knows when an ACK has been processed.
+#[derive(Clone, Copy, Debug)]
+pub struct AckContext {
+    pub now: Instant,
+    /// `tp->delivered` after this ACK.
+    pub delivered: u64,
+    /// `tp->delivered_mstamp`: when `delivered` last grew.
+    pub delivered_at: Instant,
+    /// Bytes in flight after this ACK (`tcp_packets_in_flight`).
+    pub inflight: u32,
+    pub ca_state: CaState,
+}
+
+/// Kathleen Nichols' windowed max filter (Linux lib/win_minmax.c), over round counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MaxFilter {
+    /// (time, value): best, 2nd best, 3rd best.
+    s: [(u32, u64); 3],
+}
+
+impl MaxFilter {
+    pub fn get(&self) -> u64 {
+        self.s[0].1
+    }
+
+    fn reset(&mut self, t: u32, v: u64) -> u64 {
+        self.s = [(t, v); 3];
+        v
+    }
+
+    /// `minmax_running_max`.
+    pub fn update(&mut self, win: u32, t: u32, v: u64) -> u64 {
+        if v >= self.s[0].1 || t.wrapping_sub(self.s[2].0) > win {
+            return self.reset(t, v);
+        }
+        if v >= self.s[1].1 {
+            self.s[2] = (t, v);
+            self.s[1] = (t, v);
+        } else if v >= self.s[2].1 {
+            self.s[2] = (t, v);
+        }
+        // `minmax_subwin_update`.
+        let dt = t.wrapping_sub(self.s[0].0);
+        if dt > win {
+            self.s[0] = self.s[1];
+            self.s[1] = self.s[2];
+            self.s[2] = (t, v);
+            if t.wrapping_sub(self.s[0].0) > win {
+                self.s[0] = self.s[1];
+                self.s[1] = self.s[2];
+                self.s[2] = (t, v);
+            }
+        } else if self.s[1].0 == self.s[0].0 && dt > win / 4 {
+            self.s[2] = (t, v);
+            self.s[1] = (t, v);
+        } else if self.s[2].0 == self.s[1].0 && dt > win / 2 {
+            self.s[2] = (t, v);
+        }
+        self.s[0].1
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Bbr {
+    mss: u32,
+    pub mode: Mode,
+    pub cwnd: u32,
+    /// Bytes per second.
+    pub pacing_rate: u64,
+    pub pacing_gain: u32,
+    pub cwnd_gain: u32,
+    /// BtlBw samples, bytes per second, over round counts.
+    bw: MaxFilter,
+    pub rtt_cnt: u32,
+    next_rtt_delivered: u64,
+    pub round_start: bool,
+    full_bw: u64,
+    full_bw_cnt: u32,
+    pub full_bw_reached: bool,
+    pub cycle_idx: usize,
+    cycle_stamp: Instant,
+    /// RTprop; `None` before the first sample.
+    pub min_rtt: Option<Duration>,
+    min_rtt_stamp: Instant,
+    probe_rtt_done: Option<Instant>,
+    probe_rtt_round_done: bool,
+    pub prior_cwnd: u32,
+    prev_ca_state: CaState,
+    pub packet_conservation: bool,
+    idle_restart: bool,
+    has_seen_rtt: bool,
+    rng: Xoshiro256pp,
+}
+
+impl Bbr {
+    /// `bbr_init` when the connection is established at `now` with `cwnd` bytes, the
+    /// handshake's RTT sample (`tcp_min_rtt`, also the SRTT then) if any.
+    pub fn new(mss: u32, cwnd: u32, now: Instant, rtt: Option<Duration>, seed: u64) -> Self {
+        let mut b = Bbr {
+            mss,
+            mode: Mode::Startup,
+            cwnd,
+            pacing_rate: 0,
+            pacing_gain: HIGH_GAIN,
+            cwnd_gain: HIGH_GAIN,
+            bw: MaxFilter::default(),
+            rtt_cnt: 0,
+            next_rtt_delivered: 0,
+            round_start: false,
+            full_bw: 0,
+            full_bw_cnt: 0,
+            full_bw_reached: false,
+            cycle_idx: 0,
+            cycle_stamp: Instant::ZERO,
+            min_rtt: rtt,
+            min_rtt_stamp: now,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            prior_cwnd: 0,
+            prev_ca_state: CaState::Open,
+            packet_conservation: false,
+            idle_restart: false,
+            has_seen_rtt: false,
+            rng: Xoshiro256pp::seed_from_u64(seed),
+        };
+        b.init_pacing_rate_from_rtt(rtt);
+        b
+    }
+
+    /// The BtlBw estimate, bytes per second (`bbr_max_bw`).
+    pub fn btl_bw(&self) -> u64 {
+        self.bw.get()
+    }
+
+    /// `bbr_init_pacing_rate_from_rtt`: `high_gain × cwnd / SRTT` (1 ms without an SRTT).
+    fn init_pacing_rate_from_rtt(&mut self, srtt: Option<Duration>) {
+        let rtt_ns = match srtt {
+            Some(r) => {
+                self.has_seen_rtt = true;
+                r.nanos().max(1000)
+            }
+            None => 1_000_000,
+        };
+        let bw = u64::from(self.cwnd) * 1_000_000_000 / rtt_ns;
+        self.pacing_rate = rate(bw, HIGH_GAIN);
+    }
+
+    /// `bbr_bdp` + `bbr_quantization_budget` (`bbr_inflight`), bytes.
+    pub fn inflight(&self, bw: u64, gain: u32) -> u32 {
+        let segments = match self.min_rtt {
+            None => INIT_CWND_SEGMENTS,
+            Some(rtt) => {
+                // bytes = ceil(bw · RTprop · gain), then whole segments rounded up.
+                let w = u128::from(bw) * u128::from(rtt.nanos()) * u128::from(gain);
+                let bytes = w.div_ceil(u128::from(UNIT) * 1_000_000_000);
+                bytes.div_ceil(u128::from(self.mss)) as u32
+            }
+        };
+        let mut cwnd = segments + QUANTIZATION_SEGMENTS;
+        cwnd = (cwnd + 1) & !1;
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            cwnd += 2;
+        }
+        cwnd * self.mss
+    }
+
+    /// `bbr_save_cwnd`.
+    fn save_cwnd(&mut self) {
+        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = self.cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(self.cwnd);
+        }
+    }
+
+    /// `bbr_ssthresh`: entering fast recovery.
+    pub fn on_enter_recovery(&mut self) {
+        self.save_cwnd();
+    }
+
+    /// A retransmission timeout: `tcp_enter_loss` (`bbr_ssthresh` saves cwnd; every
+    /// unacknowledged segment is marked lost, so cwnd = in flight + 1 = 1 segment) and
+    /// `bbr_set_state(TCP_CA_Loss)`.
+    pub fn on_rto(&mut self) {
+        self.save_cwnd();
+        self.cwnd = self.mss;
+        self.prev_ca_state = CaState::Loss;
+        self.full_bw = 0;
+        self.round_start = true;
+    }
+
+    /// `bbr_cwnd_event(CA_EVENT_TX_START)`: sending again after idle while app-limited.
+    pub fn on_restart_from_idle(&mut self) {
+        self.idle_restart = true;
+        if self.mode == Mode::ProbeBw {
+            self.set_pacing_rate(self.btl_bw(), UNIT);
+        }
+    }
+
+    /// `bbr_main`: one ACK. Returns whether the connection must mark itself app-limited
+    /// (ProbeRTT ignores its own low-rate samples).
+    pub fn on_ack(&mut self, rs: &RateSample, cx: &AckContext) -> bool {
+        self.update_bw(rs, cx);
+        self.update_cycle_phase(rs, cx);
+        self.check_full_bw_reached(rs);
+        self.check_drain(cx);
+        let app_limited = self.update_min_rtt(rs, cx);
+        self.update_gains();
+        let bw = self.btl_bw();
+        self.set_pacing_rate(bw, self.pacing_gain);
+        self.set_cwnd(rs, cx, bw);
+        app_limited
+    }
+
+    /// `bbr_update_bw`: round counting and the BtlBw filter.
+    fn update_bw(&mut self, rs: &RateSample, cx: &AckContext) {
+        self.round_start = false;
+        let Some(interval) = rs.interval.filter(|i| i.nanos() > 0) else {
+            return;
+        };
+        if rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = cx.delivered;
+            self.rtt_cnt += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+        }
+        let bw = (u128::from(rs.delivered) * 1_000_000_000 / u128::from(interval.nanos())) as u64;
+        // Application-limited samples only count when they raise the estimate.
+        if !rs.is_app_limited || bw >= self.btl_bw() {
+            self.bw.update(BW_RTTS, self.rtt_cnt, bw);
+        }
+    }
+
+    /// `bbr_update_cycle_phase` / `bbr_is_next_cycle_phase`.
+    fn update_cycle_phase(&mut self, rs: &RateSample, cx: &AckContext) {
+        if self.mode != Mode::ProbeBw {
+            return;
+        }
+        let full_length = self
+            .min_rtt
+            .is_some_and(|m| cx.delivered_at.saturating_since(self.cycle_stamp) > m);
+        let bw = self.btl_bw();
+        let next = if self.pacing_gain == UNIT {
+            full_length
+        } else if self.pacing_gain > UNIT {
+            full_length
+                && (rs.losses > 0 || rs.prior_in_flight >= self.inflight(bw, self.pacing_gain))
+        } else {
+            full_length || rs.prior_in_flight <= self.inflight(bw, UNIT)
+        };
+        if next {
+            self.advance_cycle_phase(cx.delivered_at);
+        }
+    }
+
+    fn advance_cycle_phase(&mut self, at: Instant) {
+        self.cycle_idx = (self.cycle_idx + 1) % PACING_GAIN.len();
+        self.cycle_stamp = at;
+    }
+
+    /// `bbr_reset_probe_bw_mode`: a random phase, never the 3/4 one.
+    fn reset_probe_bw_mode(&mut self, at: Instant) {
+        self.mode = Mode::ProbeBw;
+        // CYCLE_LEN − 1 − prandom_u32_max(7): 1..=7, then advanced: 2..=7 or 0.
+        let r = (self.rng.next_u64() % 7) as usize;
+        self.cycle_idx = PACING_GAIN.len() - 1 - r;
+        self.advance_cycle_phase(at);
+    }
+
+    /// `bbr_check_full_bw_reached`.
+    fn check_full_bw_reached(&mut self, rs: &RateSample) {
+        if self.full_bw_reached || !self.round_start || rs.is_app_limited {
+            return;
+        }
+        let thresh = self.full_bw * u64::from(FULL_BW_THRESH) / u64::from(UNIT);
+        if self.btl_bw() >= thresh {
+            self.full_bw = self.btl_bw();
+            self.full_bw_cnt = 0;
+            return;
+        }
+        self.full_bw_cnt += 1;
+        self.full_bw_reached = self.full_bw_cnt >= FULL_BW_CNT;
+    }
+
+    /// `bbr_check_drain`.
+    fn check_drain(&mut self, cx: &AckContext) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.mode = Mode::Drain;
+        }
+        if self.mode == Mode::Drain && cx.inflight <= self.inflight(self.btl_bw(), UNIT) {
+            self.reset_probe_bw_mode(cx.delivered_at);
+        }
+    }
+
+    /// `bbr_update_min_rtt`: the RTprop filter and ProbeRTT.
+    fn update_min_rtt(&mut self, rs: &RateSample, cx: &AckContext) -> bool {
+        let expired = cx.now > self.min_rtt_stamp + MIN_RTT_WIN;
+        if let Some(rtt) = rs.rtt {
+            if self.min_rtt.is_none_or(|m| rtt <= m) || expired {
+                self.min_rtt = Some(rtt);
+                self.min_rtt_stamp = cx.now;
+            }
+        }
+        if expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
+            self.mode = Mode::ProbeRtt;
+            self.save_cwnd();
+            self.probe_rtt_done = None;
+        }
+        let mut app_limited = false;
+        if self.mode == Mode::ProbeRtt {
+            app_limited = true;
+            let min_inflight = CWND_MIN_SEGMENTS * self.mss;
+            if self.probe_rtt_done.is_none() && cx.inflight <= min_inflight {
+                self.probe_rtt_done = Some(cx.now + PROBE_RTT_TIME);
+                self.probe_rtt_round_done = false;
+                self.next_rtt_delivered = cx.delivered;
+            } else if let Some(done) = self.probe_rtt_done {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                // `bbr_check_probe_rtt_done`.
+                if self.probe_rtt_round_done && cx.now > done {
+                    self.min_rtt_stamp = cx.now;
+                    self.cwnd = self.cwnd.max(self.prior_cwnd);
+                    if self.full_bw_reached {
+                        self.reset_probe_bw_mode(cx.delivered_at);
+                    } else {
+                        self.mode = Mode::Startup;
+                    }
+                }
+            }
+        }
+        if rs.delivered > 0 {
+            self.idle_restart = false;
+        }
+        app_limited
+    }
+
+    /// `bbr_update_gains`.
+    fn update_gains(&mut self) {
+        (self.pacing_gain, self.cwnd_gain) = match self.mode {
+            Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
+            Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
+            Mode::ProbeBw => (PACING_GAIN[self.cycle_idx], CWND_GAIN),
+            Mode::ProbeRtt => (UNIT, UNIT),
+        };
+    }
+
+    /// `bbr_set_pacing_rate`: gain × BtlBw; in Startup it only rises.
+    fn set_pacing_rate(&mut self, bw: u64, gain: u32) {
+        if !self.has_seen_rtt {
+            if let Some(rtt) = self.min_rtt {
+                self.init_pacing_rate_from_rtt(Some(rtt));
+            }
+        }
+        let r = rate(bw, gain);
+        if self.full_bw_reached || r > self.pacing_rate {
+            self.pacing_rate = r;
+        }
+    }
+
+    /// `bbr_set_cwnd` with `bbr_set_cwnd_to_recover_or_restore`.
+    fn set_cwnd(&mut self, rs: &RateSample, cx: &AckContext, bw: u64) {
+        let acked = rs.acked_sacked;
+        if acked > 0 {
+            let mut cwnd = self.cwnd;
+            if rs.losses > 0 {
+                cwnd = cwnd.saturating_sub(rs.losses * self.mss).max(self.mss);
+            }
+            let state = cx.ca_state;
+            if state == CaState::Recovery && self.prev_ca_state != CaState::Recovery {
+                // First round of recovery: packet conservation.
+                self.packet_conservation = true;
+                self.next_rtt_delivered = cx.delivered;
+                cwnd = cx.inflight + acked;
+            } else if self.prev_ca_state >= CaState::Recovery && state < CaState::Recovery {
+                // Recovery is over: restore the cwnd saved when it began.
+                cwnd = cwnd.max(self.prior_cwnd);
+                self.packet_conservation = false;
+            }
+            self.prev_ca_state = state;
+            if self.packet_conservation {
+                cwnd = cwnd.max(cx.inflight + acked);
+            } else {
+                let target = self.inflight(bw, self.cwnd_gain);
+                if self.full_bw_reached {
+                    cwnd = (cwnd + acked).min(target);
+                } else if cwnd < target || cx.delivered < u64::from(INIT_CWND_SEGMENTS * self.mss) {
+                    cwnd += acked;
+                }
+                cwnd = cwnd.max(CWND_MIN_SEGMENTS * self.mss);
+            }
+            self.cwnd = cwnd;
+        }
+        if self.mode == Mode::ProbeRtt {
+            self.cwnd = self.cwnd.min(CWND_MIN_SEGMENTS * self.mss);
+        }
+    }
+}
+
+/// `bbr_bw_to_pacing_rate`: bytes per second at `gain`.
+fn rate(bw: u64, gain: u32) -> u64 {
+    bw * u64::from(gain) / u64::from(UNIT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 256;
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    fn at(v: u64) -> Instant {
+        Instant::from_millis(v)
+    }
+
+    /// A connection-side driver: every call is one ACK one second after the previous one,
+    /// acknowledging `bw` bytes sent over exactly 1 s (so the sample is `bw` B/s) and
+    /// starting a new round (its segment was sent after the previous ACK).
+    struct Drive {
+        b: Bbr,
+        now: u64,
+        delivered: u64,
+    }
+
+    impl Drive {
+        fn new() -> Self {
+            Drive {
+                b: Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), 7),
+                now: 0,
+                delivered: 0,
+            }
+        }
+
+        fn ack(&mut self, bw: u64, inflight: u32, state: CaState, app_limited: bool) {
+            let prior = self.delivered;
+            self.now += 1000;
+            self.delivered += bw;
+            let rs = RateSample {
+                delivered: bw,
+                interval: Some(Duration::from_secs(1)),
+                prior_delivered: prior,
+                prior_in_flight: inflight,
+                acked_sacked: bw as u32,
+                losses: 0,
+                rtt: Some(ms(640)),
+                is_app_limited: app_limited,
+            };
+            let cx = AckContext {
+                now: at(self.now),
+                delivered: self.delivered,
+                delivered_at: at(self.now),
+                inflight,
+                ca_state: state,
+            };
+            self.b.on_ack(&rs, &cx);
+        }
+    }
+
+    #[test]
+    fn constants_are_linuxs() {
+        // 256 · 2885 / 1000 = 738.56 → 738, + 1; 256 · 1000 / 2885 = 88.7 → 88.
+        assert_eq!((HIGH_GAIN, DRAIN_GAIN, CWND_GAIN), (739, 88, 512));
+        assert_eq!(PACING_GAIN, [320, 192, 256, 256, 256, 256, 256, 256]);
+    }
+
+    #[test]
+    fn max_filter_follows_win_minmax() {
+        let mut f = MaxFilter::default();
+        // (round, sample, filter output), window 10 rounds.
+        let table = [
+            (1, 100, 100),
+            (2, 80, 100),
+            (3, 120, 120), // a new max resets all three
+            // dt = 2 is not > 10/4: the 2nd best is not refreshed; 90 is forgotten.
+            (5, 90, 120),
+            // dt = 6 > 2.5: 2nd and 3rd best become (9, 90).
+            (9, 90, 120),
+            // dt = 11 > 10: the best expires; (9, 90) moves up.
+            (14, 70, 90),
+            // nothing within 10 rounds of the 3rd best (14): reset.
+            (25, 10, 10),
+        ];
+        for (t, v, out) in table {
+            assert_eq!(f.update(10, t, v), out, "round {t} sample {v}");
+        }
+    }
+
+    #[test]
+    fn inflight_is_bdp_plus_quantization() {
+        let mut b = Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), 1);
+        // (bw B/s, gain, bytes). BDP = 3750 · 0.64 = 2400 B.
+        let table = [
+            // 2400 B → ceil(9.375) = 10 segments, + 3 = 13, even → 14 → 3584 B.
+            (3750, UNIT, 3584),
+            // 4800 B → 19 segments, + 3 = 22 → 5632 B.
+            (3750, CWND_GAIN, 5632),
+            // 2400 · 739 / 256 = 6928.1 → 6929 B → 28 segments, + 3 = 31, even → 32.
+            (3750, HIGH_GAIN, 8192),
+            // bw 0: 0 segments + 3 → 4 (the minimum is applied by set_cwnd).
+            (0, UNIT, 1024),
+        ];
+        for (bw, gain, bytes) in table {
+            assert_eq!(b.inflight(bw, gain), bytes, "bw {bw} gain {gain}");
+        }
+        // ProbeBW's 5/4 phase adds 2 segments.
+        b.mode = Mode::ProbeBw;
+        b.cycle_idx = 0;
+        assert_eq!(b.inflight(3750, UNIT), 3584 + 512);
+        // Without an RTT sample: TCP_INIT_CWND (10) + 3 → 14 segments.
+        b.min_rtt = None;
+        b.cycle_idx = 2;
+        assert_eq!(b.inflight(3750, UNIT), 14 * MSS);
+    }
+
+    #[test]
+    fn startup_until_three_rounds_without_25_percent_then_drain_then_probe_bw() {
+        let mut d = Drive::new();
+        // Initial pacing: 739/256 · 1024 B / 0.64 s = 1600 B/s · 739 / 256 = 4618.75 → 4618.
+        assert_eq!(d.b.pacing_rate, 4618);
+        // (sample B/s, mode after, full_bw_reached).
+        let table = [
+            (1000, Mode::Startup, false), // full_bw 0 → 1000
+            (2000, Mode::Startup, false), // ≥ 1250 → full_bw 2000
+            (3000, Mode::Startup, false), // ≥ 2500 → full_bw 3000
+            (3200, Mode::Startup, false), // < 3750: 1st round without growth
+            (3300, Mode::Startup, false), // < 3750: 2nd
+            (3300, Mode::Drain, true),    // 3rd → the pipe is full → Drain
+        ];
+        for (i, (bw, mode, full)) in table.into_iter().enumerate() {
+            // In flight far above any target: Drain does not end at once.
+            d.ack(bw, 100_000, CaState::Open, false);
+            assert_eq!((d.b.mode, d.b.full_bw_reached), (mode, full), "ACK {i}");
+            assert_eq!(d.b.rtt_cnt, i as u32 + 1);
+        }
+        // BtlBw 3300. Drain paces at 3300 · 88 / 256 = 1134.375 → 1134 B/s (the pipe is
+        // full, so the rate may fall); cwnd gain stays high.
+        assert_eq!(d.b.btl_bw(), 3300);
+        assert_eq!((d.b.pacing_rate, d.b.cwnd_gain), (1134, HIGH_GAIN));
+        // An app-limited lower sample does not enter the filter.
+        d.ack(100, 100_000, CaState::Open, true);
+        assert_eq!((d.b.btl_bw(), d.b.mode), (3300, Mode::Drain));
+        // In flight ≤ inflight(3300, 1) = ceil(2112/256) = 9 + 3 = 12 segments = 3072 B:
+        // ProbeBW, at a phase other than 3/4.
+        d.ack(3300, 3072, CaState::Open, false);
+        assert_eq!(d.b.mode, Mode::ProbeBw);
+        assert_ne!(d.b.cycle_idx, 1);
+        assert_eq!(d.b.cwnd_gain, CWND_GAIN);
+    }
+
+    #[test]
+    fn probe_bw_start_phase_is_never_three_quarters() {
+        let mut seen = [0u32; 8];
+        for seed in 0..400 {
+            let mut b = Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), seed);
+            b.reset_probe_bw_mode(at(0));
+            seen[b.cycle_idx] += 1;
+        }
+        // CYCLE_LEN − 1 − rand(7) ∈ 1..=7, advanced once: 2..=7 or 0, each ≈ 400/7 ≈ 57.
+        assert_eq!(seen[1], 0);
+        for (i, n) in seen.iter().enumerate().filter(|(i, _)| *i != 1) {
+            assert!((30..90).contains(n), "phase {i}: {n}");
+        }
+    }
+
+    #[test]
+    fn gain_cycle_advances_after_one_rtprop() {
+        let mut b = Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), 1);
+        b.mode = Mode::ProbeBw;
+        b.full_bw_reached = true;
+        b.bw.update(BW_RTTS, 0, 3750);
+        b.cycle_idx = 2; // gain 1: advance when more than 640 ms passed since the phase began
+        b.cycle_stamp = at(0);
+        let rs = RateSample {
+            rtt: Some(ms(700)),
+            ..RateSample::default()
+        };
+        let cx = |t: u64, inflight: u32| AckContext {
+            now: at(t),
+            delivered: 0,
+            delivered_at: at(t),
+            inflight,
+            ca_state: CaState::Open,
+        };
+        // (time ms, prior in flight, phase after): 640 is not > 640; 641 is.
+        for (t, prior, phase) in [(640, 0, 2), (641, 0, 3)] {
+            b.on_ack(
+                &RateSample {
+                    prior_in_flight: prior,
+                    ..rs
+                },
+                &cx(t, prior),
+            );
+            assert_eq!(b.cycle_idx, phase, "at {t} ms");
+        }
+        // Phase 1 (3/4) ends early once in flight ≤ inflight(bw, 1) = 14 segments = 3584 B.
+        b.cycle_idx = 1;
+        b.pacing_gain = PACING_GAIN[1];
+        b.cycle_stamp = at(1000);
+        b.on_ack(
+            &RateSample {
+                prior_in_flight: 3585,
+                ..rs
+            },
+            &cx(1100, 3585),
+        );
+        assert_eq!(b.cycle_idx, 1);
+        b.on_ack(
+            &RateSample {
+                prior_in_flight: 3584,
+                ..rs
+            },
+            &cx(1200, 3584),
+        );
+        assert_eq!(b.cycle_idx, 2);
+        // Phase 0 (5/4) needs a full RTprop *and* in flight ≥ inflight(bw, 5/4) (phase 0
+        // adds 2 segments): 3000 B → 12 segs + 3 → 16 + 2 = 18 segments = 4608 B.
+        b.cycle_idx = 0;
+        b.pacing_gain = PACING_GAIN[0];
+        b.cycle_stamp = at(2000);
+        b.on_ack(
+            &RateSample {
+                prior_in_flight: 4607,
+                ..rs
+            },
+            &cx(2700, 4607),
+        );
+        assert_eq!(b.cycle_idx, 0);
+        b.on_ack(
+            &RateSample {
+                prior_in_flight: 4608,
+                ..rs
+            },
+            &cx(2800, 4608),
+        );
+        assert_eq!(b.cycle_idx, 1);
+    }
+
+    #[test]
+    fn probe_rtt_after_ten_seconds_without_a_new_minimum() {
+        let mut b = Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), 1);
+        b.mode = Mode::ProbeBw;
+        b.full_bw_reached = true;
+        b.cycle_idx = 3;
+        b.bw.update(BW_RTTS, 0, 3750);
+        b.cwnd = 5632;
+        let delivered = std::cell::Cell::new(100_000u64);
+        let ack = |b: &mut Bbr, t: u64, inflight: u32, prior: u64| {
+            delivered.set(delivered.get() + 256);
+            let rs = RateSample {
+                delivered: 256,
+                interval: Some(ms(700)),
+                prior_delivered: prior,
+                acked_sacked: 256,
+                rtt: Some(ms(700)),
+                ..RateSample::default()
+            };
+            let cx = AckContext {
+                now: at(t),
+                delivered: delivered.get(),
+                delivered_at: at(t),
+                inflight,
+                ca_state: CaState::Open,
+            };
+            b.on_ack(&rs, &cx)
+        };
+        // 10 s after the minimum's stamp (0): not yet expired (not after).
+        ack(&mut b, 10_000, 5000, 0);
+        assert_eq!(b.mode, Mode::ProbeBw);
+        // 10.001 s: expired → ProbeRTT, cwnd capped at 4 segments, the 700 ms sample is the
+        // new RTprop; 5632 B saved.
+        assert!(
+            ack(&mut b, 10_001, 5000, 0),
+            "ProbeRTT marks the connection app-limited"
+        );
+        assert_eq!((b.mode, b.cwnd, b.prior_cwnd), (Mode::ProbeRtt, 1024, 5632));
+        assert_eq!(b.min_rtt, Some(ms(700)));
+        // In flight falls to 4 segments at 11 s: ProbeRTT lasts until after 11.2 s and one
+        // round (the round begins at the delivered count of that ACK).
+        ack(&mut b, 11_000, 1024, 0);
+        let round_mark = delivered.get();
+        assert_eq!(b.probe_rtt_done, Some(at(11_200)));
+        // 11.1 s: a round ended (prior ≥ mark) but 200 ms have not passed.
+        ack(&mut b, 11_100, 1024, round_mark);
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        // 11.201 s: both done → ProbeBW (the pipe was full), cwnd restored to 5632, then this
+        // ACK's 256 B: min(5632 + 256, target) with target = 2 × 3750 B/s × 0.7 s = 5250 B →
+        // 21 segments + 3 = 24 (26 in the 5/4 phase) ≥ 5888 → 5888.
+        ack(&mut b, 11_201, 1024, round_mark);
+        assert_eq!(b.mode, Mode::ProbeBw);
+        assert_eq!(b.cwnd, 5888);
+    }
+
+    #[test]
+    fn probe_rtt_returns_to_startup_when_the_pipe_was_never_full() {
+        let mut b = Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), 1);
+        b.cwnd = 3000;
+        // (time ms, in flight, prior_delivered, mode after): the RTprop stamp (0) expires
+        // after 10 s; in flight ≤ 4 segments at 10.1 s starts the 200 ms; a round ends at
+        // 10.2 s (prior ≥ the mark 0 set then); after 10.3 s both hold → Startup again.
+        let table = [
+            (10_001, 3000, 0, Mode::ProbeRtt),
+            (10_100, 1024, 0, Mode::ProbeRtt),
+            (10_200, 1024, 0, Mode::ProbeRtt),
+            (10_301, 1024, 0, Mode::Startup),
+        ];
+        for (t, inflight, prior, mode) in table {
+            // A valid (if empty) delivery sample: rounds are only counted on valid ones.
+            let rs = RateSample {
+                rtt: Some(ms(700)),
+                interval: Some(ms(700)),
+                prior_delivered: prior,
+                ..RateSample::default()
+            };
+            let cx = AckContext {
+                now: at(t),
+                delivered: 0,
+                delivered_at: at(t),
+                inflight,
+                ca_state: CaState::Open,
+            };
+            b.on_ack(&rs, &cx);
+            assert_eq!(b.mode, mode, "at {t} ms");
+        }
+        // No ACKed bytes, so set_cwnd only applied ProbeRTT's cap (1024) and the exit
+        // restored the saved 3000.
+        assert_eq!(b.cwnd, 3000);
+    }
+
+    #[test]
+    fn recovery_conserves_packets_then_restores_cwnd() {
+        let mut b = Bbr::new(MSS, 4 * MSS, at(0), Some(ms(640)), 1);
+        b.mode = Mode::ProbeBw;
+        b.full_bw_reached = true;
+        b.cycle_idx = 3;
+        b.bw.update(BW_RTTS, 0, 3750);
+        b.cwnd = 5632;
+        let step = |b: &mut Bbr, t: u64, acked: u32, inflight: u32, state: CaState| {
+            let rs = RateSample {
+                acked_sacked: acked,
+                prior_in_flight: inflight + acked,
+                ..RateSample::default()
+            };
+            let cx = AckContext {
+                now: at(t),
+                delivered: 0,
+                delivered_at: at(t),
+                inflight,
+                ca_state: state,
+            };
+            b.on_ack(&rs, &cx);
+            b.cwnd
+        };
+        // Fast retransmit: `bbr_ssthresh` saves 5632.
+        b.on_enter_recovery();
+        // (time, acked, in flight, state, cwnd after):
+        let table = [
+            // 1st ACK in recovery: cwnd = in flight + acked = 3000 + 256.
+            (100, 256, 3000, CaState::Recovery, 3256),
+            // Conservation: max(3256, 2800 + 256) = 3256.
+            (200, 256, 2800, CaState::Recovery, 3256),
+            // max(3256, 3200 + 256) = 3456.
+            (300, 256, 3200, CaState::Recovery, 3456),
+            // Recovery over: max(3456, prior 5632) = 5632; then min(5632 + 512, target 5632
+            // (2 × BDP: 4800 B → 19 + 3 = 22 segments)).
+            (400, 512, 1000, CaState::Open, 5632),
+        ];
+        for (t, acked, inflight, state, cwnd) in table {
+            assert_eq!(step(&mut b, t, acked, inflight, state), cwnd, "at {t} ms");
+        }
+        // A timeout: cwnd 1 segment, then + acked (below the target), restored on leaving
+        // the Loss state.
+        b.on_rto();
+        assert_eq!((b.cwnd, b.prior_cwnd), (256, 5632));
+        assert_eq!(step(&mut b, 500, 256, 0, CaState::Loss), 1024); // min 4 segments
+        assert_eq!(step(&mut b, 600, 512, 512, CaState::Loss), 1536);
+        assert_eq!(step(&mut b, 700, 256, 512, CaState::Open), 5632);
+    }
+}
