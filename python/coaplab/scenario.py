@@ -117,6 +117,10 @@ class Field:
 
     default: Any
     check: Callable[[str, Any], Any]
+    #: Left out of the resolved configuration unless given (keys added after configurations
+    #: were first stored, so that existing configurations keep their identity; the engine
+    #: fills the default).
+    omit_if_absent: bool = False
 
 
 def _bad(key: str, value: Any, allowed: str) -> ScenarioError:
@@ -285,7 +289,7 @@ def _checker(node: dict[str, Any]) -> Callable[[str, Any], Any]:
 
 
 def _fields(obj: dict[str, Any]) -> dict[str, Field]:
-    return {k: Field(n.get("default"), _checker(n)) for k, n in obj["properties"].items()}
+    return {k: Field(n.get("default"), _checker(n), bool(n.get("x-omit-if-absent"))) for k, n in obj["properties"].items()}
 
 
 #: Every section's keys with their defaults and checkers, in the engine's order.
@@ -314,7 +318,7 @@ def _section(prefix: str, fields: dict[str, Field], given: dict[str, Any]) -> di
         if key not in fields:
             raise _unknown(f"{prefix}.{key}", key, fields)
     return {key: (f.check(f"{prefix}.{key}", given[key]) if key in given else copy.deepcopy(f.default))
-            for key, f in fields.items()}
+            for key, f in fields.items() if key in given or not f.omit_if_absent}
 
 
 def _given(raw: dict[str, Any], section: str, prefix: str = "") -> dict[str, Any]:
@@ -427,8 +431,21 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
         for key in _BURST_KEYS:
             if w[key] is not None:
                 raise ScenarioError(f"{prefix}workload.{key}: only meaningful when workload.kind = \"burst\" (kind is {_fmt(w['kind'])})")
-    if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst"):
-        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous or burst workloads (kind is {_fmt(w['kind'])})")
+    if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst", "periodic"):
+        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous, burst or periodic workloads (kind is {_fmt(w['kind'])})")
+    if w["kind"] == "periodic":
+        if coap["transport"] != "udp":
+            raise ScenarioError(f"{prefix}workload.kind: \"periodic\" is a CoAP-over-UDP workload; allowed with "
+                                "coap.transport = \"tcp\": continuous, random, burst, firmware")
+        for key in ("period_s", "duration_s"):
+            if w.get(key) is None:
+                raise ScenarioError(f"{prefix}workload.{key}: required when workload.kind = \"periodic\"")
+    elif w.get("period_s") is not None:
+        raise ScenarioError(f"{prefix}workload.period_s: only meaningful when workload.kind = \"periodic\" (kind is {_fmt(w['kind'])})")
+    rb = w.get("request_bytes")
+    if rb is not None and rb == 61:
+        raise ScenarioError(f"{prefix}workload.request_bytes: 61 is not allowed; expected 60 (no payload) or 62..1280 "
+                            "(a payload needs its 1-byte marker)")
 
 
 def config_id(resolved: dict[str, Any]) -> str:

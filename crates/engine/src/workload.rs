@@ -31,6 +31,13 @@ pub enum Plan {
     },
     /// `firmware`: Block2 blocks `next..total` of one resource.
     Blocks { next: u32, total: u32 },
+    /// `periodic`: a request is created at every tick of the client's period (the testbed
+    /// schedules the ticks); `pending` is a created request not yet started.
+    Periodic {
+        pending: bool,
+        period: Duration,
+        deadline: Instant,
+    },
 }
 
 impl Plan {
@@ -81,6 +88,15 @@ impl Plan {
                     new_batch,
                 })
             }
+            Plan::Periodic { pending, .. } => {
+                if !std::mem::replace(pending, false) {
+                    return None;
+                }
+                Some(NextRequest {
+                    block: None,
+                    new_batch: false,
+                })
+            }
             Plan::Blocks { next, total } => {
                 if *next >= *total {
                     return None;
@@ -101,6 +117,9 @@ impl Plan {
             Plan::Until { deadline } => now >= *deadline,
             Plan::Batches { remaining, .. } => *remaining == 0,
             Plan::Blocks { next, total } => next >= total,
+            Plan::Periodic {
+                pending, deadline, ..
+            } => !*pending && now >= *deadline,
         }
     }
 }
@@ -161,13 +180,27 @@ pub fn client_setups(
                     max: w.batch[1],
                 },
                 WorkloadKind::Firmware => firmware.clone(),
+                WorkloadKind::Periodic => Plan::Periodic {
+                    pending: false,
+                    period: Duration::from_secs_f64(w.period_s.unwrap_or(1.0)),
+                    deadline: Instant::from_secs_f64(w.duration_s.unwrap_or(0.0)),
+                },
             };
             let base = if in_burst {
                 Duration::from_secs_f64(w.burst_at_s.unwrap_or(0.0))
             } else {
                 Duration::ZERO
             };
-            let offset = start_rng.uniform(Duration::ZERO, spread);
+            // A periodic client's phase is uniform over one period (the last nanosecond
+            // excluded, so that no two ticks of a client coincide with the next period's).
+            let offset = match w.kind {
+                WorkloadKind::Periodic => start_rng.uniform(
+                    Duration::ZERO,
+                    Duration::from_secs_f64(w.period_s.unwrap_or(1.0))
+                        .saturating_sub(Duration::from_nanos(1)),
+                ),
+                _ => start_rng.uniform(Duration::ZERO, spread),
+            };
             ClientSetup {
                 plan,
                 in_burst,

@@ -236,6 +236,7 @@ impl World {
             tcp: tcp_totals,
             seq_traces,
             groups,
+            mesh: self.mesh_result(period),
         }
     }
 

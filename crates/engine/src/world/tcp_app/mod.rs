@@ -149,6 +149,12 @@ impl TcpApp {
         start_rng: &mut dyn Rng,
         queue: &mut EventQueue<Event>,
     ) -> Result<u32, ConfigError> {
+        if g.workload.kind == WorkloadKind::Periodic {
+            return Err(ConfigError(format!(
+                "{}: 'periodic' is a CoAP-over-UDP workload; allowed with transport tcp: continuous, random, burst, firmware",
+                label("workload.kind")
+            )));
+        }
         if g.coap.cc != "newreno" {
             return Err(ConfigError(format!(
                 "{}: '{}' is not a TCP congestion controller; allowed with transport tcp: newreno",
@@ -484,7 +490,9 @@ impl TcpApp {
             Plan::Count { remaining } => {
                 client.stats.failed += std::mem::take(remaining).max(1);
             }
-            Plan::Until { .. } | Plan::Blocks { .. } => client.stats.failed += 1,
+            Plan::Until { .. } | Plan::Blocks { .. } | Plan::Periodic { .. } => {
+                client.stats.failed += 1
+            }
         }
         client.finished = true;
         if !client.random && !client.in_burst && !client.up {

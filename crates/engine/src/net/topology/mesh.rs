@@ -1,0 +1,111 @@
+//! What the multi-hop IEEE 802.15.4 topologies share (docs/networks.md): from node positions,
+//! a border router and the clients' (node, sink) pairs, a network whose nodes are the mesh's
+//! nodes, whose one element is the mesh, and whose routes are the clients' ways to their
+//! sinks and back.
+
+use super::Topology;
+use crate::config::{NetworkConfig, RunConfig};
+use crate::net::network::{Element, Network, Node, NodeId, NodeRole, Route};
+use crate::net::radio::mac::MacParams;
+use crate::net::radio::{Mesh, RadioParams};
+use crate::sim::streams::{stream, Stream};
+use crate::testbed::ConfigError;
+use coaplab_cc::Duration;
+
+/// A mesh's layout.
+pub struct Layout {
+    pub positions: Vec<(f64, f64)>,
+    pub border_router: u16,
+    /// Each client's node and the node of the sink (server) it sends to, in client order
+    /// (client `i` uses entry `i % len`).
+    pub clients: Vec<(u16, u16)>,
+}
+
+fn micros(us: f64) -> Duration {
+    Duration::from_nanos((us * 1000.0).round() as u64)
+}
+
+/// The radio and MAC parameters of `[network]`.
+pub fn radio_params(n: &NetworkConfig) -> Result<RadioParams, ConfigError> {
+    if n.mac_min_be > n.mac_max_be {
+        return Err(ConfigError(format!(
+            "network.mac_min_be: {} is above network.mac_max_be ({}); allowed: <= mac_max_be",
+            n.mac_min_be, n.mac_max_be
+        )));
+    }
+    Ok(RadioParams {
+        range_m: n.range_m,
+        interference_m: n.range_m * n.interference_factor,
+        carrier_sense_m: n.range_m * n.carrier_sense_factor,
+        link_loss: n.link_loss,
+        addressing: n.mac_addressing,
+        mac: MacParams {
+            min_be: n.mac_min_be,
+            max_be: n.mac_max_be,
+            max_csma_backoffs: n.mac_max_csma_backoffs,
+            max_frame_retries: n.mac_max_frame_retries,
+            unit_backoff: micros(n.unit_backoff_us),
+            cca: micros(n.cca_us),
+            turnaround: micros(n.turnaround_us),
+            ack_wait: micros(n.ack_wait_us),
+        },
+        queue_frames: n.mac_queue_frames,
+        border_router_queue_frames: n.border_router_queue_frames,
+    })
+}
+
+/// Builds replication `replication`'s mesh network of `layout`.
+pub fn build(
+    cfg: &RunConfig,
+    replication: u64,
+    layout: Layout,
+) -> Result<Topology, ConfigError> {
+    let net_cfg = cfg.network.clone().unwrap_or_default();
+    let params = radio_params(&net_cfg)?;
+    let n = layout.positions.len();
+    let (seed, rep) = (cfg.seed, replication);
+    let mesh = Mesh::new(
+        params,
+        layout.positions,
+        layout.border_router,
+        0,
+        (0..n as u32).map(|i| stream(seed, rep, Stream::Radio(i))),
+        stream(seed, rep, Stream::Radio(u32::MAX)),
+    )
+    .map_err(|e| ConfigError(format!("network.kind: {}: {e}", net_cfg.kind.as_str())))?;
+    let sinks: Vec<u16> = layout.clients.iter().map(|&(_, s)| s).collect();
+    let client_nodes: Vec<u16> = layout.clients.iter().map(|&(c, _)| c).collect();
+    let nodes = (0..n as u16)
+        .map(|i| Node {
+            name: format!("node-{i}"),
+            role: if sinks.contains(&i) {
+                NodeRole::Server
+            } else if i == layout.border_router {
+                NodeRole::Router
+            } else if client_nodes.contains(&i) {
+                NodeRole::Clients
+            } else {
+                NodeRole::Router
+            },
+        })
+        .collect();
+    let mut routes: Vec<Route> = Vec::new();
+    for &(c, s) in &layout.clients {
+        for (from, to) in [(c, s), (s, c)] {
+            if !routes.iter().any(|r| r.from == from && r.to == to) {
+                routes.push(Route {
+                    from,
+                    to,
+                    hops: vec![0],
+                });
+            }
+        }
+    }
+    let server: NodeId = sinks[0];
+    Ok(Topology {
+        network: Network::new(nodes, vec![Element::Mesh(Box::new(mesh))], routes),
+        client_nodes,
+        server,
+        client_servers: sinks,
+    })
+}
