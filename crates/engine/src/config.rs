@@ -252,10 +252,10 @@ fn d0_002() -> f64 {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum MacAddressing {
-    /// 64-bit extended addresses (Contiki's default).
+    // 64-bit extended addresses (Contiki's default).
     #[default]
     Long,
-    /// 16-bit short addresses.
+    // 16-bit short addresses.
     Short,
 }
 
@@ -488,7 +488,8 @@ impl ChainTable {
 
 /// What the clients do: `continuous` (back-to-back requests), `random` (batches at random
 /// times), `burst` (continuous background clients plus a burst of clients at `burst_at_s`),
-/// `firmware` (a Block2 transfer of `resource_bytes`).
+/// `firmware` (a Block2 transfer of `resource_bytes`), `periodic` (a request every
+/// `period_s`, dropped at the application while NSTART exchanges are outstanding).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkloadKind {
@@ -497,8 +498,8 @@ pub enum WorkloadKind {
     Random,
     Burst,
     Firmware,
-    /// Each client creates a request every `period_s` (random phase) until `duration_s`; a
-    /// request created while NSTART exchanges are outstanding is dropped and counted.
+    // Each client creates a request every `period_s` (random phase) until `duration_s`; a
+    // request created while NSTART exchanges are outstanding is dropped and counted.
     Periodic,
 }
 

@@ -57,6 +57,8 @@ pub struct MeshCounters {
     pub retry_failures: u64,
     /// Packets refused by a full MAC queue.
     pub mac_queue_drops: u64,
+    /// Packets lost because the MAC gave up one of their frames.
+    pub radio_drops: u64,
     /// Packets too large to fragment into the frames (never with the shipped sizes).
     pub oversized_drops: u64,
     /// Packets sent as more than one frame on some hop.

@@ -417,7 +417,7 @@ impl Mesh {
     /// Whether node `u` finds the channel busy in the CCA window ending at `now`.
     fn channel_busy(&self, now: Instant, u: u16) -> bool {
         let node = &self.nodes[u as usize];
-        if node.ack_busy_until > now || node.on_air {
+        if node.on_air {
             return true;
         }
         let window_start = Instant::from_nanos(now.nanos().saturating_sub(self.params.mac.cca.nanos()));
@@ -488,6 +488,14 @@ impl Mesh {
         match ev.kind {
             RadioKind::CcaEnd => {
                 if ev.gen != self.nodes[u as usize].gen {
+                    return MeshOutcome::Nothing;
+                }
+                // A node that owes an acknowledgement sends it first (the radio answers in
+                // hardware, RX → TX and back): an assessment overlapping it is repeated
+                // once it is over, without counting as a busy one.
+                let owed = self.nodes[u as usize].ack_busy_until;
+                if owed.nanos() > now.nanos().saturating_sub(self.params.mac.cca.nanos()) {
+                    self.schedule(q, owed + self.params.mac.cca, RadioKind::CcaEnd, u, 0, ev.gen);
                     return MeshOutcome::Nothing;
                 }
                 let busy = self.channel_busy(now, u);
@@ -599,6 +607,7 @@ impl Mesh {
                 // A lost fragment loses the packet: its other frames leave the queue.
                 t.xfer = 0;
                 node.queue.retain(|g| g.xfer != f.xfer);
+                self.counters.radio_drops += 1;
                 out = MeshOutcome::Dropped(f.packet, DropReason::Radio);
             }
         }
