@@ -219,6 +219,10 @@ pub struct ClientResult {
     /// Runs with client populations: the client's group.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// Periodic workloads: mean time from an exchange's first request to its response over
+    /// the completed exchanges, s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_exchange_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]

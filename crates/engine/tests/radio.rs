@@ -89,10 +89,7 @@ fn retries_restart_the_backoff_and_end_after_max_frame_retries() {
     assert_eq!(mac.on_tx_end(US(1000), &p), US(1864));
     for retry in 1..=3 {
         // Each retransmission starts a new CSMA attempt: CCA ends 128 µs later.
-        assert_eq!(
-            mac.on_ack_timeout(US(1864), &p, &mut zero),
-            Some(US(1992))
-        );
+        assert_eq!(mac.on_ack_timeout(US(1864), &p, &mut zero), Some(US(1992)));
         assert_eq!((mac.retries, mac.nb, mac.be), (retry, 0, 3));
         mac.on_tx_end(US(1000), &p);
     }
@@ -243,7 +240,10 @@ fn dodag(l: &Layout) -> Dodag {
     let neighbors: Vec<Vec<u16>> = (0..n)
         .map(|i| {
             (0..n)
-                .filter(|&j| j != i && coaplab_engine::net::radio::within(l.positions[i], l.positions[j], 10.0))
+                .filter(|&j| {
+                    j != i
+                        && coaplab_engine::net::radio::within(l.positions[i], l.positions[j], 10.0)
+                })
                 .map(|j| j as u16)
                 .collect()
         })
@@ -345,7 +345,10 @@ fn one_frame_one_hop_on_an_idle_channel() {
     // destination from the MAC addresses, first hop) + 7 (UDP) → 56 B; MAC frame 21 + 56 + 2
     // = 79 B; airtime (6 + 79) × 32 = 2720 µs. BE 0: no backoff; CCA ends at 128 µs, the
     // frame is on the air from 128 + 192 = 320 µs to 3040 µs, when node 1 has it.
-    assert_eq!(drive(&mut mesh, &packets, &mut q), vec![(3040, MeshOutcome::Exit(id))]);
+    assert_eq!(
+        drive(&mut mesh, &packets, &mut q),
+        vec![(3040, MeshOutcome::Exit(id))]
+    );
     let c = mesh.counters;
     assert_eq!((c.frames_sent, c.acks_sent, c.collisions), (1, 1, 0));
     assert_eq!(mesh.queued_frames(), 0);
@@ -395,7 +398,12 @@ fn retries_until_exhaustion_on_a_lossy_link() {
     );
     let c = mesh.counters;
     assert_eq!(
-        (c.frames_sent, c.retransmissions, c.link_losses, c.retry_failures),
+        (
+            c.frames_sent,
+            c.retransmissions,
+            c.link_losses,
+            c.retry_failures
+        ),
         (4, 3, 4, 1)
     );
 }
@@ -416,13 +424,17 @@ fn the_mac_queue_overflows_at_the_fifth_frame() {
             assert_eq!(got, Err(DropReason::MacQueue));
         }
     }
-    assert_eq!((mesh.counters.mac_queue_drops, mesh.queued_frames()), (1, 4));
+    assert_eq!(
+        (mesh.counters.mac_queue_drops, mesh.queued_frames()),
+        (1, 4)
+    );
     // The border router holds 6 frames: 6 accepted, the seventh refused.
     let mut mesh = line(2, 0, params(3, 5, 3));
     let verdicts: Vec<bool> = (0..7)
         .map(|_| {
             let id = packets.insert(request(95));
-            mesh.enter(Instant::ZERO, id, &packets.get(id), 0, 1, &mut q).is_ok()
+            mesh.enter(Instant::ZERO, id, &packets.get(id), 0, 1, &mut q)
+                .is_ok()
         })
         .collect();
     assert_eq!(verdicts, [true, true, true, true, true, true, false]);

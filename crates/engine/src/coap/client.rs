@@ -83,6 +83,8 @@ pub struct ClientStats {
     pub duplicate_responses: u32,
     /// Periodic workloads: requests created (started or dropped).
     pub generated: u32,
+    /// Sum over completed exchanges of start → response.
+    pub exchange_time: coaplab_cc::Duration,
     /// Periodic workloads: requests dropped at the application because NSTART exchanges
     /// were outstanding when they were created.
     pub app_drops: u32,
@@ -365,6 +367,7 @@ impl Client {
         rec.ended_at = Some(now);
         self.outstanding -= 1;
         self.stats.completed += 1;
+        self.stats.exchange_time += now - rec.ex.started;
         self.stats.last_end = Some(now);
         self.record(
             now,

@@ -190,7 +190,10 @@ impl Network {
         // The star's return path starts with a path delay, which never drops; a mesh may
         // refuse the packet at once: the refusal is reported as an event, like any drop.
         if let Some(why) = self.enter(now, id, q) {
-            debug_assert!(why == DropReason::MacQueue, "resend onto a link that dropped at once");
+            debug_assert!(
+                why == DropReason::MacQueue,
+                "resend onto a link that dropped at once"
+            );
             let element = self.routes[route as usize].hops[0];
             q.schedule_net(
                 now,

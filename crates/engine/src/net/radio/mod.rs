@@ -194,7 +194,12 @@ impl Mesh {
         let interferes = rel(params.interference_m.max(params.range_m));
         let senses = rel(params.carrier_sense_m);
         let neighbors: Vec<Vec<u16>> = (0..n)
-            .map(|i| (0..n).filter(|&j| in_range[i * n + j]).map(|j| j as u16).collect())
+            .map(|i| {
+                (0..n)
+                    .filter(|&j| in_range[i * n + j])
+                    .map(|j| j as u16)
+                    .collect()
+            })
             .collect();
         let dodag = Dodag::build(border_router, &neighbors)
             .map_err(|lost| format!("node {lost} cannot reach the border router"))?;
@@ -265,7 +270,15 @@ impl Mesh {
         self.in_range[self.idx(i, j)]
     }
 
-    fn schedule(&self, q: &mut impl Scheduler, at: Instant, kind: RadioKind, node: u16, peer: u16, gen: u32) {
+    fn schedule(
+        &self,
+        q: &mut impl Scheduler,
+        at: Instant,
+        kind: RadioKind,
+        node: u16,
+        peer: u16,
+        gen: u32,
+    ) {
         q.schedule_net(
             at,
             NetEvent::Radio(
@@ -321,13 +334,13 @@ impl Mesh {
         p.ip_bytes + 20
     }
 
-    /// The frames of packet `p` on the hop `from` → `to`.
-    pub fn frames_for(&self, p: &NetPacket, t_entry: u16, t_exit: u16, source_outside: bool, destination_outside: bool, from: u16, to: u16) -> Option<Fragments> {
+    /// The frames of packet `p` (in transit `t`) on the hop `from` → `to`.
+    fn frames_for(&self, p: &NetPacket, t: &Transit, from: u16, to: u16) -> Option<Fragments> {
         let hop = Hop {
-            from_origin: from == t_entry && !source_outside,
-            to_destination: to == t_exit && !destination_outside,
-            source_outside,
-            destination_outside,
+            from_origin: from == t.entry && !t.source_outside,
+            to_destination: to == t.exit && !t.destination_outside,
+            source_outside: t.source_outside,
+            destination_outside: t.destination_outside,
             addressing: self.params.addressing,
         };
         let udp = matches!(p.app, AppPacket::Udp(_));
@@ -364,7 +377,7 @@ impl Mesh {
     ) -> Option<DropReason> {
         let t = self.transit[id as usize];
         let to = self.dodag.next_hop(at, t.exit);
-        let Some(frags) = self.frames_for(p, t.entry, t.exit, t.source_outside, t.destination_outside, at, to) else {
+        let Some(frags) = self.frames_for(p, &t, at, to) else {
             self.counters.oversized_drops += 1;
             self.transit[id as usize].xfer = 0;
             return Some(DropReason::MacQueue);
@@ -420,7 +433,8 @@ impl Mesh {
         if node.on_air {
             return true;
         }
-        let window_start = Instant::from_nanos(now.nanos().saturating_sub(self.params.mac.cca.nanos()));
+        let window_start =
+            Instant::from_nanos(now.nanos().saturating_sub(self.params.mac.cca.nanos()));
         let n = self.nodes.len();
         (0..n).any(|j| {
             self.senses[u as usize * n + j]
@@ -435,7 +449,8 @@ impl Mesh {
         // Every frame being received within interference range of `node` (or by `node`
         // itself) is corrupted.
         for a in &mut self.air {
-            if !a.corrupted && (a.rx == node || self.interferes[node as usize * n + a.rx as usize]) {
+            if !a.corrupted && (a.rx == node || self.interferes[node as usize * n + a.rx as usize])
+            {
                 a.corrupted = true;
             }
         }
@@ -495,7 +510,14 @@ impl Mesh {
                 // once it is over, without counting as a busy one.
                 let owed = self.nodes[u as usize].ack_busy_until;
                 if owed.nanos() > now.nanos().saturating_sub(self.params.mac.cca.nanos()) {
-                    self.schedule(q, owed + self.params.mac.cca, RadioKind::CcaEnd, u, 0, ev.gen);
+                    self.schedule(
+                        q,
+                        owed + self.params.mac.cca,
+                        RadioKind::CcaEnd,
+                        u,
+                        0,
+                        ev.gen,
+                    );
                     return MeshOutcome::Nothing;
                 }
                 let busy = self.channel_busy(now, u);
@@ -550,7 +572,14 @@ impl Mesh {
                 let ack_end = now + self.params.mac.turnaround + phy::airtime(phy::ACK_FRAME);
                 let rn = &mut self.nodes[r as usize];
                 rn.ack_busy_until = rn.ack_busy_until.max(ack_end);
-                self.schedule(q, now + self.params.mac.turnaround, RadioKind::AckStart, r, u, gen);
+                self.schedule(
+                    q,
+                    now + self.params.mac.turnaround,
+                    RadioKind::AckStart,
+                    r,
+                    u,
+                    gen,
+                );
                 self.receive(now, r, f, packets, q)
             }
             RadioKind::AckStart => {
@@ -579,7 +608,10 @@ impl Mesh {
                 if ev.gen != node.gen || node.mac.state != MacState::WaitAck {
                     return MeshOutcome::Nothing;
                 }
-                match node.mac.on_ack_timeout(now, &self.params.mac, &mut node.rng) {
+                match node
+                    .mac
+                    .on_ack_timeout(now, &self.params.mac, &mut node.rng)
+                {
                     Some(cca_end) => {
                         let gen = node.gen;
                         self.schedule(q, cca_end, RadioKind::CcaEnd, u, 0, gen);
@@ -596,7 +628,13 @@ impl Mesh {
     }
 
     /// Node `u`'s head frame is done (`acked`) or failed; the next frame starts.
-    fn resolve_head(&mut self, now: Instant, u: u16, acked: bool, q: &mut impl Scheduler) -> MeshOutcome {
+    fn resolve_head(
+        &mut self,
+        now: Instant,
+        u: u16,
+        acked: bool,
+        q: &mut impl Scheduler,
+    ) -> MeshOutcome {
         let node = &mut self.nodes[u as usize];
         node.gen = node.gen.wrapping_add(1);
         let f = node.queue.pop_front().expect("a head frame");

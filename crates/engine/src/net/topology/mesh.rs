@@ -55,11 +55,7 @@ pub fn radio_params(n: &NetworkConfig) -> Result<RadioParams, ConfigError> {
 }
 
 /// Builds replication `replication`'s mesh network of `layout`.
-pub fn build(
-    cfg: &RunConfig,
-    replication: u64,
-    layout: Layout,
-) -> Result<Topology, ConfigError> {
+pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topology, ConfigError> {
     let net_cfg = cfg.network.clone().unwrap_or_default();
     let params = radio_params(&net_cfg)?;
     let n = layout.positions.len();
