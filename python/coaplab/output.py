@@ -31,8 +31,9 @@ def table(summaries: list[dict[str, Any]]) -> str:
         out.append(title)
         out.append(
             f"  {coap['transport']}/{coap['cc']}  {w['kind']} x{w['clients'] if w['kind'] != 'burst' else w['background']} clients"
-            f"  buffer {l['buffer_bytes']} B  errors {l['errors'] if isinstance(l['errors'], str) else 'custom'}"
-            f"  replications {s['replications']}"
+            + (f"  network {c['network']['kind']}" if c.get("network", {}).get("kind", "star") != "star" else
+               f"  buffer {l['buffer_bytes']} B  errors {l['errors'] if isinstance(l['errors'], str) else 'custom'}")
+            + f"  replications {s['replications']}"
         )
         out.append("  FCT s        " + "  ".join(f"{k:>8}" for k in PERCENTILE_KEYS))
         out.append("               " + "  ".join(f"{_f(s['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))

@@ -188,6 +188,17 @@ def pair(item: Callable[[str, Any], Any], what: str):
     return check
 
 
+def list_of(item: Callable[[str, Any], Any], max_items: int | None = None):
+    def check(key: str, v: Any) -> Any:
+        if not isinstance(v, list):
+            raise _bad(key, v, "a list")
+        if max_items is not None and len(v) > max_items:
+            raise ScenarioError(f"{key}: {len(v)} items; expected at most {max_items}")
+        return [item(f"{key}[{i}]", x) for i, x in enumerate(v)]
+
+    return check
+
+
 def choice(options: tuple[str, ...]):
     def check(key: str, v: Any) -> Any:
         if not isinstance(v, str) or v not in options:
@@ -283,8 +294,10 @@ def _checker(node: dict[str, Any]) -> Callable[[str, Any], Any]:
         kind = "integers" if _types(item)[0] == {"integer"} else "numbers"
         what = f"{kind} >= {_num(lo)}" if hi is None else f"{kind} >= {_num(lo)} and <= {_num(hi)}"
         return pair(_checker(item), what)
+    if types == {"array"} and "items" in node:  # a list: network.nodes, network.links
+        return list_of(_checker(node["items"]), node.get("maxItems"))
     if types == {"object"}:
-        return _table
+        return _table  # its keys are checked by the engine (runner: _core.check)
     raise AssertionError(f"unsupported schema node {node}")  # the engine's schema changed
 
 

@@ -185,6 +185,15 @@ pub struct NetworkConfig {
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(inner(range(min = 0.0, max = 1e7)))]
     pub gprs_delay_ms: [f64; 2],
+    /// `file`: the mesh's nodes, node `i` being entry `i` (positions in m, role).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub nodes: Vec<MeshNodeSpec>,
+    /// `file`: explicit links (pairs of node indices, both directions) instead of the unit
+    /// disk; a node then hears, senses and is disturbed by its linked nodes only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub links: Vec<[u16; 2]>,
     /// GPRS: probability that a packet is lost (each direction, independently).
     #[serde(default = "d0_002")]
     #[schemars(extend("x-omit-if-absent" = true))]
@@ -248,6 +257,35 @@ fn d0_002() -> f64 {
     0.002
 }
 
+/// One node of a `file` mesh.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MeshNodeSpec {
+    /// Position, m (ignored with explicit `links`).
+    #[serde(default)]
+    #[schemars(range(min = -1e6, max = 1e6))]
+    pub x: f64,
+    #[serde(default)]
+    #[schemars(range(min = -1e6, max = 1e6))]
+    pub y: f64,
+    pub role: MeshRole,
+    /// A client's sink (node index); absent = the first sink.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 65534))]
+    pub sink: Option<u16>,
+}
+
+/// What a node of a `file` mesh does: the border router (exactly one), a sink (runs the CoAP
+/// server), a client (runs one CoAP client), or a plain router.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum MeshRole {
+    BorderRouter,
+    Sink,
+    Client,
+    Router,
+}
+
 /// IEEE 802.15.4 MAC addressing of the mesh nodes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -260,7 +298,8 @@ pub enum MacAddressing {
 }
 
 /// A network kind: `star`, the reference testbed (clients behind one constrained link);
-/// `chain`, `grid`, `dumbbell`, multi-hop IEEE 802.15.4 meshes; `gprs`, a GPRS modem link.
+/// `chain`, `grid`, `dumbbell`, multi-hop IEEE 802.15.4 meshes; `gprs`, a GPRS modem link;
+/// `file`, a mesh whose nodes the scenario lists (`network.nodes`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NetworkKind {
@@ -270,6 +309,7 @@ pub enum NetworkKind {
     Grid,
     Dumbbell,
     Gprs,
+    File,
 }
 
 impl NetworkKind {
@@ -280,6 +320,7 @@ impl NetworkKind {
             NetworkKind::Grid => "grid",
             NetworkKind::Dumbbell => "dumbbell",
             NetworkKind::Gprs => "gprs",
+            NetworkKind::File => "file",
         }
     }
 }

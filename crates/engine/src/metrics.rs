@@ -78,7 +78,8 @@ pub struct MeshResult {
     #[serde(flatten)]
     pub counters: MeshCounters,
     pub nodes: u32,
-    /// Requests the clients created (periodic workloads: started or dropped).
+    /// Requests the clients created: periodic workloads, every tick (started or dropped);
+    /// others, every exchange started.
     pub requests_generated: u64,
     /// Requests dropped at the application (NSTART exchanges outstanding).
     pub app_drops: u64,

@@ -16,7 +16,14 @@ impl World {
             for id in g.first..g.first + g.count {
                 let local = self.udp.local_index(id).expect("a UDP client") as usize;
                 let c = &self.udp.clients[local];
-                generated += u64::from(c.stats.generated);
+                // Periodic clients count the requests they created (started or dropped);
+                // other workloads create a request per exchange they start.
+                let made = if c.period().is_some() {
+                    c.stats.generated
+                } else {
+                    c.started()
+                };
+                generated += u64::from(made);
                 app_drops += u64::from(c.stats.app_drops);
                 // Every request of the client has the same size: its IPv6 packet is the IPv4
                 // one with a 40-byte instead of a 20-byte header.
@@ -24,7 +31,7 @@ impl World {
                     self.udp
                         .msgs_of(id)
                         .request(id, 0, 0, 0, None, coaplab_cc::Instant::ZERO);
-                offered_bytes += u64::from(c.stats.generated) * u64::from(req.ip_bytes + 20);
+                offered_bytes += u64::from(made) * u64::from(req.ip_bytes + 20);
                 let r = &self.sh.net.routes[routes[local][0] as usize];
                 client_hops.push(mesh.hops(r.from, r.to));
             }

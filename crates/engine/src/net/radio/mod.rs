@@ -181,14 +181,69 @@ impl Mesh {
         node_rngs: impl Iterator<Item = Xoshiro256pp>,
         loss_rng: Xoshiro256pp,
     ) -> Result<Mesh, String> {
+        Self::build(
+            params,
+            positions,
+            None,
+            border_router,
+            element,
+            node_rngs,
+            loss_rng,
+        )
+    }
+
+    /// A mesh whose radio links are `links` (both directions) instead of the unit disk: a
+    /// node hears, senses and is disturbed by its linked nodes only.
+    pub fn with_links(
+        params: RadioParams,
+        positions: Vec<(f64, f64)>,
+        links: &[[u16; 2]],
+        border_router: u16,
+        element: ElementId,
+        node_rngs: impl Iterator<Item = Xoshiro256pp>,
+        loss_rng: Xoshiro256pp,
+    ) -> Result<Mesh, String> {
+        Self::build(
+            params,
+            positions,
+            Some(links),
+            border_router,
+            element,
+            node_rngs,
+            loss_rng,
+        )
+    }
+
+    fn build(
+        params: RadioParams,
+        positions: Vec<(f64, f64)>,
+        links: Option<&[[u16; 2]]>,
+        border_router: u16,
+        element: ElementId,
+        node_rngs: impl Iterator<Item = Xoshiro256pp>,
+        loss_rng: Xoshiro256pp,
+    ) -> Result<Mesh, String> {
         let n = positions.len();
         let rel = |r: f64| -> Vec<bool> {
-            (0..n * n)
-                .map(|k| {
-                    let (i, j) = (k / n, k % n);
-                    i != j && within(positions[i], positions[j], r)
-                })
-                .collect()
+            match links {
+                None => (0..n * n)
+                    .map(|k| {
+                        let (i, j) = (k / n, k % n);
+                        i != j && within(positions[i], positions[j], r)
+                    })
+                    .collect(),
+                Some(links) => {
+                    let mut m = vec![false; n * n];
+                    for &[a, b] in links {
+                        let (a, b) = (a as usize, b as usize);
+                        if a != b {
+                            m[a * n + b] = true;
+                            m[b * n + a] = true;
+                        }
+                    }
+                    m
+                }
+            }
         };
         let in_range = rel(params.range_m);
         let interferes = rel(params.interference_m.max(params.range_m));

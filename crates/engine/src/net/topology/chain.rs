@@ -17,6 +17,7 @@ pub fn layout(range: f64) -> Layout {
     Layout {
         positions: (0..NODES).map(|i| (f64::from(i) * range, 0.0)).collect(),
         border_router: BORDER_ROUTER,
+        links: None,
         clients: (0..NODES)
             .filter(|&i| i != BORDER_ROUTER)
             .map(|i| (i, BORDER_ROUTER))

@@ -40,6 +40,7 @@ pub fn layout(range: f64) -> Layout {
     Layout {
         positions,
         border_router: BORDER_ROUTER,
+        links: None,
         clients,
     }
 }

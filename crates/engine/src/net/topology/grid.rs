@@ -16,6 +16,7 @@ pub fn layout(range: f64) -> Layout {
             .map(|i| (f64::from(i % SIDE) * range, f64::from(i / SIDE) * range))
             .collect(),
         border_router: BORDER_ROUTER,
+        links: None,
         clients: (0..SIDE * SIDE)
             .filter(|&i| i != BORDER_ROUTER)
             .map(|i| (i, BORDER_ROUTER))

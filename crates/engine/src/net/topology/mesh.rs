@@ -19,6 +19,8 @@ pub struct Layout {
     /// Each client's node and the node of the sink (server) it sends to, in client order
     /// (client `i` uses entry `i % len`).
     pub clients: Vec<(u16, u16)>,
+    /// Explicit links instead of the unit disk (`file` topologies).
+    pub links: Option<Vec<[u16; 2]>>,
 }
 
 fn micros(us: f64) -> Duration {
@@ -60,14 +62,27 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
     let params = radio_params(&net_cfg)?;
     let n = layout.positions.len();
     let (seed, rep) = (cfg.seed, replication);
-    let mesh = Mesh::new(
-        params,
-        layout.positions,
-        layout.border_router,
-        0,
-        (0..n as u32).map(|i| stream(seed, rep, Stream::Radio(i))),
-        stream(seed, rep, Stream::Radio(u32::MAX)),
-    )
+    let rngs = (0..n as u32).map(|i| stream(seed, rep, Stream::Radio(i)));
+    let loss_rng = stream(seed, rep, Stream::Radio(u32::MAX));
+    let mesh = match &layout.links {
+        None => Mesh::new(
+            params,
+            layout.positions,
+            layout.border_router,
+            0,
+            rngs,
+            loss_rng,
+        ),
+        Some(links) => Mesh::with_links(
+            params,
+            layout.positions,
+            links,
+            layout.border_router,
+            0,
+            rngs,
+            loss_rng,
+        ),
+    }
     .map_err(|e| ConfigError(format!("network.kind: {}: {e}", net_cfg.kind.as_str())))?;
     let sinks: Vec<u16> = layout.clients.iter().map(|&(_, s)| s).collect();
     let client_nodes: Vec<u16> = layout.clients.iter().map(|&(c, _)| c).collect();

@@ -4,6 +4,7 @@
 
 pub mod chain;
 pub mod dumbbell;
+pub mod file;
 pub mod gprs;
 pub mod grid;
 pub mod mesh;
@@ -41,6 +42,7 @@ pub const TOPOLOGIES: &[(&str, Build)] = &[
     ("grid", grid::build),
     ("dumbbell", dumbbell::build),
     ("gprs", gprs::build),
+    ("file", file::build),
 ];
 
 /// The topology `cfg.network.kind` names (default `star`).
