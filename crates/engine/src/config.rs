@@ -160,6 +160,21 @@ pub struct NetworkConfig {
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 1, max = 10000))]
     pub border_router_queue_frames: u32,
+    /// Radio duty cycling: `nullrdc` (always on) or `contikimac` (ContikiMAC-style: nodes wake
+    /// up `channel_check_rate_hz` times a second; senders strobe a frame until it is taken).
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub rdc: RdcKind,
+    /// ContikiMAC: channel checks per second (NETSTACK_RDC_CHANNEL_CHECK_RATE, Contiki's 8).
+    #[serde(default = "d8_u32")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 1000))]
+    pub channel_check_rate_hz: u32,
+    /// ContikiMAC: gap between strobed copies, µs (turnaround + acknowledgement by default).
+    #[serde(default = "d544")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1e6))]
+    pub strobe_gap_us: f64,
     /// GPRS: uplink (device → network) rate, kbit/s.
     #[serde(default = "d15")]
     #[schemars(extend("x-omit-if-absent" = true))]
@@ -284,6 +299,22 @@ pub enum MeshRole {
     Sink,
     Client,
     Router,
+}
+
+/// Radio duty cycling of the mesh nodes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RdcKind {
+    #[default]
+    Nullrdc,
+    Contikimac,
+}
+
+fn d8_u32() -> u32 {
+    8
+}
+fn d544() -> f64 {
+    544.0
 }
 
 /// IEEE 802.15.4 MAC addressing of the mesh nodes.

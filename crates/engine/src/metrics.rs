@@ -46,6 +46,8 @@ pub struct MeshCounters {
     pub frames_sent: u64,
     /// Link-layer retransmissions (a frame sent again after no acknowledgement).
     pub retransmissions: u64,
+    /// Duty cycling: strobed copies sent before the one the receiver took.
+    pub strobes: u64,
     pub acks_sent: u64,
     /// Frames (data or acknowledgement) lost because another transmission overlapped them.
     pub collisions: u64,

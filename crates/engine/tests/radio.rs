@@ -298,6 +298,8 @@ fn params(min_be: u8, max_be: u8, retries: u8) -> RadioParams {
         },
         queue_frames: 4,
         border_router_queue_frames: 6,
+        wake_period: None,
+        strobe_gap: Duration::from_micros(544),
     }
 }
 
@@ -352,6 +354,29 @@ fn one_frame_one_hop_on_an_idle_channel() {
     let c = mesh.counters;
     assert_eq!((c.frames_sent, c.acks_sent, c.collisions), (1, 1, 0));
     assert_eq!(mesh.queued_frames(), 0);
+}
+
+#[test]
+fn contikimac_strobes_until_the_receiver_wakes_up() {
+    let mut p = params(0, 0, 3);
+    // 8 Hz channel checks: every 125 ms; node 1 wakes up at 10 ms (+ k × 125 ms).
+    p.wake_period = Some(Duration::from_millis(125));
+    let mut mesh = line(2, 1, p);
+    mesh.wake_phases = vec![Duration::ZERO, Duration::from_millis(10)];
+    let mut packets = Slab::default();
+    let r = request(95);
+    let id = packets.insert(r);
+    let mut q = Queue::default();
+    mesh.enter(Instant::ZERO, id, &r, 0, 1, &mut q).unwrap();
+    // The strobe starts at 320 µs (CCA 128 + turnaround 192); a copy every 2720 (airtime) +
+    // 544 (gap) = 3264 µs. Node 1 wakes at 10 000 µs and takes the next whole copy: copy
+    // k = ⌈(10 000 − 320) / 3264⌉ = ⌈2.97⌉ = 3, from 320 + 3 × 3264 = 10 112 µs to
+    // 10 112 + 2720 = 12 832 µs.
+    assert_eq!(
+        drive(&mut mesh, &packets, &mut q),
+        vec![(12832, MeshOutcome::Exit(id))]
+    );
+    assert_eq!((mesh.counters.strobes, mesh.counters.frames_sent), (3, 1));
 }
 
 #[test]
@@ -515,7 +540,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
 
     /// Every request is answered, dropped with a counted reason, or (never, at the end) in
-    /// flight — whatever the load, NSTART and queue sizes.
+    /// flight — whatever the load, NSTART, queue sizes, losses and duty cycling.
     #[test]
     fn requests_are_conserved(
         kind in prop::sample::select(vec!["chain", "grid", "dumbbell"]),
@@ -524,13 +549,14 @@ proptest! {
         queue in 1u32..6,
         seed in 0u64..1000,
         loss in prop::sample::select(vec![0.0, 0.1]),
+        rdc in prop::sample::select(vec!["nullrdc", "contikimac"]),
     ) {
         let clients = if kind == "grid" { 48 } else { 20 };
         let mut cfg = common::config(json!({
             "workload": {"kind": "periodic", "clients": clients, "period_s": period,
                          "duration_s": 5.0, "request_bytes": 95, "response_bytes": 0},
             "coap": {"nstart": nstart, "max_retransmit": 2},
-            "network": {"kind": kind, "mac_queue_frames": queue, "link_loss": loss},
+            "network": {"kind": kind, "mac_queue_frames": queue, "link_loss": loss, "rdc": rdc},
         }));
         cfg.seed = seed;
         let r = coaplab_engine::testbed::run(&cfg, 0, None).unwrap();

@@ -41,6 +41,10 @@ use sixlowpan::{Fragments, Hop};
 /// dynamic port, RFC 6335 §6): neither is NHC-compressible, so UDP takes 7 bytes.
 const UDP_PORTS: (u16, u16) = (crate::testbed::CLIENT_PORT, 5683);
 
+/// The receiver of a transmission nobody is meant to receive (the strobes before the copy a
+/// duty-cycled receiver wakes up for).
+const NO_RECEIVER: u16 = u16::MAX;
+
 /// What a radio event is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RadioKind {
@@ -50,6 +54,8 @@ pub enum RadioKind {
     TxStart,
     /// `node`'s frame leaves the air.
     TxEnd,
+    /// Duty cycling: `node`'s strobe reaches the copy its receiver woke up for.
+    StrobeCopy,
     /// `node` starts acknowledging `peer`'s frame (`gen`: `peer`'s MAC generation).
     AckStart,
     /// `node`'s acknowledgement to `peer` leaves the air.
@@ -91,6 +97,11 @@ pub struct RadioParams {
     pub mac: MacParams,
     pub queue_frames: u32,
     pub border_router_queue_frames: u32,
+    /// ContikiMAC-style duty cycling: every node wakes up once per this period (at its own
+    /// phase) to check the channel; `None`: the radio is always on (NullRDC).
+    pub wake_period: Option<Duration>,
+    /// Gap between two strobed copies of a frame (room for the acknowledgement).
+    pub strobe_gap: Duration,
 }
 
 /// One frame in a MAC queue: fragment `frag` of the packet's hop transfer `xfer`.
@@ -160,6 +171,8 @@ pub struct Mesh {
     next_xfer: u32,
     loss_rng: Xoshiro256pp,
     pub counters: MeshCounters,
+    /// Duty cycling: each node's wake-up phase in `[0, wake_period)`.
+    pub wake_phases: Vec<Duration>,
 }
 
 /// `(x1, y1)` and `(x2, y2)` are at most `r` apart (with a relative tolerance of 1e-9, so
@@ -258,22 +271,28 @@ impl Mesh {
             .collect();
         let dodag = Dodag::build(border_router, &neighbors)
             .map_err(|lost| format!("node {lost} cannot reach the border router"))?;
+        let mut wake_phases = Vec::new();
         let nodes = node_rngs
             .take(n)
             .enumerate()
-            .map(|(i, rng)| Node {
-                mac: Csma::default(),
-                queue: VecDeque::new(),
-                capacity: if i == border_router as usize {
-                    params.border_router_queue_frames
-                } else {
-                    params.queue_frames
-                } as usize,
-                rng,
-                gen: 0,
-                on_air: false,
-                last_air_end: Instant::ZERO,
-                ack_busy_until: Instant::ZERO,
+            .map(|(i, mut rng)| {
+                if let Some(period) = params.wake_period {
+                    wake_phases.push(rng.uniform(Duration::ZERO, period - Duration::from_nanos(1)));
+                }
+                Node {
+                    mac: Csma::default(),
+                    queue: VecDeque::new(),
+                    capacity: if i == border_router as usize {
+                        params.border_router_queue_frames
+                    } else {
+                        params.queue_frames
+                    } as usize,
+                    rng,
+                    gen: 0,
+                    on_air: false,
+                    last_air_end: Instant::ZERO,
+                    ack_busy_until: Instant::ZERO,
+                }
             })
             .collect();
         Ok(Mesh {
@@ -291,6 +310,7 @@ impl Mesh {
             next_xfer: 1,
             loss_rng,
             counters: MeshCounters::default(),
+            wake_phases,
         })
     }
 
@@ -497,22 +517,25 @@ impl Mesh {
         })
     }
 
-    /// `node` starts transmitting to `rx` at `now`; returns whether the frame is already
-    /// corrupted at `rx`.
+    /// `node` starts transmitting to `rx` (or [`NO_RECEIVER`]); the frames it disturbs are
+    /// marked corrupted, and so is its own if a transmission already disturbs `rx`.
     fn start_air(&mut self, node: u16, rx: u16) {
         let n = self.nodes.len();
         // Every frame being received within interference range of `node` (or by `node`
         // itself) is corrupted.
         for a in &mut self.air {
-            if !a.corrupted && (a.rx == node || self.interferes[node as usize * n + a.rx as usize])
+            if !a.corrupted
+                && a.rx != NO_RECEIVER
+                && (a.rx == node || self.interferes[node as usize * n + a.rx as usize])
             {
                 a.corrupted = true;
             }
         }
-        let corrupted = self
-            .air
-            .iter()
-            .any(|a| a.node == rx || self.interferes[a.node as usize * n + rx as usize]);
+        let corrupted = rx != NO_RECEIVER
+            && self
+                .air
+                .iter()
+                .any(|a| a.node == rx || self.interferes[a.node as usize * n + rx as usize]);
         self.air.push(Air {
             node,
             rx,
@@ -607,6 +630,42 @@ impl Mesh {
                 if self.nodes[u as usize].mac.retries > 0 {
                     self.counters.retransmissions += 1;
                 }
+                let airtime = phy::airtime(u32::from(f.bytes));
+                if let Some(period) = self.params.wake_period {
+                    // Strobe: copies every airtime + gap until the receiver wakes up; it
+                    // detects the strobe at its wake-up and receives the next whole copy.
+                    let phase = self.wake_phases[f.to as usize].nanos();
+                    let p = period.nanos();
+                    let t = now.nanos();
+                    let wake = if t <= phase {
+                        phase
+                    } else {
+                        phase + (t - phase).div_ceil(p) * p
+                    };
+                    let step = (airtime + self.params.strobe_gap).nanos();
+                    let k = (wake - t).div_ceil(step);
+                    if k > 0 {
+                        self.counters.strobes += k;
+                        self.start_air(u, NO_RECEIVER);
+                        let copy = Instant::from_nanos(t + k * step);
+                        self.schedule(q, copy, RadioKind::StrobeCopy, u, f.to, ev.gen);
+                        return MeshOutcome::Nothing;
+                    }
+                }
+                self.start_air(u, f.to);
+                self.schedule(q, now + airtime, RadioKind::TxEnd, u, f.to, ev.gen);
+                MeshOutcome::Nothing
+            }
+            RadioKind::StrobeCopy => {
+                // The strobe so far occupied the channel for nobody; the copy now on the air
+                // is the one the receiver takes.
+                let i = self
+                    .air
+                    .iter()
+                    .position(|a| a.node == u)
+                    .expect("the node is strobing");
+                self.air.swap_remove(i);
+                let f = *self.nodes[u as usize].queue.front().expect("a head frame");
                 self.start_air(u, f.to);
                 let end = now + phy::airtime(u32::from(f.bytes));
                 self.schedule(q, end, RadioKind::TxEnd, u, f.to, ev.gen);

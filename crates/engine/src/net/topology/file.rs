@@ -42,9 +42,11 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
         let sink = match nodes[c as usize].sink {
             None => sinks[0],
             Some(s) if sinks.contains(&s) => s,
-            Some(s) => return err(format!(
+            Some(s) => {
+                return err(format!(
                 "network.nodes[{c}].sink: {s} is not a node with role \"sink\"; sinks: {sinks:?}"
-            )),
+            ))
+            }
         };
         pairs.push((c, sink));
     }

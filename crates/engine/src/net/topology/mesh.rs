@@ -53,6 +53,9 @@ pub fn radio_params(n: &NetworkConfig) -> Result<RadioParams, ConfigError> {
         },
         queue_frames: n.mac_queue_frames,
         border_router_queue_frames: n.border_router_queue_frames,
+        wake_period: (n.rdc == crate::config::RdcKind::Contikimac)
+            .then(|| Duration::from_nanos(1_000_000_000 / u64::from(n.channel_check_rate_hz))),
+        strobe_gap: micros(n.strobe_gap_us),
     })
 }
 
