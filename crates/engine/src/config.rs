@@ -160,6 +160,13 @@ pub struct NetworkConfig {
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 1, max = 10000))]
     pub border_router_queue_frames: u32,
+    /// Meshes: clients outside the mesh, behind the border router over a path of
+    /// `link.path_delay_ms` each way, sending to the mesh's sinks in turn. They follow the
+    /// topology's own clients: client `i` for `i` ≥ the topology's clients.
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(max = 100000))]
+    pub outside_clients: u32,
     /// Radio duty cycling: `nullrdc` (always on) or `contikimac` (ContikiMAC-style: nodes wake
     /// up `channel_check_rate_hz` times a second; senders strobe a frame until it is taken).
     #[serde(default)]

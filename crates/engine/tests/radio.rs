@@ -515,6 +515,29 @@ fn every_builtin_mesh_runs_the_periodic_workload() {
     }
 }
 
+#[test]
+fn clients_outside_the_mesh_reach_a_sink_through_the_border_router() {
+    // A file mesh: border router 0, sink 1 (one range east), client 2 (two ranges east); one
+    // more client outside the mesh, 10 ms behind the border router.
+    let cfg = common::config(json!({
+        "link": {"path_delay_ms": [10.0, 10.0]},
+        "workload": {"kind": "continuous", "clients": 2, "exchanges": 5, "response_bytes": 0},
+        "network": {"kind": "file", "outside_clients": 1, "nodes": [
+            {"x": 0.0, "y": 0.0, "role": "border-router"},
+            {"x": 10.0, "y": 0.0, "role": "sink"},
+            {"x": 20.0, "y": 0.0, "role": "client"}]},
+    }));
+    let r = coaplab_engine::testbed::run(&cfg, 0, None).unwrap();
+    let m = r.mesh.as_ref().unwrap();
+    // Client 0 on node 2: 2 → 1 is one hop (both within range of each other, 10 m apart).
+    // Client 1 outside: it enters at the border router, one hop from the sink.
+    assert_eq!(m.client_hops, vec![1, 1]);
+    assert!(r.clients.iter().all(|c| c.exchanges_completed == 5));
+    // The outside client's exchange takes at least the 2 × 10 ms of its path.
+    assert!(r.clients[1].fct_s.unwrap() >= 5.0 * 0.020);
+    conservation(&r);
+}
+
 /// Every request copy sent is answered (its response delivered), or dropped with a counted
 /// reason; the run ends when nothing is left in flight.
 fn conservation(r: &coaplab_engine::metrics::RunResult) {

@@ -5,11 +5,12 @@
 
 use super::Topology;
 use crate::config::{NetworkConfig, RunConfig};
-use crate::net::network::{Element, Network, Node, NodeId, NodeRole, Route};
+use crate::net::network::{Element, Network, Node, NodeId, NodeRole, PathElement, Route};
+use crate::net::path::PathDelay;
 use crate::net::radio::mac::MacParams;
 use crate::net::radio::{Mesh, RadioParams};
 use crate::sim::streams::{stream, Stream};
-use crate::testbed::ConfigError;
+use crate::testbed::{millis, ConfigError};
 use coaplab_cc::Duration;
 
 /// A mesh's layout.
@@ -59,7 +60,8 @@ pub fn radio_params(n: &NetworkConfig) -> Result<RadioParams, ConfigError> {
     })
 }
 
-/// Builds replication `replication`'s mesh network of `layout`.
+/// Builds replication `replication`'s mesh network of `layout` (plus, with
+/// `network.outside_clients`, a host of clients outside the mesh behind the border router).
 pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topology, ConfigError> {
     let net_cfg = cfg.network.clone().unwrap_or_default();
     let params = radio_params(&net_cfg)?;
@@ -87,9 +89,9 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
         ),
     }
     .map_err(|e| ConfigError(format!("network.kind: {}: {e}", net_cfg.kind.as_str())))?;
-    let sinks: Vec<u16> = layout.clients.iter().map(|&(_, s)| s).collect();
-    let client_nodes: Vec<u16> = layout.clients.iter().map(|&(c, _)| c).collect();
-    let nodes = (0..n as u16)
+    let mut sinks: Vec<u16> = layout.clients.iter().map(|&(_, s)| s).collect();
+    let mut client_nodes: Vec<u16> = layout.clients.iter().map(|&(c, _)| c).collect();
+    let mut nodes: Vec<Node> = (0..n as u16)
         .map(|i| Node {
             name: format!("node-{i}"),
             role: if sinks.contains(&i) {
@@ -115,9 +117,52 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
             }
         }
     }
+    let mut elements = vec![Element::Mesh(Box::new(mesh))];
+    // Clients outside the mesh: one host ("cloud") behind the border router, over a path of
+    // `link.path_delay_ms` each way; each sends to the mesh's sinks in turn.
+    if net_cfg.outside_clients > 0 {
+        let cloud = n as u16;
+        nodes.push(Node {
+            name: "cloud".into(),
+            role: NodeRole::Clients,
+        });
+        let l = &cfg.link;
+        let path = |name: &str, st| {
+            Element::Path(PathElement {
+                name: name.into(),
+                path: PathDelay::new(millis(l.path_delay_ms[0]), millis(l.path_delay_ms[1])),
+                rng: stream(seed, rep, st),
+            })
+        };
+        elements.push(path("cloud-in", Stream::PathDelayUp));
+        elements.push(path("cloud-out", Stream::PathDelayDown));
+        let mut distinct: Vec<u16> = Vec::new();
+        for &s in &sinks {
+            if !distinct.contains(&s) {
+                distinct.push(s);
+            }
+        }
+        for k in 0..net_cfg.outside_clients as usize {
+            let s = distinct[k % distinct.len()];
+            client_nodes.push(cloud);
+            sinks.push(s);
+            if !routes.iter().any(|r| r.from == cloud && r.to == s) {
+                routes.push(Route {
+                    from: cloud,
+                    to: s,
+                    hops: vec![1, 0],
+                });
+                routes.push(Route {
+                    from: s,
+                    to: cloud,
+                    hops: vec![0, 2],
+                });
+            }
+        }
+    }
     let server: NodeId = sinks[0];
     Ok(Topology {
-        network: Network::new(nodes, vec![Element::Mesh(Box::new(mesh))], routes),
+        network: Network::new(nodes, elements, routes),
         client_nodes,
         server,
         client_servers: sinks,
