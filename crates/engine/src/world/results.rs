@@ -224,7 +224,7 @@ impl World {
             retransmission_histogram: hist,
             packets: self.sh.net.packet_stats(
                 period,
-                self.cfg.link.downlink_kbps,
+                crate::net::topology::downlink_kbps(&self.cfg),
                 unnecessary_bytes,
             ),
             server: ServerStats {

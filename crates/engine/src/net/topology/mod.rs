@@ -60,3 +60,12 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
         ))),
     }
 }
+
+/// The rate of the network's downlink (the links with role `Downlink`), kbit/s, for the
+/// downlink-share metrics: `link.downlink_kbps`, or the GPRS preset's downlink.
+pub fn downlink_kbps(cfg: &RunConfig) -> f64 {
+    match cfg.network.as_ref() {
+        Some(n) if n.kind == crate::config::NetworkKind::Gprs => n.gprs_downlink_kbps,
+        _ => cfg.link.downlink_kbps,
+    }
+}
