@@ -65,7 +65,7 @@ class Result:
                 row = {"config_id": cid, **{k: v for k, v in r.items() if k not in ("clients", "packets", "traces", "retransmission_histogram", "server", "tcp", "seq_traces", "mesh")}}
                 row.update({f"packets_{k}": v for k, v in r["packets"].items()})
                 row.update({f"tcp_{k}": v for k, v in (r.get("tcp") or {}).items()})
-                row.update({f"mesh_{k}": v for k, v in (r.get("mesh") or {}).items() if k != "client_hops"})
+                row.update({f"mesh_{k}": v for k, v in (r.get("mesh") or {}).items() if k not in ("client_hops", "client_mean_exchange_s")})
                 rows.append(row)
         return pd.DataFrame(rows)
 

@@ -118,7 +118,7 @@ def summarize_mesh(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     for r in runs:
         for k, v in r["mesh"].items():
-            if k in ("client_hops", "nodes"):
+            if k in ("client_hops", "client_mean_exchange_s", "nodes"):
                 continue
             out[k] = out.get(k, 0) + v
     for k in _MESH_MEANS:
@@ -126,8 +126,9 @@ def summarize_mesh(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
     out["nodes"] = runs[0]["mesh"]["nodes"]
     by_hops: dict[int, list[dict[str, Any]]] = {}
     for r in runs:
-        for c, hops in zip(r["clients"], r["mesh"]["client_hops"]):
-            by_hops.setdefault(hops, []).append(c)
+        means = r["mesh"].get("client_mean_exchange_s") or [None] * len(r["clients"])
+        for c, hops, mean in zip(r["clients"], r["mesh"]["client_hops"], means):
+            by_hops.setdefault(hops, []).append({**c, "mean_exchange_s": mean})
     out["by_hops"] = {
         str(h): {
             "clients": len(cs) // len(runs),

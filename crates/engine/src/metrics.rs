@@ -92,6 +92,9 @@ pub struct MeshResult {
     pub carried_kbps: f64,
     /// Radio hops of each client's route to its server, by client.
     pub client_hops: Vec<u32>,
+    /// Each client's mean exchange time (first request → response, completed exchanges), s;
+    /// `None` for a client that completed none.
+    pub client_mean_exchange_s: Vec<Option<f64>>,
 }
 
 /// One client population's measurements (docs/design.md "Client populations"); per-client
@@ -222,10 +225,6 @@ pub struct ClientResult {
     /// Runs with client populations: the client's group.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
-    /// Periodic workloads: mean time from an exchange's first request to its response over
-    /// the completed exchanges, s.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mean_exchange_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]

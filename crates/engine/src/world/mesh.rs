@@ -11,6 +11,7 @@ impl World {
         let mesh = self.sh.net.mesh()?;
         let (mut generated, mut app_drops, mut offered_bytes) = (0u64, 0u64, 0u64);
         let mut client_hops = Vec::new();
+        let mut client_mean_exchange_s = Vec::new();
         let routes = self.udp.client_routes();
         for g in self.groups.iter().filter(|g| !g.tcp) {
             for id in g.first..g.first + g.count {
@@ -34,6 +35,10 @@ impl World {
                 offered_bytes += u64::from(made) * u64::from(req.ip_bytes + 20);
                 let r = &self.sh.net.routes[routes[local][0] as usize];
                 client_hops.push(mesh.hops(r.from, r.to));
+                let s = &c.stats;
+                client_mean_exchange_s.push(
+                    (s.completed > 0).then(|| s.exchange_time.secs_f64() / f64::from(s.completed)),
+                );
             }
         }
         let duration = self
@@ -66,6 +71,7 @@ impl World {
             offered_kbps: kbps(offered_bytes),
             carried_kbps: kbps(carried_bytes),
             client_hops,
+            client_mean_exchange_s,
         })
     }
 }

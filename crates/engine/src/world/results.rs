@@ -276,7 +276,6 @@ impl World {
             duplicate_responses: 0,
             tcp: Some(t),
             group: None,
-            mean_exchange_s: None,
         };
         (row, t)
     }
@@ -297,8 +296,6 @@ fn udp_client(c: &Client, unnecessary: u32, measured: &mut MeasuredPeriod) -> Cl
         duplicate_responses: s.duplicate_responses,
         tcp: None,
         group: None,
-        mean_exchange_s: (c.period().is_some() && s.completed > 0)
-            .then(|| s.exchange_time.secs_f64() / f64::from(s.completed)),
     }
 }
 
