@@ -31,9 +31,8 @@ def table(summaries: list[dict[str, Any]]) -> str:
         out.append(title)
         out.append(
             f"  {coap['transport']}/{coap['cc']}  {w['kind']} x{w['clients'] if w['kind'] != 'burst' else w['background']} clients"
-            + (f"  network {c['network']['kind']}" if c.get("network", {}).get("kind", "star") != "star" else
-               f"  buffer {l['buffer_bytes']} B  errors {l['errors'] if isinstance(l['errors'], str) else 'custom'}")
-            + f"  replications {s['replications']}"
+            f"  buffer {l['buffer_bytes']} B  errors {l['errors'] if isinstance(l['errors'], str) else 'custom'}"
+            f"  replications {s['replications']}"
         )
         out.append("  FCT s        " + "  ".join(f"{k:>8}" for k in PERCENTILE_KEYS))
         out.append("               " + "  ".join(f"{_f(s['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
@@ -72,7 +71,7 @@ def _mesh_lines(m: dict[str, Any] | None) -> list[str]:
     if not m:
         return []
     out = [
-        f"  mesh ({m['nodes']} nodes): offered {_f(m['offered_kbps'])} kbit/s, carried {_f(m['carried_kbps'])} kbit/s;"
+        f"  mesh ({m['nodes']} nodes; the link line above does not apply): offered {_f(m['offered_kbps'])} kbit/s, carried {_f(m['carried_kbps'])} kbit/s;"
         f" requests {m['requests_generated']} created, {m['app_drops']} dropped at the application",
         f"    frames {m['frames_sent']} ({m['retransmissions']} link-layer retransmissions), collisions {m['collisions']},"
         f" CSMA failures {m['channel_access_failures']}, retries exhausted {m['retry_failures']},"

@@ -101,13 +101,13 @@ impl UdpApp {
             ));
         }
         let msgs = MessageFactory {
+            // A whole IPv6 packet of `request_bytes`: 40 (IPv6) + 8 (UDP) + 12 (CoAP header
+            // and Uri-Path) + 1 (payload marker) + payload.
+            request_payload: w.request_bytes.map_or(0, |b| b.saturating_sub(61)),
             response_bytes: w.response_bytes,
             block_szx: w.block_szx,
             resource_bytes: w.resource_bytes,
             rexmit_cnt: name.needs_rexmit_count(),
-            // A whole IPv6 packet of `request_bytes`: 40 (IPv6) + 8 (UDP) + 12 (CoAP header
-            // and Uri-Path) + 1 (payload marker) + payload.
-            request_payload: w.request_bytes.map_or(0, |b| b.saturating_sub(61)),
         };
         let largest = msgs.response(&msgs.request(
             0,
