@@ -357,6 +357,31 @@ fn one_frame_one_hop_on_an_idle_channel() {
 }
 
 #[test]
+fn a_fragmented_packet_crosses_one_hop_in_two_frames() {
+    let mut mesh = line(2, 1, params(0, 0, 3));
+    let mut packets = Slab::default();
+    // A 144-byte IPv6 packet: CoAP 144 − 48 = 96 B; on its only hop 9 B of compressed
+    // headers + 96 = 105 B, one over the frame's 104: FRAG1 101 B, FRAGN 13 B (the sizes of
+    // a_packet_one_byte_over_a_frame_takes_two_fragments); MAC frames 124 and 36 B.
+    let r = request(144);
+    let id = packets.insert(r);
+    let mut q = Queue::default();
+    mesh.enter(Instant::ZERO, id, &r, 0, 1, &mut q).unwrap();
+    // FRAG1: CCA ends 128, on the air 320–4480 µs ((6 + 124) × 32 = 4160); the ACK follows
+    // its turnaround: 4672–5024 µs. FRAGN: CCA 5024–5152 (clear: the ACK ended at 5024), on
+    // the air from 5344 for (6 + 36) × 32 = 1344 µs: node 1 has the whole packet at 6688 µs.
+    assert_eq!(
+        drive(&mut mesh, &packets, &mut q),
+        vec![(6688, MeshOutcome::Exit(id))]
+    );
+    let c = mesh.counters;
+    assert_eq!(
+        (c.frames_sent, c.acks_sent, c.fragmented_packets),
+        (2, 2, 1)
+    );
+}
+
+#[test]
 fn contikimac_strobes_until_the_receiver_wakes_up() {
     let mut p = params(0, 0, 3);
     // 8 Hz channel checks: every 125 ms; node 1 wakes up at 10 ms (+ k × 125 ms).
