@@ -91,3 +91,11 @@ def test_reproduce_prints_loads_for_a_mesh(cli):
     out = cli("reproduce", "flocklab-burst", "--no-db")
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("offered ") == 3 and "carried " in out.stdout
+
+
+def test_lossy_links_name_existing_nodes(cli, tmp_path):
+    p = tmp_path / "ll.toml"
+    p.write_text('[network]\nkind = "chain"\nlossy_links = [{a = 3, b = 40, loss = 0.5}]\n')
+    out = cli("run", p, "--no-db")
+    assert out.returncode == 2
+    assert "network.lossy_links: {a = 3, b = 40} is not a link between two of the 21 nodes" in out.stderr

@@ -182,6 +182,11 @@ pub struct NetworkConfig {
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 0.0, max = 1e6))]
     pub strobe_gap_us: f64,
+    /// Meshes: per-link loss probabilities that replace `link_loss` on those links (both
+    /// directions; nodes by index).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub lossy_links: Vec<LossyLink>,
     /// GPRS: uplink (device → network) rate, kbit/s.
     #[serde(default = "d15")]
     #[schemars(extend("x-omit-if-absent" = true))]
@@ -277,6 +282,17 @@ fn gprs_delay() -> [f64; 2] {
 }
 fn d0_002() -> f64 {
     0.002
+}
+
+/// A mesh link with its own loss probability.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LossyLink {
+    pub a: u16,
+    pub b: u16,
+    /// Probability that a frame on the link (data or acknowledgement) is lost.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub loss: f64,
 }
 
 /// One node of a `file` mesh.

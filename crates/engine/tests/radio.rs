@@ -459,6 +459,32 @@ fn retries_until_exhaustion_on_a_lossy_link() {
 }
 
 #[test]
+fn a_lossy_link_loses_only_its_own_frames() {
+    // Node 0 sends to node 1 (the root) and node 2 to node 1; only link 0–1 loses everything.
+    let mut mesh = line(3, 1, params(0, 0, 0));
+    mesh.set_link_loss(0, 1, 1.0);
+    let mut packets = Slab::default();
+    let r = request(95);
+    let (ia, ib) = (packets.insert(r), packets.insert(r));
+    let mut q = Queue::default();
+    mesh.enter(Instant::ZERO, ia, &r, 0, 1, &mut q).unwrap();
+    // Node 2 starts after node 0's exchange is over (no collision): 0's frame 320–3040 µs,
+    // no acknowledgement, given up at 3904 µs.
+    assert_eq!(
+        drive(&mut mesh, &packets, &mut q),
+        vec![(3904, MeshOutcome::Dropped(ia, DropReason::Radio))]
+    );
+    let t0 = Instant::from_nanos(10_000_000);
+    mesh.enter(t0, ib, &r, 2, 1, &mut q).unwrap();
+    // Link 2–1 keeps the default (no loss): 10 ms + 3040 µs.
+    assert_eq!(
+        drive(&mut mesh, &packets, &mut q),
+        vec![(13040, MeshOutcome::Exit(ib))]
+    );
+    assert_eq!(mesh.counters.link_losses, 1);
+}
+
+#[test]
 fn the_mac_queue_overflows_at_the_fifth_frame() {
     let mut mesh = line(2, 1, params(3, 5, 3));
     let mut packets = Slab::default();

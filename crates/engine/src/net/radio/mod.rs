@@ -173,6 +173,9 @@ pub struct Mesh {
     pub counters: MeshCounters,
     /// Duty cycling: each node's wake-up phase in `[0, wake_period)`.
     pub wake_phases: Vec<Duration>,
+    /// Per-link loss probabilities (`n × n`, both directions) where they differ from
+    /// `params.link_loss`; empty when none does.
+    link_loss: Vec<f64>,
 }
 
 /// `(x1, y1)` and `(x2, y2)` are at most `r` apart (with a relative tolerance of 1e-9, so
@@ -311,7 +314,19 @@ impl Mesh {
             loss_rng,
             counters: MeshCounters::default(),
             wake_phases,
+            link_loss: Vec::new(),
         })
+    }
+
+    /// Frames between nodes `a` and `b` (both directions) are lost with probability `p`
+    /// instead of `params.link_loss`.
+    pub fn set_link_loss(&mut self, a: u16, b: u16, p: f64) {
+        let n = self.nodes.len();
+        if self.link_loss.is_empty() {
+            self.link_loss = vec![self.params.link_loss; n * n];
+        }
+        self.link_loss[a as usize * n + b as usize] = p;
+        self.link_loss[b as usize * n + a as usize] = p;
     }
 
     pub fn len(&self) -> usize {
@@ -562,7 +577,12 @@ impl Mesh {
         if !self.in_range(node, a.rx) {
             return false;
         }
-        if self.params.link_loss > 0.0 && self.loss_rng.unit_f64() < self.params.link_loss {
+        let p = if self.link_loss.is_empty() {
+            self.params.link_loss
+        } else {
+            self.link_loss[self.idx(node, a.rx)]
+        };
+        if p > 0.0 && self.loss_rng.unit_f64() < p {
             self.counters.link_losses += 1;
             return false;
         }

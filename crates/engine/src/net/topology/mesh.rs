@@ -89,6 +89,16 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
         ),
     }
     .map_err(|e| ConfigError(format!("network.kind: {}: {e}", net_cfg.kind.as_str())))?;
+    let mut mesh = mesh;
+    for l in &net_cfg.lossy_links {
+        if l.a as usize >= n || l.b as usize >= n || l.a == l.b {
+            return Err(ConfigError(format!(
+                "network.lossy_links: {{a = {}, b = {}}} is not a link between two of the {n} nodes",
+                l.a, l.b
+            )));
+        }
+        mesh.set_link_loss(l.a, l.b, l.loss);
+    }
     let mut sinks: Vec<u16> = layout.clients.iter().map(|&(_, s)| s).collect();
     let mut client_nodes: Vec<u16> = layout.clients.iter().map(|&(c, _)| c).collect();
     let mut nodes: Vec<Node> = (0..n as u16)
