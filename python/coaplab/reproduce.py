@@ -61,18 +61,8 @@ def side_by_side(result: Result, figures: list[dict[str, Any]]) -> str:
     for s in result.summaries:
         swept = ", ".join(f"{k}={v}" for k, v in s.get("swept", {}).items())
         lines.append(f"{s['name']}  {swept}")
+        lines.extend(mesh_lines(s))
         matches = published_for(s["config"], figures)
-        if s.get("mesh"):  # multi-hop radio networks: loads and MAC losses (docs/networks.md)
-            m = s["mesh"]
-            lines.append(f"  offered {m['offered_kbps']:.2f} kbit/s, carried {m['carried_kbps']:.2f} kbit/s;"
-                         f" app drops {m['app_drops']}, MAC queue drops {m['mac_queue_drops']},"
-                         f" collisions {m['collisions']}, link-layer retransmissions {m['retransmissions']},"
-                         f" CSMA failures {m['channel_access_failures']}")
-            for h, b in m["by_hops"].items():
-                ex = b.get("mean_exchange_s") or {}
-                if ex.get("p50") is not None:
-                    lines.append(f"    {h} hops: {b['clients']} clients, exchange time (client means) p50 {ex['p50']:.3f} s,"
-                                 f" max {ex['max']:.3f} s; {b['exchanges_completed']} completed, {b['exchanges_failed']} failed")
         if not matches:
             lines.append("  no published figure; simulated FCT s: " + "  ".join(
                 f"{k} {s['fct_s'][k]:.3f}" for k in PERCENTILE_KEYS if s["fct_s"][k] is not None))
@@ -95,3 +85,21 @@ def reproduce(names: list[str], jobs: int | None = None, db: str | None = None, 
         result = run_scenario(scenario, jobs=jobs, db=db, progress=progress, cluster=cluster)
         out.append(side_by_side(result, figures))
     return "\n".join(out)
+
+
+def mesh_lines(s: dict[str, Any]) -> list[str]:
+    """Multi-hop radio networks (docs/networks.md): offered and carried load, the MAC's
+    losses, and the exchange times by hop distance; nothing for other networks."""
+    m = s.get("mesh")
+    if not m:
+        return []
+    out = [f"  offered {m['offered_kbps']:.2f} kbit/s, carried {m['carried_kbps']:.2f} kbit/s;"
+           f" app drops {m['app_drops']}, MAC queue drops {m['mac_queue_drops']},"
+           f" collisions {m['collisions']}, link-layer retransmissions {m['retransmissions']},"
+           f" CSMA failures {m['channel_access_failures']}"]
+    for h, b in m["by_hops"].items():
+        ex = b.get("mean_exchange_s") or {}
+        if ex.get("p50") is not None:
+            out.append(f"    {h} hops: {b['clients']} clients, exchange time (client means) p50 {ex['p50']:.3f} s,"
+                       f" max {ex['max']:.3f} s; {b['exchanges_completed']} completed, {b['exchanges_failed']} failed")
+    return out

@@ -156,7 +156,13 @@ pub fn client_setups(
         WorkloadKind::Burst => (w.background, w.burst_clients.unwrap_or(0)),
         _ => (w.clients, 0),
     };
-    let spread = Duration::from_secs_f64(w.start_spread_s);
+    // A periodic client's phase is uniform over one period (the last nanosecond excluded, so
+    // that a client's first tick never falls on its second one).
+    let spread = match w.kind {
+        WorkloadKind::Periodic => Duration::from_secs_f64(w.period_s.unwrap_or(1.0))
+            .saturating_sub(Duration::from_nanos(1)),
+        _ => Duration::from_secs_f64(w.start_spread_s),
+    };
     let setups = (0..background + burst)
         .map(|id| {
             let in_burst = id >= background;
@@ -191,16 +197,7 @@ pub fn client_setups(
             } else {
                 Duration::ZERO
             };
-            // A periodic client's phase is uniform over one period (the last nanosecond
-            // excluded, so that no two ticks of a client coincide with the next period's).
-            let offset = match w.kind {
-                WorkloadKind::Periodic => start_rng.uniform(
-                    Duration::ZERO,
-                    Duration::from_secs_f64(w.period_s.unwrap_or(1.0))
-                        .saturating_sub(Duration::from_nanos(1)),
-                ),
-                _ => start_rng.uniform(Duration::ZERO, spread),
-            };
+            let offset = start_rng.uniform(Duration::ZERO, spread);
             ClientSetup {
                 plan,
                 in_burst,
