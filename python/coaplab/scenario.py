@@ -232,6 +232,9 @@ def _table(key: str, v: Any) -> dict[str, Any]:
 
 
 def _unknown(key: str, name: Any, allowed: Any, where: str = "allowed") -> ScenarioError:
+    # A key from a file may hold any character: escape the unprintable ones (a newline would
+    # break the one-line error).
+    key = "".join(c if c.isprintable() else repr(c)[1:-1] for c in key)
     return ScenarioError(f"{key}: unknown key{_did_you_mean(name, allowed)}; {where}: " + ", ".join(allowed))
 
 
