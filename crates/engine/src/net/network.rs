@@ -229,8 +229,9 @@ impl Network {
                 None
             }
             Element::Mesh(m) => {
-                let route = &self.routes[p.route as usize];
-                match m.enter(now, id, &p, route.from, route.to, q) {
+                let pkt = self.packets.get(id);
+                let route = &self.routes[pkt.route as usize];
+                match m.enter(now, id, &pkt, route.from, route.to, q) {
                     Ok(MeshOutcome::Exit(_)) => {
                         self.onward(now, id, q);
                         None
