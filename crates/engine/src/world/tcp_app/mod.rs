@@ -149,12 +149,6 @@ impl TcpApp {
         start_rng: &mut dyn Rng,
         queue: &mut EventQueue<Event>,
     ) -> Result<u32, ConfigError> {
-        if g.workload.kind == WorkloadKind::Periodic {
-            return Err(ConfigError(format!(
-                "{}: 'periodic' is a CoAP-over-UDP workload; allowed with transport tcp: continuous, random, burst, firmware",
-                label("workload.kind")
-            )));
-        }
         if g.coap.cc != "newreno" {
             return Err(ConfigError(format!(
                 "{}: '{}' is not a TCP congestion controller; allowed with transport tcp: newreno",
@@ -178,6 +172,12 @@ impl TcpApp {
         } else {
             w.response_bytes
         };
+        if w.kind == WorkloadKind::Periodic {
+            return Err(ConfigError(format!(
+                "{}: 'periodic' is a CoAP-over-UDP workload; allowed with transport tcp: continuous, random, burst, firmware",
+                label("workload.kind")
+            )));
+        }
         self.trace = cfg.trace;
         let random = w.kind == WorkloadKind::Random;
         let (setups, background) = client_setups(w, Plan::Count { remaining: 1 }, start_rng);
