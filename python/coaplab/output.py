@@ -72,8 +72,28 @@ def table(summaries: list[dict[str, Any]]) -> str:
             f" mean queueing delay {_f(p.get('mean_queue_delay_s'))} s; {s['events']} events in {_f(s['wall_s'], 2)} s"
         )
         out.extend(_group_lines(s.get("groups") or {}))
+        out.extend(_mesh_lines(s.get("mesh")))
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _mesh_lines(m: dict[str, Any] | None) -> list[str]:
+    """Multi-hop radio networks: loads, MAC counters, FCT by hop distance (docs/networks.md)."""
+    if not m:
+        return []
+    out = [
+        f"  mesh ({m['nodes']} nodes; the link line above does not apply): offered {_f(m['offered_kbps'])} kbit/s, carried {_f(m['carried_kbps'])} kbit/s;"
+        f" requests {m['requests_generated']} created, {m['app_drops']} dropped at the application",
+        f"    frames {m['frames_sent']} ({m['retransmissions']} link-layer retransmissions), collisions {m['collisions']},"
+        f" CSMA failures {m['channel_access_failures']}, retries exhausted {m['retry_failures']},"
+        f" MAC queue drops {m['mac_queue_drops']}, packets lost to the MAC {m['radio_drops']}",
+        "    hops  clients  FCT p50 s  exchange s (client means: p50, max)  completed  failed",
+    ]
+    for h, b in m["by_hops"].items():
+        ex = b.get("mean_exchange_s") or {}
+        out.append(f"    {h:>4}  {b['clients']:>7}  {_f(b['fct_s']['p50']):>9}  {_f(ex.get('p50')):>10}  {_f(ex.get('max')):>10}"
+                   f"                {b['exchanges_completed']:>9}  {b['exchanges_failed']:>6}")
+    return out
 
 
 def _group_lines(groups: dict[str, dict[str, Any]]) -> list[str]:

@@ -48,6 +48,24 @@ def load(name: str):
         return load_scenario(path)
 
 
+def mesh_lines(s: dict[str, Any]) -> list[str]:
+    """Multi-hop radio networks (docs/networks.md): offered and carried load, the MAC's
+    losses, and the exchange times by hop distance; nothing for other networks."""
+    m = s.get("mesh")
+    if not m:
+        return []
+    out = [f"  offered {m['offered_kbps']:.2f} kbit/s, carried {m['carried_kbps']:.2f} kbit/s;"
+           f" app drops {m['app_drops']}, MAC queue drops {m['mac_queue_drops']},"
+           f" collisions {m['collisions']}, link-layer retransmissions {m['retransmissions']},"
+           f" CSMA failures {m['channel_access_failures']}"]
+    for h, b in m["by_hops"].items():
+        ex = b.get("mean_exchange_s") or {}
+        if ex.get("p50") is not None:
+            out.append(f"    {h} hops: {b['clients']} clients, exchange time (client means) p50 {ex['p50']:.3f} s,"
+                       f" max {ex['max']:.3f} s; {b['exchanges_completed']} completed, {b['exchanges_failed']} failed")
+    return out
+
+
 def published_for(config: dict[str, Any], figures: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, float]]]:
     """The published FCT figures whose scenario matches `config`: (figure id, column, stats)."""
     w, link, coap = config["workload"], config["link"], config["coap"]
@@ -92,6 +110,7 @@ def side_by_side(result: Result, figures: list[dict[str, Any]]) -> str:
     for s in result.summaries:
         swept = ", ".join(f"{k}={v}" for k, v in s.get("swept", {}).items())
         lines.append(f"{s['name']}  {swept}")
+        lines.extend(mesh_lines(s))
         matches = published_for(s["config"], figures)
         histograms = published_histograms_for(s["config"], figures)
         if not matches and not histograms:

@@ -90,6 +90,8 @@ class Result:
                        **{k: v for k, v in r.items() if k not in ("clients", "packets", "traces", "retransmission_histogram", "server", "tcp", "seq_traces", "replication", "groups")}}
                 row.update({f"packets_{k}": v for k, v in r["packets"].items()})
                 row.update({f"tcp_{k}": v for k, v in (r.get("tcp") or {}).items()})
+                row.update({f"mesh_{k}": v for k, v in (row.pop("mesh", None) or {}).items()
+                            if k not in ("client_hops", "client_mean_exchange_s")})
                 rows.append(row)
         return pd.DataFrame(rows, columns=None if rows else ["config_id", *keys, "replication"])
 

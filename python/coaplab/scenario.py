@@ -192,6 +192,17 @@ def pair(item: Callable[[str, Any], Any], what: str):
     return check
 
 
+def list_of(item: Callable[[str, Any], Any], max_items: int | None = None):
+    def check(key: str, v: Any) -> Any:
+        if not isinstance(v, list):
+            raise _bad(key, v, "a list")
+        if max_items is not None and len(v) > max_items:
+            raise ScenarioError(f"{key}: {len(v)} items; expected at most {max_items}")
+        return [item(f"{key}[{i}]", x) for i, x in enumerate(v)]
+
+    return check
+
+
 def choice(options: tuple[str, ...]):
     def check(key: str, v: Any) -> Any:
         if not isinstance(v, str) or v not in options:
@@ -235,6 +246,9 @@ def _table(key: str, v: Any) -> dict[str, Any]:
 
 
 def _unknown(key: str, name: Any, allowed: Any, where: str = "allowed") -> ScenarioError:
+    # A key from a file may hold any character: escape the unprintable ones (a newline would
+    # break the one-line error).
+    key = "".join(c if c.isprintable() else repr(c)[1:-1] for c in key)
     return ScenarioError(f"{key}: unknown key{_did_you_mean(name, allowed)}; {where}: " + ", ".join(allowed))
 
 
@@ -297,8 +311,10 @@ def _checker(node: dict[str, Any]) -> Callable[[str, Any], Any]:
         kind = "integers" if _types(item)[0] == {"integer"} else "numbers"
         what = f"{kind} >= {_num(lo)}" if hi is None else f"{kind} >= {_num(lo)} and <= {_num(hi)}"
         return pair(_checker(item), what)
+    if types == {"array"} and "items" in node:  # a list: network.nodes, network.links
+        return list_of(_checker(node["items"]), node.get("maxItems"))
     if types == {"object"}:
-        return _table
+        return _table  # its keys are checked by the engine (runner: _core.check)
     raise AssertionError(f"unsupported schema node {node}")  # the engine's schema changed
 
 
@@ -445,8 +461,21 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
         for key in _BURST_KEYS:
             if w[key] is not None:
                 raise ScenarioError(f"{prefix}workload.{key}: only meaningful when workload.kind = \"burst\" (kind is {_fmt(w['kind'])})")
-    if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst"):
-        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous or burst workloads (kind is {_fmt(w['kind'])})")
+    if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst", "periodic"):
+        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous, burst or periodic workloads (kind is {_fmt(w['kind'])})")
+    if w["kind"] == "periodic":
+        if coap["transport"] != "udp":
+            raise ScenarioError(f"{prefix}workload.kind: \"periodic\" is a CoAP-over-UDP workload; allowed with "
+                                "coap.transport = \"tcp\": continuous, random, burst, firmware")
+        for key in ("period_s", "duration_s"):
+            if w.get(key) is None:
+                raise ScenarioError(f"{prefix}workload.{key}: required when workload.kind = \"periodic\"")
+    elif w.get("period_s") is not None:
+        raise ScenarioError(f"{prefix}workload.period_s: only meaningful when workload.kind = \"periodic\" (kind is {_fmt(w['kind'])})")
+    rb = w.get("request_bytes")
+    if rb is not None and rb == 61:
+        raise ScenarioError(f"{prefix}workload.request_bytes: 61 is not allowed; expected 60 (no payload) or 62..1280 "
+                            "(a payload needs its 1-byte marker)")
     if w.get("start_interval_s") and w.get("start", "uniform") != "sequential":
         raise ScenarioError(f"{prefix}workload.start_interval_s: only meaningful when workload.start = \"sequential\" "
                             f"(start is {_fmt(w.get('start', 'uniform'))})")

@@ -96,6 +96,48 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
     }
     if config.get("group"):
         out["groups"] = {g["name"]: summarize_group(g, i, runs) for i, g in enumerate(config["group"])}
+    mesh = summarize_mesh(runs)
+    if mesh is not None:  # only runs on a multi-hop radio network (docs/networks.md)
+        out["mesh"] = mesh
+    return out
+
+
+#: Mesh ratios averaged over replications; every other mesh counter is summed.
+_MESH_MEANS = ("offered_kbps", "carried_kbps")
+
+
+def summarize_mesh(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The mesh counters of runs on a multi-hop radio network (None for other networks):
+    counters summed over replications, offered and carried load averaged, and FCT percentiles
+    and completed exchanges by the number of radio hops between client and server."""
+    if not runs or not all(r.get("mesh") for r in runs):
+        return None
+    out: dict[str, Any] = {}
+    for r in runs:
+        for k, v in r["mesh"].items():
+            if k in ("client_hops", "client_mean_exchange_s", "nodes"):
+                continue
+            out[k] = out.get(k, 0) + v
+    for k in _MESH_MEANS:
+        out[k] /= len(runs)
+    out["nodes"] = runs[0]["mesh"]["nodes"]
+    by_hops: dict[int, list[dict[str, Any]]] = {}
+    for r in runs:
+        means = r["mesh"].get("client_mean_exchange_s") or [None] * len(r["clients"])
+        for c, hops, mean in zip(r["clients"], r["mesh"]["client_hops"], means):
+            by_hops.setdefault(hops, []).append({**c, "mean_exchange_s": mean})
+    out["by_hops"] = {
+        str(h): {
+            "clients": len(cs) // len(runs),
+            "fct_s": percentiles(c["fct_s"] for c in cs if c["fct_s"] is not None),
+            # Periodic workloads: the clients' mean exchange times (first request → response).
+            "mean_exchange_s": percentiles(c["mean_exchange_s"] for c in cs if c.get("mean_exchange_s") is not None),
+            "exchanges_completed": sum(c["exchanges_completed"] for c in cs),
+            "exchanges_failed": sum(c["exchanges_failed"] for c in cs),
+            "retransmissions": sum(c["retransmissions"] for c in cs),
+        }
+        for h, cs in sorted(by_hops.items())
+    }
     return out
 
 

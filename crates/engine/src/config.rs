@@ -74,27 +74,308 @@ pub struct RunConfig {
     pub group: Vec<GroupConfig>,
 }
 
-/// Which network a run simulates.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+/// Which network a run simulates. Keys other than `kind` describe the multi-hop IEEE
+/// 802.15.4 networks (`chain`, `grid`, `dumbbell`; docs/networks.md) and the GPRS preset
+/// (`gprs`); the star ignores them.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkConfig {
-    /// The network's kind; `star` (the reference testbed) is the only one so far.
+    /// The network's kind: `star` (the reference testbed), `chain`, `grid`, `dumbbell`
+    /// (multi-hop IEEE 802.15.4 meshes) or `gprs` (a GPRS modem link).
     #[serde(default)]
     pub kind: NetworkKind,
+    /// Radio range, m: a frame reaches every node within this distance (unit disk).
+    #[serde(default = "d10")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.001, max = 1e6))]
+    pub range_m: f64,
+    /// Interference range as a multiple of `range_m`: a transmission from a node within it
+    /// corrupts a frame being received.
+    #[serde(default = "d2f")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1.0, max = 100.0))]
+    pub interference_factor: f64,
+    /// Carrier-sense range as a multiple of `range_m`: clear channel assessment finds the
+    /// channel busy while a node within it transmits.
+    #[serde(default = "d1f")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 100.0))]
+    pub carrier_sense_factor: f64,
+    /// Probability that a frame (data or acknowledgement) is lost on a link even without a
+    /// collision.
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub link_loss: f64,
+    /// MAC addressing: `long` (64-bit addresses, 21-byte MAC header) or `short` (16-bit, 9 B).
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub mac_addressing: MacAddressing,
+    /// macMinBE (IEEE 802.15.4-2006 §7.5.1.4).
+    #[serde(default = "d3_u8")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(max = 8))]
+    pub mac_min_be: u8,
+    /// macMaxBE.
+    #[serde(default = "d5_u8")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 3, max = 8))]
+    pub mac_max_be: u8,
+    /// macMaxCSMABackoffs: busy clear-channel assessments before a channel-access failure.
+    #[serde(default = "d4_u8")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(max = 5))]
+    pub mac_max_csma_backoffs: u8,
+    /// macMaxFrameRetries: retransmissions of an unacknowledged frame.
+    #[serde(default = "d3_u8")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(max = 7))]
+    pub mac_max_frame_retries: u8,
+    /// aUnitBackoffPeriod, µs (20 symbols of 16 µs).
+    #[serde(default = "d320")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1.0, max = 1e6))]
+    pub unit_backoff_us: f64,
+    /// Clear channel assessment, µs (8 symbols).
+    #[serde(default = "d128")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1.0, max = 1e6))]
+    pub cca_us: f64,
+    /// aTurnaroundTime, µs (12 symbols).
+    #[serde(default = "d192")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1e6))]
+    pub turnaround_us: f64,
+    /// macAckWaitDuration, µs (54 symbols).
+    #[serde(default = "d864")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1.0, max = 1e6))]
+    pub ack_wait_us: f64,
+    /// Frames a node's MAC queue holds (the one being sent included).
+    #[serde(default = "d4_u32")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 10000))]
+    pub mac_queue_frames: u32,
+    /// Frames the border router's MAC queue holds.
+    #[serde(default = "d6_u32")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 10000))]
+    pub border_router_queue_frames: u32,
+    /// Meshes: clients outside the mesh, behind the border router over a path of
+    /// `link.path_delay_ms` each way, sending to the mesh's sinks in turn. They follow the
+    /// topology's own clients: client `i` for `i` ≥ the topology's clients.
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(max = 100000))]
+    pub outside_clients: u32,
+    /// Radio duty cycling: `nullrdc` (always on) or `contikimac` (ContikiMAC-style: nodes wake
+    /// up `channel_check_rate_hz` times a second; senders strobe a frame until it is taken).
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub rdc: RdcKind,
+    /// ContikiMAC: channel checks per second (NETSTACK_RDC_CHANNEL_CHECK_RATE, Contiki's 8).
+    #[serde(default = "d8_u32")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 1000))]
+    pub channel_check_rate_hz: u32,
+    /// ContikiMAC: gap between strobed copies, µs (turnaround + acknowledgement by default).
+    #[serde(default = "d544")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1e6))]
+    pub strobe_gap_us: f64,
+    /// Meshes: per-link loss probabilities that replace `link_loss` on those links (both
+    /// directions; nodes by index).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub lossy_links: Vec<LossyLink>,
+    /// GPRS: uplink (device → network) rate, kbit/s.
+    #[serde(default = "d15")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.001, max = 1e6))]
+    pub gprs_uplink_kbps: f64,
+    /// GPRS: downlink rate, kbit/s.
+    #[serde(default = "d40f")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.001, max = 1e6))]
+    pub gprs_downlink_kbps: f64,
+    /// GPRS: the modem's send buffer, bytes (tail drop).
+    #[serde(default = "d8000")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 1000000000000u64))]
+    pub gprs_modem_buffer_bytes: u64,
+    /// GPRS: the network's buffer in front of the downlink, bytes (tail drop).
+    #[serde(default = "d20000")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 1000000000000u64))]
+    pub gprs_network_buffer_bytes: u64,
+    /// GPRS: one-way delay of each direction, uniform in `[min, max]` ms per packet, FIFO kept.
+    #[serde(default = "gprs_delay")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(inner(range(min = 0.0, max = 1e7)))]
+    pub gprs_delay_ms: [f64; 2],
+    /// `file`: the mesh's nodes, node `i` being entry `i` (positions in m, role).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub nodes: Vec<MeshNodeSpec>,
+    /// `file`: explicit links (pairs of node indices, both directions) instead of the unit
+    /// disk; a node then hears, senses and is disturbed by its linked nodes only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub links: Vec<[u16; 2]>,
+    /// GPRS: probability that a packet is lost (each direction, independently).
+    #[serde(default = "d0_002")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub gprs_loss: f64,
 }
 
-/// A network kind: `star`, the reference testbed (clients behind one constrained link).
+impl Default for NetworkConfig {
+    /// Every key at its default.
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("every key has a default")
+    }
+}
+
+fn d10() -> f64 {
+    10.0
+}
+fn d2f() -> f64 {
+    2.0
+}
+fn d1f() -> f64 {
+    1.0
+}
+fn d3_u8() -> u8 {
+    3
+}
+fn d5_u8() -> u8 {
+    5
+}
+fn d320() -> f64 {
+    320.0
+}
+fn d128() -> f64 {
+    128.0
+}
+fn d192() -> f64 {
+    192.0
+}
+fn d864() -> f64 {
+    864.0
+}
+fn d6_u32() -> u32 {
+    6
+}
+fn d15() -> f64 {
+    15.0
+}
+fn d40f() -> f64 {
+    40.0
+}
+fn d8000() -> u64 {
+    8000
+}
+fn d20000() -> u64 {
+    20000
+}
+fn gprs_delay() -> [f64; 2] {
+    [300.0, 700.0]
+}
+fn d0_002() -> f64 {
+    0.002
+}
+
+/// A mesh link with its own loss probability.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LossyLink {
+    pub a: u16,
+    pub b: u16,
+    /// Probability that a frame on the link (data or acknowledgement) is lost.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub loss: f64,
+}
+
+/// One node of a `file` mesh.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MeshNodeSpec {
+    /// Position, m (ignored with explicit `links`).
+    #[serde(default)]
+    #[schemars(range(min = -1e6, max = 1e6))]
+    pub x: f64,
+    #[serde(default)]
+    #[schemars(range(min = -1e6, max = 1e6))]
+    pub y: f64,
+    pub role: MeshRole,
+    /// A client's sink (node index); absent = the first sink.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 65534))]
+    pub sink: Option<u16>,
+}
+
+/// What a node of a `file` mesh does: the border router (exactly one), a sink (runs the CoAP
+/// server), a client (runs one CoAP client), or a plain router.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum MeshRole {
+    BorderRouter,
+    Sink,
+    Client,
+    Router,
+}
+
+/// Radio duty cycling of the mesh nodes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RdcKind {
+    #[default]
+    Nullrdc,
+    Contikimac,
+}
+
+fn d8_u32() -> u32 {
+    8
+}
+fn d544() -> f64 {
+    544.0
+}
+
+/// IEEE 802.15.4 MAC addressing of the mesh nodes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MacAddressing {
+    // 64-bit extended addresses (Contiki's default).
+    #[default]
+    Long,
+    // 16-bit short addresses.
+    Short,
+}
+
+/// A network kind: `star`, the reference testbed (clients behind one constrained link);
+/// `chain`, `grid`, `dumbbell`, multi-hop IEEE 802.15.4 meshes; `gprs`, a GPRS modem link;
+/// `file`, a mesh whose nodes the scenario lists (`network.nodes`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NetworkKind {
     #[default]
     Star,
+    Chain,
+    Grid,
+    Dumbbell,
+    Gprs,
+    File,
 }
 
 impl NetworkKind {
     pub const fn as_str(self) -> &'static str {
         match self {
             NetworkKind::Star => "star",
+            NetworkKind::Chain => "chain",
+            NetworkKind::Grid => "grid",
+            NetworkKind::Dumbbell => "dumbbell",
+            NetworkKind::Gprs => "gprs",
+            NetworkKind::File => "file",
         }
     }
 }
@@ -303,7 +584,8 @@ impl ChainTable {
 
 /// What the clients do: `continuous` (back-to-back requests), `random` (batches at random
 /// times), `burst` (continuous background clients plus a burst of clients at `burst_at_s`),
-/// `firmware` (a Block2 transfer of `resource_bytes`).
+/// `firmware` (a Block2 transfer of `resource_bytes`), `periodic` (a request every
+/// `period_s`, dropped at the application while NSTART exchanges are outstanding).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkloadKind {
@@ -312,6 +594,9 @@ pub enum WorkloadKind {
     Random,
     Burst,
     Firmware,
+    // Each client creates a request every `period_s` (random phase) until `duration_s`; a
+    // request created while NSTART exchanges are outstanding is dropped and counted.
+    Periodic,
 }
 
 /// How clients start (docs/model.md): all within one spread, or launched one after another.
@@ -393,6 +678,17 @@ pub struct WorkloadConfig {
     #[serde(default)]
     #[schemars(range(min = 1, max = 10000000))]
     pub burst_exchanges: Option<u32>,
+    /// Periodic (required there, not allowed otherwise): seconds between a client's requests.
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.001, max = 1e6))]
+    pub period_s: Option<f64>,
+    /// Size of each request as a whole IPv6 packet, bytes (60 = the plain GET; larger: a
+    /// request with a payload of `request_bytes` − 61 bytes); absent = the plain GET.
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 60, max = 1280))]
+    pub request_bytes: Option<u32>,
 }
 
 fn one_u32() -> u32 {

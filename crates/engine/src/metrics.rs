@@ -34,6 +34,67 @@ pub struct RunResult {
     /// of group `g` are those with `client` in `first_client..first_client + clients`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupResult>,
+    /// Multi-hop radio networks: the mesh's counters and loads (docs/networks.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<MeshResult>,
+}
+
+/// Counters of a multi-hop IEEE 802.15.4 mesh over a run (docs/networks.md "Metrics").
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct MeshCounters {
+    /// Data frames put on the air, retransmissions included.
+    pub frames_sent: u64,
+    /// Link-layer retransmissions (a frame sent again after no acknowledgement).
+    pub retransmissions: u64,
+    /// Duty cycling: strobed copies sent before the one the receiver took.
+    pub strobes: u64,
+    pub acks_sent: u64,
+    /// Frames (data or acknowledgement) lost because another transmission overlapped them.
+    pub collisions: u64,
+    /// Frames lost to the per-link loss probability.
+    pub link_losses: u64,
+    /// Frames given up after macMaxCSMABackoffs busy channel assessments.
+    pub channel_access_failures: u64,
+    /// Frames given up after macMaxFrameRetries retransmissions.
+    pub retry_failures: u64,
+    /// Packets refused by a full MAC queue.
+    pub mac_queue_drops: u64,
+    /// Packets lost because the MAC gave up one of their frames.
+    pub radio_drops: u64,
+    /// Packets too large to fragment into the frames (never with the shipped sizes).
+    pub oversized_drops: u64,
+    /// Packets sent as more than one frame on some hop.
+    pub fragmented_packets: u64,
+    /// Frames received again (their acknowledgement was lost) and ignored.
+    pub duplicates: u64,
+    /// Request packets that reached the node where they leave the mesh (a sink, or the
+    /// border router towards a server outside).
+    pub requests_delivered: u64,
+    /// Their IPv6 bytes.
+    pub request_bytes_delivered: u64,
+}
+
+/// A mesh run's counters, loads and route lengths.
+#[derive(Clone, Debug, Serialize)]
+pub struct MeshResult {
+    #[serde(flatten)]
+    pub counters: MeshCounters,
+    pub nodes: u32,
+    /// Requests the clients created: periodic workloads, every tick (started or dropped);
+    /// others, every exchange started.
+    pub requests_generated: u64,
+    /// Requests dropped at the application (NSTART exchanges outstanding).
+    pub app_drops: u64,
+    /// kbit/s of requests created (IPv6 bytes) over the workload's duration.
+    pub offered_kbps: f64,
+    /// kbit/s of distinct requests delivered to their sinks over the same duration
+    /// (retransmitted copies of a request that already arrived do not count).
+    pub carried_kbps: f64,
+    /// Radio hops of each client's route to its server, by client.
+    pub client_hops: Vec<u32>,
+    /// Each client's mean exchange time (first request → response, completed exchanges), s;
+    /// `None` for a client that completed none.
+    pub client_mean_exchange_s: Vec<Option<f64>>,
 }
 
 /// One client population's measurements (docs/design.md "Client populations"); per-client

@@ -31,6 +31,13 @@ pub enum Plan {
     },
     /// `firmware`: Block2 blocks `next..total` of one resource.
     Blocks { next: u32, total: u32 },
+    /// `periodic`: a request is created at every tick of the client's period (the testbed
+    /// schedules the ticks); `pending` is a created request not yet started.
+    Periodic {
+        pending: bool,
+        period: Duration,
+        deadline: Instant,
+    },
 }
 
 impl Plan {
@@ -81,6 +88,15 @@ impl Plan {
                     new_batch,
                 })
             }
+            Plan::Periodic { pending, .. } => {
+                if !std::mem::replace(pending, false) {
+                    return None;
+                }
+                Some(NextRequest {
+                    block: None,
+                    new_batch: false,
+                })
+            }
             Plan::Blocks { next, total } => {
                 if *next >= *total {
                     return None;
@@ -101,6 +117,9 @@ impl Plan {
             Plan::Until { deadline } => now >= *deadline,
             Plan::Batches { remaining, .. } => *remaining == 0,
             Plan::Blocks { next, total } => next >= total,
+            Plan::Periodic {
+                pending, deadline, ..
+            } => !*pending && now >= *deadline,
         }
     }
 }
@@ -158,7 +177,13 @@ pub fn client_setups(
         WorkloadKind::Burst => (w.background, w.burst_clients.unwrap_or(0)),
         _ => (w.clients, 0),
     };
-    let spread = Duration::from_secs_f64(w.start_spread_s);
+    // A periodic client's phase is uniform over one period (the last nanosecond excluded, so
+    // that a client's first tick never falls on its second one).
+    let spread = match w.kind {
+        WorkloadKind::Periodic => Duration::from_secs_f64(w.period_s.unwrap_or(1.0))
+            .saturating_sub(Duration::from_nanos(1)),
+        _ => Duration::from_secs_f64(w.start_spread_s),
+    };
     let setups = (0..background + burst)
         .map(|id| {
             let in_burst = id >= background;
@@ -182,6 +207,11 @@ pub fn client_setups(
                     max: w.batch[1],
                 },
                 WorkloadKind::Firmware => firmware.clone(),
+                WorkloadKind::Periodic => Plan::Periodic {
+                    pending: false,
+                    period: Duration::from_secs_f64(w.period_s.unwrap_or(1.0)),
+                    deadline: Instant::from_secs_f64(w.duration_s.unwrap_or(0.0)),
+                },
             };
             let base = if in_burst {
                 Duration::from_secs_f64(w.burst_at_s.unwrap_or(0.0))

@@ -28,6 +28,8 @@ pub mod option {
 pub mod code {
     pub const EMPTY: u8 = 0x00;
     pub const GET: u8 = 0x01;
+    /// 0.02 POST (RFC 7252 §12.1.1).
+    pub const POST: u8 = 0x02;
     pub const CONTENT: u8 = 0x45; // 2.05
 }
 

@@ -81,6 +81,13 @@ pub struct ClientStats {
     pub retransmissions: u32,
     pub timeouts: u32,
     pub duplicate_responses: u32,
+    /// Periodic workloads: requests created (started or dropped).
+    pub generated: u32,
+    /// Sum over completed exchanges of start → response.
+    pub exchange_time: coaplab_cc::Duration,
+    /// Periodic workloads: requests dropped at the application because NSTART exchanges
+    /// were outstanding when they were created.
+    pub app_drops: u32,
 }
 
 /// One timer/RTO trace point (recorded only with `trace = true`).
@@ -211,6 +218,33 @@ impl Client {
         self.outstanding == 0 && self.plan.exhausted(now)
     }
 
+    /// A periodic workload's period and deadline (`None` for other workloads).
+    pub fn period(&self) -> Option<(coaplab_cc::Duration, Instant)> {
+        match self.plan {
+            Plan::Periodic {
+                period, deadline, ..
+            } => Some((period, deadline)),
+            _ => None,
+        }
+    }
+
+    /// Periodic workloads: a request is created at `now`. It starts at once if fewer than
+    /// NSTART exchanges are outstanding; otherwise it is dropped and counted. Returns whether
+    /// it started.
+    pub fn tick(&mut self, now: Instant, msgs: &MessageFactory, out: &mut Vec<Action>) -> bool {
+        let Plan::Periodic { pending, .. } = &mut self.plan else {
+            return false;
+        };
+        self.stats.generated += 1;
+        if self.outstanding >= self.nstart {
+            self.stats.app_drops += 1;
+            return false;
+        }
+        *pending = true;
+        self.poll_start(now, msgs, out);
+        true
+    }
+
     /// Starts as many exchanges as NSTART and the workload allow.
     pub fn poll_start(&mut self, now: Instant, msgs: &MessageFactory, out: &mut Vec<Action>) {
         while self.outstanding < self.nstart {
@@ -333,6 +367,7 @@ impl Client {
         rec.ended_at = Some(now);
         self.outstanding -= 1;
         self.stats.completed += 1;
+        self.stats.exchange_time += now - rec.ex.started;
         self.stats.last_end = Some(now);
         self.record(
             now,

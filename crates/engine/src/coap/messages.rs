@@ -23,6 +23,9 @@ pub struct MessageFactory {
     pub resource_bytes: u64,
     /// Requests carry, and responses echo, FASOR's Rexmit-Cnt option (`fasor-rc`).
     pub rexmit_cnt: bool,
+    /// Payload of each request, bytes (0: a plain GET; more: a POST carrying it, as the
+    /// periodic sensor reports of docs/networks.md).
+    pub request_payload: u32,
 }
 
 impl MessageFactory {
@@ -57,6 +60,7 @@ impl MessageFactory {
             n += 1;
         }
         let (mtype, code) = match p.kind {
+            PacketKind::Request if p.payload > 0 => (Type::Con, code::POST),
             PacketKind::Request => (Type::Con, code::GET),
             PacketKind::Response => (Type::Ack, code::CONTENT),
         };
@@ -93,7 +97,7 @@ impl MessageFactory {
             ordinal,
             mid,
             block,
-            payload: 0,
+            payload: self.request_payload,
             rexmit_cnt: self.rexmit_cnt,
             more: false,
             ip_bytes: 0,
@@ -132,6 +136,7 @@ mod tests {
             block_szx: 4,
             resource_bytes: 1000,
             rexmit_cnt,
+            request_payload: 0,
         }
     }
 

@@ -7,4 +7,5 @@ pub mod loss;
 pub mod network;
 pub mod path;
 pub mod queue;
+pub mod radio;
 pub mod topology;

@@ -18,6 +18,7 @@ use coaplab_cc::Instant;
 use crate::metrics::PacketStats;
 use crate::net::link::{Arrival, Link};
 use crate::net::path::PathDelay;
+use crate::net::radio::{Mesh, MeshOutcome, RadioEvent, RadioKind};
 use crate::packet::NetPacket;
 use crate::sim::slab::{PacketId, Slab};
 
@@ -73,6 +74,8 @@ pub struct PathElement {
 pub enum Element {
     Link(LinkElement),
     Path(PathElement),
+    /// A multi-hop IEEE 802.15.4 mesh (`net::radio`), crossed hop by hop inside.
+    Mesh(Box<Mesh>),
 }
 
 /// A sequence of elements from one node to another.
@@ -92,6 +95,8 @@ pub enum NetEvent {
     Arrive(ElementId, PacketId),
     /// A packet reached the node at the end of its route.
     Deliver(NodeId, PacketId),
+    /// An event inside a mesh element (MAC timers, frames on the air).
+    Radio(ElementId, RadioEvent),
 }
 
 /// Where the network schedules its events (the run's event queue).
@@ -106,6 +111,10 @@ pub enum DropReason {
     Buffer,
     /// Lost to a link error after serialization.
     LinkError,
+    /// Refused by a full MAC queue in a mesh.
+    MacQueue,
+    /// A frame of it was given up by a mesh MAC (channel-access failure or retries exhausted).
+    Radio,
 }
 
 /// The outcomes of handling one network event, for the applications' ground truth.
@@ -164,11 +173,11 @@ impl Network {
         packet.hop = 0;
         let id = self.packets.insert(packet);
         match self.enter(now, id, q) {
-            Some(DropReason::Buffer) => {
+            Some(why) => {
                 self.packets.remove(id);
-                Err(DropReason::Buffer)
+                Err(why)
             }
-            _ => Ok(id),
+            None => Ok(id),
         }
     }
 
@@ -178,9 +187,27 @@ impl Network {
         let p = self.packets.get_mut(id);
         p.route = route;
         p.hop = 0;
-        // The star's return path starts with a path delay, which never drops.
-        let dropped = self.enter(now, id, q);
-        debug_assert!(dropped.is_none(), "resend onto a link that dropped at once");
+        // The star's return path starts with a path delay, which never drops; a mesh may
+        // refuse the packet at once: the refusal is reported as an event, like any drop.
+        if let Some(why) = self.enter(now, id, q) {
+            debug_assert!(
+                why == DropReason::MacQueue,
+                "resend onto a link that dropped at once"
+            );
+            let element = self.routes[route as usize].hops[0];
+            q.schedule_net(
+                now,
+                NetEvent::Radio(
+                    element,
+                    RadioEvent {
+                        kind: RadioKind::Refused,
+                        node: 0,
+                        peer: 0,
+                        gen: id,
+                    },
+                ),
+            );
+        }
     }
 
     /// The packet enters the element at its current hop at `now`.
@@ -204,6 +231,18 @@ impl Network {
                 self.onward(at, id, q);
                 None
             }
+            Element::Mesh(m) => {
+                let pkt = self.packets.get(id);
+                let route = &self.routes[pkt.route as usize];
+                match m.enter(now, id, &pkt, route.from, route.to, q) {
+                    Ok(MeshOutcome::Exit(_)) => {
+                        self.onward(now, id, q);
+                        None
+                    }
+                    Ok(_) => None,
+                    Err(why) => Some(why),
+                }
+            }
         }
     }
 
@@ -215,7 +254,9 @@ impl Network {
         match route.hops.get(p.hop as usize) {
             None => q.schedule_net(at, NetEvent::Deliver(route.to, id)),
             Some(&next) => match &mut self.elements[next as usize] {
-                Element::Link(_) => q.schedule_net(at, NetEvent::Arrive(next, id)),
+                Element::Link(_) | Element::Mesh(_) => {
+                    q.schedule_net(at, NetEvent::Arrive(next, id))
+                }
                 // A path delay's exit time is known on entry: fold it in now.
                 Element::Path(pe) => {
                     let exit = pe.path.on_packet(at, &mut pe.rng);
@@ -249,9 +290,27 @@ impl Network {
                     out.dropped = Some((id, why));
                 }
             }
+            NetEvent::Radio(element, ev) => {
+                let Element::Mesh(m) = &mut self.elements[element as usize] else {
+                    unreachable!("a radio event for an element that is not a mesh");
+                };
+                match m.handle(now, ev, &self.packets, q) {
+                    MeshOutcome::Nothing => {}
+                    MeshOutcome::Exit(id) => self.onward(now, id, q),
+                    MeshOutcome::Dropped(id, why) => out.dropped = Some((id, why)),
+                }
+            }
             NetEvent::Deliver(..) => {}
         }
         out
+    }
+
+    /// The network's mesh element, if it has one.
+    pub fn mesh(&self) -> Option<&Mesh> {
+        self.elements.iter().find_map(|e| match e {
+            Element::Mesh(m) => Some(&**m),
+            _ => None,
+        })
     }
 
     /// The links with `role`.

@@ -95,6 +95,16 @@ fn population(w: &WorkloadConfig, retries: u64, wait_s: f64) -> (u64, f64) {
         WorkloadKind::Continuous | WorkloadKind::Random => {
             vec![(u64::from(w.clients), exchanges)]
         }
+        // Requests created over the run, ×16 for the events of multi-hop radio forwarding
+        // (a frame takes about 6 events per hop, a route up to ~10 hops each way).
+        WorkloadKind::Periodic => {
+            let d = w.duration_s.unwrap_or(0.0).max(0.0);
+            let period = w.period_s.unwrap_or(1.0).max(1e-3);
+            vec![(
+                u64::from(w.clients),
+                ((d / period).ceil() as u64 + 1).saturating_mul(16),
+            )]
+        }
     };
     let tries = retries.saturating_add(2);
     let events = units.iter().fold(0u64, |acc, &(n, u)| {

@@ -13,6 +13,8 @@ pub enum Stream {
     ClientStart,
     /// One client's dithering (and its workload's batch sizes).
     Client(u32),
+    /// One mesh node's MAC backoffs (`u32::MAX`: the mesh's per-link losses).
+    Radio(u32),
 }
 
 impl Stream {
@@ -24,6 +26,7 @@ impl Stream {
             Stream::PathDelayDown => [4, 0],
             Stream::ClientStart => [5, 0],
             Stream::Client(i) => [6, u64::from(i)],
+            Stream::Radio(i) => [7, u64::from(i)],
         }
     }
 }

@@ -8,6 +8,7 @@
 //! applications never name a link.
 
 pub(crate) mod capture;
+pub(crate) mod mesh;
 pub(crate) mod results;
 pub(crate) mod tcp_app;
 pub(crate) mod udp_app;
@@ -55,8 +56,9 @@ pub(crate) struct Shared {
 pub(crate) struct Placement<'a> {
     /// Global id of the group's first client.
     pub first: u32,
-    pub server: crate::net::network::NodeId,
     pub client_node: &'a dyn Fn(u32) -> crate::net::network::NodeId,
+    /// The server node of client `i` (topologies with several servers).
+    pub client_server: &'a dyn Fn(u32) -> crate::net::network::NodeId,
     pub net: &'a Network,
     pub seed: u64,
     pub replication: u64,
@@ -68,10 +70,8 @@ impl Placement<'_> {
     /// The routes client `id` uses: to the server and back.
     pub fn routes(&self, id: u32) -> Result<[crate::net::network::RouteId; 2], ConfigError> {
         let node = (self.client_node)(id);
-        match (
-            self.net.route(node, self.server),
-            self.net.route(self.server, node),
-        ) {
+        let server = (self.client_server)(id);
+        match (self.net.route(node, server), self.net.route(server, node)) {
             (Some(up), Some(down)) => Ok([up, down]),
             _ => Err(ConfigError(format!(
                 "network: no route between client node '{}' and the server",
@@ -132,8 +132,16 @@ impl World {
             network,
             client_nodes,
             server,
+            client_servers,
         } = topology::build(cfg, replication)?;
         let topo_client = |i: u32| client_nodes[i as usize % client_nodes.len()];
+        let topo_server = |i: u32| {
+            if client_servers.is_empty() {
+                server
+            } else {
+                client_servers[i as usize % client_servers.len()]
+            }
+        };
         let pops = populations(cfg);
         let total: u32 = pops
             .iter()
@@ -168,8 +176,8 @@ impl World {
             }
             let ctx = Placement {
                 first,
-                server,
                 client_node: &topo_client,
+                client_server: &topo_server,
                 net: &sh.net,
                 seed: cfg.seed,
                 replication,

@@ -225,7 +225,7 @@ impl World {
             retransmission_histogram: hist,
             packets: self.sh.net.packet_stats(
                 period,
-                self.cfg.link.downlink_kbps,
+                crate::net::topology::downlink_kbps(&self.cfg),
                 unnecessary_bytes,
             ),
             server: ServerStats {
@@ -237,6 +237,7 @@ impl World {
             tcp: tcp_totals,
             seq_traces,
             groups,
+            mesh: self.mesh_result(period),
         }
     }
 

@@ -25,6 +25,8 @@ pub(crate) enum UdpEvent {
         exchange: u32,
         generation: u32,
     },
+    /// A periodic client (local index) creates its next request.
+    Tick(u32),
 }
 
 /// A UDP group's message sizes.
@@ -99,6 +101,9 @@ impl UdpApp {
             ));
         }
         let msgs = MessageFactory {
+            // A whole IPv6 packet of `request_bytes`: 40 (IPv6) + 8 (UDP) + 12 (CoAP header
+            // and Uri-Path) + 1 (payload marker) + payload.
+            request_payload: w.request_bytes.map_or(0, |b| b.saturating_sub(61)),
             response_bytes: w.response_bytes,
             block_szx: w.block_szx,
             resource_bytes: w.resource_bytes,
@@ -165,6 +170,10 @@ impl UdpApp {
 
     pub fn handle(&mut self, now: Instant, event: UdpEvent, sh: &mut Shared) {
         match event {
+            UdpEvent::ClientStart(c) if self.clients[c as usize].period().is_some() => {
+                self.tick(now, c, sh)
+            }
+            UdpEvent::Tick(c) => self.tick(now, c, sh),
             UdpEvent::ClientStart(c) => {
                 let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
                 self.clients[c as usize].poll_start(now, msgs, &mut self.actions);
@@ -186,6 +195,30 @@ impl UdpApp {
                 self.apply_actions(now, client, sh);
             }
         }
+    }
+
+    /// A periodic client's tick: it creates a request (started or dropped at the
+    /// application) and schedules its next tick while before its deadline.
+    fn tick(&mut self, now: Instant, c: u32, sh: &mut Shared) {
+        let client = &mut self.clients[c as usize];
+        let Some((period, deadline)) = client.period() else {
+            return;
+        };
+        if now >= deadline {
+            return;
+        }
+        let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
+        client.tick(now, msgs, &mut self.actions);
+        self.apply_actions(now, c, sh);
+        let next = now + period;
+        if next < deadline {
+            sh.queue.schedule(next, Event::Udp(UdpEvent::Tick(c)));
+        }
+    }
+
+    /// The routes (to the server, back) of every local client.
+    pub(crate) fn client_routes(&self) -> &[[RouteId; 2]] {
+        &self.routes
     }
 
     /// A request reached the server, or a response its client.

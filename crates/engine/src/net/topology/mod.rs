@@ -2,6 +2,12 @@
 //! elements, routes — and say where clients and the server run. Adding a topology is one file
 //! here plus one line in [`TOPOLOGIES`] (CONTRIBUTING.md).
 
+pub mod chain;
+pub mod dumbbell;
+pub mod file;
+pub mod gprs;
+pub mod grid;
+pub mod mesh;
 pub mod star;
 
 use crate::config::RunConfig;
@@ -15,6 +21,9 @@ pub struct Topology {
     pub client_nodes: Vec<NodeId>,
     /// The node that hosts the server.
     pub server: NodeId,
+    /// Topologies with several servers: client `i` talks to the server on
+    /// `client_servers[i % len]`; empty = every client to `server`.
+    pub client_servers: Vec<NodeId>,
 }
 
 impl Topology {
@@ -27,7 +36,14 @@ impl Topology {
 pub type Build = fn(&RunConfig, u64) -> Result<Topology, ConfigError>;
 
 /// Every topology, by the name `network.kind` uses.
-pub const TOPOLOGIES: &[(&str, Build)] = &[("star", star::build)];
+pub const TOPOLOGIES: &[(&str, Build)] = &[
+    ("star", star::build),
+    ("chain", chain::build),
+    ("grid", grid::build),
+    ("dumbbell", dumbbell::build),
+    ("gprs", gprs::build),
+    ("file", file::build),
+];
 
 /// The topology `cfg.network.kind` names (default `star`).
 pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
@@ -42,5 +58,14 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
+    }
+}
+
+/// The rate of the network's downlink (the links with role `Downlink`), kbit/s, for the
+/// downlink-share metrics: `link.downlink_kbps`, or the GPRS preset's downlink.
+pub fn downlink_kbps(cfg: &RunConfig) -> f64 {
+    match cfg.network.as_ref() {
+        Some(n) if n.kind == crate::config::NetworkKind::Gprs => n.gprs_downlink_kbps,
+        _ => cfg.link.downlink_kbps,
     }
 }

@@ -123,5 +123,6 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
         network: Network::new(nodes, elements, routes),
         client_nodes: vec![DEVICES],
         server: SERVER,
+        client_servers: Vec::new(),
     })
 }

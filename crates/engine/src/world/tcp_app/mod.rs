@@ -214,6 +214,12 @@ impl TcpApp {
         } else {
             w.response_bytes
         };
+        if w.kind == WorkloadKind::Periodic {
+            return Err(ConfigError(format!(
+                "{}: 'periodic' is a CoAP-over-UDP workload; allowed with transport tcp: continuous, random, burst, firmware",
+                label("workload.kind")
+            )));
+        }
         self.trace = cfg.trace;
         // Streams of the congestion controllers: (seed, replication, flow, end) with a tag
         // of their own, apart from `sim::streams`' ones.
@@ -605,7 +611,9 @@ impl TcpApp {
             Plan::Count { remaining } => {
                 client.stats.failed += std::mem::take(remaining).max(1);
             }
-            Plan::Until { .. } | Plan::Blocks { .. } => client.stats.failed += 1,
+            Plan::Until { .. } | Plan::Blocks { .. } | Plan::Periodic { .. } => {
+                client.stats.failed += 1
+            }
         }
         client.finished = true;
         if !client.random && !client.in_burst && !client.up {

@@ -1,0 +1,842 @@
+//! Multi-hop IEEE 802.15.4 networks (docs/networks.md): a shared radio medium, a CSMA/CA MAC
+//! per node, 6LoWPAN compression and fragmentation, and RPL-like storing-mode routing.
+//!
+//! The whole mesh is one network element ([`Mesh`]): a route that crosses the mesh names it
+//! once, and the mesh forwards the packet hop by hop along its DODAG, from the node where it
+//! entered (its source, or the border router for packets from outside) to the node where it
+//! leaves (its destination, or the border router). Inside, each hop is one or more frames
+//! (6LoWPAN fragments) through the sender's MAC queue and CSMA/CA; the next node reassembles
+//! the packet before forwarding it (route-over), and a fragment that fails loses the packet.
+//!
+//! The mesh is driven by network-owned events ([`RadioEvent`], in `NetEvent::Radio`): the end
+//! of a clear channel assessment, the start and end of a frame on the air, the start and end
+//! of an acknowledgement, an acknowledgement timeout.
+//!
+//! The medium is a unit disk: a frame reaches its receiver if the receiver is within
+//! `range_m` of the sender and no other transmission from a node within the interference
+//! range of the receiver (the receiver's own included) overlaps it in time; an optional
+//! per-frame loss probability applies on top. Clear channel assessment finds the channel busy
+//! if a node within the carrier-sense range is on the air or was during the CCA window.
+
+pub mod mac;
+pub mod phy;
+pub mod rpl;
+pub mod sixlowpan;
+
+use std::collections::VecDeque;
+
+use coaplab_cc::rng::{Rng, Xoshiro256pp};
+use coaplab_cc::{Duration, Instant};
+
+use crate::config::MacAddressing;
+use crate::metrics::MeshCounters;
+use crate::net::network::{DropReason, ElementId, NetEvent, NodeId, Scheduler};
+use crate::packet::{AppPacket, NetPacket, PacketKind};
+use crate::sim::slab::{PacketId, Slab};
+use mac::{CcaDecision, Csma, MacParams, MacState};
+use rpl::Dodag;
+use sixlowpan::{Fragments, Hop};
+
+/// The UDP ports of the CoAP endpoints (server 5683, RFC 7252 §6.1; clients the first
+/// dynamic port, RFC 6335 §6): neither is NHC-compressible, so UDP takes 7 bytes.
+const UDP_PORTS: (u16, u16) = (crate::testbed::CLIENT_PORT, 5683);
+
+/// The receiver of a transmission nobody is meant to receive (the strobes before the copy a
+/// duty-cycled receiver wakes up for).
+const NO_RECEIVER: u16 = u16::MAX;
+
+/// What a radio event is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RadioKind {
+    /// `node`'s clear channel assessment ends.
+    CcaEnd,
+    /// `node`'s head frame goes on the air.
+    TxStart,
+    /// `node`'s frame leaves the air.
+    TxEnd,
+    /// Duty cycling: `node`'s strobe reaches the copy its receiver woke up for.
+    StrobeCopy,
+    /// `node` starts acknowledging `peer`'s frame (`gen`: `peer`'s MAC generation).
+    AckStart,
+    /// `node`'s acknowledgement to `peer` leaves the air.
+    AckEnd,
+    /// `node`'s wait for an acknowledgement ends (`gen`: its MAC generation then).
+    AckTimeout,
+    /// A packet (`gen` = its id) refused when it was handed to the mesh from a resend
+    /// (`peer` = 0: MAC queue full).
+    Refused,
+}
+
+/// An event of the mesh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RadioEvent {
+    pub kind: RadioKind,
+    pub node: u16,
+    pub peer: u16,
+    pub gen: u32,
+}
+
+/// What handling a mesh event produced for the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MeshOutcome {
+    Nothing,
+    /// The packet reached the node where it leaves the mesh, at the event's time.
+    Exit(PacketId),
+    /// The packet was lost in the mesh.
+    Dropped(PacketId, DropReason),
+}
+
+/// The mesh's parameters.
+#[derive(Clone, Debug)]
+pub struct RadioParams {
+    pub range_m: f64,
+    pub interference_m: f64,
+    pub carrier_sense_m: f64,
+    pub link_loss: f64,
+    pub addressing: MacAddressing,
+    pub mac: MacParams,
+    pub queue_frames: u32,
+    pub border_router_queue_frames: u32,
+    /// ContikiMAC-style duty cycling: every node wakes up once per this period (at its own
+    /// phase) to check the channel; `None`: the radio is always on (NullRDC).
+    pub wake_period: Option<Duration>,
+    /// Gap between two strobed copies of a frame (room for the acknowledgement).
+    pub strobe_gap: Duration,
+}
+
+/// One frame in a MAC queue: fragment `frag` of the packet's hop transfer `xfer`.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    packet: PacketId,
+    xfer: u32,
+    frag: u16,
+    /// MAC frame bytes (header, 6LoWPAN content, FCS).
+    bytes: u16,
+    to: u16,
+}
+
+/// A transmission on the air.
+#[derive(Clone, Copy, Debug)]
+struct Air {
+    node: u16,
+    rx: u16,
+    corrupted: bool,
+}
+
+struct Node {
+    mac: Csma,
+    queue: VecDeque<Frame>,
+    capacity: usize,
+    rng: Xoshiro256pp,
+    /// Bumped whenever the head frame is resolved or acknowledged (stale timeouts die).
+    gen: u32,
+    on_air: bool,
+    last_air_end: Instant,
+    /// Until then the node owes an acknowledgement (turnaround + ACK): its CCA is busy.
+    ack_busy_until: Instant,
+}
+
+/// Where a packet in the mesh is.
+#[derive(Clone, Copy, Debug, Default)]
+struct Transit {
+    /// The current hop transfer (0: none — dropped, or left the mesh).
+    xfer: u32,
+    /// The node it entered the mesh at and the node it leaves at.
+    entry: u16,
+    exit: u16,
+    source_outside: bool,
+    destination_outside: bool,
+    /// The hop's receiver and the fragments it has.
+    to: u16,
+    got: u64,
+    count: u16,
+}
+
+/// The mesh network element.
+pub struct Mesh {
+    pub params: RadioParams,
+    pub positions: Vec<(f64, f64)>,
+    pub dodag: Dodag,
+    /// The border router (the DODAG root).
+    pub border_router: u16,
+    /// This element's id in its network (for the events it schedules).
+    pub element: ElementId,
+    /// Network nodes `0..nodes.len()` are the mesh's nodes; others are outside it.
+    nodes: Vec<Node>,
+    in_range: Vec<bool>,
+    interferes: Vec<bool>,
+    senses: Vec<bool>,
+    air: Vec<Air>,
+    transit: Vec<Transit>,
+    next_xfer: u32,
+    loss_rng: Xoshiro256pp,
+    pub counters: MeshCounters,
+    /// Duty cycling: each node's wake-up phase in `[0, wake_period)`.
+    pub wake_phases: Vec<Duration>,
+    /// Per-link loss probabilities (`n × n`, both directions) where they differ from
+    /// `params.link_loss`; empty when none does.
+    link_loss: Vec<f64>,
+}
+
+/// `(x1, y1)` and `(x2, y2)` are at most `r` apart (with a relative tolerance of 1e-9, so
+/// nodes placed exactly one range apart are neighbours).
+pub fn within(a: (f64, f64), b: (f64, f64), r: f64) -> bool {
+    let (dx, dy) = (a.0 - b.0, a.1 - b.1);
+    dx * dx + dy * dy <= r * r * (1.0 + 1e-9)
+}
+
+impl Mesh {
+    /// A mesh of nodes at `positions` whose root is `border_router`; node `i` draws its
+    /// backoffs from `node_rngs[i]`, link losses from `loss_rng`. `Err` names a node the
+    /// border router cannot reach.
+    pub fn new(
+        params: RadioParams,
+        positions: Vec<(f64, f64)>,
+        border_router: u16,
+        element: ElementId,
+        node_rngs: impl Iterator<Item = Xoshiro256pp>,
+        loss_rng: Xoshiro256pp,
+    ) -> Result<Mesh, String> {
+        Self::build(
+            params,
+            positions,
+            None,
+            border_router,
+            element,
+            node_rngs,
+            loss_rng,
+        )
+    }
+
+    /// A mesh whose radio links are `links` (both directions) instead of the unit disk: a
+    /// node hears, senses and is disturbed by its linked nodes only.
+    pub fn with_links(
+        params: RadioParams,
+        positions: Vec<(f64, f64)>,
+        links: &[[u16; 2]],
+        border_router: u16,
+        element: ElementId,
+        node_rngs: impl Iterator<Item = Xoshiro256pp>,
+        loss_rng: Xoshiro256pp,
+    ) -> Result<Mesh, String> {
+        Self::build(
+            params,
+            positions,
+            Some(links),
+            border_router,
+            element,
+            node_rngs,
+            loss_rng,
+        )
+    }
+
+    fn build(
+        params: RadioParams,
+        positions: Vec<(f64, f64)>,
+        links: Option<&[[u16; 2]]>,
+        border_router: u16,
+        element: ElementId,
+        node_rngs: impl Iterator<Item = Xoshiro256pp>,
+        loss_rng: Xoshiro256pp,
+    ) -> Result<Mesh, String> {
+        let n = positions.len();
+        let rel = |r: f64| -> Vec<bool> {
+            match links {
+                None => (0..n * n)
+                    .map(|k| {
+                        let (i, j) = (k / n, k % n);
+                        i != j && within(positions[i], positions[j], r)
+                    })
+                    .collect(),
+                Some(links) => {
+                    let mut m = vec![false; n * n];
+                    for &[a, b] in links {
+                        let (a, b) = (a as usize, b as usize);
+                        if a != b {
+                            m[a * n + b] = true;
+                            m[b * n + a] = true;
+                        }
+                    }
+                    m
+                }
+            }
+        };
+        let in_range = rel(params.range_m);
+        let interferes = rel(params.interference_m.max(params.range_m));
+        let senses = rel(params.carrier_sense_m);
+        let neighbors: Vec<Vec<u16>> = (0..n)
+            .map(|i| {
+                (0..n)
+                    .filter(|&j| in_range[i * n + j])
+                    .map(|j| j as u16)
+                    .collect()
+            })
+            .collect();
+        let dodag = Dodag::build(border_router, &neighbors)
+            .map_err(|lost| format!("node {lost} cannot reach the border router"))?;
+        let mut wake_phases = Vec::new();
+        let nodes = node_rngs
+            .take(n)
+            .enumerate()
+            .map(|(i, mut rng)| {
+                if let Some(period) = params.wake_period {
+                    wake_phases.push(rng.uniform(Duration::ZERO, period - Duration::from_nanos(1)));
+                }
+                Node {
+                    mac: Csma::default(),
+                    queue: VecDeque::new(),
+                    capacity: if i == border_router as usize {
+                        params.border_router_queue_frames
+                    } else {
+                        params.queue_frames
+                    } as usize,
+                    rng,
+                    gen: 0,
+                    on_air: false,
+                    last_air_end: Instant::ZERO,
+                    ack_busy_until: Instant::ZERO,
+                }
+            })
+            .collect();
+        Ok(Mesh {
+            params,
+            positions,
+            dodag,
+            border_router,
+            element,
+            nodes,
+            in_range,
+            interferes,
+            senses,
+            air: Vec::new(),
+            transit: Vec::new(),
+            next_xfer: 1,
+            loss_rng,
+            counters: MeshCounters::default(),
+            wake_phases,
+            link_loss: Vec::new(),
+        })
+    }
+
+    /// Frames between nodes `a` and `b` (both directions) are lost with probability `p`
+    /// instead of `params.link_loss`.
+    pub fn set_link_loss(&mut self, a: u16, b: u16, p: f64) {
+        let n = self.nodes.len();
+        if self.link_loss.is_empty() {
+            self.link_loss = vec![self.params.link_loss; n * n];
+        }
+        self.link_loss[a as usize * n + b as usize] = p;
+        self.link_loss[b as usize * n + a as usize] = p;
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The mesh node where a packet from / to network node `n` enters / leaves the mesh.
+    pub fn attachment(&self, n: NodeId) -> u16 {
+        if (n as usize) < self.nodes.len() {
+            n
+        } else {
+            self.border_router
+        }
+    }
+
+    /// Radio hops between network nodes `a` and `b` (through the border router for nodes
+    /// outside the mesh).
+    pub fn hops(&self, a: NodeId, b: NodeId) -> u32 {
+        self.dodag.hops(self.attachment(a), self.attachment(b))
+    }
+
+    fn idx(&self, i: u16, j: u16) -> usize {
+        i as usize * self.nodes.len() + j as usize
+    }
+
+    pub fn in_range(&self, i: u16, j: u16) -> bool {
+        self.in_range[self.idx(i, j)]
+    }
+
+    fn schedule(
+        &self,
+        q: &mut impl Scheduler,
+        at: Instant,
+        kind: RadioKind,
+        node: u16,
+        peer: u16,
+        gen: u32,
+    ) {
+        q.schedule_net(
+            at,
+            NetEvent::Radio(
+                self.element,
+                RadioEvent {
+                    kind,
+                    node,
+                    peer,
+                    gen,
+                },
+            ),
+        );
+    }
+
+    /// Packet `id` enters the mesh at `now`, sent from network node `from` to `to`.
+    /// `Some(reason)` if it is refused at once (the caller still holds it).
+    pub fn enter(
+        &mut self,
+        now: Instant,
+        id: PacketId,
+        p: &NetPacket,
+        from: NodeId,
+        to: NodeId,
+        q: &mut impl Scheduler,
+    ) -> Result<MeshOutcome, DropReason> {
+        let n = self.nodes.len();
+        if self.transit.len() <= id as usize {
+            self.transit.resize(id as usize + 1, Transit::default());
+        }
+        let (entry, exit) = (self.attachment(from), self.attachment(to));
+        self.transit[id as usize] = Transit {
+            xfer: 0,
+            entry,
+            exit,
+            source_outside: from as usize >= n,
+            destination_outside: to as usize >= n,
+            to: entry,
+            got: 0,
+            count: 0,
+        };
+        if entry == exit {
+            self.arrived(id, p);
+            return Ok(MeshOutcome::Exit(id));
+        }
+        match self.forward(now, id, p, entry, q) {
+            None => Ok(MeshOutcome::Nothing),
+            Some(why) => Err(why),
+        }
+    }
+
+    /// The IPv6 size of a packet: its IPv4 size with a 40-byte instead of a 20-byte header.
+    fn ipv6_bytes(p: &NetPacket) -> u32 {
+        p.ip_bytes + 20
+    }
+
+    /// The frames of packet `p` (in transit `t`) on the hop `from` → `to`.
+    fn frames_for(&self, p: &NetPacket, t: &Transit, from: u16, to: u16) -> Option<Fragments> {
+        let hop = Hop {
+            from_origin: from == t.entry && !t.source_outside,
+            to_destination: to == t.exit && !t.destination_outside,
+            source_outside: t.source_outside,
+            destination_outside: t.destination_outside,
+            addressing: self.params.addressing,
+        };
+        let udp = matches!(p.app, AppPacket::Udp(_));
+        let (compressed, uncompressed, payload) = if udp {
+            (
+                sixlowpan::compressed_headers(hop, Some(UDP_PORTS)),
+                sixlowpan::IPV6_HEADER + sixlowpan::UDP_HEADER,
+                p.ip_bytes.saturating_sub(28),
+            )
+        } else {
+            (
+                sixlowpan::compressed_headers(hop, None),
+                sixlowpan::IPV6_HEADER,
+                p.ip_bytes.saturating_sub(20),
+            )
+        };
+        sixlowpan::fragment(
+            compressed,
+            uncompressed,
+            payload,
+            phy::frame_space(self.params.addressing),
+        )
+    }
+
+    /// The packet, now whole at mesh node `at`, is queued towards its exit; `Some(reason)`
+    /// if the queue cannot take all its frames.
+    fn forward(
+        &mut self,
+        now: Instant,
+        id: PacketId,
+        p: &NetPacket,
+        at: u16,
+        q: &mut impl Scheduler,
+    ) -> Option<DropReason> {
+        let t = self.transit[id as usize];
+        let to = self.dodag.next_hop(at, t.exit);
+        let Some(frags) = self.frames_for(p, &t, at, to) else {
+            self.counters.oversized_drops += 1;
+            self.transit[id as usize].xfer = 0;
+            return Some(DropReason::MacQueue);
+        };
+        let node = &self.nodes[at as usize];
+        if node.queue.len() + frags.count as usize > node.capacity || frags.count > 64 {
+            self.counters.mac_queue_drops += 1;
+            self.transit[id as usize].xfer = 0;
+            return Some(DropReason::MacQueue);
+        }
+        if frags.count > 1 {
+            self.counters.fragmented_packets += 1;
+        }
+        let xfer = self.next_xfer;
+        self.next_xfer = self.next_xfer.wrapping_add(1).max(1);
+        let tr = &mut self.transit[id as usize];
+        tr.xfer = xfer;
+        tr.to = to;
+        tr.got = 0;
+        tr.count = frags.count as u16;
+        let header = phy::mac_header(self.params.addressing) + phy::FCS;
+        let node = &mut self.nodes[at as usize];
+        let idle = node.queue.is_empty();
+        for i in 0..frags.count {
+            node.queue.push_back(Frame {
+                packet: id,
+                xfer,
+                frag: i as u16,
+                bytes: (header + frags.bytes(i)) as u16,
+                to,
+            });
+        }
+        if idle {
+            self.start_head(now, at, q);
+        }
+        None
+    }
+
+    /// Node `u` starts the channel access for its head frame.
+    fn start_head(&mut self, now: Instant, u: u16, q: &mut impl Scheduler) {
+        let node = &mut self.nodes[u as usize];
+        if node.queue.is_empty() {
+            return;
+        }
+        let cca_end = node.mac.begin(now, &self.params.mac, &mut node.rng);
+        let gen = node.gen;
+        self.schedule(q, cca_end, RadioKind::CcaEnd, u, 0, gen);
+    }
+
+    /// Whether node `u` finds the channel busy in the CCA window ending at `now`.
+    fn channel_busy(&self, now: Instant, u: u16) -> bool {
+        let node = &self.nodes[u as usize];
+        if node.on_air {
+            return true;
+        }
+        let window_start =
+            Instant::from_nanos(now.nanos().saturating_sub(self.params.mac.cca.nanos()));
+        let n = self.nodes.len();
+        (0..n).any(|j| {
+            self.senses[u as usize * n + j]
+                && (self.nodes[j].on_air || self.nodes[j].last_air_end > window_start)
+        })
+    }
+
+    /// `node` starts transmitting to `rx` (or [`NO_RECEIVER`]); the frames it disturbs are
+    /// marked corrupted, and so is its own if a transmission already disturbs `rx`.
+    fn start_air(&mut self, node: u16, rx: u16) {
+        let n = self.nodes.len();
+        // Every frame being received within interference range of `node` (or by `node`
+        // itself) is corrupted.
+        for a in &mut self.air {
+            if !a.corrupted
+                && a.rx != NO_RECEIVER
+                && (a.rx == node || self.interferes[node as usize * n + a.rx as usize])
+            {
+                a.corrupted = true;
+            }
+        }
+        let corrupted = rx != NO_RECEIVER
+            && self
+                .air
+                .iter()
+                .any(|a| a.node == rx || self.interferes[a.node as usize * n + rx as usize]);
+        self.air.push(Air {
+            node,
+            rx,
+            corrupted,
+        });
+        self.nodes[node as usize].on_air = true;
+    }
+
+    /// `node` leaves the air at `now`; returns whether its frame reached its receiver.
+    fn end_air(&mut self, now: Instant, node: u16) -> bool {
+        let i = self
+            .air
+            .iter()
+            .position(|a| a.node == node)
+            .expect("the node is on the air");
+        let a = self.air.swap_remove(i);
+        let nd = &mut self.nodes[node as usize];
+        nd.on_air = false;
+        nd.last_air_end = now;
+        if a.corrupted {
+            self.counters.collisions += 1;
+            return false;
+        }
+        if !self.in_range(node, a.rx) {
+            return false;
+        }
+        let p = if self.link_loss.is_empty() {
+            self.params.link_loss
+        } else {
+            self.link_loss[self.idx(node, a.rx)]
+        };
+        if p > 0.0 && self.loss_rng.unit_f64() < p {
+            self.counters.link_losses += 1;
+            return false;
+        }
+        true
+    }
+
+    /// Handles one of the mesh's events.
+    pub fn handle(
+        &mut self,
+        now: Instant,
+        ev: RadioEvent,
+        packets: &Slab<NetPacket>,
+        q: &mut impl Scheduler,
+    ) -> MeshOutcome {
+        let u = ev.node;
+        match ev.kind {
+            RadioKind::CcaEnd => {
+                if ev.gen != self.nodes[u as usize].gen {
+                    return MeshOutcome::Nothing;
+                }
+                // A node that owes an acknowledgement sends it first (the radio answers in
+                // hardware, RX → TX and back): an assessment overlapping it is repeated
+                // once it is over, without counting as a busy one.
+                let owed = self.nodes[u as usize].ack_busy_until;
+                if owed.nanos() > now.nanos().saturating_sub(self.params.mac.cca.nanos()) {
+                    self.schedule(
+                        q,
+                        owed + self.params.mac.cca,
+                        RadioKind::CcaEnd,
+                        u,
+                        0,
+                        ev.gen,
+                    );
+                    return MeshOutcome::Nothing;
+                }
+                let busy = self.channel_busy(now, u);
+                let node = &mut self.nodes[u as usize];
+                match node.mac.on_cca(now, busy, &self.params.mac, &mut node.rng) {
+                    CcaDecision::Transmit { at } => {
+                        let gen = node.gen;
+                        self.schedule(q, at, RadioKind::TxStart, u, 0, gen);
+                        MeshOutcome::Nothing
+                    }
+                    CcaDecision::Backoff { cca_end } => {
+                        let gen = node.gen;
+                        self.schedule(q, cca_end, RadioKind::CcaEnd, u, 0, gen);
+                        MeshOutcome::Nothing
+                    }
+                    CcaDecision::Fail => {
+                        self.counters.channel_access_failures += 1;
+                        self.resolve_head(now, u, false, q)
+                    }
+                }
+            }
+            RadioKind::TxStart => {
+                if self.nodes[u as usize].on_air {
+                    // Still sending an acknowledgement (possible only with a carrier-sense
+                    // range below the radio range): the frame follows it.
+                    let at = self.nodes[u as usize].ack_busy_until.max(now);
+                    self.schedule(q, at, RadioKind::TxStart, u, 0, ev.gen);
+                    return MeshOutcome::Nothing;
+                }
+                let f = *self.nodes[u as usize].queue.front().expect("a head frame");
+                self.counters.frames_sent += 1;
+                if self.nodes[u as usize].mac.retries > 0 {
+                    self.counters.retransmissions += 1;
+                }
+                let airtime = phy::airtime(u32::from(f.bytes));
+                if let Some(period) = self.params.wake_period {
+                    // Strobe: copies every airtime + gap until the receiver wakes up; it
+                    // detects the strobe at its wake-up and receives the next whole copy.
+                    let phase = self.wake_phases[f.to as usize].nanos();
+                    let p = period.nanos();
+                    let t = now.nanos();
+                    let wake = if t <= phase {
+                        phase
+                    } else {
+                        phase + (t - phase).div_ceil(p) * p
+                    };
+                    let step = (airtime + self.params.strobe_gap).nanos();
+                    let k = (wake - t).div_ceil(step);
+                    if k > 0 {
+                        self.counters.strobes += k;
+                        self.start_air(u, NO_RECEIVER);
+                        let copy = Instant::from_nanos(t + k * step);
+                        self.schedule(q, copy, RadioKind::StrobeCopy, u, f.to, ev.gen);
+                        return MeshOutcome::Nothing;
+                    }
+                }
+                self.start_air(u, f.to);
+                self.schedule(q, now + airtime, RadioKind::TxEnd, u, f.to, ev.gen);
+                MeshOutcome::Nothing
+            }
+            RadioKind::StrobeCopy => {
+                // The strobe so far occupied the channel for nobody; the copy now on the air
+                // is the one the receiver takes.
+                let i = self
+                    .air
+                    .iter()
+                    .position(|a| a.node == u)
+                    .expect("the node is strobing");
+                self.air.swap_remove(i);
+                let f = *self.nodes[u as usize].queue.front().expect("a head frame");
+                self.start_air(u, f.to);
+                let end = now + phy::airtime(u32::from(f.bytes));
+                self.schedule(q, end, RadioKind::TxEnd, u, f.to, ev.gen);
+                MeshOutcome::Nothing
+            }
+            RadioKind::TxEnd => {
+                let ok = self.end_air(now, u);
+                let node = &mut self.nodes[u as usize];
+                let deadline = node.mac.on_tx_end(now, &self.params.mac);
+                let gen = node.gen;
+                let f = *node.queue.front().expect("a head frame");
+                self.schedule(q, deadline, RadioKind::AckTimeout, u, 0, gen);
+                if !ok {
+                    return MeshOutcome::Nothing;
+                }
+                // The receiver acknowledges after its turnaround, whatever the frame held.
+                let r = f.to;
+                let ack_end = now + self.params.mac.turnaround + phy::airtime(phy::ACK_FRAME);
+                let rn = &mut self.nodes[r as usize];
+                rn.ack_busy_until = rn.ack_busy_until.max(ack_end);
+                self.schedule(
+                    q,
+                    now + self.params.mac.turnaround,
+                    RadioKind::AckStart,
+                    r,
+                    u,
+                    gen,
+                );
+                self.receive(now, r, f, packets, q)
+            }
+            RadioKind::AckStart => {
+                if self.nodes[u as usize].on_air {
+                    // Transmitting a frame of its own: no acknowledgement.
+                    return MeshOutcome::Nothing;
+                }
+                self.counters.acks_sent += 1;
+                self.start_air(u, ev.peer);
+                let end = now + phy::airtime(phy::ACK_FRAME);
+                self.schedule(q, end, RadioKind::AckEnd, u, ev.peer, ev.gen);
+                MeshOutcome::Nothing
+            }
+            RadioKind::AckEnd => {
+                let ok = self.end_air(now, u);
+                let t = ev.peer;
+                let tn = &self.nodes[t as usize];
+                if ok && tn.gen == ev.gen && tn.mac.state == MacState::WaitAck {
+                    self.nodes[t as usize].mac.on_ack();
+                    return self.resolve_head(now, t, true, q);
+                }
+                MeshOutcome::Nothing
+            }
+            RadioKind::AckTimeout => {
+                let node = &mut self.nodes[u as usize];
+                if ev.gen != node.gen || node.mac.state != MacState::WaitAck {
+                    return MeshOutcome::Nothing;
+                }
+                match node
+                    .mac
+                    .on_ack_timeout(now, &self.params.mac, &mut node.rng)
+                {
+                    Some(cca_end) => {
+                        let gen = node.gen;
+                        self.schedule(q, cca_end, RadioKind::CcaEnd, u, 0, gen);
+                        MeshOutcome::Nothing
+                    }
+                    None => {
+                        self.counters.retry_failures += 1;
+                        self.resolve_head(now, u, false, q)
+                    }
+                }
+            }
+            RadioKind::Refused => MeshOutcome::Dropped(ev.gen, DropReason::MacQueue),
+        }
+    }
+
+    /// Node `u`'s head frame is done (`acked`) or failed; the next frame starts.
+    fn resolve_head(
+        &mut self,
+        now: Instant,
+        u: u16,
+        acked: bool,
+        q: &mut impl Scheduler,
+    ) -> MeshOutcome {
+        let node = &mut self.nodes[u as usize];
+        node.gen = node.gen.wrapping_add(1);
+        let f = node.queue.pop_front().expect("a head frame");
+        let mut out = MeshOutcome::Nothing;
+        if !acked {
+            let t = &mut self.transit[f.packet as usize];
+            if t.xfer == f.xfer {
+                // A lost fragment loses the packet: its other frames leave the queue.
+                t.xfer = 0;
+                node.queue.retain(|g| g.xfer != f.xfer);
+                self.counters.radio_drops += 1;
+                out = MeshOutcome::Dropped(f.packet, DropReason::Radio);
+            }
+        }
+        node.mac.state = MacState::Idle;
+        self.start_head(now, u, q);
+        out
+    }
+
+    /// Node `r` received frame `f` cleanly at `now`.
+    fn receive(
+        &mut self,
+        now: Instant,
+        r: u16,
+        f: Frame,
+        packets: &Slab<NetPacket>,
+        q: &mut impl Scheduler,
+    ) -> MeshOutcome {
+        let t = &mut self.transit[f.packet as usize];
+        if t.xfer != f.xfer || t.to != r || t.got & (1 << f.frag) != 0 {
+            self.counters.duplicates += 1;
+            return MeshOutcome::Nothing;
+        }
+        t.got |= 1 << f.frag;
+        if t.got.count_ones() < u32::from(t.count) {
+            return MeshOutcome::Nothing;
+        }
+        let p = packets.get(f.packet);
+        if r == t.exit {
+            t.xfer = 0;
+            self.arrived(f.packet, &p);
+            return MeshOutcome::Exit(f.packet);
+        }
+        match self.forward(now, f.packet, &p, r, q) {
+            None => MeshOutcome::Nothing,
+            Some(why) => MeshOutcome::Dropped(f.packet, why),
+        }
+    }
+
+    /// Packet `id` leaves the mesh: requests count towards the carried load.
+    fn arrived(&mut self, id: PacketId, p: &NetPacket) {
+        let _ = id;
+        if let AppPacket::Udp(u) = p.app {
+            if u.kind == PacketKind::Request {
+                self.counters.requests_delivered += 1;
+                self.counters.request_bytes_delivered += u64::from(Self::ipv6_bytes(p));
+            }
+        }
+    }
+
+    /// Frames waiting in every MAC queue (for the end-of-run check).
+    pub fn queued_frames(&self) -> usize {
+        self.nodes.iter().map(|n| n.queue.len()).sum()
+    }
+
+    /// Time a node spends on one frame of `mac_bytes` on an idle channel with no backoff:
+    /// CCA + turnaround + airtime.
+    pub fn min_hop_time(&self, mac_bytes: u32) -> Duration {
+        self.params.mac.cca + self.params.mac.turnaround + phy::airtime(mac_bytes)
+    }
+}

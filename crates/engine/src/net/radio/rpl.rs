@@ -1,0 +1,88 @@
+//! Routing: an RPL-like DODAG (RFC 6550) built once, before any traffic, on perfect links —
+//! rank = hop count from the root (the border router), each node's preferred parent its
+//! lowest-numbered neighbour one hop closer to the root — used in storing mode: a packet
+//! climbs towards the root until it reaches an ancestor of its destination (the lowest common
+//! ancestor of source and destination), then descends. No control traffic is simulated.
+
+/// A node with no parent (the root).
+pub const NO_PARENT: u16 = u16::MAX;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dodag {
+    pub root: u16,
+    /// Preferred parent of each node ([`NO_PARENT`] for the root).
+    pub parent: Vec<u16>,
+    /// Hops from each node to the root.
+    pub depth: Vec<u16>,
+}
+
+impl Dodag {
+    /// Builds the DODAG over the neighbour lists; `Err` names a node the root cannot reach.
+    pub fn build(root: u16, neighbors: &[Vec<u16>]) -> Result<Dodag, u16> {
+        let n = neighbors.len();
+        let mut depth = vec![u16::MAX; n];
+        depth[root as usize] = 0;
+        let mut frontier = std::collections::VecDeque::from([root]);
+        while let Some(u) = frontier.pop_front() {
+            for &v in &neighbors[u as usize] {
+                if depth[v as usize] == u16::MAX {
+                    depth[v as usize] = depth[u as usize] + 1;
+                    frontier.push_back(v);
+                }
+            }
+        }
+        if let Some(lost) = depth.iter().position(|&d| d == u16::MAX) {
+            return Err(lost as u16);
+        }
+        let parent = (0..n)
+            .map(|v| {
+                if v == root as usize {
+                    NO_PARENT
+                } else {
+                    neighbors[v]
+                        .iter()
+                        .copied()
+                        .filter(|&u| depth[u as usize] + 1 == depth[v])
+                        .min()
+                        .expect("a node at depth d > 0 has a neighbour at depth d - 1")
+                }
+            })
+            .collect();
+        Ok(Dodag {
+            root,
+            parent,
+            depth,
+        })
+    }
+
+    /// The next hop from `u` towards `dst` (`u != dst`): the child of `u` on the way down if
+    /// `dst` is in `u`'s sub-DODAG, else `u`'s parent.
+    pub fn next_hop(&self, u: u16, dst: u16) -> u16 {
+        let du = self.depth[u as usize];
+        let mut x = dst;
+        while self.depth[x as usize] > du + 1 {
+            x = self.parent[x as usize];
+        }
+        if self.depth[x as usize] == du + 1 && self.parent[x as usize] == u {
+            x
+        } else {
+            self.parent[u as usize]
+        }
+    }
+
+    /// The route from `a` to `b`, both ends included.
+    pub fn route(&self, a: u16, b: u16) -> Vec<u16> {
+        let mut path = vec![a];
+        let mut u = a;
+        while u != b {
+            u = self.next_hop(u, b);
+            path.push(u);
+        }
+        path
+    }
+
+    /// Radio hops from `a` to `b`.
+    pub fn hops(&self, a: u16, b: u16) -> u32 {
+        self.route(a, b).len() as u32 - 1
+    }
+}

@@ -1,0 +1,31 @@
+//! `chain`: 21 IEEE 802.15.4 nodes on a line, one radio range apart, the border router in the
+//! middle (node 10) and the sink on it; the 20 other nodes are clients (docs/networks.md).
+//!
+//! ```text
+//! 0 — 1 — … — 9 — [10: border router, sink] — 11 — … — 20
+//! ```
+
+use super::mesh::{self, Layout};
+use super::Topology;
+use crate::config::RunConfig;
+use crate::testbed::ConfigError;
+
+pub const NODES: u16 = 21;
+pub const BORDER_ROUTER: u16 = 10;
+
+pub fn layout(range: f64) -> Layout {
+    Layout {
+        positions: (0..NODES).map(|i| (f64::from(i) * range, 0.0)).collect(),
+        border_router: BORDER_ROUTER,
+        links: None,
+        clients: (0..NODES)
+            .filter(|&i| i != BORDER_ROUTER)
+            .map(|i| (i, BORDER_ROUTER))
+            .collect(),
+    }
+}
+
+pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
+    let range = cfg.network.as_ref().map_or(10.0, |n| n.range_m);
+    mesh::build(cfg, replication, layout(range))
+}

@@ -1,0 +1,30 @@
+//! `grid`: 7 × 7 IEEE 802.15.4 nodes, one radio range apart (node `7·row + column`), the
+//! border router and the sink at the centre (node 24); the 48 other nodes are clients
+//! (docs/networks.md).
+
+use super::mesh::{self, Layout};
+use super::Topology;
+use crate::config::RunConfig;
+use crate::testbed::ConfigError;
+
+pub const SIDE: u16 = 7;
+pub const BORDER_ROUTER: u16 = 24;
+
+pub fn layout(range: f64) -> Layout {
+    Layout {
+        positions: (0..SIDE * SIDE)
+            .map(|i| (f64::from(i % SIDE) * range, f64::from(i / SIDE) * range))
+            .collect(),
+        border_router: BORDER_ROUTER,
+        links: None,
+        clients: (0..SIDE * SIDE)
+            .filter(|&i| i != BORDER_ROUTER)
+            .map(|i| (i, BORDER_ROUTER))
+            .collect(),
+    }
+}
+
+pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
+    let range = cfg.network.as_ref().map_or(10.0, |n| n.range_m);
+    mesh::build(cfg, replication, layout(range))
+}
