@@ -316,13 +316,13 @@ impl Controller for PyAlgo {
             "on_failure",
             (),
             |py| {
-                Ok(PyTuple::new(
+                PyTuple::new(
                     py,
                     [
                         now.secs_f64().into_pyobject(py)?.into_any(),
                         Bound::new(py, py_exchange(ex))?.into_any(),
                     ],
-                )?)
+                )
             },
             |_| Ok(()),
         )
@@ -340,14 +340,14 @@ impl Controller for PyAlgo {
                         .into_any(),
                     None => py.None().into_bound(py),
                 };
-                Ok(PyTuple::new(
+                PyTuple::new(
                     py,
                     [
                         now.secs_f64().into_pyobject(py)?.into_any(),
                         Bound::new(py, py_exchange(ex))?.into_any(),
                         answered,
                     ],
-                )?)
+                )
             },
             |v| sample_of(label, v),
         )
