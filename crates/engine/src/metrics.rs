@@ -34,6 +34,24 @@ pub struct RunResult {
     /// of group `g` are those with `client` in `first_client..first_client + clients`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupResult>,
+    /// Runs with NON traffic (`coap.non_rate_per_s`) only: its counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub non: Option<NonResult>,
+}
+
+/// NON traffic's measurements (docs/algorithms.md "NON traffic").
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct NonResult {
+    /// NON requests sent, by all clients.
+    pub sent: u64,
+    /// NON requests whose NON response reached the client.
+    pub delivered: u64,
+    /// `delivered / sent`.
+    pub delivery_ratio: f64,
+    /// Mean over clients of each client's NON rate, `(sent − 1) / (last − first send)`, 1/s.
+    pub rate_per_s: f64,
+    /// Messages sent as CON exchanges by CoCoA's NON rule (2 of every 16).
+    pub rule_con: u64,
 }
 
 /// One client population's measurements (docs/design.md "Client populations"); per-client
