@@ -79,3 +79,25 @@ fn non_rule_needs_non_traffic_and_non_needs_continuous() {
         "{err}"
     );
 }
+
+/// NON requests and their responses are NON messages (RFC 7252 §4.3, §5.2.3) of the same size
+/// as CON / ACK (the type is two bits of the fixed header).
+#[test]
+fn non_messages_are_typed_non() {
+    use coaplab_cc::Instant;
+    use coaplab_engine::coap::messages::MessageFactory;
+    use coaplab_wire::coap::Type;
+    let f = MessageFactory {
+        response_bytes: 60,
+        block_szx: 4,
+        resource_bytes: 0,
+        rexmit_cnt: false,
+    };
+    let non = f.non_request(0, 0, 7, Instant::ZERO);
+    let con = f.request(0, 0, 0, 7, None, Instant::ZERO);
+    f.with_message(&non, |m| assert_eq!(m.mtype, Type::Non));
+    f.with_message(&f.response(&non), |m| assert_eq!(m.mtype, Type::Non));
+    f.with_message(&f.response(&con), |m| assert_eq!(m.mtype, Type::Ack));
+    assert_eq!(non.ip_bytes, con.ip_bytes);
+    assert_eq!(f.response(&non).ip_bytes, f.response(&con).ip_bytes);
+}
