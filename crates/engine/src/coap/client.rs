@@ -180,7 +180,7 @@ impl NonTraffic {
 
     /// Messages 0 and 8 of every 16 go as CON under the rule.
     fn next_is_con(&self) -> bool {
-        self.rule && self.sent % 8 == 0
+        self.rule && self.sent.is_multiple_of(8)
     }
 }
 
