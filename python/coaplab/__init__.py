@@ -12,7 +12,7 @@ from .errors import CoaplabError, ScenarioError, ScriptError
 from .replay import load_script, replay
 
 __all__ = [
-    "CoaplabError", "ScenarioError", "ScriptError", "Result", "Scenario",
+    "Algorithm", "CoaplabError", "ScenarioError", "ScriptError", "Result", "Scenario",
     "load_scenario", "load_script", "replay", "run", "run_scenario", "__version__",
 ]
 
@@ -20,6 +20,7 @@ __all__ = [
 #: :func:`run_scenario`.
 _LAZY = {
     "Result": ("runner", "Result"), "run_scenario": ("runner", "run_scenario"), "run": ("runner", "run_scenario"),
+    "Algorithm": ("algorithm", "Algorithm"),
     "Scenario": ("scenario", "Scenario"), "load_scenario": ("scenario", "load_scenario"),
 }
 

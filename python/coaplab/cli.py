@@ -100,7 +100,8 @@ def _parser() -> argparse.ArgumentParser:
 
     rp = _sub(sub, "replay", "replay algorithms on a script of exchanges",
               "  coaplab replay cocoa script.json\n"
-              "  coaplab replay --compare default,cocoa,fasor script.json --dither on --seed 3")
+              "  coaplab replay --compare default,cocoa,fasor script.json --dither on --seed 3\n"
+              "  coaplab replay --algorithm-file my.py:MyAlgo script.json --compare cocoa")
     rp.add_argument("algorithm", nargs="?", metavar="ALGORITHM", help="the algorithm to replay, e.g. cocoa (see docs/algorithms.md)")
     rp.add_argument("script", metavar="SCRIPT.json", help="the script of exchanges (JSON)")
     rp.add_argument("--compare", metavar="A,B,...", help="replay several algorithms and print them side by side, e.g. --compare default,cocoa")
@@ -108,6 +109,19 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the dithering, e.g. --seed 3 (default: 0)")
     rp.add_argument("--max-retransmit", type=_non_negative_int, default=4, help="MAX_RETRANSMIT (default: 4, RFC 7252's)")
     rp.add_argument("--format", choices=("json", "table"), default=None, help="json for one algorithm, table for --compare (defaults)")
+    rp.add_argument("--algorithm-file", metavar="FILE:CLASS",
+                    help="replay an algorithm written in Python (a coaplab.Algorithm subclass), e.g. my.py:MyAlgo; "
+                         "with --compare, it is shown first")
+
+    ca = _sub(sub, "check-algorithm", "check an algorithm written in Python against a property suite",
+              "  coaplab check-algorithm my.py:MyAlgo\n"
+              "  coaplab check-algorithm examples/algorithms/cocoa_py.py:CocoaPy --compare cocoa")
+    ca.add_argument("spec", metavar="FILE:CLASS", help="the file and its coaplab.Algorithm subclass, e.g. my.py:MyAlgo")
+    ca.add_argument("--compare", metavar="ALGORITHM", help="also require identical replay output to this built-in algorithm, e.g. cocoa")
+    ca.add_argument("--scripts", type=_positive_int, default=50, help="generated scripts (default: 50)")
+    ca.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the generated scripts and dithering (default: 0)")
+    ca.add_argument("--max-retransmit", type=_non_negative_int, default=4, help="MAX_RETRANSMIT (default: 4, RFC 7252's)")
+    ca.add_argument("--cap", type=float, default=60.0, help="largest timer allowed, s (default: 60, the shared cap)")
 
     cal = _sub(sub, "calibrate", "published vs. simulated for the reference figures",
                "  coaplab calibrate\n  coaplab calibrate --format json > calibration.jsonl\n"
@@ -354,22 +368,48 @@ def _cmd_replay(args) -> int:
     from .output import replay_table
     from .replay import load_script, replay
 
+    first = []
+    if args.algorithm_file is not None:
+        if args.algorithm is not None:
+            raise CoaplabError("replay: give either ALGORITHM or --algorithm-file FILE:CLASS, not both")
+        first = ["python:" + args.algorithm_file]
     if args.compare:
         if args.algorithm is not None:
             raise CoaplabError("replay: give either ALGORITHM or --compare A,B,..., not both")
-        names = [n.strip() for n in args.compare.split(",") if n.strip()]
+        names = first + [n.strip() for n in args.compare.split(",") if n.strip()]
+    elif first:
+        names = first
     elif args.algorithm is None:
-        raise CoaplabError("replay: ALGORITHM is required (or --compare A,B,...)")
+        raise CoaplabError("replay: ALGORITHM is required (or --compare A,B,... or --algorithm-file FILE:CLASS)")
     else:
         names = [args.algorithm]
     script = load_script(args.script)
     results = {n: replay(n, script, dither=args.dither == "on", seed=args.seed, max_retransmit=args.max_retransmit) for n in names}
-    fmt = args.format or ("table" if args.compare else "json")
+    fmt = args.format or ("table" if len(names) > 1 else "json")
     if fmt == "table":
         sys.stdout.write(replay_table(results))
     else:
         out = results[names[0]] if len(names) == 1 else results
         sys.stdout.write(json.dumps(out, indent=2) + "\n")
+    return 0
+
+
+def _cmd_check_algorithm(args) -> int:
+    from .algorithm import check_algorithm
+
+    if not (args.cap > 0 and args.cap < 1e9):
+        raise CoaplabError(f"--cap: {args.cap} is out of range; allowed a number of seconds > 0 and < 1e9")
+    try:
+        failures = check_algorithm(args.spec, args.compare, scripts=args.scripts, seed=args.seed,
+                                   max_retransmit=args.max_retransmit, cap=args.cap)
+    except ValueError as e:
+        raise CoaplabError(str(e).splitlines()[0]) from None
+    for line in failures:
+        print(f"FAIL {line}")
+    if failures:
+        return 1
+    checked = "no exceptions, timers within bounds, determinism" + (f", equal to {args.compare}" if args.compare else "")
+    print(f"ok: {args.spec} passed on {args.scripts} generated scripts, dither off and on ({checked})")
     return 0
 
 
@@ -429,7 +469,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return {"run": _cmd_run, "replay": _cmd_replay, "bench": _cmd_bench, "calibrate": _cmd_calibrate,
                 "export": _cmd_export, "reproduce": _cmd_reproduce, "report": _cmd_report,
-                "plot": _cmd_plot, "completion": _cmd_completion}[args.command](args)
+                "plot": _cmd_plot, "completion": _cmd_completion,
+                "check-algorithm": _cmd_check_algorithm}[args.command](args)
     except CoaplabError as e:
         print(f"coaplab: error: {e}", file=sys.stderr)
         return 2

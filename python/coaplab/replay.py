@@ -113,7 +113,7 @@ def validate_script(data: Any) -> list[dict[str, Any]]:
 
 
 def replay(
-    algorithm: str,
+    algorithm: Any,
     script: list[dict[str, Any]] | str | Path,
     dither: bool = False,
     seed: int = 0,
@@ -126,10 +126,20 @@ def replay(
     ``failed``, ``rto_after`` (base of the next exchange before dithering), ``state``
     (algorithm-specific), ``start`` and ``end``. With ``dither=False`` the lower bound of every
     dither range is used, so results are exact.
+
+    ``algorithm`` is a registered name (``"cocoa"``), a ``coaplab.Algorithm`` instance (an
+    algorithm written in Python; it is configured and reset first) or ``"python:FILE:CLASS"``.
     """
     from . import _core
+    from .algorithm import Config, _bind, instance_of
 
-    if algorithm not in _core.algorithms():
+    try:
+        python = instance_of(algorithm)
+    except ValueError as e:
+        raise ScriptError(str(e)) from None
+    if python is None and not isinstance(algorithm, str):
+        raise ScriptError(f"algorithm = {_short(algorithm)} is neither an algorithm name nor a coaplab.Algorithm")
+    if python is None and algorithm not in _core.algorithms():
         raise ScriptError(f"unknown algorithm {algorithm!r}; valid names: {', '.join(_core.algorithms())}")
     if isinstance(script, (str, Path)):
         steps = load_script(script)
@@ -140,6 +150,16 @@ def replay(
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ScriptError(f"seed = {seed!r} is out of range; expected an integer in 0..2^64-1")
     tuples = [(s["start"], s["lost"], s["rtt"]) for s in steps]
+    if python is not None:
+        obj, label = python
+        try:
+            _bind(obj, Config(max_retransmit=max_retransmit))
+        except Exception as e:  # the user's reset()
+            raise ScriptError(f"{label}.reset raised {type(e).__name__}: {e}") from None
+        try:
+            return _core.replay_python(obj, label, tuples, bool(dither), seed, max_retransmit)
+        except ValueError as e:
+            raise ScriptError(str(e).splitlines()[0]) from None
     try:
         return _core.replay(algorithm, tuples, bool(dither), seed, max_retransmit)
     except ValueError as e:  # overlap detected by the engine, which knows when each exchange ended

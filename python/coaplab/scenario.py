@@ -448,9 +448,19 @@ def _resolve_groups(raw: dict[str, Any], given: Any) -> list[dict[str, Any]]:
 
 
 def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> None:
-    if coap["transport"] == "udp" and coap["cc"] not in UDP_ALGORITHMS:
+    if coap["transport"] == "udp" and coap["cc"].startswith("python:"):
+        from .algorithm import load_class  # an algorithm written in Python (coaplab.Algorithm)
+
+        try:
+            load_class(coap["cc"])
+        except ValueError as e:
+            raise ScenarioError(f"{prefix}coap.cc: {e}") from None
+    elif coap["transport"] == "udp" and coap["cc"] not in UDP_ALGORITHMS:
         hint = " (a TCP controller: set coap.transport = \"tcp\")" if coap["cc"] in TCP_CONTROLLERS else _did_you_mean(coap["cc"], UDP_ALGORITHMS)
         raise ScenarioError(f"{prefix}coap.cc: {_fmt(coap['cc'])} is not a UDP algorithm{hint}; allowed: " + ", ".join(UDP_ALGORITHMS))
+    if coap["transport"] == "tcp" and (coap.get("non_rate_per_s") or coap.get("non_rule")):
+        key = "non_rate_per_s" if coap.get("non_rate_per_s") else "non_rule"
+        raise ScenarioError(f"{prefix}coap.{key}: NON traffic is CoAP over UDP only (transport is \"tcp\")")
     if coap["transport"] == "tcp" and coap["cc"] not in TCP_CONTROLLERS:
         raise ScenarioError(f"{prefix}coap.cc: {_fmt(coap['cc'])} is not a TCP congestion controller; allowed with coap.transport = \"tcp\": " + ", ".join(TCP_CONTROLLERS))
     if w["kind"] == "burst":

@@ -96,6 +96,11 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
     }
     if config.get("group"):
         out["groups"] = {g["name"]: summarize_group(g, i, runs) for i, g in enumerate(config["group"])}
+    non = [r["non"] for r in runs if r.get("non")]
+    if non:  # NON traffic only (docs/algorithms.md "NON traffic"): absent for CON-only runs
+        sent, delivered = sum(n["sent"] for n in non), sum(n["delivered"] for n in non)
+        out["non"] = {"sent": sent, "delivered": delivered, "delivery_ratio": delivered / sent if sent else None,
+                      "rate_per_s": _mean([n["rate_per_s"] for n in non]), "rule_con": sum(n["rule_con"] for n in non)}
     mesh = summarize_mesh(runs)
     if mesh is not None:  # only runs on a multi-hop radio network (docs/networks.md)
         out["mesh"] = mesh

@@ -763,6 +763,20 @@ pub struct CoapConfig {
     #[serde(default = "d60")]
     #[schemars(range(min = 0.001, max = 86400.0))]
     pub max_timer_s: f64,
+    /// NON traffic (docs/algorithms.md "NON traffic"): when given (> 0), each client's
+    /// `workload.exchanges` messages are produced at this rate, messages per second, and sent
+    /// as Non-confirmable requests (RFC 7252 §4.3) answered by NON responses, without
+    /// retransmission. `continuous` workloads only. Absent = CON requests only.
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1000.0))]
+    pub non_rate_per_s: f64,
+    /// With NON traffic: apply CoCoA's NON rule (draft-ietf-core-cocoa-03 §5): NONs are sent
+    /// at most once per RTO (the algorithm's current base RTO) and 2 of every 16 messages
+    /// (message 0 and 8 of each 16) are sent as CON exchanges, which feed the RTO estimate.
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub non_rule: bool,
 }
 
 fn cocoa() -> String {

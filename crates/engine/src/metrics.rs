@@ -37,6 +37,24 @@ pub struct RunResult {
     /// Multi-hop radio networks: the mesh's counters and loads (docs/networks.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mesh: Option<MeshResult>,
+    /// Runs with NON traffic (`coap.non_rate_per_s`) only: its counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub non: Option<NonResult>,
+}
+
+/// NON traffic's measurements (docs/algorithms.md "NON traffic").
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct NonResult {
+    /// NON requests sent, by all clients.
+    pub sent: u64,
+    /// NON requests whose NON response reached the client.
+    pub delivered: u64,
+    /// `delivered / sent`.
+    pub delivery_ratio: f64,
+    /// Mean over clients of each client's NON rate, `(sent − 1) / (last − first send)`, 1/s.
+    pub rate_per_s: f64,
+    /// Messages sent as CON exchanges by CoCoA's NON rule (2 of every 16).
+    pub rule_con: u64,
 }
 
 /// Counters of a multi-hop IEEE 802.15.4 mesh over a run (docs/networks.md "Metrics").

@@ -37,6 +37,8 @@ pub struct Packet {
     /// When the request copy this packet is or answers was sent (the client's own record of
     /// transmission `ordinal`; used with the Rexmit-Cnt echo).
     pub request_sent: Instant,
+    /// A NON request, or the NON response to one (RFC 7252 §4.3, §5.2.3); else CON / ACK.
+    pub non: bool,
 }
 
 /// A TCP segment in the network.

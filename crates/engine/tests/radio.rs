@@ -327,6 +327,7 @@ fn request(ipv6: u32) -> NetPacket {
         payload: 0,
         rexmit_cnt: false,
         more: false,
+        non: false,
         ip_bytes: ipv6 - 20,
         request_sent: Instant::ZERO,
     })

@@ -7,10 +7,12 @@ use coaplab_cc::replay::{replay as run_replay, ScriptedExchange};
 use coaplab_cc::rng::{LowerBound, Rng, Xoshiro256pp};
 use coaplab_cc::{Config, Duration, Instant, Value};
 use coaplab_engine::config::RunConfig;
-use coaplab_engine::testbed::run;
+use coaplab_engine::testbed::{run, run_with_registry};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+
+mod pyalgo;
 
 /// The UDP algorithm names, in the registry's order (`coaplab_cc::registry::BUILTIN`).
 #[pyfunction]
@@ -74,6 +76,47 @@ fn replay<'py>(
     let mut alg = Registry::builtin()
         .build(algorithm, &config)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    replay_records(py, &mut alg, &script, dither, seed)
+}
+
+/// Replays `script` through the Python algorithm object `algorithm` (a configured
+/// `coaplab.Algorithm`, see `coaplab.replay`), with `label` naming it in errors. Exceptions
+/// the algorithm raises are re-raised as one-line `ValueError`s naming the method.
+#[pyfunction]
+#[pyo3(signature = (algorithm, label, script, dither, seed, max_retransmit))]
+fn replay_python<'py>(
+    py: Python<'py>,
+    algorithm: Py<PyAny>,
+    label: &str,
+    script: Vec<(f64, u32, f64)>,
+    dither: bool,
+    seed: u64,
+    max_retransmit: u32,
+) -> PyResult<Bound<'py, PyList>> {
+    let config = Config {
+        max_retransmit,
+        ..Config::default()
+    };
+    let mut alg = coaplab_cc::AnyAlgorithm::custom(pyalgo::PyAlgo::new(
+        config,
+        algorithm,
+        pyalgo::intern(label),
+    ));
+    pyalgo::clear_error();
+    let out = replay_records(py, &mut alg, &script, dither, seed);
+    match pyalgo::take_error() {
+        Some(e) => Err(e),
+        None => out,
+    }
+}
+
+fn replay_records<'py>(
+    py: Python<'py>,
+    alg: &mut coaplab_cc::AnyAlgorithm,
+    script: &[(f64, u32, f64)],
+    dither: bool,
+    seed: u64,
+) -> PyResult<Bound<'py, PyList>> {
     let steps: Vec<ScriptedExchange> = script
         .iter()
         .map(|&(start, lost, rtt)| ScriptedExchange {
@@ -84,8 +127,7 @@ fn replay<'py>(
         .collect();
     let mut seeded = Xoshiro256pp::seed_from_u64(seed);
     let rng: &mut dyn Rng = if dither { &mut seeded } else { &mut LowerBound };
-    let records =
-        run_replay(&mut alg, &steps, rng).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let records = run_replay(alg, &steps, rng).map_err(|e| PyValueError::new_err(e.to_string()))?;
 
     let out = PyList::empty(py);
     for (index, r) in records.iter().enumerate() {
@@ -136,6 +178,10 @@ fn tcp_controllers() -> Vec<&'static str> {
 /// Runs replication `replication` of one fully resolved configuration (JSON text) and returns
 /// the run's result as JSON text. With `pcap_path`, writes the capture there. The GIL is
 /// released while the engine runs, so threads can overlap runs.
+///
+/// A configuration whose `coap.cc` names Python algorithms (`python:FILE:CLASS`) loads them
+/// here (in this process: a Dask worker loads the file itself); the engine then re-acquires
+/// the GIL for every call into them, so such runs on several threads take turns on the GIL.
 #[pyfunction]
 #[pyo3(signature = (config_json, replication, pcap_path=None))]
 fn run_one(
@@ -145,7 +191,13 @@ fn run_one(
     pcap_path: Option<String>,
 ) -> PyResult<String> {
     let cfg = RunConfig::from_json(config_json).map_err(PyValueError::new_err)?;
-    let outcome = py.detach(move || -> Result<String, String> {
+    let python = pyalgo::python_names(&cfg);
+    let registry = if python.is_empty() {
+        None
+    } else {
+        Some(pyalgo::install(py, &python)?)
+    };
+    let outcome = py.detach(|| -> Result<String, String> {
         let mut file = match &pcap_path {
             Some(path) => Some(std::io::BufWriter::new(
                 std::fs::File::create(path)
@@ -153,23 +205,41 @@ fn run_one(
             )),
             None => None,
         };
-        let result = run(
-            &cfg,
-            replication,
-            file.as_mut().map(|f| f as &mut dyn std::io::Write),
-        )
+        let pcap = file.as_mut().map(|f| f as &mut dyn std::io::Write);
+        let result = match &registry {
+            None => run(&cfg, replication, pcap),
+            Some(r) => run_with_registry(&cfg, replication, pcap, r),
+        }
         .map_err(|e| e.to_string())?;
         serde_json::to_string(&result).map_err(|e| e.to_string())
     });
+    if registry.is_some() {
+        pyalgo::uninstall();
+        if let Some(e) = pyalgo::take_error() {
+            return Err(e);
+        }
+    }
     outcome.map_err(PyValueError::new_err)
 }
 
 /// Checks a resolved configuration the way a run would (building the testbed without running
 /// it), so that errors surface before anything runs.
 #[pyfunction]
-fn check(config_json: &str) -> PyResult<()> {
+fn check(py: Python<'_>, config_json: &str) -> PyResult<()> {
     let cfg = RunConfig::from_json(config_json).map_err(PyValueError::new_err)?;
-    coaplab_engine::testbed::check(&cfg).map_err(|e| PyValueError::new_err(e.to_string()))
+    let python = pyalgo::python_names(&cfg);
+    if python.is_empty() {
+        return coaplab_engine::testbed::check(&cfg)
+            .map_err(|e| PyValueError::new_err(e.to_string()));
+    }
+    let registry = pyalgo::install(py, &python)?;
+    let checked =
+        coaplab_engine::world::World::with_registry(&cfg, 0, false, &registry).map(|_| ());
+    pyalgo::uninstall();
+    if let Some(e) = pyalgo::take_error() {
+        return Err(e);
+    }
+    checked.map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Asks every run in progress in this process (and every later one, until
@@ -192,6 +262,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(algorithm_info, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_python, m)?)?;
+    m.add_class::<pyalgo::PyExchange>()?;
+    m.add_class::<pyalgo::PyRng>()?;
     m.add_function(wrap_pyfunction!(error_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(run_one, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;

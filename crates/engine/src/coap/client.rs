@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 
 use coaplab_cc::rng::Xoshiro256pp;
-use coaplab_cc::{Algorithm, Answered, Exchange, Instant, SampleKind, TimeoutDecision};
+use coaplab_cc::{Algorithm, Answered, Duration, Exchange, Instant, SampleKind, TimeoutDecision};
 
 use crate::coap::messages::MessageFactory;
 use crate::packet::Packet;
@@ -45,6 +45,8 @@ pub struct ExchangeRecord {
     pub response_bytes: u32,
     /// Copies of this exchange's request (or responses to them) still in the network.
     pub in_flight: u32,
+    /// A NON request (no timer, no retransmission; ends when sent).
+    pub non: bool,
 }
 
 impl ExchangeRecord {
@@ -88,6 +90,14 @@ pub struct ClientStats {
     /// Periodic workloads: requests dropped at the application because NSTART exchanges
     /// were outstanding when they were created.
     pub app_drops: u32,
+    /// NON traffic: NON requests sent, and those whose NON response reached the client.
+    pub non_sent: u32,
+    pub non_delivered: u32,
+    /// NON traffic: when the first and the last NON request was sent.
+    pub non_first: Option<Instant>,
+    pub non_last: Option<Instant>,
+    /// NON traffic with CoCoA's NON rule: messages sent as CON exchanges.
+    pub non_rule_con: u32,
 }
 
 /// One timer/RTO trace point (recorded only with `trace = true`).
@@ -117,6 +127,9 @@ pub struct Retired {
 
 impl Retired {
     fn add(&mut self, rec: &ExchangeRecord, keep_completions: bool) {
+        if rec.non {
+            return; // NON requests are counted in `ClientStats::non_*`
+        }
         self.unnecessary += rec.unnecessary_retransmissions();
         self.unnecessary_response_bytes += rec.unnecessary_response_bytes();
         if rec.done && !rec.failed {
@@ -129,6 +142,52 @@ impl Retired {
                 self.completions.extend(rec.ended_at);
             }
         }
+    }
+}
+
+/// The timer "exchange" index that wakes a NON sender (no exchange has it).
+pub const NON_WAKE: u32 = u32::MAX;
+
+/// A client's NON traffic (docs/algorithms.md "NON traffic"): `total` messages produced one
+/// every `period`, sent as NONs — with CoCoA's NON rule (draft-ietf-core-cocoa-03 §5), at most
+/// one NON per RTO and messages 0 and 8 of every 16 as CON exchanges.
+#[derive(Clone, Debug)]
+pub struct NonTraffic {
+    period: Duration,
+    total: u32,
+    rule: bool,
+    /// Messages produced so far, and when the next one is.
+    produced: u32,
+    next_at: Option<Instant>,
+    /// Produced but not yet sent (waiting for the rule or for a CON slot).
+    backlog: u32,
+    /// Messages sent (NON or CON), numbering the 2-of-16 pattern.
+    sent: u32,
+    last_non: Option<Instant>,
+    /// The pending wake-up and its generation (older wake-ups are stale).
+    wake_at: Option<Instant>,
+    wake_generation: u32,
+}
+
+impl NonTraffic {
+    pub fn new(rate_per_s: f64, total: u32, rule: bool) -> Self {
+        NonTraffic {
+            period: Duration::from_secs_f64(1.0 / rate_per_s),
+            total,
+            rule,
+            produced: 0,
+            next_at: None,
+            backlog: 0,
+            sent: 0,
+            last_non: None,
+            wake_at: None,
+            wake_generation: 0,
+        }
+    }
+
+    /// Messages 0 and 8 of every 16 go as CON under the rule.
+    fn next_is_con(&self) -> bool {
+        self.rule && self.sent.is_multiple_of(8)
     }
 }
 
@@ -148,6 +207,8 @@ pub struct Client {
     pub stats: ClientStats,
     pub trace: Option<Vec<TracePoint>>,
     retired: Retired,
+    /// NON traffic instead of the CON workload plan (`coap.non_rate_per_s`).
+    pub non: Option<NonTraffic>,
 }
 
 impl Client {
@@ -174,6 +235,7 @@ impl Client {
             stats: ClientStats::default(),
             trace: trace.then(Vec::new),
             retired: Retired::default(),
+            non: None,
         }
     }
 
@@ -247,6 +309,9 @@ impl Client {
 
     /// Starts as many exchanges as NSTART and the workload allow.
     pub fn poll_start(&mut self, now: Instant, msgs: &MessageFactory, out: &mut Vec<Action>) {
+        if self.non.is_some() {
+            return self.poll_non(now, msgs, out);
+        }
         while self.outstanding < self.nstart {
             let idle = self.outstanding == 0;
             let Some(req) = self.plan.next_request(now, idle, &mut self.rng) else {
@@ -274,6 +339,7 @@ impl Client {
                 answer_serialized: 0,
                 response_bytes: 0,
                 in_flight: 1,
+                non: false,
             });
             self.outstanding += 1;
             self.stats.first_request.get_or_insert(now);
@@ -298,6 +364,19 @@ impl Client {
         msgs: &MessageFactory,
         out: &mut Vec<Action>,
     ) {
+        if exchange == NON_WAKE {
+            if self
+                .non
+                .as_ref()
+                .is_some_and(|n| n.wake_generation == generation)
+            {
+                if let Some(n) = self.non.as_mut() {
+                    n.wake_at = None;
+                }
+                self.poll_non(now, msgs, out);
+            }
+            return;
+        }
         let Some(rec) = exchange
             .checked_sub(self.base)
             .and_then(|i| self.records.get_mut(i as usize))
@@ -352,6 +431,11 @@ impl Client {
         if pkt.ordinal < 64 {
             rec.answer_delivered |= 1 << pkt.ordinal;
         }
+        if rec.non {
+            self.stats.non_delivered += 1;
+            self.retire();
+            return;
+        }
         if rec.done || pkt.mid != rec.mid {
             self.stats.duplicate_responses += 1;
             self.retire();
@@ -378,6 +462,131 @@ impl Client {
         );
         self.retire();
         self.poll_start(now, msgs, out);
+    }
+
+    /// NON traffic: produces the messages due by `now`, sends what the rule allows, and arms
+    /// the next wake-up.
+    fn poll_non(&mut self, now: Instant, msgs: &MessageFactory, out: &mut Vec<Action>) {
+        let Some(mut n) = self.non.take() else {
+            return;
+        };
+        let mut next_at = n.next_at.unwrap_or(now);
+        while n.produced < n.total && next_at <= now {
+            n.produced += 1;
+            n.backlog += 1;
+            next_at += n.period;
+        }
+        n.next_at = Some(next_at);
+        let mut rule_wake = None;
+        while n.backlog > 0 {
+            if n.next_is_con() {
+                if self.outstanding >= self.nstart {
+                    break; // woken again when the exchange ends (poll_start)
+                }
+                self.start_con(now, msgs, out);
+                n.sent += 1;
+                n.backlog -= 1;
+                self.stats.non_rule_con += 1;
+                continue;
+            }
+            if n.rule {
+                if let Some(last) = n.last_non {
+                    // At most one NON per RTO (draft-ietf-core-cocoa-03 §5).
+                    let allowed = last + self.algorithm.base_rto();
+                    if now < allowed {
+                        rule_wake = Some(allowed);
+                        break;
+                    }
+                }
+            }
+            self.send_non(now, msgs, out);
+            n.last_non = Some(now);
+            n.sent += 1;
+            n.backlog -= 1;
+        }
+        let production = (n.produced < n.total).then_some(next_at);
+        let wake = match (production, rule_wake) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(at) = wake {
+            if n.wake_at.is_none_or(|w| at < w) {
+                n.wake_generation += 1;
+                n.wake_at = Some(at);
+                out.push(Action::ArmTimer {
+                    at,
+                    exchange: NON_WAKE,
+                    generation: n.wake_generation,
+                });
+            }
+        }
+        self.non = Some(n);
+    }
+
+    /// Sends one NON request (RFC 7252 §4.3): no timer; the record ends at once and retires
+    /// when its packets have left the network.
+    fn send_non(&mut self, now: Instant, msgs: &MessageFactory, out: &mut Vec<Action>) {
+        let index = self.base + self.records.len() as u32;
+        let mid = self.next_mid;
+        self.next_mid = self.next_mid.wrapping_add(1);
+        self.records.push_back(ExchangeRecord {
+            ex: Exchange::new(now, Duration::ZERO),
+            mid,
+            block: None,
+            generation: 0,
+            done: true,
+            failed: false,
+            ended_at: Some(now),
+            reached_server: 0,
+            answer_delivered: 0,
+            answer_serialized: 0,
+            response_bytes: 0,
+            in_flight: 1,
+            non: true,
+        });
+        self.stats.non_sent += 1;
+        self.stats.non_first.get_or_insert(now);
+        self.stats.non_last = Some(now);
+        out.push(Action::Send(
+            msgs.request(self.id, index, 0, mid, None, now),
+        ));
+    }
+
+    /// Starts one CON exchange outside the workload plan (the NON rule's CONs), exactly as
+    /// `poll_start` starts one.
+    fn start_con(&mut self, now: Instant, msgs: &MessageFactory, out: &mut Vec<Action>) {
+        let ex = self
+            .algorithm
+            .on_exchange_start(now, self.outstanding, &mut self.rng);
+        let index = self.base + self.records.len() as u32;
+        let mid = self.next_mid;
+        self.next_mid = self.next_mid.wrapping_add(1);
+        self.records.push_back(ExchangeRecord {
+            ex,
+            mid,
+            block: None,
+            generation: 0,
+            done: false,
+            failed: false,
+            ended_at: None,
+            reached_server: 0,
+            answer_delivered: 0,
+            answer_serialized: 0,
+            response_bytes: 0,
+            in_flight: 1,
+            non: false,
+        });
+        self.outstanding += 1;
+        self.stats.first_request.get_or_insert(now);
+        self.record(now, "start", index, None, SampleKind::None);
+        out.push(Action::Send(
+            msgs.request(self.id, index, 0, mid, None, now),
+        ));
+        out.push(Action::ArmTimer {
+            at: now + ex.timer,
+            exchange: index,
+            generation: 0,
+        });
     }
 
     fn record(

@@ -60,6 +60,8 @@ impl MessageFactory {
             n += 1;
         }
         let (mtype, code) = match p.kind {
+            PacketKind::Request if p.non => (Type::Non, code::GET),
+            PacketKind::Response if p.non => (Type::Non, code::CONTENT),
             PacketKind::Request if p.payload > 0 => (Type::Con, code::POST),
             PacketKind::Request => (Type::Con, code::GET),
             PacketKind::Response => (Type::Ack, code::CONTENT),
@@ -102,7 +104,16 @@ impl MessageFactory {
             more: false,
             ip_bytes: 0,
             request_sent: now,
+            non: false,
         })
+    }
+
+    /// A NON GET (RFC 7252 §4.3), answered by a NON 2.05 of the same size as the ACK.
+    pub fn non_request(&self, client: u32, exchange: u32, mid: u16, now: Instant) -> Packet {
+        Packet {
+            non: true,
+            ..self.request(client, exchange, 0, mid, None, now)
+        }
     }
 
     /// The piggybacked ACK 2.05 answering `req` (for block requests: that block, with the

@@ -238,7 +238,43 @@ impl World {
             seq_traces,
             groups,
             mesh: self.mesh_result(period),
+            non: self.non_result(),
         }
+    }
+
+    /// NON traffic's counters over every UDP client (`None` when no client sent a NON).
+    fn non_result(&self) -> Option<crate::metrics::NonResult> {
+        let mut r = crate::metrics::NonResult::default();
+        let mut rates = Vec::new();
+        for c in &self.udp.clients {
+            let s = &c.stats;
+            if c.non.is_none() {
+                continue;
+            }
+            r.sent += u64::from(s.non_sent);
+            r.delivered += u64::from(s.non_delivered);
+            r.rule_con += u64::from(s.non_rule_con);
+            if let (Some(a), Some(b)) = (s.non_first, s.non_last) {
+                let span = (b - a).secs_f64();
+                if s.non_sent >= 2 && span > 0.0 {
+                    rates.push(f64::from(s.non_sent - 1) / span);
+                }
+            }
+        }
+        if r.sent == 0 && r.rule_con == 0 {
+            return None;
+        }
+        r.delivery_ratio = if r.sent > 0 {
+            r.delivered as f64 / r.sent as f64
+        } else {
+            0.0
+        };
+        r.rate_per_s = if rates.is_empty() {
+            0.0
+        } else {
+            rates.iter().sum::<f64>() / rates.len() as f64
+        };
+        Some(r)
     }
 
     fn udp_local(&self, id: u32) -> usize {

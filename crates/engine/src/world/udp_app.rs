@@ -5,7 +5,7 @@ use coaplab_cc::rng::Rng;
 use coaplab_cc::{Config, Instant};
 
 use super::{Event, Placement, Shared};
-use crate::coap::client::{Action, Client};
+use crate::coap::client::{Action, Client, NonTraffic};
 use crate::coap::messages::MessageFactory;
 use crate::coap::server::Server;
 use crate::config::{GroupConfig, RunConfig, WorkloadKind};
@@ -138,6 +138,21 @@ impl UdpApp {
                 g.coap.max_retransmit
             ));
         }
+        let non_rate = g.coap.non_rate_per_s;
+        if g.coap.non_rule && non_rate <= 0.0 {
+            return err(format!(
+                "{}: true needs NON traffic; set {} > 0 (messages per second)",
+                label("coap.non_rule"),
+                label("coap.non_rate_per_s")
+            ));
+        }
+        if non_rate > 0.0 && w.kind != WorkloadKind::Continuous {
+            return err(format!(
+                "{}: NON traffic needs workload.kind = \"continuous\" (each client sends workload.exchanges messages); kind is {}",
+                label("coap.non_rate_per_s"),
+                format!("{:?}", w.kind).to_lowercase()
+            ));
+        }
         let firmware = Plan::Blocks {
             next: 0,
             total: msgs.blocks(),
@@ -163,6 +178,9 @@ impl UdpApp {
                 cfg.trace,
             );
             client.keep_completions = setup.in_burst;
+            if non_rate > 0.0 {
+                client.non = Some(NonTraffic::new(non_rate, w.exchanges, g.coap.non_rule));
+            }
             self.clients.push(client);
         }
         Ok(count)
