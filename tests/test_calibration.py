@@ -13,7 +13,7 @@ def rows(fig_id):
 
 def test_one_client():
     # Target 0.1 %. The median meets it (+0.02 %); the published figures have no spread at
-    # all (p10 = p90), while SPEC's per-packet uniform 10–20 ms path delay gives a 50-exchange
+    # all (p10 = p90), while the design's per-packet uniform 10–20 ms path delay gives a 50-exchange
     # FCT a standard deviation of sqrt(100 · 100/12) ms ≈ 29 ms (0.09 %), so p10/p90 sit at
     # ±0.05…0.10 % by construction (docs/validation.md).
     for r in rows("udp-1client-continuous"):
@@ -46,7 +46,7 @@ def test_firmware_udp_block_wise_and_tcp():
 
 @pytest.mark.parametrize("fig_id", ["udp-50clients-continuous-2500B", "udp-50clients-continuous-14100B"])
 def test_50_clients_known_offset(fig_id):
-    # Known, documented residual (docs/validation.md): with SPEC's sizes the model is a
+    # Known, documented residual (docs/validation.md): with the design's sizes the model is a
     # consistent 0.8–1.13 % below the published 50-client percentiles (target 1 %). This test
     # pins the residual so that any change to it is noticed.
     for r in rows(fig_id):

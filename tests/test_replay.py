@@ -1,4 +1,4 @@
-"""Replay from Python and from the command line (SPEC §3.2), including bad scripts."""
+"""Replay from Python and from the command line (docs/design.md §3.2), including bad scripts."""
 
 import json
 

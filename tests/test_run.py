@@ -1,4 +1,4 @@
-"""`coaplab run` and the Python API end to end (SPEC §7.2, §7.3)."""
+"""`coaplab run` and the Python API end to end (docs/design.md §7.2, §7.3)."""
 
 import json
 import os
@@ -10,7 +10,7 @@ import pytest
 import coaplab
 from conftest import ROOT
 
-SPEC_KEYS = {
+CONTRACT_KEYS = {
     "config", "replications", "fct_s", "unnecessary_retransmissions_per_client", "unnecessary_retransmissions_total",
     "retransmission_histogram", "exchanges_completed", "exchanges_failed", "packets", "throughput_exchanges_per_s",
     "jain_fairness", "settling_time_s", "events", "wall_s",
@@ -33,7 +33,7 @@ def test_cli_json_lines_have_every_spec_key(cli):
     assert len(lines) == 3  # the sweep over coap.cc
     for line in lines:
         s = json.loads(line)
-        assert SPEC_KEYS <= set(s), SPEC_KEYS - set(s)
+        assert CONTRACT_KEYS <= set(s), CONTRACT_KEYS - set(s)
         assert set(s["fct_s"]) == PCT and set(s["unnecessary_retransmissions_per_client"]) == PCT
         assert {"sent", "dropped_buffer", "lost_link"} <= set(s["packets"])
         # The resolved config includes the defaults.

@@ -1,4 +1,4 @@
-"""Scenario validation (SPEC §7.1): every kind of bad input names the key, the value and what
+"""Scenario validation (docs/design.md §7.1): every kind of bad input names the key, the value and what
 is allowed, before anything runs; defaults, sweeps and identities."""
 
 import pytest

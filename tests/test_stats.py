@@ -1,4 +1,4 @@
-"""Metric definitions on hand-made inputs (SPEC §6)."""
+"""Metric definitions on hand-made inputs (docs/design.md §6)."""
 
 import pytest
 

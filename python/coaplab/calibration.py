@@ -17,7 +17,7 @@ from typing import Any
 
 from .runner import run_scenario
 
-#: The literature's experiments use MAX_RETRANSMIT 20 so that no exchange fails (SPEC §3).
+#: The literature's experiments use MAX_RETRANSMIT 20 so that no exchange fails (docs/design.md §3).
 LITERATURE_MAX_RETRANSMIT = 20
 
 

@@ -1,4 +1,4 @@
-"""The ``coaplab`` command (SPEC §7.2). User errors print one line and exit 2."""
+"""The ``coaplab`` command (docs/design.md §7.2). User errors print one line and exit 2."""
 
 from __future__ import annotations
 

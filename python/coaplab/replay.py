@@ -1,4 +1,4 @@
-"""Replay (SPEC §3.2): drive one algorithm through a script of exchanges, no network.
+"""Replay (docs/design.md §3.2): drive one algorithm through a script of exchanges, no network.
 
 A script is a JSON list of exchanges ``{"start": s, "lost": n, "rtt": s}``: the first ``n``
 transmissions get no response and transmission ``n`` is answered ``rtt`` seconds after it was

@@ -1,4 +1,4 @@
-"""Pooled statistics over runs (SPEC §6): percentiles, Jain's index, per-configuration summary."""
+"""Pooled statistics over runs (docs/design.md §6): percentiles, Jain's index, per-configuration summary."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def sum_tcp(runs: list[dict[str, Any]]) -> dict[str, int] | None:
 
 
 def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]], wall_s: float) -> dict[str, Any]:
-    """One configuration's summary (SPEC §7.2 JSON object) from its per-replication results."""
+    """One configuration's summary (docs/design.md §7.2 JSON object) from its per-replication results."""
     clients = [c for r in runs for c in r["clients"]]
     hist: list[int] = []
     for r in runs:

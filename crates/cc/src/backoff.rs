@@ -9,7 +9,7 @@ pub fn binary(timer: Duration, cap: Duration) -> Duration {
 
 /// CoCoA's variable backoff factor (draft-ietf-core-cocoa-03 §4.2), truncated at `cap`.
 ///
-/// SPEC §3.1 resolves the draft's ambiguity: the factor is chosen **on the current timer at
+/// docs/design.md §3.1 resolves the draft's ambiguity: the factor is chosen **on the current timer at
 /// every retransmission** (not once from the initial RTO): `×3` if `T_i < 1 s`, `×1.5` if
 /// `T_i > 3 s`, else `×2`. A 2–3 s timer therefore backs off ×2 once and ×1.5 from then on.
 pub fn cocoa_vbf(timer: Duration, cap: Duration) -> Duration {

@@ -1,4 +1,4 @@
-//! `basic-rto` (B-RTO, SPEC §3.1): the last usable RTT sample, dithered, as the next `T_0`.
+//! `basic-rto` (B-RTO, docs/design.md §3.1): the last usable RTT sample, dithered, as the next `T_0`.
 
 use crate::backoff;
 use crate::config::Config;
@@ -8,7 +8,7 @@ use crate::rng::Rng;
 use crate::time::{Duration, Instant};
 
 /// Responses after at most this many retransmissions yield a sample (measured from the
-/// original transmission, SPEC §3.1).
+/// original transmission, docs/design.md §3.1).
 const MAX_SAMPLED_RETRANSMISSIONS: u32 = 2;
 
 #[derive(Clone, Debug)]

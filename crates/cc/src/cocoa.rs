@@ -1,5 +1,5 @@
 //! CoCoA, draft-ietf-core-cocoa-03, and its variants `cocoa-s`, `cocoa-fb1`, `cocoa-fb2`
-//! (SPEC §3.1).
+//! (docs/design.md §3.1).
 
 use crate::backoff;
 use crate::config::Config;
@@ -92,7 +92,7 @@ impl Cocoa {
         }
     }
 
-    /// Aging (draft §4.2.2), applied lazily when an exchange starts. SPEC §3.1 resolves how:
+    /// Aging (draft §4.2.2), applied lazily when an exchange starts. docs/design.md §3.1 resolves how:
     /// cumulatively — every full aging interval that elapsed since the last update counts,
     /// each step advancing the reference time by the interval it used.
     fn age(&mut self, now: Instant) {
@@ -119,7 +119,7 @@ impl Cocoa {
             CocoaVariant::Fb1 => {
                 retain_full_backoff(FullBackoff::Fb1, self.retained, ex, &self.config)
             }
-            // cocoa-fb2 (SPEC §3.1, an interpretation of prose): CoCoA's backoff applied k times
+            // cocoa-fb2 (docs/design.md §3.1, an interpretation of prose): CoCoA's backoff applied k times
             // to max(T_0, RTO'), RTO' being the overall RTO after this exchange's update.
             // VBF is monotone, so this is never below cocoa-fb1's T_k.
             CocoaVariant::Fb2 if ex.retransmissions >= 1 => {

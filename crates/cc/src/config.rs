@@ -15,7 +15,7 @@ pub const MAX_RETRANSMIT: u32 = 4;
 /// `NSTART`, RFC 7252 §4.7: 1 outstanding exchange per server.
 pub const NSTART: u32 = 1;
 /// Upper bound on timers of the `default`, B-RTO, Linux, Peak-Hopper and FASOR families:
-/// 60 s, the bound used by the literature's testbed (SPEC §3.1). RFC 7252 itself has none.
+/// 60 s, the bound used by the literature's testbed (docs/design.md §3.1). RFC 7252 itself has none.
 pub const MAX_TIMER: Duration = Duration::from_secs(60);
 
 /// Clock granularity `G` (RFC 6298 §2.4, §4): the smallest timer an endpoint can arm. RFC 6298

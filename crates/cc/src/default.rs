@@ -1,5 +1,5 @@
 //! `default`, `default-fb1`, `default-fb2`: RFC 7252 §4.2 retransmission, optionally with the
-//! literature's "full backoff" retention of backed-off timers between exchanges (SPEC §3.1).
+//! literature's "full backoff" retention of backed-off timers between exchanges (docs/design.md §3.1).
 
 use crate::backoff;
 use crate::config::Config;
@@ -17,7 +17,7 @@ pub enum FullBackoff {
     /// `k = 0` it starts fresh.
     Fb1,
     /// As `Fb1`, but `k = 0` halves the retained value; once halving would bring it below
-    /// `ACK_TIMEOUT·ACK_RANDOM_FACTOR` (3 s) it is discarded. SPEC §3.1 interprets the
+    /// `ACK_TIMEOUT·ACK_RANDOM_FACTOR` (3 s) it is discarded. docs/design.md §3.1 interprets the
     /// literature's prose this way.
     Fb2,
 }
@@ -91,7 +91,7 @@ impl Controller for DefaultRto {
     }
 }
 
-/// The full-backoff retention rule shared by the `default` and `cocoa` families (SPEC §3.1):
+/// The full-backoff retention rule shared by the `default` and `cocoa` families (docs/design.md §3.1):
 /// `k ≥ 1` → retain `T_k`; `k = 0` → discard (fb1) or halve until below
 /// `ACK_TIMEOUT·ACK_RANDOM_FACTOR` (fb2). `cocoa-fb2` replaces the retained value itself.
 pub(crate) fn retain_full_backoff(

@@ -41,7 +41,7 @@ impl Rfc6298 {
 }
 
 /// Linux's RTO estimator (`tcp_rtt_estimator` + `tcp_set_rto`, net/ipv4/tcp_input.c), in
-/// unscaled form as SPEC §3.1 `linux-rto` writes it. Used by `linux-rto` and by the TCP model.
+/// unscaled form as docs/design.md §3.1 `linux-rto` writes it. Used by `linux-rto` and by the TCP model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinuxRtt {
     state: Option<LinuxState>,
@@ -56,7 +56,7 @@ struct LinuxState {
 }
 
 /// Floor of `rttvar` / reset value of `mdev_max`: Linux's `TCP_RTO_MIN` (200 ms) applies to
-/// the ×4-scaled variance, i.e. 50 ms unscaled (SPEC §3.1).
+/// the ×4-scaled variance, i.e. 50 ms unscaled (docs/design.md §3.1).
 pub const LINUX_RTTVAR_MIN: Duration = Duration::from_millis(50);
 
 impl LinuxRtt {
@@ -125,8 +125,8 @@ const PH_MARGIN: Duration = Duration::from_millis(100);
 /// Samples kept in the history.
 const PH_HISTORY: usize = 2;
 
-/// The Peak-Hopper RTO estimator (SPEC §3.1 `peakhopper-rto`; see `peakhopper_rto.rs` for
-/// how SPEC differs from Californium).
+/// The Peak-Hopper RTO estimator (docs/design.md §3.1 `peakhopper-rto`; see `peakhopper_rto.rs` for
+/// how docs/design.md differs from Californium).
 #[derive(Clone, Debug, Default)]
 pub struct PeakHopper {
     rto: Option<Duration>,

@@ -1,4 +1,4 @@
-//! The vocabulary shared by every algorithm (SPEC §3.1): an exchange, its transmissions
+//! The vocabulary shared by every algorithm (docs/design.md §3.1): an exchange, its transmissions
 //! 0, 1, 2, … with timers `T_i`, and the RTT sample a response yields.
 
 use crate::time::{Duration, Instant};

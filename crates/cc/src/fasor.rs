@@ -1,4 +1,4 @@
-//! FASOR, draft-ietf-core-fasor-02 (SPEC §3.1), and `fasor-rc` with the Rexmit-Cnt echo (§4.4).
+//! FASOR, draft-ietf-core-fasor-02 (docs/design.md §3.1), and `fasor-rc` with the Rexmit-Cnt echo (§4.4).
 
 use crate::config::Config;
 use crate::controller::Controller;
@@ -10,7 +10,7 @@ use crate::time::{Duration, Instant};
 /// FastRTO's `K` (RFC 6298's 4): `FastRTO = SRTT + K·RTTVAR` (draft §3.1).
 const K: u64 = 4;
 /// First-sample `RTTVAR = R/(2K)` = R/8. The draft's §4.1 text says `R/(2K)`, its
-/// pseudocode `R/2`; SPEC §3.1 follows the text.
+/// pseudocode `R/2`; docs/design.md §3.1 follows the text.
 const FIRST_RTTVAR_DIVISOR: u64 = 2 * K;
 /// SRTT assumed before any sample, so the first timer is dithered in [2 1/6, 2 2/3] s.
 const INITIAL_SRTT: Duration = Duration::from_nanos(666_666_667);

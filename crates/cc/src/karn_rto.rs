@@ -1,4 +1,4 @@
-//! The shell shared by `linux-rto` and `peakhopper-rto` (SPEC §3.1): an RTO estimator fed with
+//! The shell shared by `linux-rto` and `peakhopper-rto` (docs/design.md §3.1): an RTO estimator fed with
 //! strong samples only (Karn's rule), no dithering, binary backoff capped at 60 s, and the
 //! backed-off timer retained for new exchanges until the next strong sample. The two
 //! algorithms differ only in their [`StrongEstimator`].

@@ -1,4 +1,4 @@
-//! `linux-rto` (SPEC §3.1): Linux's TCP RTO estimator ([`LinuxRtt`]) on strong samples only,
+//! `linux-rto` (docs/design.md §3.1): Linux's TCP RTO estimator ([`LinuxRtt`]) on strong samples only,
 //! inside the shared Karn-rule shell ([`KarnRto`]).
 
 use crate::estimator::LinuxRtt;

@@ -1,7 +1,7 @@
-//! `peakhopper-rto` (SPEC §3.1): the Peak-Hopper RTO (Ruuska, Kuusela et al.;
+//! `peakhopper-rto` (docs/design.md §3.1): the Peak-Hopper RTO (Ruuska, Kuusela et al.;
 //! [`PeakHopper`]) on strong samples only, inside the shared Karn-rule shell ([`KarnRto`]).
 //!
-//! Californium's implementation differs in two places that SPEC.md settles: it never records
+//! Californium's implementation differs in two places that docs/design.md settles: it never records
 //! the first sample as `R_prev` (so the second update sees `R_prev = 0`), and it computes
 //! `δ` with integer division. Here `R_prev` is always the previous sample and `δ` is real.
 

@@ -1,4 +1,4 @@
-//! Replay (SPEC §3.2): drive an algorithm one scripted exchange at a time, with no network.
+//! Replay (docs/design.md §3.2): drive an algorithm one scripted exchange at a time, with no network.
 //!
 //! Each scripted exchange gives its start time, how many transmissions are lost (`lost = n`:
 //! transmissions `0..n` get no response) and the RTT of the answered transmission `n`. The

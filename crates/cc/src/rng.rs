@@ -32,7 +32,7 @@ impl<R: Rng + ?Sized> Rng for &mut R {
     }
 }
 
-/// "Dithering off" (SPEC §3.2): always returns 0, so [`Rng::uniform`] yields the lower bound
+/// "Dithering off" (docs/design.md §3.2): always returns 0, so [`Rng::uniform`] yields the lower bound
 /// of every range and replays are exact.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LowerBound;

@@ -1,4 +1,4 @@
-//! CoCoA (draft-ietf-core-cocoa-03 as settled by SPEC §3.1) and its variants, hand-computed.
+//! CoCoA (draft-ietf-core-cocoa-03 as settled by docs/design.md §3.1) and its variants, hand-computed.
 
 mod common;
 

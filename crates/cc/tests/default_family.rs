@@ -1,4 +1,4 @@
-//! `default`, `default-fb1`, `default-fb2` (RFC 7252 §4.2 and SPEC §3.1), hand-computed.
+//! `default`, `default-fb1`, `default-fb2` (RFC 7252 §4.2 and docs/design.md §3.1), hand-computed.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! FASOR (draft-ietf-core-fasor-02 as settled by SPEC §3.1) and `fasor-rc`, hand-computed.
+//! FASOR (draft-ietf-core-fasor-02 as settled by docs/design.md §3.1) and `fasor-rc`, hand-computed.
 
 mod common;
 

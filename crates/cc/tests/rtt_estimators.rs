@@ -1,4 +1,4 @@
-//! `basic-rto`, `linux-rto`, `peakhopper-rto` (SPEC §3.1), hand-computed.
+//! `basic-rto`, `linux-rto`, `peakhopper-rto` (docs/design.md §3.1), hand-computed.
 
 mod common;
 

@@ -10,7 +10,7 @@
 //!
 //! Each (transport, clients) configuration runs in its own child process, so that its peak RSS
 //! is its own. Scenario: continuous workload, infinite (1 410 000 B) buffer, no errors, `cocoa`
-//! with MAX_RETRANSMIT 20 over UDP, New Reno over TCP, SPEC §2 defaults otherwise (the
+//! with MAX_RETRANSMIT 20 over UDP, New Reno over TCP, docs/design.md §2 defaults otherwise (the
 //! resolved defaults of `coaplab.scenario`); exchanges per client = max(50, 100 000 / clients)
 //! unless `--exchanges` is given, so that small populations still run long enough to time.
 //!

@@ -1,6 +1,6 @@
 //! # coaplab-engine — the simulator
 //!
-//! A deterministic discrete-event simulator of the constrained-link CoAP testbed of SPEC §2:
+//! A deterministic discrete-event simulator of the constrained-link CoAP testbed of docs/design.md §2:
 //! `sim` (event queue, RNG streams), `net` (queue, link, loss, path delay), `coap` (client and
 //! server endpoints), `workload`, `metrics`, and `testbed`, which wires them into a run.
 

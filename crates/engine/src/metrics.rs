@@ -1,4 +1,4 @@
-//! Per-run measurements (SPEC §6), serialised as the JSON the Python front pools across
+//! Per-run measurements (docs/design.md §6), serialised as the JSON the Python front pools across
 //! replications. Pooled statistics (percentiles over all clients of all replications) are the
 //! front's job; everything here is one replication.
 
@@ -132,7 +132,7 @@ pub struct GroupResult {
     pub tcp: Option<TcpCounters>,
 }
 
-/// TCP counters (SPEC §6) of one client's connections, both ends — or, summed, of a run.
+/// TCP counters (docs/design.md §6) of one client's connections, both ends — or, summed, of a run.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct TcpCounters {
     pub connections: u64,
@@ -263,7 +263,7 @@ pub struct ClientTrace {
 /// One trace row: time s, event, exchange, armed timer s, RTO base s, sample s, sample kind.
 pub type TraceRow = (f64, &'static str, u32, f64, f64, Option<f64>, &'static str);
 
-/// Time from `burst_at` until 80 % of `total` burst exchanges completed (SPEC §6), given the
+/// Time from `burst_at` until 80 % of `total` burst exchanges completed (docs/design.md §6), given the
 /// sorted completion times; `None` if 80 % never completed.
 pub fn settling_time(burst_at: f64, sorted_completions: &[f64], total: usize) -> Option<f64> {
     if total == 0 {

@@ -1,4 +1,4 @@
-//! What each client asks for, and when it is finished (SPEC §5).
+//! What each client asks for, and when it is finished (docs/design.md §5).
 
 use coaplab_cc::rng::Rng;
 use coaplab_cc::{Duration, Instant};
@@ -11,7 +11,7 @@ pub struct NextRequest {
     /// Block2 number for block-wise transfers (RFC 7959), `None` for plain GETs.
     pub block: Option<u32>,
     /// The first request of a new batch of a `random` client: all congestion-control state is
-    /// reset before it (SPEC §5).
+    /// reset before it (docs/design.md §5).
     pub new_batch: bool,
 }
 
@@ -124,7 +124,7 @@ impl Plan {
     }
 }
 
-/// One client of a run: its plan and when it starts (SPEC §5).
+/// One client of a run: its plan and when it starts (docs/design.md §5).
 #[derive(Clone, Debug)]
 pub struct ClientSetup {
     pub plan: Plan,

@@ -1,5 +1,5 @@
 //! The TCP model, segment by segment at explicit times (smoltcp style). Every expected value is
-//! worked out by hand from the RFCs / SPEC §4.2 in the comments.
+//! worked out by hand from the RFCs / docs/design.md §4.2 in the comments.
 
 use coaplab_cc::{Duration, Instant};
 use coaplab_engine::tcp::{
@@ -107,7 +107,7 @@ fn established_with_cfg(cfg: TcpConfig) -> Connection {
 fn handshake_with_a_lost_syn() {
     let mut c = Connection::connect(exact(), ISS);
     assert_eq!(drain(&mut c, ms(0)).len(), 1);
-    // Initial RTO 2 s for the SYN too (SPEC §4.2).
+    // Initial RTO 2 s for the SYN too (docs/design.md §4.2).
     assert_eq!(c.poll_timeout(), Some(ms(2000)));
     c.handle_timeout(ms(2000));
     let again = drain(&mut c, ms(2000));

@@ -58,7 +58,7 @@ fn value_to_py<'py>(py: Python<'py>, value: Value) -> PyResult<Bound<'py, PyAny>
 }
 
 /// Replays `script` (a list of `(start_s, lost, rtt_s)` tuples, already validated by the
-/// Python side) and returns one dict per exchange (SPEC §3.2).
+/// Python side) and returns one dict per exchange (docs/design.md §3.2).
 #[pyfunction]
 #[pyo3(signature = (algorithm, script, dither, seed, max_retransmit))]
 fn replay<'py>(
@@ -156,7 +156,7 @@ fn replay_records<'py>(
     Ok(out)
 }
 
-/// The SPEC §2 error profile names.
+/// The docs/design.md §2 error profile names.
 #[pyfunction]
 fn error_profiles() -> Vec<&'static str> {
     coaplab_engine::net::loss::LossProcess::PROFILES.to_vec()

@@ -353,7 +353,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
 mod tests {
     use super::*;
 
-    /// SPEC §2's request: CON GET, no token, one Uri-Path option taking 8 bytes on the wire
+    /// docs/design.md §2's request: CON GET, no token, one Uri-Path option taking 8 bytes on the wire
     /// (1 header byte: delta 11, length 7 → 0xB7; then a 7-byte value) → 4 + 8 = 12 bytes.
     #[test]
     fn spec_request_is_12_bytes() {
@@ -374,7 +374,7 @@ mod tests {
         assert_eq!(m.encoded_len(), 12);
     }
 
-    /// SPEC §2's response: ACK 2.05, no token, 0xFF + 60-byte payload → 4 + 1 + 60 = 65 bytes.
+    /// docs/design.md §2's response: ACK 2.05, no token, 0xFF + 60-byte payload → 4 + 1 + 60 = 65 bytes.
     #[test]
     fn spec_response_is_65_bytes() {
         let m = Message {

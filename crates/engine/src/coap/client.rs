@@ -1,4 +1,4 @@
-//! A CoAP-over-UDP client endpoint (SPEC §3): CON requests, at most `NSTART` outstanding
+//! A CoAP-over-UDP client endpoint (docs/design.md §3): CON requests, at most `NSTART` outstanding
 //! exchanges, retransmissions of the identical message, the algorithm library driving every
 //! timer. Sans-IO: it is told events with `now` and pushes [`Action`]s for the testbed.
 
@@ -50,7 +50,7 @@ pub struct ExchangeRecord {
 }
 
 impl ExchangeRecord {
-    /// Retransmissions that were unnecessary (SPEC §6): copy `j > m` where `m` is the first
+    /// Retransmissions that were unnecessary (docs/design.md §6): copy `j > m` where `m` is the first
     /// copy that reached the server and whose response reached the client.
     pub fn unnecessary_retransmissions(&self) -> u32 {
         let both = self.reached_server & self.answer_delivered;
@@ -73,7 +73,7 @@ impl ExchangeRecord {
     }
 }
 
-/// Per-client counters (SPEC §6).
+/// Per-client counters (docs/design.md §6).
 #[derive(Clone, Debug, Default)]
 pub struct ClientStats {
     pub first_request: Option<Instant>,

@@ -9,7 +9,7 @@ use coaplab_wire::ip::{IPV4_HEADER, UDP_HEADER};
 use crate::packet::{Packet, PacketKind};
 
 /// The resource path: a 7-byte Uri-Path value, so the option takes 8 bytes and the request's
-/// CoAP message 12 bytes (SPEC §2, calibrated against the 1-client reference).
+/// CoAP message 12 bytes (docs/design.md §2, calibrated against the 1-client reference).
 pub const URI_PATH: &[u8] = b"sensors";
 
 /// Builds requests and responses for one run.
@@ -155,9 +155,9 @@ mod tests {
     fn spec_sizes_on_the_wire() {
         let f = factory(false);
         let req = f.request(0, 0, 0, 1, None, Instant::ZERO);
-        // 20 (IPv4) + 8 (UDP) + 12 (CoAP: 4 header + 8 Uri-Path) = 40 B (SPEC §2).
+        // 20 (IPv4) + 8 (UDP) + 12 (CoAP: 4 header + 8 Uri-Path) = 40 B (docs/design.md §2).
         assert_eq!(req.ip_bytes, 40);
-        // 20 + 8 + 65 (4 header + 0xFF + 60 payload) = 93 B (SPEC §2).
+        // 20 + 8 + 65 (4 header + 0xFF + 60 payload) = 93 B (docs/design.md §2).
         assert_eq!(f.response(&req).ip_bytes, 93);
     }
 

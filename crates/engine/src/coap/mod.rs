@@ -1,5 +1,5 @@
-//! CoAP endpoints: over UDP (SPEC §3: `client`, `server`, `messages`) and the application
-//! layer of CoAP over TCP (SPEC §4.1: `over_tcp` for the simulated messages, `signaling` for the
+//! CoAP endpoints: over UDP (docs/design.md §3: `client`, `server`, `messages`) and the application
+//! layer of CoAP over TCP (docs/design.md §4.1: `over_tcp` for the simulated messages, `signaling` for the
 //! RFC 8323 rules on a byte stream; the TCP model itself is `crate::tcp`).
 
 pub mod client;

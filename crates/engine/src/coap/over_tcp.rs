@@ -1,4 +1,4 @@
-//! CoAP over TCP (RFC 8323, SPEC §4.1) at the application layer: the messages of the
+//! CoAP over TCP (RFC 8323, docs/design.md §4.1) at the application layer: the messages of the
 //! workload, framed with the real encoder (`coaplab-wire::coap_tcp`), and each direction's
 //! byte stream as the sequence of messages written into it. TCP moves byte counts; a receiver
 //! takes a message once the stream has delivered all of its bytes, and a capture re-encodes
@@ -10,7 +10,7 @@ use coaplab_wire::coap_tcp::{signal, TcpMessage};
 use super::messages::URI_PATH;
 
 /// Max-Message-Size each side announces in its CSM (RFC 8323 §5.3.1), bytes: large enough
-/// for the firmware resource as one message (SPEC §4.3 "no block-wise").
+/// for the firmware resource as one message (docs/design.md §4.3 "no block-wise").
 pub const MAX_MESSAGE_SIZE: u32 = 1 << 20;
 
 /// A message of the workload.
@@ -179,7 +179,7 @@ mod tests {
         // byte; 1 + 1 + 1 + 61 = 64.
         assert_eq!(TcpMsg::Response { payload: 60 }.framed_len(), 64);
         // Firmware: Len = 102401 ≥ 65805 → nibble 15 + 4 extension bytes; 1 + 4 + 1 + 102401
-        // = 102407 bytes = 400 full 256-byte segments + 7 bytes → 401 segments (SPEC §5).
+        // = 102407 bytes = 400 full 256-byte segments + 7 bytes → 401 segments (docs/design.md §5).
         assert_eq!(TcpMsg::Response { payload: 102400 }.framed_len(), 102407);
     }
 

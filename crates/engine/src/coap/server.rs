@@ -1,4 +1,4 @@
-//! The CoAP server (SPEC §3): answers every CON request at once with a piggybacked ACK 2.05.
+//! The CoAP server (docs/design.md §3): answers every CON request at once with a piggybacked ACK 2.05.
 //! A duplicate CON (same MID from the same client within EXCHANGE_LIFETIME) gets the cached
 //! response again (RFC 7252 §4.5), not a new one.
 //!

@@ -1,4 +1,4 @@
-//! One direction of the constrained link (SPEC §2): a [`DropTailQueue`] in front of a
+//! One direction of the constrained link (docs/design.md §2): a [`DropTailQueue`] in front of a
 //! serializer of `rate` bit/s, then propagation for the one-way delay. Wireless errors are
 //! applied **after** serialization: a lost packet still consumed its serialization time.
 
@@ -17,7 +17,7 @@ pub struct LinkParams {
     pub delay: Duration,
     /// Buffer limit in bytes (`None` = unlimited).
     pub buffer_bytes: Option<u64>,
-    /// Link-layer bytes added to each IP packet when serializing (SPEC §2: 0 by default).
+    /// Link-layer bytes added to each IP packet when serializing (docs/design.md §2: 0 by default).
     pub overhead_bytes: u32,
 }
 
@@ -42,7 +42,7 @@ pub struct TxDone<T> {
     pub next_done_at: Option<Instant>,
 }
 
-/// Counters of one direction (SPEC §6 "Packets").
+/// Counters of one direction (docs/design.md §6 "Packets").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinkStats {
     /// Packets serialized (put on the wire), lost or not.

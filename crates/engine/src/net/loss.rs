@@ -1,4 +1,4 @@
-//! Wireless loss processes (SPEC §2 error profiles), one per link direction, each with its own
+//! Wireless loss processes (docs/design.md §2 error profiles), one per link direction, each with its own
 //! RNG stream. The two-state Gilbert–Elliott chain is advanced lazily to the time a packet
 //! finishes serialization.
 
@@ -20,7 +20,7 @@ pub struct ChainParams {
 }
 
 impl ChainParams {
-    /// SPEC §2 `medium`: good 400 ms / 60–1200 ms / 0 %, bad 100 ms / 30–300 ms / 50 %.
+    /// docs/design.md §2 `medium`: good 400 ms / 60–1200 ms / 0 %, bad 100 ms / 30–300 ms / 50 %.
     pub const MEDIUM: ChainParams = ChainParams {
         good_mean: Duration::from_millis(400),
         good_min: Duration::from_millis(60),
@@ -31,7 +31,7 @@ impl ChainParams {
         bad_max: Duration::from_millis(300),
         bad_loss: 0.5,
     };
-    /// SPEC §2 `high`: as `medium` with 2 % loss in the good state and 80 % in the bad.
+    /// docs/design.md §2 `high`: as `medium` with 2 % loss in the good state and 80 % in the bad.
     pub const HIGH: ChainParams = ChainParams {
         good_loss: 0.02,
         bad_loss: 0.8,
@@ -48,7 +48,7 @@ pub const MIN_STATE_DURATION: Duration = Duration::from_micros(1);
 
 /// Below this probability of a draw landing in `[min, max]`, a sojourn is drawn by inverting
 /// the truncated distribution's CDF (one draw) instead of by redrawing (expected `1/p`
-/// draws). The SPEC §2 profiles accept ≈ 0.81 (good) and ≈ 0.69 (bad), far above it, so
+/// draws). The docs/design.md §2 profiles accept ≈ 0.81 (good) and ≈ 0.69 (bad), far above it, so
 /// they keep the redrawing (and their results).
 pub const MIN_ACCEPTANCE: f64 = 0.01;
 
@@ -95,7 +95,7 @@ impl ChainParams {
     }
 }
 
-/// SPEC §2 `low`: constant 2 %, no states.
+/// docs/design.md §2 `low`: constant 2 %, no states.
 pub const LOW_LOSS: f64 = 0.02;
 
 #[derive(Clone, Debug)]
@@ -111,7 +111,7 @@ impl LossProcess {
         Chain::try_new(params).map(LossProcess::Chain)
     }
 
-    /// A SPEC §2 profile by name, or `None` if unknown.
+    /// A docs/design.md §2 profile by name, or `None` if unknown.
     pub fn profile(name: &str) -> Option<LossProcess> {
         Some(match name {
             "none" => LossProcess::None,
@@ -137,7 +137,7 @@ impl LossProcess {
 /// The Gilbert–Elliott chain; starts in the good state at time 0.
 ///
 /// A sojourn is drawn from the exponential distribution of the state's mean truncated to
-/// `[min, max]`: by redrawing until a draw lands in the range (SPEC §2) when that is likely
+/// `[min, max]`: by redrawing until a draw lands in the range (docs/design.md §2) when that is likely
 /// (probability ≥ [`MIN_ACCEPTANCE`]), else by inverting the truncated CDF with one draw (the
 /// same distribution); a range with `min == max` is that constant, with no draw. Every
 /// sojourn lasts at least 1 ns, so the chain always advances.
@@ -188,7 +188,7 @@ impl Chain {
             return min.max(one); // a constant (min > max is refused by `validate`)
         }
         if self.redraw[usize::from(bad)] {
-            // Truncation by redrawing (SPEC §2). With an acceptance of at least 1 %, 10 000
+            // Truncation by redrawing (docs/design.md §2). With an acceptance of at least 1 %, 10 000
             // draws all missing has probability below 0.99^10000 ≈ 2e-44.
             for _ in 0..10_000 {
                 let d = Duration::from_secs_f64(-mean.secs_f64() * (1.0 - rng.unit_f64()).ln());

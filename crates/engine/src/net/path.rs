@@ -1,4 +1,4 @@
-//! Router ↔ server path delay (SPEC §2): uniform in `[min, max]` per packet, FIFO preserved —
+//! Router ↔ server path delay (docs/design.md §2): uniform in `[min, max]` per packet, FIFO preserved —
 //! a packet is never delivered before an earlier packet of the same direction, so its delivery
 //! is `max(now + delay, previous delivery)`.
 

@@ -1,4 +1,4 @@
-//! A byte-limited tail-drop FIFO (SPEC §2): it holds packets *waiting* for serialization —
+//! A byte-limited tail-drop FIFO (docs/design.md §2): it holds packets *waiting* for serialization —
 //! not the one on the wire — and drops an arriving packet that would make the queued bytes
 //! exceed the limit.
 

@@ -1,4 +1,4 @@
-//! Independent, named RNG streams (SPEC §1 "Determinism"): every random component draws from
+//! Independent, named RNG streams (docs/design.md §1 "Determinism"): every random component draws from
 //! its own stream derived from `(seed, replication, component)`, so adding a client does not
 //! perturb the loss pattern of a link direction, and a run is a pure function of its inputs.
 

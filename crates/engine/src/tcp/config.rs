@@ -1,4 +1,4 @@
-//! TCP model parameters (SPEC §4.2). The defaults are the tuned Linux hosts of the literature.
+//! TCP model parameters (docs/design.md §4.2). The defaults are the tuned Linux hosts of the literature.
 
 use coaplab_cc::Duration;
 
@@ -20,7 +20,7 @@ pub enum Nagle {
     Classic,
     /// Minshall's refinement, which Linux implements (`tcp_nagle_check` /
     /// `tcp_minshall_check`, net/ipv4/tcp_output.c): it waits while an earlier *small*
-    /// segment is unacknowledged. SPEC §4.2 says "a small segment waits while unacknowledged
+    /// segment is unacknowledged. docs/design.md §4.2 says "a small segment waits while unacknowledged
     /// data is in flight" and also that the model matches the literature's Linux hosts; the
     /// two differ only when a small segment follows full ones (the tail of a large message),
     /// where Linux sends it at once. We follow Linux: the tail of the 102400-byte firmware
@@ -31,16 +31,16 @@ pub enum Nagle {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TcpConfig {
     /// Maximum segment size announced and used, bytes. Default 256: the 296 B MTU minus IPv4
-    /// (20) and TCP (20) headers (SPEC §2).
+    /// (20) and TCP (20) headers (docs/design.md §2).
     pub mss: u32,
     /// Initial window, segments. Default 4 (RFC 3390 for a 256 B MSS: min(4·MSS, max(2·MSS,
-    /// 4380)) = 1024 B = 4 segments; SPEC §4.2).
+    /// 4380)) = 1024 B = 4 segments; docs/design.md §4.2).
     pub initial_window_segments: u32,
     /// Slow start: the most `cwnd` may grow per ACK, in MSS — RFC 5681 §3.1 `cwnd += min(N,
     /// SMSS)` is `Some(1)`, RFC 3465's `L` is `Some(2)`; `None` adds every acknowledged byte
     /// as Linux does (`tcp_slow_start`: `cwnd = min(cwnd + acked, ssthresh)`). Default `None`.
     pub slow_start_limit_segments: Option<u32>,
-    /// Initial RTO, also for SYN and SYN-ACK (SPEC §4.2; RFC 6298 §2.1 says 1 s). Default 2 s.
+    /// Initial RTO, also for SYN and SYN-ACK (docs/design.md §4.2; RFC 6298 §2.1 says 1 s). Default 2 s.
     pub initial_rto: Duration,
     /// RTO cap (Linux `TCP_RTO_MAX`). Default 120 s.
     pub max_rto: Duration,
@@ -54,7 +54,7 @@ pub struct TcpConfig {
     /// `tcp_write_timeout()` in net/ipv4/tcp_timer.c converts to the time those retries take
     /// with exponential backoff, ≈ 924.6 s with a 200 ms base RTO). Default 15.
     pub max_retries: u32,
-    /// Delayed-ACK timer (RFC 1122 §4.2.3.2, constant as SPEC §4.2 says). Default 200 ms.
+    /// Delayed-ACK timer (RFC 1122 §4.2.3.2, constant as docs/design.md §4.2 says). Default 200 ms.
     pub delayed_ack: Duration,
     /// Nagle's algorithm. Default [`Nagle::Minshall`], as Linux implements it.
     pub nagle: Nagle,

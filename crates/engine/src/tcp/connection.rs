@@ -56,7 +56,7 @@ pub enum Failure {
     Reset,
 }
 
-/// Per-connection counters (SPEC §6).
+/// Per-connection counters (docs/design.md §6).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ConnStats {
     /// Every segment sent, pure ACKs included.

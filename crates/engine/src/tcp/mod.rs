@@ -1,4 +1,4 @@
-//! # The TCP model (SPEC §4.2)
+//! # The TCP model (docs/design.md §4.2)
 //!
 //! A sans-IO TCP endpoint matching the tuned Linux hosts of the literature: three-way
 //! handshake with the MSS option, NewReno (RFC 5681, RFC 6582) with Limited Transmit

@@ -1,5 +1,5 @@
 //! The receiving half of a connection: in-order delivery with out-of-order ranges kept, and
-//! when to acknowledge (RFC 1122 §4.2.3.2, RFC 5681 §4.2, SPEC §4.2): every second full-sized
+//! when to acknowledge (RFC 1122 §4.2.3.2, RFC 5681 §4.2, docs/design.md §4.2): every second full-sized
 //! segment at once, otherwise after the constant delayed-ACK timer; at once for out-of-order
 //! and duplicate segments and for a segment that fills a gap.
 
@@ -85,7 +85,7 @@ impl Receiver {
     }
 
     /// Whether every sequence number `seg` occupies was received before (ground truth for the
-    /// unnecessary-retransmission metric, SPEC §6).
+    /// unnecessary-retransmission metric, docs/design.md §6).
     pub fn already_has(&self, seg: &Segment) -> bool {
         let (start, end) = (seg.seq, seg.end());
         end <= self.rcv_nxt || self.ooo.iter().any(|&(a, b)| a <= start && end <= b)

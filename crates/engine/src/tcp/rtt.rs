@@ -1,5 +1,5 @@
 //! RTT estimation and the retransmission timeout (ns-3's `RttEstimator` role), as Linux
-//! computes them (SPEC §4.2): the `linux-rto` estimator of the algorithm library, its
+//! computes them (docs/design.md §4.2): the `linux-rto` estimator of the algorithm library, its
 //! once-per-flight step taken when an ACK covers data sent after the previous step, Karn's
 //! rule (applied by the caller: it only offers samples from never-retransmitted segments),
 //! exponential backoff kept until the next valid sample, and a 120 s cap.

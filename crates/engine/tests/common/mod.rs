@@ -1,10 +1,10 @@
-//! Helpers for the engine's integration tests: a resolved configuration with SPEC §2 defaults.
+//! Helpers for the engine's integration tests: a resolved configuration with docs/design.md §2 defaults.
 #![allow(dead_code)]
 
 use coaplab_engine::config::RunConfig;
 use serde_json::{json, Value};
 
-/// SPEC §2 defaults, overridden by `patch` (a JSON object merged one level deep per section).
+/// docs/design.md §2 defaults, overridden by `patch` (a JSON object merged one level deep per section).
 pub fn config(patch: Value) -> RunConfig {
     let mut base = json!({
         "name": "test", "seed": 1, "replications": 1,

@@ -7,7 +7,7 @@ use crate::config::TcpSection;
 use crate::tcp::{Nagle, TcpConfig};
 use crate::testbed::{millis, secs, ConfigError};
 
-/// Headers of a data segment: IPv4 and TCP without options (SPEC §2), bytes.
+/// Headers of a data segment: IPv4 and TCP without options (docs/design.md §2), bytes.
 const SEGMENT_OVERHEAD: u32 = (IPV4_HEADER + TCP_HEADER) as u32;
 /// The smallest MSS accepted: the largest message header plus a few bytes of payload; smaller
 /// segments are outside anything the literature's testbeds used.
