@@ -168,3 +168,25 @@ def test_more_series_than_colours_get_hatches():
     looks = [(mcolors.to_hex(p.get_facecolor()), p.get_hatch() or "") for p in fig.axes[0].patches]
     assert len(set(looks)) == 12
     assert looks[7] == (looks[0][0], "////")
+
+
+def test_load_curves_on_a_mesh(tmp_path, cli):
+    # The Cooja study's figure type: carried vs offered load per algorithm on a mesh, from the
+    # CLI; and MAC drops vs offered load. A short chain sweep over two periods.
+    import coaplab
+
+    db = tmp_path / "mesh.duckdb"
+    scen = {"name": "mesh", "replications": 1, "network": {"kind": "chain"},
+            "workload": {"kind": "periodic", "clients": 20, "duration_s": 60.0, "request_bytes": 95,
+                         "response_bytes": 0},
+            "coap": {"max_retransmit": 4},
+            "sweep": {"coap.cc": ["default", "cocoa"], "workload.period_s": [4.0, 1.0]}}
+    res = coaplab.run(scen, jobs=2, db=db)
+    loads = sorted(s["mesh"]["offered_kbps"] for s in res.summaries)
+    assert loads[0] < loads[-1]  # the period sweep moves the offered load
+    for kind in ("load", "mac-drops"):
+        out = cli("plot", "--db", db, "--kind", kind, "--out", tmp_path / f"{kind}.png")
+        assert out.returncode == 0, out.stderr
+        assert (tmp_path / f"{kind}.png").stat().st_size > 10_000
+    bad = cli("plot", "--db", db, "--kind", "load", "--x", "coap.cc", "--out", tmp_path / "x.png")
+    assert bad.returncode == 2 and "not for --kind load" in bad.stderr and "Traceback" not in bad.stderr

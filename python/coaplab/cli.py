@@ -148,7 +148,8 @@ def _parser() -> argparse.ArgumentParser:
                             "exchange; time-sequence: one TCP connection (runs with trace = true); rto: one UDP "
                             "client's timer and RTO estimate (runs with trace = true).")
     plot.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
-    plot.add_argument("--kind", choices=("fct", "unnecessary", "histogram", "time-sequence", "rto"), default="fct",
+    plot.add_argument("--kind", choices=("fct", "unnecessary", "histogram", "time-sequence", "rto", "load", "mac-drops"),
+                      default="fct",
                       help="what to draw (default: fct)")
     plot.add_argument("--out", metavar="FILE", required=True, help="the figure file; the extension picks the format: .png, .pdf or .svg")
     plot.add_argument("--x", metavar="KEY", help="x axis: " + _KEY_HELP + " (default: chosen from the keys that vary)")
@@ -283,7 +284,13 @@ def _cmd_plot(args) -> int:
     if Path(args.out).suffix.lower() not in (".png", ".pdf", ".svg"):
         raise CoaplabError(f"--out: {args.out!r} has no known figure extension; allowed: .png, .pdf, .svg")
     db = args.db or DEFAULT_DB
-    if args.kind in ("fct", "unnecessary", "histogram"):
+    if args.kind in ("load", "mac-drops"):  # meshes: carried load / MAC queue drops vs offered load
+        for opt in ("config", "replication", "client", "connection", "x"):
+            if getattr(args, opt) is not None:
+                raise CoaplabError(f"--{opt}: not for --kind {args.kind} (its x axis is the offered load)")
+        metric = "carried_kbps" if args.kind == "load" else "mac_queue_drops"
+        fig = figures.load_curves(load(db, args.where).summaries(), metric, hue=args.hue, col=args.col, width=width)
+    elif args.kind in ("fct", "unnecessary", "histogram"):
         for opt in ("config", "replication", "client", "connection"):
             if getattr(args, opt) is not None:
                 raise CoaplabError(f"--{opt}: only for --kind time-sequence or rto")

@@ -405,6 +405,68 @@ def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=No
     return fig
 
 
+#: Keys that set a mesh run's offered load: they are the x axis of load curves, not series.
+_LOAD_KEYS = ("workload.period_s", "workload.clients", "workload.request_bytes", "workload.exchanges")
+
+
+def load_curves(summaries: Sequence[dict[str, Any]], metric: str = "carried_kbps", hue=None, col=None,
+                width: str | float = "two", panel_height: float = 2.2) -> Figure:
+    """Runs on a multi-hop mesh (docs/networks.md): ``metric`` of the summaries' ``mesh`` object
+    (``carried_kbps``, or a counter such as ``mac_queue_drops``) against the offered load
+    (kbit/s), one line per ``hue`` value (default: the algorithm), one panel per ``col`` value
+    — the Cooja study's carried-vs-offered figure."""
+    from matplotlib.lines import Line2D
+
+    mesh = [s for s in summaries if s.get("mesh")]
+    if not mesh:
+        raise CoaplabError("no runs on a multi-hop mesh to plot (load curves need network.kind chain, grid, "
+                           "dumbbell or file)")
+    rows = [(f, s) for f, s in _rows(mesh, False)]
+    for f, _ in rows:
+        for k in _LOAD_KEYS:
+            f.pop(k, None)
+    known = set().union(*(f.keys() for f, _ in rows))
+    _, hues, cols = _layout(rows, None, hue or ("coap.cc" if "coap.cc" in known else None), col, known)
+    hues = [k for k in hues if k not in _LOAD_KEYS]
+    panels = _ordered(_value(f, cols) for f, _ in rows)
+    hue_vals = _ordered(_value(f, hues) for f, _ in rows)
+    colours = dict(zip(hue_vals, _colours(len(hue_vals))))
+    markers = dict(zip(hue_vals, "osD^v<>pX*hH"))
+    ncols, nrows, height = _grid(len(panels), width, panel_height)
+    fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
+    import matplotlib
+
+    per_run = metric not in ("carried_kbps", "offered_kbps")
+    with matplotlib.rc_context(_RC):
+        axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
+        for i, pv in enumerate(panels):
+            ax = axes[i // ncols][i % ncols]
+            _style(ax)
+            top = 0.0
+            for hv in hue_vals:
+                pts = sorted((s["mesh"]["offered_kbps"], s["mesh"][metric] / (s["replications"] if per_run else 1))
+                             for f, s in rows if _value(f, cols) == pv and _value(f, hues) == hv)
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=markers[hv], markersize=3.5,
+                            color=colours[hv], linewidth=1.2)
+                    top = max(top, max(p[0] for p in pts))
+            if metric == "carried_kbps" and top > 0:
+                ax.plot([0, top], [0, top], color="#999999", linewidth=0.7, linestyle=":")  # carried = offered
+            if i >= len(panels) - ncols:
+                ax.set_xlabel("offered load (kbit/s)")
+            if i % ncols == 0:
+                ax.set_ylabel("carried load (kbit/s)" if metric == "carried_kbps"
+                              else metric.replace("_", " ") + " per replication")
+            if cols:
+                ax.set_title(_panel_title(cols, pv))
+        for j in range(len(panels), nrows * ncols):
+            axes[j // ncols][j % ncols].set_visible(False)
+        if len(hue_vals) > 1:
+            handles = [Line2D([], [], color=colours[v], marker=markers[v], markersize=3.5) for v in hue_vals]
+            _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
+    return fig
+
+
 # --------------------------------------------------------------------------- traces
 
 

@@ -189,6 +189,12 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
             if any(sum(g.get("retransmission_histogram") or []) for s in sums for g in (s.get("groups") or {}).values()):
                 figs.append((f"groups-histogram-{n}", "Share of each client group's exchanges that needed 0, 1, … "
                              "retransmissions.", figures.retransmission_histogram(sums, hue="group")))
+        if sum(1 for s in sums if s.get("mesh")) > 1:
+            figs.append((f"load-{n}", "Carried vs offered load on the mesh (kbit/s of requests created and of "
+                         "distinct requests delivered to their sinks); dotted: carried = offered.",
+                         figures.load_curves(sums, "carried_kbps")))
+            figs.append((f"mac-drops-{n}", "MAC queue drops per replication vs offered load.",
+                         figures.load_curves(sums, "mac_queue_drops")))
         if any(sum(s.get("retransmission_histogram") or []) for s in sums):
             figs.append((f"histogram-{n}", "Share of exchanges that needed 0, 1, … retransmissions.",
                          figures.retransmission_histogram(sums)))
