@@ -173,7 +173,7 @@ def test_large_pcap_output_is_refused_without_yes(cli, tmp_path):
     small = cli("run", scen, "--db", db, "--pcap", tmp_path / "p1", "--max-output-mb", "0.01")
     assert small.returncode == 2 and small.stderr.count("\n") == 1
     assert "exceed --max-output-mb 0.01; add --yes" in small.stderr and "Traceback" not in small.stderr
-    assert _pcap_sizes(tmp_path / "p1") == {}
+    assert not (tmp_path / "p1").exists()  # nothing written, not even the directory
     # The default threshold (200 MB): pretend the stored runs sent 10^7 packets each (4 runs ×
     # 10^7 × ≥ 16 B > 200 MB).
     con = duckdb.connect(str(db))
@@ -181,7 +181,7 @@ def test_large_pcap_output_is_refused_without_yes(cli, tmp_path):
     con.close()
     big = cli("run", scen, "--db", db, "--pcap", tmp_path / "p2")
     assert big.returncode == 2 and "exceed --max-output-mb 200;" in big.stderr, big.stderr
-    assert _pcap_sizes(tmp_path / "p2") == {}
+    assert not (tmp_path / "p2").exists()
     bad = cli("run", scen, "--db", db, "--max-output-mb", "5")
     assert bad.returncode == 2 and "belong to --pcap" in bad.stderr
     neg = cli("run", scen, "--db", db, "--pcap", tmp_path / "p3", "--max-output-mb", "-1")

@@ -326,31 +326,51 @@ def mean_packet_bytes(config: dict[str, Any]) -> float:
     return base + payload / 2
 
 
+def min_packets(config: dict[str, Any]) -> int | None:
+    """A lower bound on the packets one run of `config` sends, from the configuration alone: a
+    request and a response per exchange (per Block2 block for firmware); None when the workload
+    does not fix its number of exchanges (``duration_s``, ``burst``, client groups)."""
+    w = config.get("workload", {})
+    if "group" in config or "groups" in config or w.get("duration_s") is not None:
+        return None
+    clients = w.get("clients")
+    if w.get("kind") in ("continuous", "random", None) and clients is not None and w.get("exchanges") is not None:
+        return 2 * int(clients) * int(w["exchanges"])
+    if w.get("kind") == "firmware" and clients is not None:
+        block = 2 ** (int(w.get("block_szx", 4)) + 4)
+        return 2 * int(clients) * -(-int(w.get("resource_bytes", 102400)) // block)
+    return None
+
+
 def _check_pcap_output(pcaps: list[tuple[str, int]], sent: dict[tuple[str, int], int], configs: dict[str, dict[str, Any]],
                        max_output_mb: float | None, announce: bool) -> None:
-    """Estimates the pcaps about to be written from the packets the stored runs sent (runs not
-    stored yet: the mean of their configuration's stored runs, when it has any); announces it on
-    stderr, and refuses past `max_output_mb`."""
+    """Estimates the pcaps about to be written: packets × (mean packet + record header) + file
+    header, with the packets the stored runs sent (runs not stored yet: the mean of their
+    configuration's stored runs, or, when it has none, the lower bound :func:`min_packets`).
+    Announces it on stderr, and refuses past `max_output_mb`."""
     per_config: dict[str, list[int]] = {}
     for (cid, _), n in sent.items():
         per_config.setdefault(cid, []).append(n)
-    packets, size, unknown = 0.0, 0.0, 0
+    size, stored, bound, unknown = 0.0, 0, 0, 0
     for cid, rep in pcaps:
         if (cid, rep) in sent:
-            n = float(sent[(cid, rep)])
+            n, stored = float(sent[(cid, rep)]), stored + 1
         elif cid in per_config:
-            n = sum(per_config[cid]) / len(per_config[cid])
+            n, stored = sum(per_config[cid]) / len(per_config[cid]), stored + 1
+        elif (low := min_packets(configs[cid])) is not None:
+            n, bound = float(low), bound + 1
         else:
             unknown += 1
             continue
-        packets += n
         size += PCAP_HEADER_BYTES + n * (mean_packet_bytes(configs[cid]) + PCAP_RECORD_BYTES)
-    known = len(pcaps) - unknown
-    if not known:
+    if not stored and not bound:
         return
     mb = size / 1e6
-    what = (f"--pcap: {known} pcap files of about {mb:,.{0 if mb >= 10 else 1}f} MB in all (estimated from the {packets:,.0f} packets "
-            f"their stored runs sent)" + (f", plus {unknown} of runs not stored yet" if unknown else ""))
+    how = [f"{stored} from the packets sent by their stored runs" if stored else "",
+           f"{bound} from a lower bound of 2 packets per exchange" if bound else "",
+           f"{unknown} not estimated" if unknown else ""]
+    what = (f"--pcap: {len(pcaps)} pcap files of {'at least ' if not stored else 'about '}"
+            f"{mb:,.{0 if mb >= 10 else 1}f} MB in all (estimated: {'; '.join(h for h in how if h)})")
     if max_output_mb is not None and mb > max_output_mb:
         raise OutputTooLarge(f"{what} exceed --max-output-mb {max_output_mb:g}; add --yes to write them, or "
                              "give a larger --max-output-mb")
@@ -410,9 +430,6 @@ def run_scenario(
             except ValueError as e:
                 name = f" (configuration {scenario.swept_values(c)})" if scenario.sweep else ""
                 raise RunError(f"{e}{name}") from None
-    if pcap_dir is not None:
-        Path(pcap_dir).mkdir(parents=True, exist_ok=True)
-
     store = SweepWriter(db) if db is not None else None
     done: set[tuple[str, int]] = set()
     if store is not None:
@@ -435,10 +452,14 @@ def run_scenario(
                 rerun[(cid, rep)] = need_trace
             tasks.append((cid, rep, text, pcap))
     pcaps = [(cid, rep) for cid, rep, _, pcap in tasks if pcap is not None]
-    if pcaps and store is not None and done:
-        with store.read() as rdb:
-            sent = rdb.packets_sent(done)
+    if pcaps:
+        sent: dict[tuple[str, int], int] = {}
+        if store is not None and done:
+            with store.read() as rdb:
+                sent = rdb.packets_sent(done)
         _check_pcap_output(pcaps, sent, by_id, max_output_mb, announce=progress)
+    if pcap_dir is not None:
+        Path(pcap_dir).mkdir(parents=True, exist_ok=True)
 
     memory: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
     rerun_results: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
@@ -472,6 +493,13 @@ def run_scenario(
                 bar.advance(failed=row[4] is not None)
         if store is not None:
             store.flush(engine_version, MODEL_VERSION)
+    except BaseException:
+        if store is not None and store.pending:  # runs kept waiting by readers: store them if we can
+            try:
+                store.store([], engine_version, MODEL_VERSION)
+            except Exception:
+                pass
+        raise
     finally:
         execute.close()  # interrupted: stop the runs in progress without waiting for them
         bar.close()
