@@ -494,7 +494,7 @@ def run_scenario(
         if store is not None:
             store.flush(engine_version, MODEL_VERSION)
     except BaseException:
-        if store is not None and store.pending:  # runs kept waiting by readers: store them if we can
+        if store is not None and store.pending and not store.broken:  # runs kept waiting by readers
             try:
                 store.store([], engine_version, MODEL_VERSION)
             except Exception:

@@ -450,6 +450,7 @@ class SweepWriter:
         self.path = Path(path)
         self.pending: list = []
         self._failed: set[tuple[str, int]] = set()
+        self.broken = False
 
     def _open(self, wait_s: float, migrate: bool = False) -> ResultsDB:
         deadline = time.monotonic() + READER_GAP_S
@@ -483,6 +484,9 @@ class SweepWriter:
         try:
             db.store(self.pending, engine_version, model_version)
             self.pending = []
+        except BaseException:
+            self.broken = True  # a full disk, say: the sweep stops, nothing more is written
+            raise
         finally:
             db.close()
 
