@@ -15,9 +15,9 @@ from coaplab import cli as cli_module
 from coaplab import store
 from coaplab.store import ResultsDB
 
-# 3 configurations × 2000 replications of 40 clients × 40 exchanges: a few ms per run, minutes
+# 3 configurations × 5000 replications of 40 clients × 40 exchanges: a few ms per run, minutes
 # in all at --jobs 1 — far longer than the reads below, which kill it when they are done.
-LONG_TOML = ('name = "long"\nseed = 9\nreplications = 2000\n[link]\nerrors = "medium"\n'
+LONG_TOML = ('name = "long"\nseed = 9\nreplications = 5000\n[link]\nerrors = "medium"\n'
              '[workload]\nclients = 40\nexchanges = 40\n[sweep]\n"coap.cc" = ["default", "cocoa", "fasor"]\n')
 
 
@@ -52,8 +52,8 @@ def test_report_export_status_and_notebook_reads_while_a_sweep_runs(cli, tmp_pat
                                 capture_output=True, text=True, timeout=120)
         assert status.returncode == 0, status.stderr
         line = json.loads(status.stdout)
-        assert line["scenario"] == "long" and line["configurations"] == 3 and line["total"] == 6000
-        assert 0 < line["stored"] < 6000 and line["failed"] == 0 and line["last_commit"]
+        assert line["scenario"] == "long" and line["configurations"] == 3 and line["total"] == 15000
+        assert 0 < line["stored"] < 15000 and line["failed"] == 0 and line["last_commit"]
         export = subprocess.run([sys.executable, "-m", "coaplab.cli", "export", "--db", str(db), "--out",
                                  str(tmp_path / "tables")], capture_output=True, text=True, timeout=120)
         assert export.returncode == 0, export.stderr
