@@ -130,6 +130,25 @@ def test_the_writer_waits_for_a_reader_that_keeps_the_file_open(tmp_path):
     assert res.executed == 4 and not res.failures and _stored_ok(db) == 4
 
 
+def test_a_second_sweep_on_the_same_database_is_refused_in_one_line(cli, tmp_path):
+    import coaplab
+
+    scen = tmp_path / "s.toml"
+    scen.write_text('name = "s"\nreplications = 2\n[workload]\nclients = 3\nexchanges = 5\n')
+    db = tmp_path / "s.duckdb"
+    writer = store.SweepWriter(db)  # a sweep in progress (this process), between two commits
+    writer.begin([], "m")
+    try:
+        second = cli("run", scen, "--db", db, "--no-progress")
+        assert second.returncode == 2 and second.stderr.count("\n") == 1, second.stderr
+        assert f"is being written by another sweep (PID {os.getpid()})" in second.stderr
+        assert cli("status", "--db", db).returncode == 0  # readers are not affected
+    finally:
+        writer.close()
+    assert cli("run", scen, "--db", db, "--no-progress").returncode == 0
+    assert coaplab.run(scen, db=db).executed == 0  # and the lock is released after each sweep
+
+
 # --- pcap / trace files of stored runs ---------------------------------------------------------
 
 PCAP_TOML = ('name = "pc"\nseed = 2\nreplications = 2\n[link]\nerrors = "medium"\n'

@@ -79,7 +79,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--format", choices=("table", "json"), default="table",
                      help="table: one readable block per configuration (default); json: JSON Lines, one object per configuration")
     run.add_argument("--pcap", metavar="DIR", help="write one pcap per replication into DIR, e.g. --pcap out/pcap "
-                     "(stored runs without one are run again: results are identical)")
+                     "(stored runs without one are run again: results are identical); the estimated size is "
+                     "printed first, and past 200 MB nothing is written without --yes or --max-output-mb")
     run.add_argument("--trace", metavar="DIR", help="write traces, one CSV per replication, into DIR: per-client timer / RTO traces (UDP) "
                      "or per-connection time-sequence traces (TCP) (stored runs without one are run again)")
     run.add_argument("--max-output-mb", type=float, metavar="MB", default=None,

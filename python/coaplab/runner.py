@@ -431,105 +431,109 @@ def run_scenario(
                 name = f" (configuration {scenario.swept_values(c)})" if scenario.sweep else ""
                 raise RunError(f"{e}{name}") from None
     store = SweepWriter(db) if db is not None else None
-    done: set[tuple[str, int]] = set()
-    if store is not None:
-        done = store.begin(zip(ids, configs), MODEL_VERSION)
-    tasks = []
-    by_id = {}
-    #: Stored runs run again for the pcap / trace files they lack (never stored again).
-    rerun: dict[tuple[str, int], bool] = {}  # -> whether its trace CSV is wanted
-    for cid, c in zip(ids, configs):
-        by_id[cid] = c
-        text = json.dumps(c)
-        for rep in range(c["replications"]):
-            stem = f"{file_stem(c['name'])}-{cid}-rep{rep}"
-            pcap = str(Path(pcap_dir) / f"{stem}.pcap") if pcap_dir is not None else None
-            if (cid, rep) in done:
-                pcap = pcap if pcap is not None and not Path(pcap).exists() else None
-                need_trace = trace_dir is not None and not (Path(trace_dir) / f"{stem}-trace.csv").exists()
-                if pcap is None and not need_trace:
-                    continue
-                rerun[(cid, rep)] = need_trace
-            tasks.append((cid, rep, text, pcap))
-    pcaps = [(cid, rep) for cid, rep, _, pcap in tasks if pcap is not None]
-    if pcaps:
-        sent: dict[tuple[str, int], int] = {}
+    try:
+        done: set[tuple[str, int]] = set()
+        if store is not None:
+            done = store.begin(zip(ids, configs), MODEL_VERSION)
+        tasks = []
+        by_id = {}
+        #: Stored runs run again for the pcap / trace files they lack (never stored again).
+        rerun: dict[tuple[str, int], bool] = {}  # -> whether its trace CSV is wanted
+        for cid, c in zip(ids, configs):
+            by_id[cid] = c
+            text = json.dumps(c)
+            for rep in range(c["replications"]):
+                stem = f"{file_stem(c['name'])}-{cid}-rep{rep}"
+                pcap = str(Path(pcap_dir) / f"{stem}.pcap") if pcap_dir is not None else None
+                if (cid, rep) in done:
+                    pcap = pcap if pcap is not None and not Path(pcap).exists() else None
+                    need_trace = trace_dir is not None and not (Path(trace_dir) / f"{stem}-trace.csv").exists()
+                    if pcap is None and not need_trace:
+                        continue
+                    rerun[(cid, rep)] = need_trace
+                tasks.append((cid, rep, text, pcap))
+        pcaps = [(cid, rep) for cid, rep, _, pcap in tasks if pcap is not None]
+        if pcaps:
+            sent: dict[tuple[str, int], int] = {}
+            if store is not None and done:
+                with store.read() as rdb:
+                    sent = rdb.packets_sent(done)
+            _check_pcap_output(pcaps, sent, by_id, max_output_mb, announce=progress)
+        if pcap_dir is not None:
+            Path(pcap_dir).mkdir(parents=True, exist_ok=True)
+
+        memory: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
+        rerun_results: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
+        failures: dict[tuple[str, int], str] = {}
+        engine_version = getattr(_core, "__version__", "unknown")
+        label = scenario.source if scenario.source != "<dict>" else "runs"
+        bar = Progress(len(tasks), progress, label)
+        execute = _dask(runner, tasks, cluster) if cluster else _local(runner, tasks, jobs)
+        try:
+            for batch in execute:
+                rows = []
+                for cid, rep, out, error, wall in batch:
+                    if error is not None and error.endswith(CANCELLED):
+                        continue  # stopped by an interrupt: not a result, never stored
+                    if (cid, rep) in rerun:
+                        if error is not None:
+                            raise RunError(f"the re-run of stored run {by_id[cid]['name']} [{cid}] replication {rep} "
+                                           f"(for its pcap / trace files) failed: {error}")
+                        rerun_results[(cid, rep)] = (json.loads(out), wall)
+                        bar.advance()
+                        continue
+                    result = json.loads(out) if error is None else None
+                    rows.append((cid, by_id[cid], rep, result, error, wall))
+                    if error is None:
+                        memory[(cid, rep)] = (result, wall)
+                    else:
+                        failures[(cid, rep)] = error
+                if store is not None:
+                    store.store(rows, engine_version, MODEL_VERSION)
+                for row in rows:
+                    bar.advance(failed=row[4] is not None)
+            if store is not None:
+                store.flush(engine_version, MODEL_VERSION)
+        except BaseException:
+            if store is not None and store.pending and not store.broken:  # runs kept waiting by readers
+                try:
+                    store.store([], engine_version, MODEL_VERSION)
+                except Exception:
+                    pass
+            raise
+        finally:
+            execute.close()  # interrupted: stop the runs in progress without waiting for them
+            bar.close()
+
+        available: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
         if store is not None and done:
             with store.read() as rdb:
-                sent = rdb.packets_sent(done)
-        _check_pcap_output(pcaps, sent, by_id, max_output_mb, announce=progress)
-    if pcap_dir is not None:
-        Path(pcap_dir).mkdir(parents=True, exist_ok=True)
-
-    memory: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
-    rerun_results: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
-    failures: dict[tuple[str, int], str] = {}
-    engine_version = getattr(_core, "__version__", "unknown")
-    label = scenario.source if scenario.source != "<dict>" else "runs"
-    bar = Progress(len(tasks), progress, label)
-    execute = _dask(runner, tasks, cluster) if cluster else _local(runner, tasks, jobs)
-    try:
-        for batch in execute:
-            rows = []
-            for cid, rep, out, error, wall in batch:
-                if error is not None and error.endswith(CANCELLED):
-                    continue  # stopped by an interrupt: not a result, never stored
-                if (cid, rep) in rerun:
-                    if error is not None:
-                        raise RunError(f"the re-run of stored run {by_id[cid]['name']} [{cid}] replication {rep} "
-                                       f"(for its pcap / trace files) failed: {error}")
-                    rerun_results[(cid, rep)] = (json.loads(out), wall)
-                    bar.advance()
-                    continue
-                result = json.loads(out) if error is None else None
-                rows.append((cid, by_id[cid], rep, result, error, wall))
-                if error is None:
-                    memory[(cid, rep)] = (result, wall)
-                else:
-                    failures[(cid, rep)] = error
-            if store is not None:
-                store.store(rows, engine_version, MODEL_VERSION)
-            for row in rows:
-                bar.advance(failed=row[4] is not None)
-        if store is not None:
-            store.flush(engine_version, MODEL_VERSION)
-    except BaseException:
-        if store is not None and store.pending and not store.broken:  # runs kept waiting by readers
-            try:
-                store.store([], engine_version, MODEL_VERSION)
-            except Exception:
-                pass
-        raise
+                available = dict(rdb.results(done))
+        for key, (result, _) in sorted(rerun_results.items()):
+            stored = available[key][0]
+            if json.dumps({k: v for k, v in result.items() if k != "traces"}, sort_keys=True) != json.dumps(stored, sort_keys=True):
+                cid, rep = key
+                raise RunError(f"the re-run of stored run {by_id[cid]['name']} [{cid}] replication {rep} differs from "
+                               "the stored result (stored by another engine version?); its pcap / trace files do not "
+                               "belong to the stored results: write them into another directory with --no-db")
+        if trace_dir is not None:
+            traced = dict(memory)
+            traced.update({k: v for k, v in rerun_results.items() if rerun[k]})
+            write_traces(configs, traced, Path(trace_dir))
+        available.update(memory)
+        summaries, runs = [], {}
+        for cid, c in zip(ids, configs):
+            reps = [available[(cid, rep)] for rep in range(c["replications"]) if (cid, rep) in available]
+            runs[cid] = [r for r, _ in reps]
+            if not reps:
+                continue
+            s = summarize(c, cid, runs[cid], sum(w for _, w in reps))
+            s["swept"] = scenario.swept_values(c)
+            s["replications_failed"] = c["replications"] - len(reps)
+            summaries.append(s)
     finally:
-        execute.close()  # interrupted: stop the runs in progress without waiting for them
-        bar.close()
-
-    available: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
-    if store is not None and done:
-        with store.read() as rdb:
-            available = dict(rdb.results(done))
-    for key, (result, _) in sorted(rerun_results.items()):
-        stored = available[key][0]
-        if json.dumps({k: v for k, v in result.items() if k != "traces"}, sort_keys=True) != json.dumps(stored, sort_keys=True):
-            cid, rep = key
-            raise RunError(f"the re-run of stored run {by_id[cid]['name']} [{cid}] replication {rep} differs from "
-                           "the stored result (stored by another engine version?); its pcap / trace files do not "
-                           "belong to the stored results: write them into another directory with --no-db")
-    if trace_dir is not None:
-        traced = dict(memory)
-        traced.update({k: v for k, v in rerun_results.items() if rerun[k]})
-        write_traces(configs, traced, Path(trace_dir))
-    available.update(memory)
-    summaries, runs = [], {}
-    for cid, c in zip(ids, configs):
-        reps = [available[(cid, rep)] for rep in range(c["replications"]) if (cid, rep) in available]
-        runs[cid] = [r for r, _ in reps]
-        if not reps:
-            continue
-        s = summarize(c, cid, runs[cid], sum(w for _, w in reps))
-        s["swept"] = scenario.swept_values(c)
-        s["replications_failed"] = c["replications"] - len(reps)
-        summaries.append(s)
+        if store is not None:
+            store.close()  # releases the sweep lock
     failed = [(by_id[cid]["name"], cid, rep, err) for (cid, rep), err in sorted(failures.items())]
     return Result(scenario=scenario, summaries=summaries, runs=runs, failures=failed,
                   executed=len(tasks) - len(rerun), rerun=len(rerun))

@@ -451,6 +451,39 @@ class SweepWriter:
         self.pending: list = []
         self._failed: set[tuple[str, int]] = set()
         self.broken = False
+        self._lock = None
+
+    def _take_lock(self) -> None:
+        """One sweep at a time per database: an exclusive lock on ``<db>.sweep-lock`` (flock;
+        released by :meth:`close`, or by the system when the process dies), which readers
+        ignore. Without it a second sweep could commit between the first one's commits."""
+        try:
+            import fcntl
+        except ImportError:  # not a POSIX system: DuckDB's own lock is all there is
+            return
+        try:
+            f = open(self.path.with_name(self.path.name + ".sweep-lock"), "a+")
+        except OSError:
+            return  # an unwritable directory: DuckDB refuses to write the database there anyway
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.seek(0)
+            holder = f.read().strip() or "another process"
+            f.close()
+            raise DatabaseBusy(f"--db: {str(self.path)!r} is being written by another sweep ({holder}); wait for "
+                               "it to end, or give another --db") from None
+        f.seek(0)
+        f.truncate()
+        f.write(f"PID {os.getpid()}")
+        f.flush()
+        self._lock = f
+
+    def close(self) -> None:
+        """Releases the sweep lock."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def _open(self, wait_s: float, migrate: bool = False) -> ResultsDB:
         deadline = time.monotonic() + READER_GAP_S
@@ -463,7 +496,8 @@ class SweepWriter:
     def begin(self, configs: Iterable[tuple[str, dict[str, Any]]], model_version: str) -> set[tuple[str, int]]:
         """Creates or migrates the database, records the configurations, and returns the
         (config, replication) pairs already stored successfully."""
-        with self._open(READ_WAIT_S, migrate=True) as db:
+        with self._open(READ_WAIT_S, migrate=True) as db:  # refuses a file that is not ours, unchanged
+            self._take_lock()
             db.add_configs(configs, model_version)
             done = db.finished()
             self._failed = db._failed
