@@ -136,6 +136,8 @@ def _read_requests(path: Path) -> list[Path]:
             try:
                 if now - req.stat().st_mtime <= READ_WAIT_S + 1.0:
                     live.append(req)
+                else:
+                    req.unlink()  # left by a reader killed while it waited
             except OSError:
                 pass
     return live
