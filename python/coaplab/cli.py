@@ -78,8 +78,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs", type=_positive_int, default=None, help="parallel runs, e.g. --jobs 2 (default: number of cores)")
     run.add_argument("--format", choices=("table", "json"), default="table",
                      help="table: one readable block per configuration (default); json: JSON Lines, one object per configuration")
-    run.add_argument("--pcap", metavar="DIR", help="write one pcap per replication into DIR, e.g. --pcap out/pcap")
-    run.add_argument("--trace", metavar="DIR", help="write traces, one CSV per replication, into DIR: per-client timer / RTO traces (UDP) or per-connection time-sequence traces (TCP)")
+    run.add_argument("--pcap", metavar="DIR", help="write one pcap per replication into DIR, e.g. --pcap out/pcap "
+                     "(stored runs without one are run again: results are identical); the estimated size is "
+                     "printed first, and past 200 MB nothing is written without --yes or --max-output-mb")
+    run.add_argument("--trace", metavar="DIR", help="write traces, one CSV per replication, into DIR: per-client timer / RTO traces (UDP) "
+                     "or per-connection time-sequence traces (TCP) (stored runs without one are run again)")
+    run.add_argument("--max-output-mb", type=float, metavar="MB", default=None,
+                     help="--pcap: the largest estimated output written without asking (default: 200)")
+    run.add_argument("--yes", action="store_true", help="--pcap: write the pcaps however large the estimate")
     run.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
     run.add_argument("--db", metavar="PATH", default=None,
                      help="results database: every finished run is stored at once, stored runs are skipped (default: ./coaplab.duckdb)")
@@ -97,6 +103,14 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("--format", choices=("parquet", "csv"), default="parquet", help="file format (default: parquet)")
     exp.add_argument("--out", metavar="DIR", required=True, help="directory to write the tables into, e.g. out/tables")
     exp.add_argument("--where", metavar="CONDITION", help=_WHERE_HELP)
+
+    st = _sub(sub, "status", "what a results database holds, also while a sweep writes it",
+              "  coaplab status\n  coaplab status --db study.duckdb --format json",
+              description="Per scenario name: configurations, runs stored / failed / total (the replications of the "
+                          "stored configurations) and the time of the last commit. It reads the database while a "
+                          "sweep is running (docs/experiments.md, 'Reading while a sweep runs').")
+    st.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
+    st.add_argument("--format", choices=("table", "json"), default="table", help="table (default) or JSON Lines")
 
     rp = _sub(sub, "replay", "replay algorithms on a script of exchanges",
               "  coaplab replay cocoa script.json\n"
@@ -218,13 +232,24 @@ def _cmd_run(args) -> int:
         raise CoaplabError("--jobs and --cluster exclude each other (the cluster decides the parallelism)")
     if args.cluster is not None:
         _need_distributed()
+    if args.max_output_mb is not None and not args.max_output_mb > 0:
+        raise CoaplabError(f"--max-output-mb: {args.max_output_mb:g} is out of range; expected a size in MB > 0")
+    if (args.max_output_mb is not None or args.yes) and args.pcap is None:
+        raise CoaplabError("--max-output-mb and --yes belong to --pcap; add --pcap DIR or drop them")
+    from .runner import MAX_OUTPUT_MB
+
+    limit = None if args.yes else (args.max_output_mb or MAX_OUTPUT_MB)
     db = None if args.no_db else (args.db or DEFAULT_DB)
     result = run_scenario(args.scenario, jobs=args.jobs, progress=not args.no_progress, pcap_dir=args.pcap,
-                          trace_dir=args.trace, db=db, cluster=args.cluster)
+                          trace_dir=args.trace, db=db, cluster=args.cluster, max_output_mb=limit)
     total = sum(c["replications"] for c in result.scenario.configurations())
     if db is not None and result.executed < total and not args.no_progress:
         print(f"coaplab: {total - result.executed} of {total} runs were already stored in {db}; ran {result.executed}",
               file=sys.stderr)
+    if result.rerun:
+        files = " and ".join(f for f, d in (("pcap", args.pcap), ("trace", args.trace)) if d is not None)
+        print(f"coaplab: re-ran {result.rerun} stored runs to write their {files} files; every re-run result equals "
+              "the stored one", file=sys.stderr)
     if result.summaries:
         if args.format == "json":
             sys.stdout.write(json_lines(result.summaries) + "\n")
@@ -250,6 +275,26 @@ def _need_distributed() -> None:
 
     if importlib.util.find_spec("distributed") is None:
         raise CoaplabError("--cluster needs Dask distributed, an optional extra: pip install 'coaplab[cluster]'")
+
+
+def _cmd_status(args) -> int:
+    from .store import DEFAULT_DB, status
+
+    db = args.db or DEFAULT_DB
+    rows = status(db)
+    if args.format == "json":
+        for r in rows:
+            print(json.dumps({**r, "last_commit": None if r["last_commit"] is None else str(r["last_commit"])}))
+        return 0
+    if not rows:
+        print(f"{db}: no configurations stored yet")
+        return 0
+    width = max(len("scenario"), *(len(r["scenario"]) for r in rows))
+    print(f"{'scenario':<{width}}  configurations  stored  failed   total  last commit")
+    for r in rows:
+        last = "-" if r["last_commit"] is None else str(r["last_commit"])[:19]
+        print(f"{r['scenario']:<{width}}  {r['configurations']:>14}  {r['stored']:>6}  {r['failed']:>6}  {r['total']:>6}  {last}")
+    return 0
 
 
 def _cmd_export(args) -> int:
@@ -475,7 +520,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return {"run": _cmd_run, "replay": _cmd_replay, "bench": _cmd_bench, "calibrate": _cmd_calibrate,
-                "export": _cmd_export, "reproduce": _cmd_reproduce, "report": _cmd_report,
+                "export": _cmd_export, "status": _cmd_status, "reproduce": _cmd_reproduce, "report": _cmd_report,
                 "plot": _cmd_plot, "completion": _cmd_completion,
                 "check-algorithm": _cmd_check_algorithm}[args.command](args)
     except CoaplabError as e:

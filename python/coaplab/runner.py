@@ -41,6 +41,8 @@ class Result:
     failures: list[tuple[str, str, int, str]] = field(default_factory=list)
     #: Runs executed now (the rest came from the database).
     executed: int = 0
+    #: Stored runs run again for the pcap / trace files they lacked; each gave the stored result.
+    rerun: int = 0
 
     def _params(self) -> tuple[list[str], dict[str, dict[str, Any]]]:
         """The keys that vary across this result's configurations, and each configuration's
@@ -298,6 +300,86 @@ def _dask(runner: RunFn, tasks: list, address: str) -> Iterator:
             cluster.close()
 
 
+class OutputTooLarge(CoaplabError):
+    """The pcaps a run would write exceed the allowed size."""
+
+
+#: The pcap size `coaplab run --pcap` writes without ``--yes`` or a larger ``--max-output-mb``.
+MAX_OUTPUT_MB = 200.0
+#: The pcap file header and the header of each packet record (libpcap format), bytes.
+PCAP_HEADER_BYTES = 24
+PCAP_RECORD_BYTES = 16
+
+
+def mean_packet_bytes(config: dict[str, Any]) -> float:
+    """The mean captured packet of a configuration, bytes: requests carry headers only,
+    responses (or Block2 blocks) the payload too, so the mean is the headers' mean plus half
+    the payload. The headers' mean (37 B UDP, 40 B TCP, IP headers included) is measured: one
+    replication each, mean of (pcap size - 24) / packets sent - 16 = 66.5 B for 10 continuous
+    UDP clients, 66.8 B for 40 random UDP clients (60 B responses: 37 + 30), 72.0 B for 10
+    continuous TCP clients (40 + 30 + acks); firmware with 256 B blocks: 167.8 B UDP (estimate
+    165), 200.5 B TCP (estimate 168)."""
+    w = config.get("workload", {})
+    if w.get("kind") == "firmware":
+        payload = min(2 ** (int(w.get("block_szx", 4)) + 4), int(w.get("resource_bytes", 102400)))
+    else:
+        payload = int(w.get("response_bytes", 60))
+    base = 40 if config.get("coap", {}).get("transport") == "tcp" else 37
+    return base + payload / 2
+
+
+def min_packets(config: dict[str, Any]) -> int | None:
+    """A lower bound on the packets one run of `config` sends, from the configuration alone: a
+    request and a response per exchange (per Block2 block for firmware); None when the workload
+    does not fix its number of exchanges (``duration_s``, ``burst``, client groups)."""
+    w = config.get("workload", {})
+    if "group" in config or "groups" in config or w.get("duration_s") is not None:
+        return None
+    clients = w.get("clients")
+    if w.get("kind") in ("continuous", "random", None) and clients is not None and w.get("exchanges") is not None:
+        return 2 * int(clients) * int(w["exchanges"])
+    if w.get("kind") == "firmware" and clients is not None:
+        block = 2 ** (int(w.get("block_szx", 4)) + 4)
+        return 2 * int(clients) * -(-int(w.get("resource_bytes", 102400)) // block)
+    return None
+
+
+def _check_pcap_output(pcaps: list[tuple[str, int]], sent: dict[tuple[str, int], int], configs: dict[str, dict[str, Any]],
+                       max_output_mb: float | None, announce: bool) -> None:
+    """Estimates the pcaps about to be written: packets × (mean packet + record header) + file
+    header, with the packets the stored runs sent (runs not stored yet: the mean of their
+    configuration's stored runs, or, when it has none, the lower bound :func:`min_packets`).
+    Announces it on stderr, and refuses past `max_output_mb`."""
+    per_config: dict[str, list[int]] = {}
+    for (cid, _), n in sent.items():
+        per_config.setdefault(cid, []).append(n)
+    size, stored, bound, unknown = 0.0, 0, 0, 0
+    for cid, rep in pcaps:
+        if (cid, rep) in sent:
+            n, stored = float(sent[(cid, rep)]), stored + 1
+        elif cid in per_config:
+            n, stored = sum(per_config[cid]) / len(per_config[cid]), stored + 1
+        elif (low := min_packets(configs[cid])) is not None:
+            n, bound = float(low), bound + 1
+        else:
+            unknown += 1
+            continue
+        size += PCAP_HEADER_BYTES + n * (mean_packet_bytes(configs[cid]) + PCAP_RECORD_BYTES)
+    if not stored and not bound:
+        return
+    mb = size / 1e6
+    how = [f"{stored} from the packets sent by their stored runs" if stored else "",
+           f"{bound} from a lower bound of 2 packets per exchange" if bound else "",
+           f"{unknown} not estimated" if unknown else ""]
+    what = (f"--pcap: {len(pcaps)} pcap files of {'at least ' if not stored else 'about '}"
+            f"{mb:,.{0 if mb >= 10 else 1}f} MB in all (estimated: {'; '.join(h for h in how if h)})")
+    if max_output_mb is not None and mb > max_output_mb:
+        raise OutputTooLarge(f"{what} exceed --max-output-mb {max_output_mb:g}; add --yes to write them, or "
+                             "give a larger --max-output-mb")
+    if announce:
+        print(f"coaplab: {what}", file=sys.stderr, flush=True)
+
+
 def run_scenario(
     scenario: Scenario | str | Path | dict[str, Any],
     jobs: int | None = None,
@@ -308,6 +390,7 @@ def run_scenario(
     trace_dir: str | Path | None = None,
     db: str | Path | None = None,
     cluster: str | None = None,
+    max_output_mb: float | None = None,
 ) -> Result:
     """Runs every configuration × replication of ``scenario`` and returns the summaries.
 
@@ -317,9 +400,15 @@ def run_scenario(
     already stored there are not run again. ``trace=True`` records per-client timer / RTO
     traces; ``trace_dir`` also writes them as one CSV per replication. Failed runs are
     recorded (``Result.failures``) while the others go on.
+
+    With ``db``, ``pcap_dir`` / ``trace_dir`` also re-run the stored runs whose files are not
+    in those directories (the engine is deterministic: a re-run result differing from the
+    stored one raises :class:`RunError`; ``Result.rerun`` counts them). Before writing pcaps,
+    their size is estimated from the packets the stored runs sent; past ``max_output_mb``
+    (default: no limit) nothing runs and :class:`OutputTooLarge` is raised.
     """
     from . import _core
-    from .store import ResultsDB
+    from .store import SweepWriter
 
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
@@ -343,27 +432,40 @@ def run_scenario(
             except ValueError as e:
                 name = f" (configuration {scenario.swept_values(c)})" if scenario.sweep else ""
                 raise RunError(f"{e}{name}") from None
-    if pcap_dir is not None:
-        Path(pcap_dir).mkdir(parents=True, exist_ok=True)
-
-    store = ResultsDB(db) if db is not None else None
+    store = SweepWriter(db) if db is not None else None
     try:
         done: set[tuple[str, int]] = set()
         if store is not None:
-            store.add_configs(zip(ids, configs), MODEL_VERSION)
-            done = store.finished()
+            done = store.begin(zip(ids, configs), MODEL_VERSION)
         tasks = []
         by_id = {}
+        #: Stored runs run again for the pcap / trace files they lack (never stored again).
+        rerun: dict[tuple[str, int], bool] = {}  # -> whether its trace CSV is wanted
         for cid, c in zip(ids, configs):
             by_id[cid] = c
             text = json.dumps(c)
             for rep in range(c["replications"]):
+                stem = f"{file_stem(c['name'])}-{cid}-rep{rep}"
+                pcap = str(Path(pcap_dir) / f"{stem}.pcap") if pcap_dir is not None else None
                 if (cid, rep) in done:
-                    continue
-                pcap = str(Path(pcap_dir) / f"{file_stem(c['name'])}-{cid}-rep{rep}.pcap") if pcap_dir is not None else None
+                    pcap = pcap if pcap is not None and not Path(pcap).exists() else None
+                    need_trace = trace_dir is not None and not (Path(trace_dir) / f"{stem}-trace.csv").exists()
+                    if pcap is None and not need_trace:
+                        continue
+                    rerun[(cid, rep)] = need_trace
                 tasks.append((cid, rep, text, pcap))
+        pcaps = [(cid, rep) for cid, rep, _, pcap in tasks if pcap is not None]
+        if pcaps:
+            sent: dict[tuple[str, int], int] = {}
+            if store is not None and done:
+                with store.read() as rdb:
+                    sent = rdb.packets_sent(done)
+            _check_pcap_output(pcaps, sent, by_id, max_output_mb, announce=progress)
+        if pcap_dir is not None:
+            Path(pcap_dir).mkdir(parents=True, exist_ok=True)
 
         memory: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
+        rerun_results: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
         failures: dict[tuple[str, int], str] = {}
         engine_version = getattr(_core, "__version__", "unknown")
         label = scenario.source if scenario.source != "<dict>" else "runs"
@@ -375,6 +477,13 @@ def run_scenario(
                 for cid, rep, out, error, wall in batch:
                     if error is not None and error.endswith(CANCELLED):
                         continue  # stopped by an interrupt: not a result, never stored
+                    if (cid, rep) in rerun:
+                        if error is not None:
+                            raise RunError(f"the re-run of stored run {by_id[cid]['name']} [{cid}] replication {rep} "
+                                           f"(for its pcap / trace files) failed: {error}")
+                        rerun_results[(cid, rep)] = (json.loads(out), wall)
+                        bar.advance()
+                        continue
                     result = json.loads(out) if error is None else None
                     rows.append((cid, by_id[cid], rep, result, error, wall))
                     if error is None:
@@ -385,13 +494,34 @@ def run_scenario(
                     store.store(rows, engine_version, MODEL_VERSION)
                 for row in rows:
                     bar.advance(failed=row[4] is not None)
+            if store is not None:
+                store.flush(engine_version, MODEL_VERSION)
+        except BaseException:
+            if store is not None and store.pending and not store.broken:  # runs kept waiting by readers
+                try:
+                    store.store([], engine_version, MODEL_VERSION)
+                except Exception:
+                    pass
+            raise
         finally:
             execute.close()  # interrupted: stop the runs in progress without waiting for them
             bar.close()
 
+        available: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
+        if store is not None and done:
+            with store.read() as rdb:
+                available = dict(rdb.results(done))
+        for key, (result, _) in sorted(rerun_results.items()):
+            stored = available[key][0]
+            if json.dumps({k: v for k, v in result.items() if k != "traces"}, sort_keys=True) != json.dumps(stored, sort_keys=True):
+                cid, rep = key
+                raise RunError(f"the re-run of stored run {by_id[cid]['name']} [{cid}] replication {rep} differs from "
+                               "the stored result (stored by another engine version?); its pcap / trace files do not "
+                               "belong to the stored results: write them into another directory with --no-db")
         if trace_dir is not None:
-            write_traces(configs, memory, Path(trace_dir))
-        available = dict(store.results(done)) if store is not None else {}
+            traced = dict(memory)
+            traced.update({k: v for k, v in rerun_results.items() if rerun[k]})
+            write_traces(configs, traced, Path(trace_dir))
         available.update(memory)
         summaries, runs = [], {}
         for cid, c in zip(ids, configs):
@@ -405,9 +535,10 @@ def run_scenario(
             summaries.append(s)
     finally:
         if store is not None:
-            store.close()
+            store.close()  # releases the sweep lock
     failed = [(by_id[cid]["name"], cid, rep, err) for (cid, rep), err in sorted(failures.items())]
-    return Result(scenario=scenario, summaries=summaries, runs=runs, failures=failed, executed=len(tasks))
+    return Result(scenario=scenario, summaries=summaries, runs=runs, failures=failed,
+                  executed=len(tasks) - len(rerun), rerun=len(rerun))
 
 
 TRACE_COLUMNS = ("client", "time_s", "event", "exchange", "timer_s", "rto_s", "sample_s", "sample_kind")

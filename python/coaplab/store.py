@@ -20,11 +20,23 @@ Runs are committed the moment they finish (group commit: the runs that finished 
 previous commit was being written go into the next transaction together), so killing a sweep
 at any point (SIGKILL included) loses at most the runs in progress; re-running the same command
 skips the runs already stored.
+
+The database is readable while a sweep writes it. DuckDB lets one process write a file, or
+several read it, never both at once (an OS file lock), so the sweep's writer
+(:class:`SweepWriter`) opens the file only for each group commit and closes it after, and
+readers (``ResultsDB(path, read_only=True)``: ``coaplab report``, ``export``, ``status``,
+``plot``, a notebook) retry for up to :data:`READ_WAIT_S` seconds when they meet a commit in
+progress. A reader that keeps the file open blocks the writer: the finished runs then wait in
+memory and are committed as soon as the reader closes it.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import time
+import uuid
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -93,6 +105,57 @@ CLIENT_COLUMNS = ("client", "fct_s", "first_request_s", "last_end_s", "exchanges
                   "retransmissions", "unnecessary_retransmissions", "timeouts", "duplicate_responses")
 
 
+#: How long a reader waits, retrying, for another process (a sweep's commit) to release the
+#: database before giving up with one line.
+READ_WAIT_S = 10.0
+#: How long the sweep's writer waits for readers at each group commit before leaving the runs
+#: pending for the next commit (the sweep keeps running meanwhile).
+WRITE_WAIT_S = 0.5
+#: How long the writer waits for readers at the end of a sweep, for the runs still pending.
+FINAL_WRITE_WAIT_S = 300.0
+#: Pause between two attempts to open a database another process holds.
+RETRY_PAUSE_S = 0.02
+#: How long the writer stays out while a reader asks to get in (then it opens anyway; a request
+#: file older than READ_WAIT_S + 1 s is a crashed reader's and ignored).
+READER_GAP_S = 2.0
+
+
+def _read_requests(path: Path) -> list[Path]:
+    """The live read requests on `path`: ``<db>.read-request-<pid>-<nonce>`` files that readers
+    waiting for the writer's lock create next to the database, and remove once they are in."""
+    try:
+        names = os.listdir(path.parent if str(path.parent) else ".")
+    except OSError:
+        return []
+    prefix = path.name + ".read-request-"
+    now = time.time()
+    live = []
+    for n in names:
+        if n.startswith(prefix):
+            req = path.with_name(n)
+            try:
+                if now - req.stat().st_mtime <= READ_WAIT_S + 1.0:
+                    live.append(req)
+                else:
+                    req.unlink()  # left by a reader killed while it waited
+            except OSError:
+                pass
+    return live
+
+
+class DatabaseBusy(CoaplabError):
+    """Another process held the database for longer than we were willing to wait."""
+
+
+def _lock_holder(error: BaseException) -> str | None:
+    """``"PID n"`` when `error` is DuckDB's "another process holds the file lock" error."""
+    text = str(error)
+    if "Could not set lock" not in text and "Conflicting lock" not in text:
+        return None
+    m = re.search(r"PID (\d+)", text)
+    return f"PID {m.group(1)}" if m else "another process"
+
+
 def is_interrupt(error: BaseException) -> bool:
     """Whether `error` is DuckDB's form of a Ctrl-C that arrived while it ran a query (it
     raises this instead of KeyboardInterrupt)."""
@@ -135,7 +198,12 @@ def _sniff(path: Path) -> None:
 class ResultsDB:
     """A results database file. Use as a context manager or call :meth:`close`."""
 
-    def __init__(self, path: str | Path, read_only: bool = False):
+    def __init__(self, path: str | Path, read_only: bool = False, wait_s: float | None = None,
+                 migrate: bool = True):
+        """Opens the file; while another process holds it (a sweep committing, or readers when
+        opening for writing), retries for up to `wait_s` seconds (default: :data:`READ_WAIT_S`),
+        then raises :class:`DatabaseBusy`. `migrate=False` only checks the schema version (the
+        sweep's writer migrates once, at its start)."""
         import duckdb
 
         self.path = Path(path)
@@ -143,18 +211,50 @@ class ResultsDB:
             raise CoaplabError(f"--db: {str(self.path)!r} does not exist")
         if self.path.exists():
             _sniff(self.path)
+        wait_s = READ_WAIT_S if wait_s is None else wait_s
+        deadline = time.monotonic() + wait_s
+        request = None  # a reader that meets the writer's lock asks it to stay out until it is in
         try:
-            self.con = connect(self.path, read_only=read_only)
-        except duckdb.Error as e:
-            raise CoaplabError(f"--db: cannot open {str(self.path)!r}: {str(e).splitlines()[0]}") from None
+            while True:
+                try:
+                    self.con = connect(self.path, read_only=read_only)
+                    break
+                except duckdb.Error as e:
+                    holder = _lock_holder(e)
+                    if holder is None:
+                        raise CoaplabError(f"--db: cannot open {str(self.path)!r}: {str(e).splitlines()[0]}") from None
+                    if time.monotonic() >= deadline:
+                        what = ("a running sweep lets go between commits; a process keeping it open, such as a "
+                                "notebook connection, does not: close that" if read_only else
+                                "close the connections reading it, such as a notebook's")
+                        raise DatabaseBusy(f"--db: {str(self.path)!r} is held by {holder} and was not released "
+                                           f"within {wait_s:g} s; {what}, then try again") from None
+                if read_only and request is None:
+                    request = self.path.with_name(f"{self.path.name}.read-request-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+                    try:
+                        request.touch()
+                    except OSError:  # a read-only directory: retry without asking
+                        request = None
+                time.sleep(RETRY_PAUSE_S)
+        finally:
+            if request is not None:
+                request.unlink(missing_ok=True)
         try:
-            self._check_schema(read_only)
+            self._check_schema(read_only, migrate)
         except BaseException:
             self.con.close()
             raise
 
-    def _check_schema(self, read_only: bool) -> None:
+    def _check_schema(self, read_only: bool, migrate: bool = True) -> None:
         """Refuses a foreign or newer database; migrates (stamps) an older coaplab one."""
+        if not migrate and not read_only:
+            import duckdb
+
+            try:  # the sweep's writer re-opening a database it checked at its start
+                if self.schema_version() == SCHEMA_VERSION:
+                    return
+            except duckdb.Error:
+                pass
         tables = {t for (t,) in self.con.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
         version = None
@@ -175,7 +275,8 @@ class ResultsDB:
             if version is None:
                 raise _not_ours(self.path, "an empty database")
             return
-        self._migrate(version)
+        if migrate or version != SCHEMA_VERSION:
+            self._migrate(version)
 
     def _migrate(self, version: int | None) -> None:
         """Brings the database to SCHEMA_VERSION (``None``: a new database)."""
@@ -332,3 +433,125 @@ class ResultsDB:
             self.con.execute(f"COPY {table} TO '{path.as_posix()}' {opts}")
             written.append(path)
         return written
+
+    def packets_sent(self, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        """Packets sent by the given successfully stored (config, replication) pairs."""
+        wanted = set(pairs)
+        rows = self.con.execute("SELECT config_id, replication, packets_sent FROM runs WHERE status = 'ok'").fetchall()
+        return {(c, r): int(n or 0) for c, r, n in rows if (c, r) in wanted}
+
+
+class SweepWriter:
+    """The writer of one sweep. It opens the database only while it commits a batch of runs and
+    closes it after, so that readers get in between commits. When readers hold the file (a
+    notebook connection, a long report) for longer than :data:`WRITE_WAIT_S`, the batch stays
+    pending and goes into the next commit; :meth:`flush` waits up to
+    :data:`FINAL_WRITE_WAIT_S` for the last ones."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.pending: list = []
+        self._failed: set[tuple[str, int]] = set()
+        self.broken = False
+        self._lock = None
+
+    def _take_lock(self) -> None:
+        """One sweep at a time per database: an exclusive lock on ``<db>.sweep-lock`` (flock;
+        released by :meth:`close`, or by the system when the process dies), which readers
+        ignore. Without it a second sweep could commit between the first one's commits."""
+        try:
+            import fcntl
+        except ImportError:  # not a POSIX system: DuckDB's own lock is all there is
+            return
+        try:
+            f = open(self.path.with_name(self.path.name + ".sweep-lock"), "a+")
+        except OSError:
+            return  # an unwritable directory: DuckDB refuses to write the database there anyway
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.seek(0)
+            holder = f.read().strip() or "another process"
+            f.close()
+            raise DatabaseBusy(f"--db: {str(self.path)!r} is being written by another sweep ({holder}); wait for "
+                               "it to end, or give another --db") from None
+        f.seek(0)
+        f.truncate()
+        f.write(f"PID {os.getpid()}")
+        f.flush()
+        self._lock = f
+
+    def close(self) -> None:
+        """Releases the sweep lock."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def _open(self, wait_s: float, migrate: bool = False) -> ResultsDB:
+        deadline = time.monotonic() + READER_GAP_S
+        while _read_requests(self.path) and time.monotonic() < deadline:
+            time.sleep(RETRY_PAUSE_S / 2)  # a reader is about to get in: let it
+        db = ResultsDB(self.path, wait_s=wait_s, migrate=migrate)
+        db._failed = self._failed  # shared: the stored failures a retry replaces
+        return db
+
+    def begin(self, configs: Iterable[tuple[str, dict[str, Any]]], model_version: str) -> set[tuple[str, int]]:
+        """Creates or migrates the database, records the configurations, and returns the
+        (config, replication) pairs already stored successfully."""
+        with self._open(READ_WAIT_S, migrate=True) as db:  # refuses a file that is not ours, unchanged
+            self._take_lock()
+            db.add_configs(configs, model_version)
+            done = db.finished()
+            self._failed = db._failed
+        return done
+
+    def store(self, batch: list, engine_version: str, model_version: str, final: bool = False) -> None:
+        """Commits `batch` (see :meth:`ResultsDB.store`) with the runs still pending."""
+        self.pending.extend(batch)
+        if not self.pending:
+            return
+        try:
+            db = self._open(FINAL_WRITE_WAIT_S if final else WRITE_WAIT_S)
+        except DatabaseBusy as e:
+            if not final:
+                return  # readers hold the file: these runs go into the next commit
+            raise DatabaseBusy(f"{e}; {len(self.pending)} finished runs could not be stored: re-run the same "
+                               "command to run them again") from None
+        try:
+            db.store(self.pending, engine_version, model_version)
+            self.pending = []
+        except BaseException:
+            self.broken = True  # a full disk, say: the sweep stops, nothing more is written
+            raise
+        finally:
+            db.close()
+
+    def flush(self, engine_version: str, model_version: str) -> None:
+        self.store([], engine_version, model_version, final=True)
+
+    def read(self) -> ResultsDB:
+        """The database, open for reading by the sweep itself (a context manager)."""
+        return self._open(FINAL_WRITE_WAIT_S)
+
+
+def status(path: str | Path) -> list[dict[str, Any]]:
+    """Per scenario name: configurations, runs stored (ok) / failed / total (the replications
+    of the stored configurations), and the last commit time; read while a sweep may be running."""
+    with ResultsDB(path, read_only=True) as db:
+        configs = db.con.execute("SELECT config_id, name, config FROM configs").fetchall()
+        counts = db.con.execute(
+            "SELECT config_id, count(*) FILTER (WHERE status = 'ok'), count(*) FILTER (WHERE status <> 'ok'), "
+            "max(stored_at) FROM runs GROUP BY config_id").fetchall()
+    per_config = {cid: (ok, failed, last) for cid, ok, failed, last in counts}
+    out: dict[str, dict[str, Any]] = {}
+    for cid, name, text in configs:
+        row = out.setdefault(name, {"scenario": name, "configurations": 0, "stored": 0, "failed": 0, "total": 0,
+                                    "last_commit": None})
+        ok, failed, last = per_config.get(cid, (0, 0, None))
+        row["configurations"] += 1
+        row["stored"] += ok
+        row["failed"] += failed
+        row["total"] += int(json.loads(text).get("replications", 0))
+        if last is not None and (row["last_commit"] is None or last > row["last_commit"]):
+            row["last_commit"] = last
+    return list(out.values())
