@@ -470,6 +470,7 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
                     if store is not None:
                         eid = emulation_id(cid, client, server)
                         store.add_configs([(eid, cfg)], "emulated")
+                        store.delete_run(eid, r)
                         store.store([(eid, cfg, r, run.result, None, run.result["wall_s"])], "emulator", "emulated")
                         store.mark_emulated(eid, r, endpoint=f"{client}/{server}", kernel=kernel(),
                                             details=run.result["emulation"])
