@@ -321,6 +321,7 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
     if transport == "tcp" and (client, server) != ("coaplab", "coaplab"):
         raise CoaplabError("emulate: over TCP only coaplab's endpoints run so far (--client coaplab --server coaplab)")
     emu_bin, ep_bin = binaries()
+    os.environ["COAPLAB_ENDPOINT"] = str(ep_bin)  # third-party client drivers ask it for start offsets
     work = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="coaplab-emulate-"))
     work.mkdir(parents=True, exist_ok=True)
     cfg_path = work / "config.json"

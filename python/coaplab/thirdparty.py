@@ -35,7 +35,7 @@ def client_command(kind: str, cfg: dict[str, Any], replication: int, cfg_path: P
                    max_seconds: float) -> list[str]:
     """The command that runs `kind`'s clients in the client namespace."""
     if kind == "libcoap":
-        if shutil.which("coap-client") is None:
+        if not any(shutil.which(n) for n in ("coap-client", "coap-client-notls", "coap-client-openssl", "coap-client-gnutls")):
             raise CoaplabError("emulate: libcoap's coap-client is missing; apt-get install libcoap3-bin")
     elif kind == "aiocoap":
         _have_aiocoap()
@@ -52,13 +52,14 @@ def server_command(kind: str, cfg: dict[str, Any], cfg_path: Path, max_seconds: 
 
 def wait_listening(ns: str, transport: str, timeout: float, port: int = 5683) -> None:
     """Waits until something listens on the server's CoAP port in namespace `ns` (reads the
-    namespace's /proc/net/{udp,tcp}: bound sockets, TCP in LISTEN)."""
+    namespace's /proc/net/{udp,tcp}[6]: bound sockets, TCP in LISTEN)."""
     table = "udp" if transport == "udp" else "tcp"
     want = f":{port:04X}"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        r = subprocess.run(["ip", "netns", "exec", ns, "cat", f"/proc/net/{table}"], capture_output=True, text=True)
-        for line in r.stdout.splitlines()[1:]:
+        r = subprocess.run(["ip", "netns", "exec", ns, "cat", f"/proc/net/{table}", f"/proc/net/{table}6"],
+                           capture_output=True, text=True)
+        for line in r.stdout.splitlines():
             f = line.split()
             if len(f) > 3 and f[1].endswith(want) and (table == "udp" or f[3] == "0A"):
                 return

@@ -69,10 +69,24 @@ fn run() -> Result<(), String> {
         Some("tcp-clients") => {
             tcp_clients(&cfg, args.num("replication", 0)?, args.req("out")?, max_ns)
         }
+        Some("setups") => setups(&cfg, args.num("replication", 0)?),
         other => Err(format!(
-            "command {other:?}; allowed: udp-server, udp-clients, tcp-server, tcp-clients"
+            "command {other:?}; allowed: udp-server, udp-clients, tcp-server, tcp-clients, setups"
         )),
     }
+}
+
+/// Prints every client's start time and offset (s), as a simulated run of that replication
+/// draws them: third-party clients start at the same instants.
+fn setups(cfg: &RunConfig, replication: u64) -> Result<(), String> {
+    let mut start_rng = stream(cfg.seed, replication, Stream::ClientStart);
+    let (setups, _) = client_setups(&cfg.workload, Plan::Count { remaining: 1 }, &mut start_rng);
+    let rows: Vec<_> = setups
+        .iter()
+        .map(|s| serde_json::json!({"start_s": s.start.secs_f64(), "offset_s": s.offset.secs_f64()}))
+        .collect();
+    println!("{}", serde_json::Value::Array(rows));
+    Ok(())
 }
 
 fn factory(cfg: &RunConfig) -> Result<(MessageFactory, AlgorithmName), String> {
