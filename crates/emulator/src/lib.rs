@@ -13,11 +13,15 @@
 //! timerfd deadline + a short busy-wait), real-time scheduling, TUN devices in namespaces, and
 //! a tiny argument parser.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use coaplab_cc::Instant;
+use coaplab_engine::net::network::{NetEvent, Scheduler};
 
 /// Monotonic clock, nanoseconds.
 pub fn mono_ns() -> u64 {
@@ -366,9 +370,69 @@ pub const COAP_PORT: u16 = 5683;
 /// The clients' UDP / TCP source port, as in the simulator's pcap.
 pub const CLIENT_PORT: u16 = 49152;
 
+/// The network's events in time order (ties: scheduling order, as the simulator's queue), in
+/// nanoseconds since the run's start.
+#[derive(Default)]
+pub struct NetQueue {
+    heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    events: Vec<Option<NetEvent>>,
+    free: Vec<usize>,
+    seq: u64,
+}
+
+impl Scheduler for NetQueue {
+    fn schedule_net(&mut self, at: Instant, event: NetEvent) {
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.events[s] = Some(event);
+                s
+            }
+            None => {
+                self.events.push(Some(event));
+                self.events.len() - 1
+            }
+        };
+        self.seq += 1;
+        self.heap.push(Reverse((at.nanos(), self.seq, slot)));
+    }
+}
+
+impl NetQueue {
+    /// When the earliest event is due (ns since the run's start).
+    pub fn next_at(&self) -> Option<u64> {
+        self.heap.peek().map(|Reverse((at, _, _))| *at)
+    }
+    /// The earliest event and its time.
+    pub fn pop(&mut self) -> Option<(u64, NetEvent)> {
+        let Reverse((at, _, slot)) = self.heap.pop()?;
+        self.free.push(slot);
+        Some((at, self.events[slot].take().expect("scheduled event")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn events_in_time_order_ties_in_scheduling_order() {
+        let mut q = NetQueue::default();
+        q.schedule_net(Instant::from_nanos(30), NetEvent::TxDone(0));
+        q.schedule_net(Instant::from_nanos(10), NetEvent::TxDone(1));
+        q.schedule_net(Instant::from_nanos(30), NetEvent::TxDone(2));
+        q.schedule_net(Instant::from_nanos(20), NetEvent::TxDone(3));
+        assert_eq!(q.next_at(), Some(10));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop())
+            .map(|(at, e)| match e {
+                NetEvent::TxDone(i) => (at, i),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(order, vec![(10, 1), (20, 3), (30, 0), (30, 2)]);
+        // Slots are reused: a new event after draining is still found.
+        q.schedule_net(Instant::from_nanos(5), NetEvent::TxDone(9));
+        assert_eq!(q.pop().map(|(at, _)| at), Some(5));
+    }
 
     #[test]
     fn nearest_rank_quantiles() {

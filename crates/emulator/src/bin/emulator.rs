@@ -15,8 +15,6 @@
 //! the report, `DIR/ingress.pcap` every packet as it entered (true timestamps),
 //! `DIR/egress.pcap` every delivered packet as it left, `DIR/packets.csv` each packet's fate.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::fd::AsRawFd;
@@ -24,50 +22,13 @@ use std::os::fd::AsRawFd;
 use coaplab_cc::Instant;
 use coaplab_emulator::{
     go_realtime, install_stop_handlers, mono_ns, open_tun_in, quantile, read_packet, realtime_ns,
-    stop_requested, write_packet, Args, Reactor,
+    stop_requested, write_packet, Args, NetQueue, Reactor,
 };
 use coaplab_engine::config::RunConfig;
-use coaplab_engine::net::network::{DropReason, NetEvent, Network, NodeId, Scheduler};
+use coaplab_engine::net::network::{DropReason, NetEvent, Network, NodeId};
 use coaplab_engine::net::topology;
 use coaplab_engine::packet::{NetPacket, Packet, PacketKind};
 use coaplab_wire::pcap::PcapWriter;
-
-/// Events in wall-clock order (ties: scheduling order, as the simulator's queue).
-#[derive(Default)]
-struct Queue {
-    heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
-    events: Vec<Option<NetEvent>>,
-    free: Vec<usize>,
-    seq: u64,
-}
-
-impl Scheduler for Queue {
-    fn schedule_net(&mut self, at: Instant, event: NetEvent) {
-        let slot = match self.free.pop() {
-            Some(s) => {
-                self.events[s] = Some(event);
-                s
-            }
-            None => {
-                self.events.push(Some(event));
-                self.events.len() - 1
-            }
-        };
-        self.seq += 1;
-        self.heap.push(Reverse((at.nanos(), self.seq, slot)));
-    }
-}
-
-impl Queue {
-    fn next_at(&self) -> Option<u64> {
-        self.heap.peek().map(|Reverse((at, _, _))| *at)
-    }
-    fn pop(&mut self) -> Option<(u64, NetEvent)> {
-        let Reverse((at, _, slot)) = self.heap.pop()?;
-        self.free.push(slot);
-        Some((at, self.events[slot].take().expect("scheduled event")))
-    }
-}
 
 /// What became of one packet.
 struct Record {
@@ -154,7 +115,7 @@ fn run() -> Result<bool, String> {
 
     let t0 = mono_ns();
     let wall0 = realtime_ns();
-    let mut q = Queue::default();
+    let mut q = NetQueue::default();
     // Packet bytes, indexed by the record number carried in the descriptor's `client` field.
     let mut bytes: Vec<Option<Vec<u8>>> = Vec::new();
     let mut records: Vec<Record> = Vec::new();
@@ -169,7 +130,7 @@ fn run() -> Result<bool, String> {
     // Runs every event due at or before `until` (relative ns) at its scheduled time.
     let run_due = |until: u64,
                    net: &mut Network,
-                   q: &mut Queue,
+                   q: &mut NetQueue,
                    bytes: &mut Vec<Option<Vec<u8>>>,
                    records: &mut Vec<Record>,
                    lateness: &mut Vec<u64>,

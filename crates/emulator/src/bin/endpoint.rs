@@ -83,7 +83,9 @@ fn setups(cfg: &RunConfig, replication: u64) -> Result<(), String> {
     let (setups, _) = client_setups(&cfg.workload, Plan::Count { remaining: 1 }, &mut start_rng);
     let rows: Vec<_> = setups
         .iter()
-        .map(|s| serde_json::json!({"start_s": s.start.secs_f64(), "offset_s": s.offset.secs_f64()}))
+        .map(
+            |s| serde_json::json!({"start_s": s.start.secs_f64(), "offset_s": s.offset.secs_f64()}),
+        )
         .collect();
     println!("{}", serde_json::Value::Array(rows));
     Ok(())
@@ -121,6 +123,9 @@ fn udp_socket(i: u32) -> Result<UdpSocket, String> {
     Ok(s)
 }
 
+/// Client timers: `(at ns, kind: 0 start / 1 timer, client, exchange, generation)`, earliest first.
+type Timers = BinaryHeap<Reverse<(u64, u8, u32, u32, u32)>>;
+
 /// What one exchange's copies were: their send times by ordinal, responses seen.
 struct Sent {
     exchange: u32,
@@ -148,8 +153,7 @@ fn udp_clients(cfg: &RunConfig, replication: u64, out: &str, max_ns: u64) -> Res
     let mut clients = Vec::new();
     let mut sockets = Vec::new();
     let mut reactor = Reactor::new(200_000).map_err(|e| e.to_string())?;
-    // (at ns, kind: 0 start / 1 timer, client, exchange, generation)
-    let mut timers: BinaryHeap<Reverse<(u64, u8, u32, u32, u32)>> = BinaryHeap::new();
+    let mut timers: Timers = BinaryHeap::new();
     for (id, setup) in (0u32..).zip(setups) {
         clients.push(Client::new(
             id,
@@ -177,7 +181,7 @@ fn udp_clients(cfg: &RunConfig, replication: u64, out: &str, max_ns: u64) -> Res
                  actions: &mut Vec<Action>,
                  sockets: &[UdpSocket],
                  sent: &mut [HashMap<u16, Sent>],
-                 timers: &mut BinaryHeap<Reverse<(u64, u8, u32, u32, u32)>>,
+                 timers: &mut Timers,
                  send_errors: &mut u64| {
         for a in actions.drain(..) {
             match a {
