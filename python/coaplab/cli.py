@@ -99,6 +99,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="stop a run's clients after this many seconds (default 600)")
         em.add_argument("--late-us", type=_positive_int, default=1000,
                         help="mark a run invalid when its delivery lateness p99 exceeds this (µs, default 1000)")
+        em.add_argument("--tcp-congestion", choices=("reno", "bbr", "cubic"), default=None,
+                        help="the kernel's TCP congestion control (default: reno, the model's New Reno)")
         em.add_argument("--out", metavar="DIR", help="keep each run's pcaps, packet fates and logs in DIR")
         em.add_argument("--format", choices=("table", "json"), default="table")
         em.add_argument("--db", metavar="PATH", default=None, help="results database (default: ./coaplab.duckdb)")
@@ -115,7 +117,8 @@ def _cmd_emulate(args) -> int:
         raise CoaplabError("--db and --no-db exclude each other")
     db = None if args.no_db else (args.db or DEFAULT_DB)
     kw = dict(client=args.client, server=args.server, db=db, replications=args.replications, out_dir=args.out,
-              max_seconds=float(args.max_seconds), late_us=float(args.late_us), progress=not args.no_progress)
+              max_seconds=float(args.max_seconds), late_us=float(args.late_us), progress=not args.no_progress,
+              tcp_congestion=args.tcp_congestion)
     if args.command == "emulate":
         summaries = emulate(args.scenario, **kw)
         sys.stdout.write(json.dumps(summaries, sort_keys=True) + "\n" if args.format == "json" else emulation_table(summaries))

@@ -306,7 +306,7 @@ def _clients(cfg: dict[str, Any]) -> int:
 
 def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", server: str = "coaplab",
             out_dir: str | Path | None = None, max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US,
-            quiet: bool = True) -> EmulatedRun:
+            tcp_congestion: str | None = None, quiet: bool = True) -> EmulatedRun:
     """Runs replication `replication` of the resolved configuration `cfg` on the emulated link.
 
     Every loop is bounded: the clients stop after `max_seconds`, the emulator 30 s later."""
@@ -339,7 +339,10 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
                      stdout=subprocess.PIPE, stderr=open(work / "emulator.log", "wb"))
         procs.append(emu)
         _wait_ready(emu, 10.0, work / "emulator.log")
-        ns.configure(n, int(cfg["link"]["mtu"]), TcpSetup.from_config(cfg) if transport == "tcp" else None)
+        tcp = TcpSetup.from_config(cfg) if transport == "tcp" else None
+        if tcp and tcp_congestion:
+            tcp.congestion = tcp_congestion
+        ns.configure(n, int(cfg["link"]["mtu"]), tcp)
         from . import thirdparty
 
         srv_cmd = (thirdparty.server_command(server, cfg, cfg_path, max_seconds + 20) if server != "coaplab"
@@ -377,6 +380,7 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
     result = _result(cfg, replication, clients, report, time.monotonic() - started)
     result["emulation"] = {
         "client": client, "server": server, "kernel": kernel(), "transport": transport,
+        "tcp_congestion": tcp.congestion if tcp else None,
         "lateness_us": report["lateness_us"], "valid": report["valid"], "realtime": report["realtime"],
         "directory": str(work),
     }
@@ -436,7 +440,7 @@ def emulation_id(config_id: str, client: str, server: str) -> str:
 def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", server: str = "coaplab",
             db: str | None = None, replications: int | None = None, out_dir: str | Path | None = None,
             max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US, progress: bool = True,
-            on_run: Callable[[dict[str, Any], int, EmulatedRun], None] | None = None) -> list[dict[str, Any]]:
+            tcp_congestion: str | None = None, on_run: Callable[[dict[str, Any], int, EmulatedRun], None] | None = None) -> list[dict[str, Any]]:
     """Emulates every configuration × replication of a scenario (one run at a time: the
     emulator needs the CPU) and returns one summary per configuration, as ``coaplab run`` does,
     with an ``emulation`` entry (endpoints, kernel, lateness, invalid runs)."""
@@ -461,7 +465,7 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
                          f"({client} clients, {server} server)", quiet=not progress)
                     d = Path(out_dir) / f"{cid}-r{r}" if out_dir else None
                     run = run_one(cfg, r, client=client, server=server, out_dir=d, max_seconds=max_seconds,
-                                  late_us=late_us)
+                                  late_us=late_us, tcp_congestion=tcp_congestion)
                     if not run.valid:
                         invalid += 1
                         _log(f"warning: replication {r}: delivery lateness p99 {run.emulator['lateness_us']['p99']:.0f} µs "
@@ -469,7 +473,7 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
                     lateness.append(run.emulator["lateness_us"])
                     runs.append(run.result)
                     if store is not None:
-                        eid = emulation_id(cid, client, server)
+                        eid = emulation_id(cid, client, server) + (f"-{tcp_congestion}" if tcp_congestion else "")
                         store.add_configs([(eid, cfg)], "emulated")
                         store.delete_run(eid, r)
                         store.store([(eid, cfg, r, run.result, None, run.result["wall_s"])], "emulator", "emulated")
@@ -481,6 +485,7 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
                 s["swept"] = sc.swept_values(cfg)
                 s["emulation"] = {
                     "client": client, "server": server, "kernel": kernel(), "invalid_runs": invalid,
+                    "tcp_congestion": (tcp_congestion or "reno") if cfg["coap"]["transport"] == "tcp" else None,
                     "lateness_us_p99_max": max((x["p99"] for x in lateness), default=0.0),
                     "lateness_us_mean": (sum(x["mean"] for x in lateness) / len(lateness)) if lateness else 0.0,
                 }
@@ -513,7 +518,8 @@ def emulation_table(summaries: list[dict[str, Any]]) -> str:
     for s in summaries:
         c, e = s["config"], s["emulation"]
         swept = ", ".join(f"{k}={v}" for k, v in s.get("swept", {}).items())
-        out.append(f"{c['name']}  [{s['config_id']}] emulated ({e['client']} clients, {e['server']} server, {e['kernel']})"
+        tcp = f", kernel TCP {e['tcp_congestion']}" if e.get("tcp_congestion") else ""
+        out.append(f"{c['name']}  [{s['config_id']}] emulated ({e['client']} clients, {e['server']} server{tcp}, {e['kernel']})"
                    + (f"  {swept}" if swept else ""))
         out.append("  FCT s        " + "  ".join(f"{k:>8}" for k in PERCENTILE_KEYS))
         out.append("               " + "  ".join(f"{_f(s['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
@@ -560,8 +566,8 @@ def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, A
 
 def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", server: str = "coaplab",
              db: str | None = None, replications: int | None = None, out_dir: str | Path | None = None,
-             max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US,
-             progress: bool = True) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+             max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US, progress: bool = True,
+             tcp_congestion: str | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Runs the scenario in the simulator and in emulation (same replications, same RNG
     streams); returns (simulated summary, emulated summary) per configuration."""
     from .runner import run_scenario
@@ -575,7 +581,7 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
         raw["sweep"] = sc.sweep
     sim = run_scenario(raw, progress=False, db=db).summaries
     emu = emulate(raw, client=client, server=server, db=db, out_dir=out_dir, max_seconds=max_seconds,
-                  late_us=late_us, progress=progress)
+                  late_us=late_us, progress=progress, tcp_congestion=tcp_congestion)
     return list(zip(sim, emu))
 
 
