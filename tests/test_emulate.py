@@ -177,3 +177,27 @@ def test_sigint_to_the_command_removes_everything(tmp_path):
     assert processes() == []
     host_links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
     assert em.TUN not in host_links
+
+
+def test_emulate_command_stores_marked_runs(tmp_path):
+    """`coaplab emulate --db`: the run is stored beside simulated ones, under its own
+    configuration id, marked emulated with its endpoints and kernel."""
+    _need_root()
+    import json
+
+    import duckdb
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('name = "emu-db"\n[link]\nbuffer_bytes = 28200\n[workload]\nkind = "continuous"\n'
+                        'clients = 1\nexchanges = 2\n')
+    db = tmp_path / "r.duckdb"
+    out = subprocess.run([sys.executable, "-m", "coaplab.cli", "emulate", str(scenario), "--db", str(db), "--format",
+                          "json", "--no-progress"], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    (summary,) = json.loads(out.stdout)
+    assert summary["exchanges_completed"] == 2 and summary["emulation"]["client"] == "coaplab"
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute("SELECT config_id, emulated, endpoint, kernel, status FROM runs").fetchall()
+    assert rows == [(f"{summary['config_id']}-emu-coaplab-coaplab", True, "coaplab/coaplab", em.kernel(), "ok")]
+    (n,) = con.execute("SELECT count(*) FROM clients").fetchone()
+    assert n == 1
