@@ -346,7 +346,8 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
         from . import thirdparty
 
         srv_cmd = (thirdparty.server_command(server, cfg, cfg_path, max_seconds + 20) if server != "coaplab"
-                   else [str(ep_bin), f"{transport}-server", "--config", str(cfg_path), "--max-seconds", str(max_seconds + 20)])
+                   else [str(ep_bin), f"{transport}-server", "--config", str(cfg_path), "--max-seconds", str(max_seconds + 20),
+                         "--out", str(work / "server.json")])
         srv = _popen(_in_ns(ns.server, srv_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "wb"))
         procs.append(srv)
         thirdparty.wait_listening(ns.server, transport, timeout=10.0)
@@ -373,6 +374,13 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
             raise CoaplabError("emulate: the emulator wrote no report; see " + str(work / "emulator.log"))
         report = json.loads((work / "emulator.json").read_text())
         clients = json.loads(out_json.read_text())
+        server_json = work / "server.json"
+        if transport == "tcp" and server_json.exists():
+            # The server sends the data: its sockets' retransmissions belong to the client's row.
+            by_addr = {c["address"]: c.get("tcp_info") or {} for c in json.loads(server_json.read_text())["connections"]}
+            for c in clients["clients"]:
+                if c and c.get("address") in by_addr:
+                    c["server_tcp_info"] = by_addr[c["address"]]
     finally:
         for p in reversed(procs):
             _stop(p, grace=3.0)
@@ -385,6 +393,11 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
         "directory": str(work),
     }
     return EmulatedRun(result=result, emulator=report, valid=bool(report["valid"]), directory=work)
+
+
+def _kernel_retrans(c: dict[str, Any]) -> int:
+    """Segments the kernel retransmitted on a client's connection, both ends (TCP_INFO)."""
+    return sum(int((c.get(k) or {}).get("total_retrans") or 0) for k in ("tcp_info", "server_tcp_info"))
 
 
 def _result(cfg: dict[str, Any], replication: int, clients: dict[str, Any], report: dict[str, Any],
@@ -405,12 +418,11 @@ def _result(cfg: dict[str, Any], replication: int, clients: dict[str, Any], repo
             "client": int(c["client"]), "fct_s": c.get("fct_s"), "first_request_s": c.get("first_request_s"),
             "last_end_s": c.get("last_end_s"), "exchanges_completed": completed,
             "exchanges_failed": int(c.get("failed") or 0) if not tcp else int(bool(c.get("failed"))),
-            "retransmissions": int(c.get("retransmissions") or (c.get("tcp_info") or {}).get("total_retrans") or 0),
+            "retransmissions": int(c.get("retransmissions") or 0) + _kernel_retrans(c),
             # Which retransmissions were unnecessary needs the simulator's ground truth.
             "unnecessary_retransmissions": 0,
             "timeouts": int(c.get("timeouts") or 0), "duplicate_responses": int(c.get("duplicate_responses") or 0),
-            **({"tcp": {"connections": 1, "segments_retransmitted": int((c.get("tcp_info") or {}).get("total_retrans") or 0)}}
-               if tcp else {}),
+            **({"tcp": {"connections": 1, "segments_retransmitted": _kernel_retrans(c)}} if tcp else {}),
         })
     firsts = [r["first_request_s"] for r in rows if r["first_request_s"] is not None]
     lasts = [r["last_end_s"] for r in rows if r["last_end_s"] is not None]

@@ -65,7 +65,7 @@ fn run() -> Result<(), String> {
         Some("udp-clients") => {
             udp_clients(&cfg, args.num("replication", 0)?, args.req("out")?, max_ns)
         }
-        Some("tcp-server") => tcp_server(&cfg, max_ns),
+        Some("tcp-server") => tcp_server(&cfg, max_ns, args.get("out")),
         Some("tcp-clients") => {
             tcp_clients(&cfg, args.num("replication", 0)?, args.req("out")?, max_ns)
         }
@@ -427,7 +427,9 @@ fn tcp_nodelay(cfg: &RunConfig) -> bool {
         .is_some_and(|t| t.nagle == coaplab_engine::config::NagleMode::Off)
 }
 
-fn tcp_server(cfg: &RunConfig, max_ns: u64) -> Result<(), String> {
+/// Serves CoAP over TCP; with `out`, writes each connection's kernel counters (`TCP_INFO` of
+/// the server's socket: the data sender's retransmissions) by client address when it ends.
+fn tcp_server(cfg: &RunConfig, max_ns: u64, out: Option<&str>) -> Result<(), String> {
     let payload = if cfg.workload.kind == WorkloadKind::Firmware {
         u32::try_from(cfg.workload.resource_bytes)
             .map_err(|_| "workload.resource_bytes too large")?
@@ -443,34 +445,35 @@ fn tcp_server(cfg: &RunConfig, max_ns: u64) -> Result<(), String> {
     let mut handles = Vec::new();
     while !stop_requested() && mono_ns() < deadline {
         match l.accept() {
-            Ok((mut s, _)) => {
+            Ok((mut s, peer)) => {
                 s.set_nonblocking(false).ok();
                 s.set_nodelay(nodelay).ok();
                 s.set_read_timeout(Some(std::time::Duration::from_millis(100)))
                     .ok();
                 handles.push(std::thread::spawn(move || {
                     let csm = frame(TcpMsg::Csm, &[]);
-                    if s.write_all(&csm).is_err() {
-                        return;
-                    }
-                    let mut pending = Vec::new();
-                    while let Ok(f) = read_frame(&mut s, &mut pending, deadline) {
-                        if f.code == code::GET {
-                            let r = frame(TcpMsg::Response { payload }, &f.token);
-                            if s.write_all(&r).is_err() {
-                                return;
+                    if s.write_all(&csm).is_ok() {
+                        let mut pending = Vec::new();
+                        while let Ok(f) = read_frame(&mut s, &mut pending, deadline) {
+                            if f.code == code::GET {
+                                let r = frame(TcpMsg::Response { payload }, &f.token);
+                                if s.write_all(&r).is_err() {
+                                    break;
+                                }
                             }
                         }
                     }
+                    serde_json::json!({"address": peer.ip().to_string(), "tcp_info": tcp_info(&s)})
                 }));
             }
             Err(_) => std::thread::sleep(std::time::Duration::from_millis(5)),
         }
     }
-    for h in handles {
-        h.join().ok();
+    let rows: Vec<_> = handles.into_iter().filter_map(|h| h.join().ok()).collect();
+    match out {
+        Some(path) => write_json(path, &serde_json::json!({"connections": rows})),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// A TCP connection from client `i`'s own address.
