@@ -237,14 +237,17 @@ class TcpSetup:
         )
 
     def sysctls(self) -> dict[str, Any]:
-        # The model has no SACK, timestamps, window scaling, F-RTO, TLP or RACK (docs/model.md);
-        # metrics caching across connections would carry one run's ssthresh into the next.
+        # The model has no SACK, timestamps, F-RTO, TLP or RACK (docs/model.md); its receive
+        # window never limits, so window scaling stays on (without it Linux's 64 KB window of
+        # 256-byte segments and their buffer overhead slowed the 14100-byte-buffer firmware
+        # transfer by 6 % instead of 2 %); metrics caching across connections would carry one
+        # run's ssthresh into the next.
         return {
             "net.ipv4.tcp_congestion_control": self.congestion,
             "net.ipv4.tcp_sack": 0,
             "net.ipv4.tcp_dsack": 0,
             "net.ipv4.tcp_timestamps": 0,
-            "net.ipv4.tcp_window_scaling": 0,
+            "net.ipv4.tcp_window_scaling": 1,
             "net.ipv4.tcp_frto": 0,
             "net.ipv4.tcp_early_retrans": 0,
             "net.ipv4.tcp_recovery": 0,
