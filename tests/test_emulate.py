@@ -201,3 +201,22 @@ def test_emulate_command_stores_marked_runs(tmp_path):
     assert rows == [(f"{summary['config_id']}-emu-coaplab-coaplab", True, "coaplab/coaplab", em.kernel(), "ok")]
     (n,) = con.execute("SELECT count(*) FROM clients").fetchone()
     assert n == 1
+
+
+def test_stale_namespaces_of_dead_processes_are_removed():
+    """A namespace named like ours whose process is gone (a SIGKILLed run) is removed at the
+    next run's start; one of a live process is left alone."""
+    _need_root()
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its pid is gone now (reaped)
+    stale, alive = f"coaplab-{dead.pid}-abcdef-c", f"coaplab-{os.getppid()}-abcdef-s"
+    for ns in (stale, alive):
+        subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        removed = em.remove_stale_namespaces()
+        listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        assert stale in removed and stale not in listed
+        assert alive in listed
+    finally:
+        for ns in (stale, alive):
+            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)

@@ -143,6 +143,21 @@ class _Signals:
         return False
 
 
+def remove_stale_namespaces() -> list[str]:
+    """Deletes namespaces an earlier coaplab process created and could not remove (it was
+    killed with SIGKILL): names ``coaplab-<pid>-<hex>-{c,s}`` whose process is gone."""
+    import re
+
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    removed = []
+    for line in out.splitlines():
+        m = re.fullmatch(r"(coaplab-(\d+)-[0-9a-f]{6}-[cs])", line.split()[0]) if line.split() else None
+        if m and int(m.group(2)) != os.getpid() and not os.path.exists(f"/proc/{m.group(2)}"):
+            subprocess.run(["ip", "netns", "del", m.group(1)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            removed.append(m.group(1))
+    return removed
+
+
 def _ip(*args: str, ns: str | None = None, check: bool = True) -> None:
     cmd = ["ip"] + (["-n", ns] if ns else []) + list(args)
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -181,6 +196,8 @@ class Namespaces:
         return f"{self.prefix}-s"
 
     def create(self) -> None:
+        for stale in remove_stale_namespaces():
+            _log(f"removed namespace {stale} left behind by a killed coaplab process")
         for ns in (self.client, self.server):
             _ip("netns", "add", ns)
             _live_namespaces.add(ns)
