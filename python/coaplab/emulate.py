@@ -355,8 +355,8 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
         emu = _popen([str(emu_bin), "--config", str(cfg_path), "--replication", str(replication),
                       "--client-ns", f"/run/netns/{ns.client}", "--server-ns", f"/run/netns/{ns.server}",
                       "--tun", TUN, "--out", str(work), "--max-seconds", str(max_seconds + 30),
-                      "--late-us", str(late_us)],
-                     stdout=subprocess.PIPE, stderr=open(work / "emulator.log", "wb"))
+                      "--late-us", str(late_us), "--wait-start"],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(work / "emulator.log", "wb"))
         procs.append(emu)
         _wait_ready(emu, 10.0, work / "emulator.log")
         tcp = TcpSetup.from_config(cfg) if transport == "tcp" else None
@@ -371,12 +371,19 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
         srv = _popen(_in_ns(ns.server, srv_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "wb"))
         procs.append(srv)
         thirdparty.wait_listening(ns.server, transport, timeout=10.0)
+        # Time 0 for the emulator and the clients alike (CLOCK_MONOTONIC is system-wide): the
+        # clients start at their simulated offsets from it, and the loss chains' state changes
+        # fall at the same instants as in a simulated run.
+        epoch = time.monotonic_ns() + 200_000_000
+        assert emu.stdin is not None
+        emu.stdin.write(f"START {epoch}\n".encode())
+        emu.stdin.flush()
         out_json = work / "clients.json"
         if client == "coaplab":
             cl_cmd = [str(ep_bin), f"{transport}-clients", "--config", str(cfg_path), "--replication",
-                      str(replication), "--out", str(out_json), "--max-seconds", str(max_seconds)]
+                      str(replication), "--out", str(out_json), "--max-seconds", str(max_seconds), "--epoch-ns", str(epoch)]
         else:
-            cl_cmd = thirdparty.client_command(client, cfg, replication, cfg_path, out_json, max_seconds)
+            cl_cmd = thirdparty.client_command(client, cfg, replication, cfg_path, out_json, max_seconds, epoch)
         cl = _popen(_in_ns(ns.client, cl_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "clients.log", "wb"))
         procs.append(cl)
         try:

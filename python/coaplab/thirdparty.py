@@ -32,14 +32,15 @@ def _have_aiocoap() -> None:
 
 
 def client_command(kind: str, cfg: dict[str, Any], replication: int, cfg_path: Path, out: Path,
-                   max_seconds: float) -> list[str]:
+                   max_seconds: float, epoch_ns: int) -> list[str]:
     """The command that runs `kind`'s clients in the client namespace."""
     if kind == "libcoap":
         if not any(shutil.which(n) for n in ("coap-client", "coap-client-notls", "coap-client-openssl", "coap-client-gnutls")):
             raise CoaplabError("emulate: libcoap's coap-client is missing; apt-get install libcoap3-bin")
     elif kind == "aiocoap":
         _have_aiocoap()
-    return [sys.executable, "-m", "coaplab.tp_clients", kind, str(cfg_path), str(replication), str(out), str(max_seconds)]
+    return [sys.executable, "-m", "coaplab.tp_clients", kind, str(cfg_path), str(replication), str(out), str(max_seconds),
+            str(epoch_ns)]
 
 
 def server_command(kind: str, cfg: dict[str, Any], cfg_path: Path, max_seconds: float) -> list[str]:

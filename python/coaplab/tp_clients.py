@@ -1,5 +1,5 @@
 """Third-party CoAP clients in the client namespace (run by ``coaplab emulate --client KIND``):
-``python -m coaplab.tp_clients KIND CONFIG.json REPLICATION OUT.json MAX_SECONDS``.
+``python -m coaplab.tp_clients KIND CONFIG.json REPLICATION OUT.json MAX_SECONDS [EPOCH_NS]``.
 
 Each client starts at the instant a simulated run of that replication starts it (the start
 offsets come from ``coaplab-endpoint setups``), binds its own address (10.0.0.1, 10.0.0.2, …)
@@ -141,12 +141,14 @@ async def _aiocoap_clients(cfg: dict[str, Any], starts: list[float], t0: float, 
 
 def main(argv: list[str]) -> int:
     kind, cfg_path, replication, out, max_seconds = argv[0], argv[1], int(argv[2]), argv[3], float(argv[4])
+    # Time 0 shared with the emulator (CLOCK_MONOTONIC ns, as time.monotonic_ns on Linux).
+    epoch = int(argv[5]) / 1e9 if len(argv) > 5 else time.monotonic()
     cfg = json.loads(Path(cfg_path).read_text())
     endpoint = os.environ.get("COAPLAB_ENDPOINT") or str(Path(sys.argv[0]).resolve().parents[2] / "target" / "release" / "coaplab-endpoint")
     setups = json.loads(subprocess.run([endpoint, "setups", "--config", cfg_path, "--replication", str(replication)],
                                        capture_output=True, text=True, check=True).stdout)
     starts = [s["start_s"] for s in setups]
-    t0 = time.monotonic()
+    t0 = epoch
     deadline = t0 + max_seconds
     if kind == "libcoap":
         rows: list[dict[str, Any]] = [{} for _ in starts]

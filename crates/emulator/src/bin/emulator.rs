@@ -113,8 +113,23 @@ fn run() -> Result<bool, String> {
     println!("READY");
     std::io::stdout().flush().ok();
 
-    let t0 = mono_ns();
-    let wall0 = realtime_ns();
+    // Time 0 of the model: with --wait-start, the CLOCK_MONOTONIC instant given on stdin as
+    // `START <ns>` (the instant the endpoints take as their time 0, so that client start
+    // offsets and the loss chains' state changes fall where they fall in a simulated run);
+    // else now.
+    let t0 = if args.get("wait-start").is_some() {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line).ok();
+        line.trim()
+            .strip_prefix("START ")
+            .and_then(|v| v.parse::<u64>().ok())
+            .ok_or_else(|| format!("--wait-start: expected 'START <ns>' on stdin, got {line:?}"))?
+    } else {
+        mono_ns()
+    };
+    let (mono, real) = (mono_ns(), realtime_ns());
+    let wall0 = real + t0 - mono; // the wall clock at t0
+    let rel = || mono_ns().saturating_sub(t0);
     let mut q = NetQueue::default();
     // Packet bytes, indexed by the record number carried in the descriptor's `client` field.
     let mut bytes: Vec<Option<Vec<u8>>> = Vec::new();
@@ -150,7 +165,7 @@ fn run() -> Result<bool, String> {
                         if write_packet(fd, &b).is_err() {
                             *io_errors += 1;
                         }
-                        let actual = mono_ns() - t0;
+                        let actual = rel();
                         lateness.push(actual.saturating_sub(at));
                         egress.write_packet(wall0 + actual, &b).ok();
                         let r = &mut records[rec];
@@ -176,7 +191,7 @@ fn run() -> Result<bool, String> {
     };
 
     loop {
-        let now = mono_ns() - t0;
+        let now = rel();
         if stop_requested() || now >= max_ns {
             break;
         }
@@ -208,7 +223,7 @@ fn run() -> Result<bool, String> {
                 if n < 20 || buf[0] >> 4 != 4 {
                     continue;
                 }
-                let t_in = mono_ns() - t0;
+                let t_in = rel();
                 run_due(
                     t_in,
                     &mut net,
@@ -259,7 +274,7 @@ fn run() -> Result<bool, String> {
             }
         }
     }
-    let period = (mono_ns() - t0) as f64 / 1e9;
+    let period = rel() as f64 / 1e9;
 
     ingress.into_inner().flush().ok();
     egress.into_inner().flush().ok();

@@ -60,15 +60,29 @@ fn run() -> Result<(), String> {
     }
     install_stop_handlers();
     let max_ns = (args.num::<f64>("max-seconds", 3600.0)? * 1e9) as u64;
+    // The clients' time 0 (CLOCK_MONOTONIC ns; the emulator's too, `--wait-start`): start
+    // offsets are counted from it, as in a simulated run. Default: now.
+    let epoch = match args.get("epoch-ns") {
+        Some(_) => args.num::<u64>("epoch-ns", 0)?,
+        None => mono_ns(),
+    };
     match args.command.as_deref() {
         Some("udp-server") => udp_server(&cfg, max_ns),
-        Some("udp-clients") => {
-            udp_clients(&cfg, args.num("replication", 0)?, args.req("out")?, max_ns)
-        }
+        Some("udp-clients") => udp_clients(
+            &cfg,
+            args.num("replication", 0)?,
+            args.req("out")?,
+            max_ns,
+            epoch,
+        ),
         Some("tcp-server") => tcp_server(&cfg, max_ns, args.get("out")),
-        Some("tcp-clients") => {
-            tcp_clients(&cfg, args.num("replication", 0)?, args.req("out")?, max_ns)
-        }
+        Some("tcp-clients") => tcp_clients(
+            &cfg,
+            args.num("replication", 0)?,
+            args.req("out")?,
+            max_ns,
+            epoch,
+        ),
         Some("setups") => setups(&cfg, args.num("replication", 0)?),
         other => Err(format!(
             "command {other:?}; allowed: udp-server, udp-clients, tcp-server, tcp-clients, setups"
@@ -133,7 +147,13 @@ struct Sent {
     responses: u32,
 }
 
-fn udp_clients(cfg: &RunConfig, replication: u64, out: &str, max_ns: u64) -> Result<(), String> {
+fn udp_clients(
+    cfg: &RunConfig,
+    replication: u64,
+    out: &str,
+    max_ns: u64,
+    epoch: u64,
+) -> Result<(), String> {
     let (msgs, name) = factory(cfg)?;
     let c = &cfg.coap;
     let alg_config = Config {
@@ -171,8 +191,8 @@ fn udp_clients(cfg: &RunConfig, replication: u64, out: &str, max_ns: u64) -> Res
         timers.push(Reverse((setup.start.nanos(), 0, id, 0, 0)));
     }
     let mut sent: Vec<HashMap<u16, Sent>> = (0..clients.len()).map(|_| HashMap::new()).collect();
-    let t0 = mono_ns();
-    let now = || Instant::from_nanos(mono_ns() - t0);
+    let t0 = epoch;
+    let now = || Instant::from_nanos(mono_ns().saturating_sub(t0));
     let mut actions = Vec::new();
     let mut ready = Vec::new();
     let mut buf = [0u8; 2048];
@@ -552,7 +572,13 @@ fn tcp_info(s: &TcpStream) -> serde_json::Value {
 /// start offset and exchanges CSMs; once all hold the server's CSM, each sends its first request
 /// at that instant plus its offset; requests follow one another on the connection. FCT runs
 /// from the first request to the last response.
-fn tcp_clients(cfg: &RunConfig, replication: u64, out: &str, max_ns: u64) -> Result<(), String> {
+fn tcp_clients(
+    cfg: &RunConfig,
+    replication: u64,
+    out: &str,
+    max_ns: u64,
+    epoch: u64,
+) -> Result<(), String> {
     let w = &cfg.workload;
     if !matches!(w.kind, WorkloadKind::Firmware | WorkloadKind::Continuous) {
         return Err(format!(
@@ -564,7 +590,7 @@ fn tcp_clients(cfg: &RunConfig, replication: u64, out: &str, max_ns: u64) -> Res
     let (setups, _) = client_setups(w, Plan::Count { remaining: 1 }, &mut start_rng);
     let n = setups.len();
     let nodelay = tcp_nodelay(cfg);
-    let t0 = mono_ns();
+    let t0 = epoch;
     let deadline = t0 + max_ns;
     let barrier = Arc::new(Barrier::new(n));
     let connected_at = Arc::new(Mutex::new(0u64));
