@@ -95,6 +95,11 @@ _live_procs: set[subprocess.Popen] = set()
 
 def _stop(p: subprocess.Popen, grace: float = 5.0) -> None:
     """Ends one process we started: SIGTERM, then SIGKILL after `grace` seconds."""
+    if p.stdin is not None and not p.stdin.closed:
+        try:
+            p.stdin.close()  # the emulator may be waiting for START: EOF ends that wait
+        except OSError:
+            pass
     if p.poll() is None:
         try:
             p.terminate()
@@ -346,6 +351,8 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
     work.mkdir(parents=True, exist_ok=True)
     cfg_path = work / "config.json"
     cfg_path.write_text(json.dumps(cfg))
+    for stale in ("emulator.json", "clients.json", "server.json"):
+        (work / stale).unlink(missing_ok=True)  # a reused --out directory: never read old reports
     n = _clients(cfg)
     ns = Namespaces()
     procs: list[subprocess.Popen] = []
