@@ -240,3 +240,20 @@ def test_link_errors_hit_the_same_packets_as_in_the_simulator(tmp_path):
     assert emu["retransmission_histogram"] == sim["retransmission_histogram"]
     for k, a in sim["fct_s"].items():
         assert emu["fct_s"][k] == pytest.approx(a, rel=0.01), k
+    # Every lost packet is in dropped.pcap, and marked `link` in packets.csv.
+    run_dir = next(tmp_path.iterdir())
+    assert _pcap_count(run_dir / "dropped.pcap") == sim["packets"]["lost_link"]
+    fates = [line.split(",")[4] for line in (run_dir / "packets.csv").read_text().splitlines()[1:]]
+    assert fates.count("link") == sim["packets"]["lost_link"]
+
+
+def _pcap_count(path: Path) -> int:
+    """Records in a classic pcap file: 24-byte header, then 16-byte record headers whose third
+    little-endian word is the captured length."""
+    import struct
+
+    data, off, n = path.read_bytes(), 24, 0
+    while off + 16 <= len(data):
+        off += 16 + struct.unpack_from("<I", data, off + 8)[0]
+        n += 1
+    return n

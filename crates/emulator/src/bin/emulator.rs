@@ -13,7 +13,8 @@
 //! the emulator's lateness), and the real time each packet was written is recorded against
 //! its schedule. SIGINT / SIGTERM (or `--max-seconds`) end the run; `DIR/emulator.json` gets
 //! the report, `DIR/ingress.pcap` every packet as it entered (true timestamps),
-//! `DIR/egress.pcap` every delivered packet as it left, `DIR/packets.csv` each packet's fate.
+//! `DIR/egress.pcap` every delivered packet as it left, `DIR/dropped.pcap` every dropped packet
+//! at the model's instant of its drop, `DIR/packets.csv` each packet's fate.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -29,6 +30,19 @@ use coaplab_engine::net::network::{DropReason, NetEvent, Network, NodeId};
 use coaplab_engine::net::topology;
 use coaplab_engine::packet::{NetPacket, Packet, PacketKind};
 use coaplab_wire::pcap::PcapWriter;
+
+/// Where the run's packets and their fates go.
+struct Sinks {
+    /// Packet bytes, indexed by the record number carried in the descriptor's `client` field.
+    bytes: Vec<Option<Vec<u8>>>,
+    records: Vec<Record>,
+    /// Actual − scheduled departure of each delivered packet, ns.
+    lateness: Vec<u64>,
+    egress: PcapWriter<BufWriter<File>>,
+    dropped: PcapWriter<BufWriter<File>>,
+    events: u64,
+    io_errors: u64,
+}
 
 /// What became of one packet.
 struct Record {
@@ -108,7 +122,8 @@ fn run() -> Result<bool, String> {
         PcapWriter::new(BufWriter::new(f)).map_err(|e| format!("{name}: {e}"))
     };
     let mut ingress = pcap("ingress.pcap")?;
-    let mut egress = pcap("egress.pcap")?;
+    let egress = pcap("egress.pcap")?;
+    let dropped = pcap("dropped.pcap")?;
 
     println!("READY");
     std::io::stdout().flush().ok();
@@ -131,44 +146,39 @@ fn run() -> Result<bool, String> {
     let wall0 = real + t0 - mono; // the wall clock at t0
     let rel = || mono_ns().saturating_sub(t0);
     let mut q = NetQueue::default();
-    // Packet bytes, indexed by the record number carried in the descriptor's `client` field.
-    let mut bytes: Vec<Option<Vec<u8>>> = Vec::new();
-    let mut records: Vec<Record> = Vec::new();
-    let mut lateness: Vec<u64> = Vec::new();
-    let mut events = 0u64;
+    let mut st = Sinks {
+        bytes: Vec::new(),
+        records: Vec::new(),
+        lateness: Vec::new(),
+        egress,
+        dropped,
+        events: 0,
+        io_errors: 0,
+    };
     let mut buf = vec![0u8; 65536];
     let mut ready = Vec::new();
     let fd_c = tun_c.as_raw_fd();
     let fd_s = tun_s.as_raw_fd();
-    let mut io_errors = 0u64;
 
     // Runs every event due at or before `until` (relative ns) at its scheduled time.
-    let run_due = |until: u64,
-                   net: &mut Network,
-                   q: &mut NetQueue,
-                   bytes: &mut Vec<Option<Vec<u8>>>,
-                   records: &mut Vec<Record>,
-                   lateness: &mut Vec<u64>,
-                   egress: &mut PcapWriter<BufWriter<File>>,
-                   events: &mut u64,
-                   io_errors: &mut u64| {
+    let run_due = |until: u64, net: &mut Network, q: &mut NetQueue, st: &mut Sinks| {
         while q.next_at().is_some_and(|at| at <= until) {
             let (at, ev) = q.pop().expect("peeked");
-            *events += 1;
+            st.events += 1;
             let now = Instant::from_nanos(at);
             match ev {
                 NetEvent::Deliver(node, id) => {
                     let p = net.packets.remove(id);
                     let rec = packet_record(&p);
                     let fd = if node == server_node { fd_s } else { fd_c };
-                    if let Some(b) = bytes[rec].take() {
+                    if let Some(b) = st.bytes[rec].take() {
                         if write_packet(fd, &b).is_err() {
-                            *io_errors += 1;
+                            st.io_errors += 1;
                         }
                         let actual = rel();
-                        lateness.push(actual.saturating_sub(at));
-                        egress.write_packet(wall0 + actual, &b).ok();
-                        let r = &mut records[rec];
+                        st.lateness.push(actual.saturating_sub(at));
+                        st.egress.write_packet(wall0 + actual, &b).ok();
+                        let r = &mut st.records[rec];
                         r.fate = "delivered";
                         r.scheduled_out = Some(at);
                         r.actual_out = Some(actual);
@@ -179,8 +189,10 @@ fn run() -> Result<bool, String> {
                     if let Some((id, why)) = h.dropped {
                         let p = net.packets.remove(id);
                         let rec = packet_record(&p);
-                        bytes[rec] = None;
-                        records[rec].fate = match why {
+                        if let Some(b) = st.bytes[rec].take() {
+                            st.dropped.write_packet(wall0 + at, &b).ok();
+                        }
+                        st.records[rec].fate = match why {
                             DropReason::Buffer => "buffer",
                             DropReason::LinkError => "link",
                         };
@@ -195,17 +207,7 @@ fn run() -> Result<bool, String> {
         if stop_requested() || now >= max_ns {
             break;
         }
-        run_due(
-            now,
-            &mut net,
-            &mut q,
-            &mut bytes,
-            &mut records,
-            &mut lateness,
-            &mut egress,
-            &mut events,
-            &mut io_errors,
-        );
+        run_due(now, &mut net, &mut q, &mut st);
         reactor.wait(q.next_at().map(|at| at + t0), 100_000_000, &mut ready);
         // Read everything waiting on both devices; each packet enters at its read time.
         for (fd, upstream) in [(fd_c, true), (fd_s, false)] {
@@ -214,7 +216,7 @@ fn run() -> Result<bool, String> {
                     Ok(Some(n)) => n,
                     Ok(None) => break,
                     Err(_) => {
-                        io_errors += 1;
+                        st.io_errors += 1;
                         break;
                     }
                 };
@@ -224,20 +226,10 @@ fn run() -> Result<bool, String> {
                     continue;
                 }
                 let t_in = rel();
-                run_due(
-                    t_in,
-                    &mut net,
-                    &mut q,
-                    &mut bytes,
-                    &mut records,
-                    &mut lateness,
-                    &mut egress,
-                    &mut events,
-                    &mut io_errors,
-                );
+                run_due(t_in, &mut net, &mut q, &mut st);
                 ingress.write_packet(wall0 + t_in, &buf[..n]).ok();
-                let rec = records.len();
-                records.push(Record {
+                let rec = st.records.len();
+                st.records.push(Record {
                     upstream,
                     bytes: n as u32,
                     t_in,
@@ -245,7 +237,7 @@ fn run() -> Result<bool, String> {
                     scheduled_out: None,
                     actual_out: None,
                 });
-                bytes.push(Some(buf[..n].to_vec()));
+                st.bytes.push(Some(buf[..n].to_vec()));
                 let packet = NetPacket::udp(Packet {
                     kind: if upstream {
                         PacketKind::Request
@@ -268,8 +260,9 @@ fn run() -> Result<bool, String> {
                     .send(Instant::from_nanos(t_in), packet, route, &mut q)
                     .is_err()
                 {
-                    bytes[rec] = None;
-                    records[rec].fate = "buffer";
+                    st.dropped.write_packet(wall0 + t_in, &buf[..n]).ok();
+                    st.bytes[rec] = None;
+                    st.records[rec].fate = "buffer";
                 }
             }
         }
@@ -277,7 +270,8 @@ fn run() -> Result<bool, String> {
     let period = rel() as f64 / 1e9;
 
     ingress.into_inner().flush().ok();
-    egress.into_inner().flush().ok();
+    st.egress.into_inner().flush().ok();
+    st.dropped.into_inner().flush().ok();
     let mut csv = BufWriter::new(
         File::create(out_dir.join("packets.csv")).map_err(|e| format!("packets.csv: {e}"))?,
     );
@@ -287,7 +281,7 @@ fn run() -> Result<bool, String> {
     )
     .ok();
     let s = |t: Option<u64>| t.map_or(String::new(), |t| format!("{:.9}", t as f64 / 1e9));
-    for (i, r) in records.iter().enumerate() {
+    for (i, r) in st.records.iter().enumerate() {
         let late = match (r.scheduled_out, r.actual_out) {
             (Some(a), Some(b)) => format!("{:.3}", b.saturating_sub(a) as f64 / 1e3),
             _ => String::new(),
@@ -306,33 +300,33 @@ fn run() -> Result<bool, String> {
     }
     csv.flush().ok();
 
-    lateness.sort_unstable();
+    st.lateness.sort_unstable();
     let us = |ns: u64| ns as f64 / 1e3;
-    let p99 = quantile(&lateness, 0.99);
+    let p99 = quantile(&st.lateness, 0.99);
     let valid = p99 <= late_ns;
-    let mean = if lateness.is_empty() {
+    let mean = if st.lateness.is_empty() {
         0.0
     } else {
-        lateness.iter().map(|&x| x as f64).sum::<f64>() / lateness.len() as f64 / 1e3
+        st.lateness.iter().map(|&x| x as f64).sum::<f64>() / st.lateness.len() as f64 / 1e3
     };
     let ps = net.packet_stats(period, downlink_kbps, 0);
     let report = serde_json::json!({
         "valid": valid,
         "late_threshold_us": us(late_ns),
         "lateness_us": {
-            "n": lateness.len(),
+            "n": st.lateness.len(),
             "mean": mean,
-            "p50": us(quantile(&lateness, 0.5)),
+            "p50": us(quantile(&st.lateness, 0.5)),
             "p99": us(p99),
-            "max": us(lateness.last().copied().unwrap_or(0)),
+            "max": us(st.lateness.last().copied().unwrap_or(0)),
         },
         "realtime": {"sched_fifo": rt.sched_fifo, "mlockall": rt.mlockall, "warnings": rt.warnings},
         "period_s": period,
         "wall_start_ns": wall0,
-        "events": events,
-        "io_errors": io_errors,
-        "packets_in": records.len(),
-        "in_flight_at_end": records.iter().filter(|r| r.fate == "in_flight").count(),
+        "events": st.events,
+        "io_errors": st.io_errors,
+        "packets_in": st.records.len(),
+        "in_flight_at_end": st.records.iter().filter(|r| r.fate == "in_flight").count(),
         "packets": {
             "sent": ps.sent,
             "sent_uplink": ps.sent_uplink,
