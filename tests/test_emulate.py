@@ -257,3 +257,17 @@ def _pcap_count(path: Path) -> int:
         off += 16 + struct.unpack_from("<I", data, off + 8)[0]
         n += 1
     return n
+
+
+def test_unsupported_combinations_are_one_line_errors(tmp_path, capsys):
+    _need_root()
+    tcp = tmp_path / "tcp.toml"
+    tcp.write_text('[workload]\nkind = "firmware"\n[coap]\ntransport = "tcp"\ncc = "newreno"\n')
+    assert main(["emulate", str(tcp), "--client", "libcoap", "--no-db"]) == 2
+    assert capsys.readouterr().err.strip() == ("coaplab: error: emulate: over TCP only coaplab's endpoints run so far "
+                                               "(--client coaplab --server coaplab)")
+    groups = tmp_path / "groups.toml"
+    groups.write_text('[[group]]\nname = "a"\n[group.workload]\nclients = 1\n')
+    assert main(["emulate", str(groups), "--no-db"]) == 2
+    assert "client groups ([[group]]) are not supported" in capsys.readouterr().err
+    assert _ours() == []

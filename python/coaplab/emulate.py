@@ -329,6 +329,24 @@ def _clients(cfg: dict[str, Any]) -> int:
     return w["background"] + (w.get("burst_clients") or 0) if w["kind"] == "burst" else w["clients"]
 
 
+def check_supported(cfg: dict[str, Any], client: str, server: str) -> None:
+    """Refuses what emulation does not run (yet), before anything is created."""
+    if cfg.get("group"):
+        raise CoaplabError("emulate: client groups ([[group]]) are not supported in emulation yet")
+    if client not in CLIENT_KINDS:
+        raise CoaplabError(f"--client: {client!r}; allowed: {', '.join(CLIENT_KINDS)}")
+    if server not in SERVER_KINDS:
+        raise CoaplabError(f"--server: {server!r}; allowed: {', '.join(SERVER_KINDS)}")
+    w, transport = cfg["workload"], cfg["coap"]["transport"]
+    if transport == "tcp" and (client, server) != ("coaplab", "coaplab"):
+        raise CoaplabError("emulate: over TCP only coaplab's endpoints run so far (--client coaplab --server coaplab)")
+    if transport == "tcp" and w["kind"] not in ("continuous", "firmware"):
+        raise CoaplabError(f"workload.kind: {w['kind']!r} over TCP is not emulated yet; allowed: continuous, firmware")
+    if client != "coaplab" and not (w["kind"] == "firmware" or (w["kind"] == "continuous" and w.get("duration_s") is None)):
+        raise CoaplabError(f"workload.kind: {w['kind']!r} with --client {client} is not emulated yet; "
+                           "allowed: firmware, continuous with exchanges")
+
+
 def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", server: str = "coaplab",
             out_dir: str | Path | None = None, max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US,
             tcp_congestion: str | None = None, quiet: bool = True) -> EmulatedRun:
@@ -336,15 +354,8 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
 
     Every loop is bounded: the clients stop after `max_seconds`, the emulator 30 s later."""
     check_environment()
-    if cfg.get("group"):
-        raise CoaplabError("emulate: client groups ([[group]]) are not supported in emulation yet")
+    check_supported(cfg, client, server)
     transport = cfg["coap"]["transport"]
-    if client not in CLIENT_KINDS:
-        raise CoaplabError(f"--client: {client!r}; allowed: {', '.join(CLIENT_KINDS)}")
-    if server not in SERVER_KINDS:
-        raise CoaplabError(f"--server: {server!r}; allowed: {', '.join(SERVER_KINDS)}")
-    if transport == "tcp" and (client, server) != ("coaplab", "coaplab"):
-        raise CoaplabError("emulate: over TCP only coaplab's endpoints run so far (--client coaplab --server coaplab)")
     emu_bin, ep_bin = binaries()
     os.environ["COAPLAB_ENDPOINT"] = str(ep_bin)  # third-party client drivers ask it for start offsets
     work = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="coaplab-emulate-"))
@@ -495,6 +506,8 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
 
     check_environment()
     sc = load_scenario(scenario)
+    for cfg in sc.iter_configurations():
+        check_supported(cfg, client, server)
     summaries = []
     with _Signals():
         store = None
@@ -619,7 +632,10 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
     from .runner import run_scenario
     from .scenario import load_scenario
 
+    check_environment()
     sc = load_scenario(scenario)
+    for cfg in sc.iter_configurations():
+        check_supported(cfg, client, server)
     raw = dict(sc.raw)
     if replications is not None:
         raw["replications"] = min(replications, int(raw.get("replications", 1)))
