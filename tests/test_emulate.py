@@ -92,7 +92,6 @@ def test_crossval_udp_coaplab_endpoints(tmp_path):
     assert emu["exchanges_completed"] == sim["exchanges_completed"] == 6
     assert emu["retransmission_histogram"] == sim["retransmission_histogram"] == [6]
     assert emu["packets"]["sent"] == sim["packets"]["sent"] == 12
-    assert emu["emulation"]["invalid_runs"] == 0
     assert _ours() == []
     run_dir = next(tmp_path.iterdir())
     for f in ("ingress.pcap", "egress.pcap", "packets.csv", "emulator.json", "clients.json"):
