@@ -10,3 +10,5 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test,cluster]'
+# The network emulator and coaplab's real-socket endpoints (`coaplab emulate`, docs/emulation.md).
+cargo build --release -q -p coaplab-emulator

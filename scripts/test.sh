@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 missing=""
 command -v tshark >/dev/null 2>&1 || missing="$missing tshark"
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+# libcoap's coap-client: a third-party endpoint of the emulation tests (tests/test_emulate.py).
+command -v coap-client-notls >/dev/null 2>&1 || command -v coap-client >/dev/null 2>&1 || missing="$missing libcoap3-bin"
 if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "== installing$missing (Debian packages) =="
   export DEBIAN_FRONTEND=noninteractive

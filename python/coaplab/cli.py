@@ -218,7 +218,50 @@ def _parser() -> argparse.ArgumentParser:
                        help="--suite: interleaved repetitions per configuration (min and median are printed)")
     bench.add_argument("--exchanges", type=_positive_int, default=None,
                        help="--suite: exchanges per client (default max(50, 100000 / clients))")
+    for name, help_ in (("emulate", "run a scenario over real network stacks on the emulated link (root; docs/emulation.md)"),
+                        ("crossval", "run a scenario in the simulator and in emulation; metrics side by side")):
+        em = sub.add_parser(name, help=help_)
+        em.add_argument("scenario", metavar="SCENARIO.toml")
+        em.add_argument("--client", choices=("coaplab", "libcoap", "aiocoap"), default="coaplab",
+                        help="which stack plays the clients (default: coaplab's own)")
+        em.add_argument("--server", choices=("coaplab", "aiocoap"), default="coaplab",
+                        help="which stack plays the server (default: coaplab's own)")
+        em.add_argument("--replications", type=_positive_int, default=None,
+                        help="run at most this many replications of each configuration")
+        em.add_argument("--max-seconds", type=_positive_int, default=600,
+                        help="stop a run's clients after this many seconds (default 600)")
+        em.add_argument("--late-us", type=_positive_int, default=1000,
+                        help="mark a run invalid when its delivery lateness p99 exceeds this (µs, default 1000)")
+        em.add_argument("--tcp-congestion", choices=("reno", "bbr", "cubic"), default=None,
+                        help="the kernel's TCP congestion control (default: reno, the model's New Reno)")
+        em.add_argument("--out", metavar="DIR", help="keep each run's pcaps, packet fates and logs in DIR")
+        em.add_argument("--format", choices=("table", "json"), default="table")
+        em.add_argument("--db", metavar="PATH", default=None, help="results database (default: ./coaplab.duckdb)")
+        em.add_argument("--no-db", action="store_true", help="do not store results")
+        em.add_argument("--no-progress", action="store_true")
     return p
+
+
+def _cmd_emulate(args) -> int:
+    from .emulate import crossval, crossval_table, emulate, emulation_table
+    from .store import DEFAULT_DB
+
+    if args.no_db and args.db is not None:
+        raise CoaplabError("--db and --no-db exclude each other")
+    db = None if args.no_db else (args.db or DEFAULT_DB)
+    kw = dict(client=args.client, server=args.server, db=db, replications=args.replications, out_dir=args.out,
+              max_seconds=float(args.max_seconds), late_us=float(args.late_us), progress=not args.no_progress,
+              tcp_congestion=args.tcp_congestion)
+    if args.command == "emulate":
+        summaries = emulate(args.scenario, **kw)
+        sys.stdout.write(json.dumps(summaries, sort_keys=True) + "\n" if args.format == "json" else emulation_table(summaries))
+        return 0 if all(s["emulation"]["invalid_runs"] == 0 for s in summaries) else 1
+    pairs = crossval(args.scenario, **kw)
+    if args.format == "json":
+        sys.stdout.write(json.dumps([{"simulated": a, "emulated": b} for a, b in pairs], sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(crossval_table(pairs))
+    return 0 if all(b["emulation"]["invalid_runs"] == 0 for _, b in pairs) else 1
 
 
 def _cmd_run(args) -> int:
@@ -522,7 +565,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return {"run": _cmd_run, "replay": _cmd_replay, "bench": _cmd_bench, "calibrate": _cmd_calibrate,
                 "export": _cmd_export, "status": _cmd_status, "reproduce": _cmd_reproduce, "report": _cmd_report,
                 "plot": _cmd_plot, "completion": _cmd_completion,
-                "check-algorithm": _cmd_check_algorithm}[args.command](args)
+                "check-algorithm": _cmd_check_algorithm, "emulate": _cmd_emulate, "crossval": _cmd_emulate}[args.command](args)
     except CoaplabError as e:
         print(f"coaplab: error: {e}", file=sys.stderr)
         return 2

@@ -85,6 +85,10 @@ ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_csm_retransmissions BIGINT;
 ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_rto_expirations BIGINT;
 ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_fast_retransmits BIGINT;
 ALTER TABLE clients ADD COLUMN IF NOT EXISTS tcp_duplicate_acks BIGINT;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS emulated BOOLEAN;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS endpoint TEXT;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS kernel TEXT;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS emulation JSON;
 CREATE TABLE IF NOT EXISTS traces (
     config_id TEXT, replication INTEGER, client INTEGER, time_s DOUBLE, event TEXT, exchange INTEGER,
     timer_s DOUBLE, rto_s DOUBLE, sample_s DOUBLE, sample_kind TEXT
@@ -382,6 +386,17 @@ class ResultsDB:
             except Exception:  # the connection may be unusable after an I/O error
                 pass
             raise
+
+    def delete_run(self, cid: str, rep: int) -> None:
+        """Removes a stored run (an emulated run measured again replaces the earlier one)."""
+        for table in ("runs", "clients", "traces"):
+            self.con.execute(f"DELETE FROM {table} WHERE config_id = ? AND replication = ?", (cid, rep))
+
+    def mark_emulated(self, cid: str, rep: int, endpoint: str, kernel: str, details: dict[str, Any]) -> None:
+        """Marks a stored run as emulated (docs/emulation.md): which endpoints ran (client/server
+        stack), the kernel, and the emulator's details (lateness, validity, real-time setup)."""
+        self.con.execute("UPDATE runs SET emulated = true, endpoint = ?, kernel = ?, emulation = ? "
+                         "WHERE config_id = ? AND replication = ?", (endpoint, kernel, json.dumps(details), cid, rep))
 
     def _delete(self, cid: str, rep: int) -> None:
         """Removes a stored failure before its retry is stored (successes are never re-run)."""

@@ -1,0 +1,663 @@
+"""Real stacks on the simulator's link: ``coaplab emulate`` and ``coaplab crossval``
+(docs/emulation.md).
+
+One emulated run = two network namespaces created for it (clients, server), one TUN device in
+each owned by ``coaplab-emulator`` (the engine's network model on the wall clock), a server
+endpoint in the server namespace and the clients in the client namespace. Endpoints are
+coaplab's own (``coaplab-endpoint``: the simulator's CoAP client over real UDP sockets, CoAP over
+the kernel's TCP) or third-party stacks (libcoap's ``coap-client``, aiocoap; see
+:mod:`coaplab.thirdparty`). Everything the run creates — namespaces, the devices in them,
+processes — is removed when it ends, on an error, on SIGINT / SIGTERM and at exit.
+
+Traffic stays inside the namespaces: the client namespace holds 10.0.0.1, 10.0.0.2, … and the
+server namespace 192.0.2.1 (TEST-NET-1), each with a route to the other only through its TUN.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import platform
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import CoaplabError
+
+#: Endpoint kinds: which program plays the clients and which the server.
+CLIENT_KINDS = ("coaplab", "libcoap", "aiocoap")
+SERVER_KINDS = ("coaplab", "aiocoap")
+#: The TUN device's name inside each namespace.
+TUN = "coaplab0"
+#: Delivery lateness p99 beyond which a run is marked invalid (µs).
+DEFAULT_LATE_US = 1000.0
+
+_REPO = Path(__file__).resolve().parents[2]
+
+
+def _log(msg: str, quiet: bool = False) -> None:
+    if not quiet:
+        print(f"coaplab: {msg}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Environment checks and the Rust binaries
+
+def check_environment() -> None:
+    """Refuses (one line, exit 2 via CoaplabError) what emulation cannot run without."""
+    if os.geteuid() != 0:
+        raise CoaplabError("emulate: needs root (network namespaces and TUN devices); run as root or with sudo")
+    if shutil.which("ip") is None:
+        raise CoaplabError("emulate: the 'ip' command (iproute2) is missing; install iproute2")
+    if not os.path.exists("/dev/net/tun"):
+        raise CoaplabError("emulate: /dev/net/tun is missing; load the tun module (modprobe tun)")
+
+
+def binaries(build: bool = True) -> tuple[Path, Path]:
+    """``coaplab-emulator`` and ``coaplab-endpoint``: ``$COAPLAB_EMULATOR_DIR``, the
+    repository's ``target/release`` (built with ``cargo build --release -p coaplab-emulator``
+    when missing and cargo is there, as ``scripts/setup.sh`` does), or the PATH."""
+    names = ("coaplab-emulator", "coaplab-endpoint")
+    dirs = [Path(d) for d in [os.environ.get("COAPLAB_EMULATOR_DIR")] if d] + [_REPO / "target" / "release"]
+    for d in dirs:
+        if all((d / n).is_file() for n in names):
+            return d / names[0], d / names[1]
+    found = [shutil.which(n) for n in names]
+    if all(found):
+        return Path(found[0]), Path(found[1])  # type: ignore[arg-type]
+    if build and shutil.which("cargo") and (_REPO / "crates" / "emulator").is_dir():
+        _log("building coaplab-emulator (cargo build --release -p coaplab-emulator) ...")
+        r = subprocess.run(["cargo", "build", "--release", "-q", "-p", "coaplab-emulator"], cwd=_REPO)
+        if r.returncode == 0:
+            return binaries(build=False)
+    raise CoaplabError("emulate: coaplab-emulator is not built; run `cargo build --release -p coaplab-emulator` "
+                       "(scripts/setup.sh does) or set COAPLAB_EMULATOR_DIR")
+
+
+def kernel() -> str:
+    return f"{platform.system()} {platform.release()}"
+
+
+# --------------------------------------------------------------------------------------------
+# Cleanup of everything a run creates
+
+_live_namespaces: set[str] = set()
+_live_procs: set[subprocess.Popen] = set()
+
+
+def _stop(p: subprocess.Popen, grace: float = 5.0) -> None:
+    """Ends one process we started: SIGTERM, then SIGKILL after `grace` seconds."""
+    if p.stdin is not None and not p.stdin.closed:
+        try:
+            p.stdin.close()  # the emulator may be waiting for START: EOF ends that wait
+        except OSError:
+            pass
+    if p.poll() is None:
+        try:
+            p.terminate()
+            p.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait(timeout=5)
+        except ProcessLookupError:
+            pass
+    _live_procs.discard(p)
+
+
+def _del_netns(name: str) -> None:
+    subprocess.run(["ip", "netns", "del", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _live_namespaces.discard(name)
+
+
+def cleanup() -> None:
+    """Stops every process and deletes every namespace this process created (idempotent)."""
+    for p in list(_live_procs):
+        _stop(p, grace=2.0)
+    for ns in list(_live_namespaces):
+        _del_netns(ns)
+
+
+atexit.register(cleanup)
+
+
+class _Signals:
+    """While active, SIGTERM raises SystemExit (so that `finally` blocks clean up) and SIGINT
+    raises KeyboardInterrupt (Python's default, restored in case it was changed)."""
+
+    def __enter__(self):
+        self._old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+        def term(signum, frame):
+            raise SystemExit(128 + signum)
+
+        signal.signal(signal.SIGTERM, term)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        return self
+
+    def __exit__(self, *exc):
+        for s, h in self._old.items():
+            signal.signal(s, h)
+        return False
+
+
+def remove_stale_namespaces() -> list[str]:
+    """Deletes namespaces an earlier coaplab process created and could not remove (it was
+    killed with SIGKILL): names ``coaplab-<pid>-<hex>-{c,s}`` whose process is gone."""
+    import re
+
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    removed = []
+    for line in out.splitlines():
+        m = re.fullmatch(r"(coaplab-(\d+)-[0-9a-f]{6}-[cs])", line.split()[0]) if line.split() else None
+        if m and int(m.group(2)) != os.getpid() and not os.path.exists(f"/proc/{m.group(2)}"):
+            subprocess.run(["ip", "netns", "del", m.group(1)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            removed.append(m.group(1))
+    return removed
+
+
+def _ip(*args: str, ns: str | None = None, check: bool = True) -> None:
+    cmd = ["ip"] + (["-n", ns] if ns else []) + list(args)
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if check and r.returncode != 0:
+        raise CoaplabError(f"emulate: `{' '.join(cmd)}` failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
+
+
+def _sysctl(ns: str, key: str, value: Any) -> None:
+    r = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{key}={value}"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise CoaplabError(f"emulate: cannot set {key}={value} in the namespace: {r.stderr.strip()}")
+
+
+def client_address(i: int) -> str:
+    """Client `i`'s address (as ``coaplab_emulator::client_addr``): 10.0.0.1, 10.0.0.2, …"""
+    v = 0x0A000000 + i + 1
+    return ".".join(str((v >> s) & 255) for s in (24, 16, 8, 0))
+
+
+SERVER_ADDRESS = "192.0.2.1"
+
+
+@dataclass
+class Namespaces:
+    """A client and a server namespace with a unique per-run prefix."""
+
+    prefix: str = field(default_factory=lambda: f"coaplab-{os.getpid()}-{secrets.token_hex(3)}")
+
+    @property
+    def client(self) -> str:
+        return f"{self.prefix}-c"
+
+    @property
+    def server(self) -> str:
+        return f"{self.prefix}-s"
+
+    def create(self) -> None:
+        for stale in remove_stale_namespaces():
+            _log(f"removed namespace {stale} left behind by a killed coaplab process")
+        for ns in (self.client, self.server):
+            _ip("netns", "add", ns)
+            _live_namespaces.add(ns)
+            _ip("link", "set", "lo", "up", ns=ns)
+
+    def configure(self, clients: int, mtu: int, tcp: "TcpSetup | None") -> None:
+        """Addresses, MTU, routes (with the TCP route options) and TCP sysctls, once the
+        emulator has created the TUN devices."""
+        c, s = self.client, self.server
+        batch = "".join(f"address add {client_address(i)}/32 dev {TUN}\n" for i in range(clients))
+        r = subprocess.run(["ip", "-n", c, "-batch", "-"], input=batch, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise CoaplabError(f"emulate: adding client addresses failed: {r.stderr.strip()}")
+        _ip("link", "set", TUN, "mtu", str(mtu), "up", ns=c)
+        _ip("address", "add", f"{SERVER_ADDRESS}/32", "dev", TUN, ns=s)
+        _ip("link", "set", TUN, "mtu", str(mtu), "up", ns=s)
+        opts = tcp.route_options() if tcp else []
+        _ip("route", "add", "192.0.2.0/24", "dev", TUN, *opts, ns=c)
+        _ip("route", "add", "10.0.0.0/16", "dev", TUN, *opts, ns=s)
+        if tcp:
+            for ns in (c, s):
+                for k, v in tcp.sysctls().items():
+                    _sysctl(ns, k, v)
+
+    def delete(self) -> None:
+        for ns in (self.client, self.server):
+            _del_netns(ns)
+
+
+@dataclass
+class TcpSetup:
+    """The namespaces' kernel TCP, configured from the scenario's ``[tcp]`` section as far as
+    Linux lets it be set (docs/emulation.md lists what maps and what cannot)."""
+
+    congestion: str = "reno"
+    initial_window: int = 4
+    syn_retries: int = 6
+    synack_retries: int = 5
+    delayed_ack_ms: float = 200.0
+    mss: int = 256
+
+    @classmethod
+    def from_config(cls, cfg: dict[str, Any]) -> "TcpSetup":
+        t = cfg.get("tcp") or {}
+        cc = cfg["coap"]["cc"]
+        return cls(
+            congestion={"newreno": "reno"}.get(cc, cc),
+            initial_window=int(t.get("initial_window", 4)),
+            # Linux takes at most 127 retries; the model's 40 / 41 both exceed what a run lasts.
+            syn_retries=min(int(t.get("syn_retries", 6)), 127),
+            synack_retries=min(int(t.get("synack_retries", 5)), 255),
+            delayed_ack_ms=float(t.get("delayed_ack_ms", 200.0)),
+            mss=int(cfg["link"]["mtu"]) - 40,
+        )
+
+    def sysctls(self) -> dict[str, Any]:
+        # The model has no SACK, timestamps, F-RTO, TLP or RACK (docs/model.md); its receive
+        # window never limits, so window scaling stays on (without it Linux's 64 KB window of
+        # 256-byte segments and their buffer overhead slowed the 14100-byte-buffer firmware
+        # transfer by 6 % instead of 2 %); metrics caching across connections would carry one
+        # run's ssthresh into the next.
+        return {
+            "net.ipv4.tcp_congestion_control": self.congestion,
+            "net.ipv4.tcp_sack": 0,
+            "net.ipv4.tcp_dsack": 0,
+            "net.ipv4.tcp_timestamps": 0,
+            "net.ipv4.tcp_window_scaling": 1,
+            "net.ipv4.tcp_frto": 0,
+            "net.ipv4.tcp_early_retrans": 0,
+            "net.ipv4.tcp_recovery": 0,
+            "net.ipv4.tcp_no_metrics_save": 1,
+            "net.ipv4.tcp_syn_retries": self.syn_retries,
+            "net.ipv4.tcp_synack_retries": self.synack_retries,
+        }
+
+    def route_options(self) -> list[str]:
+        opts = ["initcwnd", str(self.initial_window), "advmss", str(self.mss), "congctl", self.congestion]
+        if self.delayed_ack_ms == 0:
+            opts += ["quickack", "1"]
+        return opts
+
+
+# --------------------------------------------------------------------------------------------
+# One emulated run
+
+@dataclass
+class EmulatedRun:
+    result: dict[str, Any]          # simulator-shaped result (stats.summarize understands it)
+    emulator: dict[str, Any]        # the emulator's report (lateness, packets, real-time)
+    valid: bool
+    directory: Path
+
+
+def _wait_ready(p: subprocess.Popen, timeout: float, log: Path) -> None:
+    deadline = time.monotonic() + timeout
+    assert p.stdout is not None
+    os.set_blocking(p.stdout.fileno(), False)
+    buf = b""
+    while time.monotonic() < deadline:
+        chunk = p.stdout.read()
+        if chunk:
+            buf += chunk
+            if b"READY" in buf:
+                return
+        if p.poll() is not None:
+            err = log.read_text(errors="replace").strip()
+            raise CoaplabError(f"emulate: the emulator stopped at start: {err.splitlines()[-1] if err else p.returncode}")
+        time.sleep(0.02)
+    raise CoaplabError("emulate: the emulator did not become ready within 10 s")
+
+
+def _popen(cmd: list[str], **kw) -> subprocess.Popen:
+    p = subprocess.Popen(cmd, **kw)
+    _live_procs.add(p)
+    return p
+
+
+def _in_ns(ns: str, cmd: list[str]) -> list[str]:
+    return ["ip", "netns", "exec", ns] + cmd
+
+
+def _clients(cfg: dict[str, Any]) -> int:
+    w = cfg["workload"]
+    return w["background"] + (w.get("burst_clients") or 0) if w["kind"] == "burst" else w["clients"]
+
+
+def check_supported(cfg: dict[str, Any], client: str, server: str) -> None:
+    """Refuses what emulation does not run (yet), before anything is created."""
+    if cfg.get("group"):
+        raise CoaplabError("emulate: client groups ([[group]]) are not supported in emulation yet")
+    if client not in CLIENT_KINDS:
+        raise CoaplabError(f"--client: {client!r}; allowed: {', '.join(CLIENT_KINDS)}")
+    if server not in SERVER_KINDS:
+        raise CoaplabError(f"--server: {server!r}; allowed: {', '.join(SERVER_KINDS)}")
+    w, transport = cfg["workload"], cfg["coap"]["transport"]
+    if transport == "tcp" and (client, server) != ("coaplab", "coaplab"):
+        raise CoaplabError("emulate: over TCP only coaplab's endpoints run so far (--client coaplab --server coaplab)")
+    if transport == "tcp" and w["kind"] not in ("continuous", "firmware"):
+        raise CoaplabError(f"workload.kind: {w['kind']!r} over TCP is not emulated yet; allowed: continuous, firmware")
+    if client != "coaplab" and not (w["kind"] == "firmware" or (w["kind"] == "continuous" and w.get("duration_s") is None)):
+        raise CoaplabError(f"workload.kind: {w['kind']!r} with --client {client} is not emulated yet; "
+                           "allowed: firmware, continuous with exchanges")
+
+
+def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", server: str = "coaplab",
+            out_dir: str | Path | None = None, max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US,
+            tcp_congestion: str | None = None, quiet: bool = True) -> EmulatedRun:
+    """Runs replication `replication` of the resolved configuration `cfg` on the emulated link.
+
+    Every loop is bounded: the clients stop after `max_seconds`, the emulator 30 s later."""
+    check_environment()
+    check_supported(cfg, client, server)
+    transport = cfg["coap"]["transport"]
+    emu_bin, ep_bin = binaries()
+    os.environ["COAPLAB_ENDPOINT"] = str(ep_bin)  # third-party client drivers ask it for start offsets
+    work = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="coaplab-emulate-"))
+    work.mkdir(parents=True, exist_ok=True)
+    cfg_path = work / "config.json"
+    cfg_path.write_text(json.dumps(cfg))
+    for stale in ("emulator.json", "clients.json", "server.json"):
+        (work / stale).unlink(missing_ok=True)  # a reused --out directory: never read old reports
+    n = _clients(cfg)
+    ns = Namespaces()
+    procs: list[subprocess.Popen] = []
+    started = time.monotonic()
+    try:
+        ns.create()
+        emu = _popen([str(emu_bin), "--config", str(cfg_path), "--replication", str(replication),
+                      "--client-ns", f"/run/netns/{ns.client}", "--server-ns", f"/run/netns/{ns.server}",
+                      "--tun", TUN, "--out", str(work), "--max-seconds", str(max_seconds + 30),
+                      "--late-us", str(late_us), "--wait-start"],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(work / "emulator.log", "wb"))
+        procs.append(emu)
+        _wait_ready(emu, 10.0, work / "emulator.log")
+        tcp = TcpSetup.from_config(cfg) if transport == "tcp" else None
+        if tcp and tcp_congestion:
+            tcp.congestion = tcp_congestion
+        ns.configure(n, int(cfg["link"]["mtu"]), tcp)
+        from . import thirdparty
+
+        srv_cmd = (thirdparty.server_command(server, cfg, cfg_path, max_seconds + 20) if server != "coaplab"
+                   else [str(ep_bin), f"{transport}-server", "--config", str(cfg_path), "--max-seconds", str(max_seconds + 20),
+                         "--out", str(work / "server.json")])
+        srv = _popen(_in_ns(ns.server, srv_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "wb"))
+        procs.append(srv)
+        thirdparty.wait_listening(ns.server, transport, timeout=10.0)
+        # Time 0 for the emulator and the clients alike (CLOCK_MONOTONIC is system-wide): the
+        # clients start at their simulated offsets from it, and the loss chains' state changes
+        # fall at the same instants as in a simulated run.
+        epoch = time.monotonic_ns() + 200_000_000
+        assert emu.stdin is not None
+        emu.stdin.write(f"START {epoch}\n".encode())
+        emu.stdin.flush()
+        out_json = work / "clients.json"
+        if client == "coaplab":
+            cl_cmd = [str(ep_bin), f"{transport}-clients", "--config", str(cfg_path), "--replication",
+                      str(replication), "--out", str(out_json), "--max-seconds", str(max_seconds), "--epoch-ns", str(epoch)]
+        else:
+            cl_cmd = thirdparty.client_command(client, cfg, replication, cfg_path, out_json, max_seconds, epoch)
+        cl = _popen(_in_ns(ns.client, cl_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "clients.log", "wb"))
+        procs.append(cl)
+        try:
+            cl.wait(timeout=max_seconds + 30)
+        except subprocess.TimeoutExpired:
+            _stop(cl)
+        if cl.returncode not in (0, None):
+            err = (work / "clients.log").read_text(errors="replace").strip().splitlines()
+            raise CoaplabError(f"emulate: the {client} clients failed: {err[-1] if err else cl.returncode}")
+        # Let the last packets in flight drain, then stop the emulator cleanly (its report).
+        time.sleep(0.2)
+        _stop(srv)
+        _stop(emu, grace=10.0)
+        if not (work / "emulator.json").exists():
+            raise CoaplabError("emulate: the emulator wrote no report; see " + str(work / "emulator.log"))
+        report = json.loads((work / "emulator.json").read_text())
+        clients = json.loads(out_json.read_text())
+        server_json = work / "server.json"
+        if transport == "tcp" and server_json.exists():
+            # The server sends the data: its sockets' retransmissions belong to the client's row.
+            by_addr = {c["address"]: c.get("tcp_info") or {} for c in json.loads(server_json.read_text())["connections"]}
+            for c in clients["clients"]:
+                if c and c.get("address") in by_addr:
+                    c["server_tcp_info"] = by_addr[c["address"]]
+    finally:
+        for p in reversed(procs):
+            _stop(p, grace=3.0)
+        ns.delete()
+    result = _result(cfg, replication, clients, report, time.monotonic() - started)
+    result["emulation"] = {
+        "client": client, "server": server, "kernel": kernel(), "transport": transport,
+        "tcp_congestion": tcp.congestion if tcp else None,
+        "lateness_us": report["lateness_us"], "valid": report["valid"], "realtime": report["realtime"],
+        "directory": str(work),
+    }
+    return EmulatedRun(result=result, emulator=report, valid=bool(report["valid"]), directory=work)
+
+
+def _kernel_retrans(c: dict[str, Any]) -> int:
+    """Segments the kernel retransmitted on a client's connection, both ends (TCP_INFO)."""
+    return sum(int((c.get(k) or {}).get("total_retrans") or 0) for k in ("tcp_info", "server_tcp_info"))
+
+
+def _result(cfg: dict[str, Any], replication: int, clients: dict[str, Any], report: dict[str, Any],
+            wall: float) -> dict[str, Any]:
+    """The run in the simulator's result shape (stats.summarize, the results database)."""
+    rows, hist = [], []
+    tcp = clients["transport"] == "tcp"
+    for c in clients["clients"]:
+        if not c:
+            continue
+        h = c.get("histogram") or []
+        for k, v in enumerate(h):
+            if k >= len(hist):
+                hist.extend([0] * (k + 1 - len(hist)))
+            hist[k] += v
+        completed = int(c.get("completed") or 0)
+        rows.append({
+            "client": int(c["client"]), "fct_s": c.get("fct_s"), "first_request_s": c.get("first_request_s"),
+            "last_end_s": c.get("last_end_s"), "exchanges_completed": completed,
+            "exchanges_failed": int(c.get("failed") or 0) if not tcp else int(bool(c.get("failed"))),
+            "retransmissions": int(c.get("retransmissions") or 0) + _kernel_retrans(c),
+            # Which retransmissions were unnecessary needs the simulator's ground truth.
+            "unnecessary_retransmissions": 0,
+            "timeouts": int(c.get("timeouts") or 0), "duplicate_responses": int(c.get("duplicate_responses") or 0),
+            **({"tcp": {"connections": 1, "segments_retransmitted": _kernel_retrans(c)}} if tcp else {}),
+        })
+    firsts = [r["first_request_s"] for r in rows if r["first_request_s"] is not None]
+    lasts = [r["last_end_s"] for r in rows if r["last_end_s"] is not None]
+    period = max(lasts) - min(firsts) if firsts and lasts else 0.0
+    completed = sum(r["exchanges_completed"] for r in rows)
+    p = dict(report["packets"])
+    return {
+        "seed": cfg["seed"], "replication": replication, "events": int(report["events"]),
+        "sim_time_s": float(report["period_s"]), "measured_period_s": period,
+        "throughput_exchanges_per_s": completed / period if period > 0 else 0.0, "settling_time_s": None,
+        "retransmission_histogram": hist, "packets": p, "clients": rows,
+        "tcp": ({"connections": len(rows), "segments_retransmitted": sum(r["tcp"]["segments_retransmitted"] for r in rows)}
+                if tcp else None),
+        "wall_s": wall,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Scenarios: emulate, crossval
+
+def emulation_id(config_id: str, client: str, server: str) -> str:
+    """Identity of an emulated configuration in the results database: the simulated one's plus
+    the endpoints, so that emulated and simulated runs never overwrite each other."""
+    return f"{config_id}-emu-{client}-{server}"
+
+
+def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", server: str = "coaplab",
+            db: str | None = None, replications: int | None = None, out_dir: str | Path | None = None,
+            max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US, progress: bool = True,
+            tcp_congestion: str | None = None, on_run: Callable[[dict[str, Any], int, EmulatedRun], None] | None = None) -> list[dict[str, Any]]:
+    """Emulates every configuration × replication of a scenario (one run at a time: the
+    emulator needs the CPU) and returns one summary per configuration, as ``coaplab run`` does,
+    with an ``emulation`` entry (endpoints, kernel, lateness, invalid runs)."""
+    from .scenario import config_id, load_scenario
+    from .stats import summarize
+
+    check_environment()
+    sc = load_scenario(scenario)
+    for cfg in sc.iter_configurations():
+        check_supported(cfg, client, server)
+    summaries = []
+    with _Signals():
+        store = None
+        if db is not None:
+            from .store import ResultsDB
+            store = ResultsDB(db)
+        try:
+            for cfg in sc.configurations():
+                cid = config_id(cfg)
+                reps = min(replications or cfg["replications"], cfg["replications"])
+                runs, invalid, lateness, t0 = [], 0, [], time.monotonic()
+                for r in range(reps):
+                    _log(f"emulating {cfg['name']} [{cid}] replication {r + 1}/{reps} "
+                         f"({client} clients, {server} server)", quiet=not progress)
+                    d = Path(out_dir) / f"{cid}-r{r}" if out_dir else None
+                    run = run_one(cfg, r, client=client, server=server, out_dir=d, max_seconds=max_seconds,
+                                  late_us=late_us, tcp_congestion=tcp_congestion)
+                    if not run.valid:
+                        invalid += 1
+                        _log(f"warning: replication {r}: delivery lateness p99 {run.emulator['lateness_us']['p99']:.0f} µs "
+                             f"> {late_us:.0f} µs: run marked invalid", quiet=not progress)
+                    lateness.append(run.emulator["lateness_us"])
+                    runs.append(run.result)
+                    if store is not None:
+                        eid = emulation_id(cid, client, server) + (f"-{tcp_congestion}" if tcp_congestion else "")
+                        store.add_configs([(eid, cfg)], "emulated")
+                        store.delete_run(eid, r)
+                        store.store([(eid, cfg, r, run.result, None, run.result["wall_s"])], "emulator", "emulated")
+                        store.mark_emulated(eid, r, endpoint=f"{client}/{server}", kernel=kernel(),
+                                            details=run.result["emulation"])
+                    if on_run:
+                        on_run(cfg, r, run)
+                s = summarize(cfg, cid, runs, time.monotonic() - t0)
+                s["swept"] = sc.swept_values(cfg)
+                s["emulation"] = {
+                    "client": client, "server": server, "kernel": kernel(), "invalid_runs": invalid,
+                    "tcp_congestion": (tcp_congestion or "reno") if cfg["coap"]["transport"] == "tcp" else None,
+                    "lateness_us_p99_max": max((x["p99"] for x in lateness), default=0.0),
+                    "lateness_us_mean": (sum(x["mean"] for x in lateness) / len(lateness)) if lateness else 0.0,
+                }
+                summaries.append(s)
+        finally:
+            if store is not None:
+                store.close()
+            cleanup()
+    return summaries
+
+
+def _pct(a: float | None, b: float | None) -> str:
+    if a is None or b is None:
+        return "-"
+    if a == 0:
+        return "0.0%" if b == 0 else "n/a"
+    return f"{(b - a) / a * 100:+.1f}%"
+
+
+def _f(v: Any) -> str:
+    if v is None:
+        return "-"
+    return f"{v:.3f}" if isinstance(v, float) else str(v)
+
+
+def emulation_table(summaries: list[dict[str, Any]]) -> str:
+    from .stats import PERCENTILE_KEYS
+
+    out = []
+    for s in summaries:
+        c, e = s["config"], s["emulation"]
+        swept = ", ".join(f"{k}={v}" for k, v in s.get("swept", {}).items())
+        tcp = f", kernel TCP {e['tcp_congestion']}" if e.get("tcp_congestion") else ""
+        out.append(f"{c['name']}  [{s['config_id']}] emulated ({e['client']} clients, {e['server']} server{tcp}, {e['kernel']})"
+                   + (f"  {swept}" if swept else ""))
+        out.append("  FCT s        " + "  ".join(f"{k:>8}" for k in PERCENTILE_KEYS))
+        out.append("               " + "  ".join(f"{_f(s['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
+        if s.get("tcp"):
+            out.append(f"  TCP: {s['tcp']['connections']} connections, {s['tcp']['segments_retransmitted']} segments retransmitted (kernel)")
+        else:
+            out.append("  retransmissions per exchange  " + ", ".join(f"{k}:{n}" for k, n in enumerate(s["retransmission_histogram"][:12])))
+        p = s["packets"]
+        out.append(f"  exchanges {s['exchanges_completed']} completed, {s['exchanges_failed']} failed;"
+                   f" packets sent {p.get('sent', 0)}, dropped at buffer {p.get('dropped_buffer', 0)}, lost to errors {p.get('lost_link', 0)}")
+        out.append(f"  lateness: mean {e['lateness_us_mean']:.0f} µs, worst p99 {e['lateness_us_p99_max']:.0f} µs;"
+                   f" {e['invalid_runs']} of {s['replications']} runs invalid")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:
+    """(metric, simulated, emulated, difference) for one configuration."""
+    from .stats import PERCENTILE_KEYS
+
+    rows: list[tuple[str, Any, Any, str]] = []
+    for k in PERCENTILE_KEYS:
+        a, b = sim["fct_s"][k], emu["fct_s"][k]
+        rows.append((f"FCT {k} s", a, b, _pct(a, b)))
+    if sim.get("tcp"):
+        a, b = sim["tcp"]["segments_retransmitted"], emu["tcp"]["segments_retransmitted"]
+        rows.append(("TCP segments retransmitted", a, b, f"{b - a:+d}"))
+    else:
+        a = sum(k * n for k, n in enumerate(sim["retransmission_histogram"]))
+        b = sum(k * n for k, n in enumerate(emu["retransmission_histogram"]))
+        rows.append(("retransmissions (completed exchanges)", a, b, f"{b - a:+d}"))
+    for key, label in (("exchanges_completed", "exchanges completed"), ("exchanges_failed", "exchanges failed")):
+        rows.append((label, sim[key], emu[key], f"{emu[key] - sim[key]:+d}"))
+    for key, label in (("sent", "packets sent"), ("dropped_buffer", "dropped at buffer"), ("lost_link", "lost to errors")):
+        a, b = int(sim["packets"].get(key, 0)), int(emu["packets"].get(key, 0))
+        rows.append((label, a, b, f"{b - a:+d}"))
+    if not sim.get("tcp"):
+        hs, he = sim["retransmission_histogram"], emu["retransmission_histogram"]
+        for k in range(max(len(hs), len(he))):
+            a, b = (hs[k] if k < len(hs) else 0), (he[k] if k < len(he) else 0)
+            rows.append((f"exchanges with {k} retransmissions", a, b, f"{b - a:+d}"))
+    return rows
+
+
+def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", server: str = "coaplab",
+             db: str | None = None, replications: int | None = None, out_dir: str | Path | None = None,
+             max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US, progress: bool = True,
+             tcp_congestion: str | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Runs the scenario in the simulator and in emulation (same replications, same RNG
+    streams); returns (simulated summary, emulated summary) per configuration."""
+    from .runner import run_scenario
+    from .scenario import load_scenario
+
+    check_environment()
+    sc = load_scenario(scenario)
+    for cfg in sc.iter_configurations():
+        check_supported(cfg, client, server)
+    raw = dict(sc.raw)
+    if replications is not None:
+        raw["replications"] = min(replications, int(raw.get("replications", 1)))
+    if sc.sweep:
+        raw["sweep"] = sc.sweep
+    sim = run_scenario(raw, progress=False, db=db).summaries
+    emu = emulate(raw, client=client, server=server, db=db, out_dir=out_dir, max_seconds=max_seconds,
+                  late_us=late_us, progress=progress, tcp_congestion=tcp_congestion)
+    return list(zip(sim, emu))
+
+
+def crossval_table(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> str:
+    out = []
+    for sim, emu in pairs:
+        e = emu["emulation"]
+        swept = ", ".join(f"{k}={v}" for k, v in emu.get("swept", {}).items())
+        out.append(f"{sim['name']}  [{sim['config_id']}]" + (f"  {swept}" if swept else "")
+                   + f"  simulated vs emulated ({e['client']} clients, {e['server']} server), {sim['replications']} replications")
+        out.append(f"  {'metric':<38} {'simulated':>12} {'emulated':>12} {'difference':>11}")
+        for label, a, b, d in crossval_rows(sim, emu):
+            out.append(f"  {label:<38} {_f(a):>12} {_f(b):>12} {d:>11}")
+        out.append(f"  lateness: mean {e['lateness_us_mean']:.0f} µs, worst p99 {e['lateness_us_p99_max']:.0f} µs;"
+                   f" {e['invalid_runs']} of {emu['replications']} emulated runs invalid")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
