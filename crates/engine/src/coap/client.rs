@@ -320,38 +320,7 @@ impl Client {
             if req.new_batch {
                 self.algorithm.reset();
             }
-            let ex = self
-                .algorithm
-                .on_exchange_start(now, self.outstanding, &mut self.rng);
-            let index = self.base + self.records.len() as u32;
-            let mid = self.next_mid;
-            self.next_mid = self.next_mid.wrapping_add(1);
-            self.records.push_back(ExchangeRecord {
-                ex,
-                mid,
-                block: req.block,
-                generation: 0,
-                done: false,
-                failed: false,
-                ended_at: None,
-                reached_server: 0,
-                answer_delivered: 0,
-                answer_serialized: 0,
-                response_bytes: 0,
-                in_flight: 1,
-                non: false,
-            });
-            self.outstanding += 1;
-            self.stats.first_request.get_or_insert(now);
-            self.record(now, "start", index, None, SampleKind::None);
-            out.push(Action::Send(
-                msgs.request(self.id, index, 0, mid, req.block, now),
-            ));
-            out.push(Action::ArmTimer {
-                at: now + ex.timer,
-                exchange: index,
-                generation: 0,
-            });
+            self.start_con(now, req.block, msgs, out);
         }
     }
 
@@ -483,7 +452,7 @@ impl Client {
                 if self.outstanding >= self.nstart {
                     break; // woken again when the exchange ends (poll_start)
                 }
-                self.start_con(now, msgs, out);
+                self.start_con(now, None, msgs, out);
                 n.sent += 1;
                 n.backlog -= 1;
                 self.stats.non_rule_con += 1;
@@ -552,9 +521,15 @@ impl Client {
         ));
     }
 
-    /// Starts one CON exchange outside the workload plan (the NON rule's CONs), exactly as
-    /// `poll_start` starts one.
-    fn start_con(&mut self, now: Instant, msgs: &MessageFactory, out: &mut Vec<Action>) {
+    /// Starts one CON exchange (for Block2 block `block`): the workload plan's (`poll_start`)
+    /// and the NON rule's CONs.
+    fn start_con(
+        &mut self,
+        now: Instant,
+        block: Option<u32>,
+        msgs: &MessageFactory,
+        out: &mut Vec<Action>,
+    ) {
         let ex = self
             .algorithm
             .on_exchange_start(now, self.outstanding, &mut self.rng);
@@ -564,7 +539,7 @@ impl Client {
         self.records.push_back(ExchangeRecord {
             ex,
             mid,
-            block: None,
+            block,
             generation: 0,
             done: false,
             failed: false,
@@ -580,7 +555,7 @@ impl Client {
         self.stats.first_request.get_or_insert(now);
         self.record(now, "start", index, None, SampleKind::None);
         out.push(Action::Send(
-            msgs.request(self.id, index, 0, mid, None, now),
+            msgs.request(self.id, index, 0, mid, block, now),
         ));
         out.push(Action::ArmTimer {
             at: now + ex.timer,
