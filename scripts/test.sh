@@ -20,6 +20,8 @@ fi
 
 echo "== build (Rust engine + Python package) =="
 bash scripts/setup.sh
+echo "== wheel (maturin, abi3) into dist/ =="
+rm -rf dist && .venv/bin/maturin build --release -q -o dist 2>&1 | tail -1
 echo "== cargo fmt --check =="
 cargo fmt --all --check
 echo "== cargo clippy -D warnings =="
