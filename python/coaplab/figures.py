@@ -168,6 +168,21 @@ def _layout(rows, x, hue, col, known: set[str]):
     return xs, hues, cols
 
 
+def _placed(summaries, x, hue, col):
+    """The summaries as (flattened parameters, summary) rows (one per client group when
+    ``group`` is placed) and the keys laid out on x, hue and panels."""
+    rows = _rows(summaries, "group" in (x, hue, col))
+    known = set().union(*(f.keys() for f, _ in rows))
+    return (rows, *_layout(rows, x, hue, col, known))
+
+
+def _hue_styles(rows, hues: list[str]):
+    """The hue values in order, with a colour and a hatch for each."""
+    hue_vals = _ordered(_value(f, hues) for f, _ in rows)
+    return (hue_vals, dict(zip(hue_vals, _colours(len(hue_vals)))),
+            dict(zip(hue_vals, _hatches(len(hue_vals)))))
+
+
 def _value(flat: dict[str, Any], keys: list[str]) -> tuple:
     return tuple(flat.get(k) for k in keys)
 
@@ -260,15 +275,10 @@ def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: 
 
     if not summaries:
         raise CoaplabError("no configurations to plot")
-    use_group = "group" in (x, hue, col)
-    rows = _rows(summaries, use_group)
-    known = set().union(*(f.keys() for f, _ in rows))
-    xs, hues, cols = _layout(rows, x, hue, col, known)
+    rows, xs, hues, cols = _placed(summaries, x, hue, col)
     col_vals = _ordered(_value(f, cols) for f, _ in rows)
     x_vals = _ordered(_value(f, xs) for f, _ in rows)
-    hue_vals = _ordered(_value(f, hues) for f, _ in rows)
-    colours = dict(zip(hue_vals, _colours(len(hue_vals))))
-    hatches = dict(zip(hue_vals, _hatches(len(hue_vals))))
+    hue_vals, colours, hatches = _hue_styles(rows, hues)
     ncols, nrows, height = _grid(len(col_vals), width, panel_height)
     fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
     import matplotlib
@@ -360,15 +370,10 @@ def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=No
 
     if not summaries:
         raise CoaplabError("no configurations to plot")
-    use_group = "group" in (x, hue, col)
-    rows = _rows(summaries, use_group)
-    known = set().union(*(f.keys() for f, _ in rows))
-    xs, hues, cols = _layout(rows, x, hue, col, known)
+    rows, xs, hues, cols = _placed(summaries, x, hue, col)
     panel_keys = cols + xs
     panels = _ordered(_value(f, panel_keys) for f, _ in rows)
-    hue_vals = _ordered(_value(f, hues) for f, _ in rows)
-    colours = dict(zip(hue_vals, _colours(len(hue_vals))))
-    hatches = dict(zip(hue_vals, _hatches(len(hue_vals))))
+    hue_vals, colours, hatches = _hue_styles(rows, hues)
     ncols, nrows, height = _grid(len(panels), width, panel_height)
     fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
     import matplotlib

@@ -17,7 +17,7 @@ use coaplab_cc::registry::Registry;
 use coaplab_cc::Instant;
 
 use crate::config::{GroupConfig, RunConfig};
-use crate::net::network::{DropReason, Handled, LinkRole, NetEvent, Network, Scheduler};
+use crate::net::network::{Handled, LinkRole, NetEvent, Network, Scheduler};
 use crate::net::topology::{self, Topology};
 use crate::packet::AppPacket;
 use crate::sim::event_queue::EventQueue;
@@ -154,7 +154,7 @@ impl World {
             trace: cfg.trace,
         };
         let mut udp = UdpApp::new(total);
-        let mut tcp = TcpApp::new(total);
+        let mut tcp = TcpApp::new();
         let mut start_rng = stream(cfg.seed, replication, Stream::ClientStart);
         let mut groups = Vec::with_capacity(pops.len());
         let mut first = 0u32;
@@ -254,8 +254,7 @@ impl World {
                 self.udp.on_downlink_serialized(p);
             }
         }
-        if let Some((id, _why)) = h.dropped {
-            let _: DropReason = _why;
+        if let Some((id, _)) = h.dropped {
             match self.sh.net.packets.remove(id).app {
                 AppPacket::Udp(p) => self.udp.on_dropped(&p),
                 AppPacket::Tcp(p) => self.tcp.on_dropped(now, p),

@@ -138,7 +138,7 @@ pub(crate) struct TcpApp {
 }
 
 impl TcpApp {
-    pub fn new(_total_clients: u32) -> Self {
+    pub fn new() -> Self {
         TcpApp {
             groups: Vec::new(),
             flows: Vec::new(),
@@ -155,13 +155,11 @@ impl TcpApp {
 
     /// The client with global id `id`, if it is a TCP client.
     pub(crate) fn client_by_id(&self, id: u32) -> Option<&TcpClient> {
-        let first = self.clients.first()?.id;
-        // TCP clients of a group have consecutive ids; groups are added in id order.
+        // Clients are added in global-id order (groups in order, ids consecutive).
         self.clients
             .binary_search_by_key(&id, |c| c.id)
             .ok()
             .map(|i| &self.clients[i])
-            .filter(|c| c.id >= first)
     }
 
     /// Adds a group's clients (global ids from `at.first`), scheduling their starts; returns
