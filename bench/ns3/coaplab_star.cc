@@ -538,7 +538,14 @@ RunOnce(const Params& prm, uint64_t& events)
         srv->out = &out;
         server->AddApplication(srv);
         srv->SetStartTime(Seconds(0));
+        // As coaplab (docs/model.md, "Clients"): client i connects at its offset, and sends
+        // its request at the instant every client is ready plus the same offset.
         std::vector<Ptr<TcpClientApp>> cls;
+        std::vector<Time> offset;
+        for (uint32_t i = 0; i < prm.clients; ++i)
+        {
+            offset.push_back(Seconds(offsets->GetValue(0, prm.spreadS)));
+        }
         uint32_t ready = 0;
         for (uint32_t i = 0; i < prm.clients; ++i)
         {
@@ -548,11 +555,9 @@ RunOnce(const Params& prm, uint64_t& events)
             c->onReady = [&]() {
                 if (++ready == prm.clients)
                 {
-                    for (auto& cl : cls)
+                    for (uint32_t j = 0; j < cls.size(); ++j)
                     {
-                        Simulator::Schedule(Seconds(offsets->GetValue(0, prm.spreadS)),
-                                            &TcpClientApp::SendRequest,
-                                            cl);
+                        Simulator::Schedule(offset[j], &TcpClientApp::SendRequest, cls[j]);
                     }
                 }
             };
@@ -564,7 +569,7 @@ RunOnce(const Params& prm, uint64_t& events)
                 }
             };
             devices->AddApplication(c);
-            c->SetStartTime(Seconds(0));
+            c->SetStartTime(offset[i]);
             cls.push_back(c);
         }
         Simulator::Run();
@@ -611,6 +616,7 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     uint32_t firstRun = 0;
     uint32_t replications = 1;
+    double minRtoS = 0.2; // Linux TCP_RTO_MIN
     CommandLine cmd(__FILE__);
     cmd.AddValue("transport", "tcp (firmware) or udp (continuous)", prm.transport);
     cmd.AddValue("clients", "number of clients", prm.clients);
@@ -620,6 +626,7 @@ main(int argc, char* argv[])
     cmd.AddValue("slowStart", "TCP: linux (TcpLinuxReno) or rfc (TcpNewReno)", prm.slowStart);
     cmd.AddValue("resource", "TCP: firmware resource, bytes", prm.resourceBytes);
     cmd.AddValue("maxRetransmit", "UDP: MAX_RETRANSMIT", prm.maxRetransmit);
+    cmd.AddValue("minRto", "TCP: ns-3's MinRto, s (diagnostic: large = no RTO)", minRtoS);
     cmd.AddValue("seed", "ns-3 RNG seed", seed);
     cmd.AddValue("run", "first ns-3 RNG run number (replication r uses run + r)", firstRun);
     cmd.AddValue("replications", "replications", replications);
@@ -661,7 +668,7 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200))); // Linux
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(minRtoS)));
     Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(2)));
 
     std::ostringstream json;

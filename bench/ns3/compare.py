@@ -23,13 +23,17 @@ interpolation, as coaplab's stats.py):
   * UDP, N clients: the mean of the per-replication medians must agree within
     max(3 standard errors of the difference, 0.5 %): the two use different random draws
     (start offsets, timer dithering, path delays), so they can only agree statistically; the
-    standard error is sqrt(s_a²/R_a + s_b²/R_b) from the replications' medians, 3 SE keeps a
-    false FAIL below ≈ 0.3 % if the two agree, and the 0.5 % floor accepts differences that
-    small when the spread between replications is tiny.
+    standard error is sqrt(s_a²/R_a + s_b²/R_b) from the replications' medians; if the two
+    agree, 3 SE gives a false FAIL with probability ≈ 0.3 % for normal medians (≈ 0.8 % with
+    10 replications a side: Student's t, 18 degrees of freedom); the 0.5 % floor accepts
+    differences that small when the spread between replications is tiny (the 50-client
+    medians spread by a few ms).
   * TCP with a finite buffer (drops at the bottleneck): reported, not checked: ns-3 resets the
     retransmission timer on the first partial ACK only (RFC 6582's "impatient" variant), where
     coaplab (like Linux) restarts it on every ACK of new data, so the long one-hole-per-round-trip
-    recoveries end by an RTO in ns-3 and not in coaplab (docs/performance.md).
+    recoveries end by an RTO in ns-3 and not in coaplab (docs/performance.md). The diagnostic
+    `tcp-28200-no-rto` runs ns-3 with a 1000-s minimum RTO, where coaplab has no RTO
+    either, and is checked like the loss-free TCP cases.
 Exit status: 0 all checks pass, 1 a check failed, 2 bad arguments or ns-3 missing.
 """
 
@@ -96,7 +100,8 @@ class Scenario:
 
 
 def scenarios(replications: int, exchanges: int) -> list[Scenario]:
-    def tcp(name: str, what: str, buffer: int, slow_start: str, check: str) -> Scenario:
+    def tcp(name: str, what: str, buffer: int, slow_start: str, check: str,
+            ns3_extra: tuple[str, ...] = ()) -> Scenario:
         cfg: dict[str, Any] = {
             "name": f"ns3-{name}", "seed": 1, "replications": replications,
             "link": {"buffer_bytes": buffer},
@@ -106,19 +111,21 @@ def scenarios(replications: int, exchanges: int) -> list[Scenario]:
         if slow_start == "rfc":
             cfg["tcp"] = {"slow_start_limit": 1}
         return Scenario(name, what, ["--transport=tcp", f"--buffer={buffer}",
-                                     f"--slowStart={slow_start}", "--resource=102400"], cfg, check)
+                                     f"--slowStart={slow_start}", "--resource=102400", *ns3_extra], cfg, check)
 
-    def udp(clients: int) -> Scenario:
+    def udp(clients: int, buffer: int = 1410000) -> Scenario:
+        name = f"udp-{clients}" + ("" if buffer == 1410000 else f"-{buffer}")
         cfg = {
-            "name": f"ns3-udp-{clients}", "seed": 1, "replications": replications,
-            "link": {"buffer_bytes": 1410000},
+            "name": f"ns3-{name}", "seed": 1, "replications": replications,
+            "link": {"buffer_bytes": buffer},
             "workload": {"kind": "continuous", "clients": clients, "exchanges": exchanges},
             "coap": {"transport": "udp", "cc": "default"},
         }
-        return Scenario(f"udp-{clients}", f"UDP default, {clients} continuous clients x {exchanges}, "
-                        "buffer 1 410 000 B",
+        size = f"{buffer:,}".replace(",", " ")
+        return Scenario(name, f"UDP default, {clients} continuous clients x {exchanges}, "
+                        f"buffer {size} B",
                         ["--transport=udp", f"--clients={clients}", f"--exchanges={exchanges}",
-                         "--buffer=1410000"], cfg, "udp")
+                         f"--buffer={buffer}"], cfg, "udp")
 
     return [
         tcp("tcp-inf", "TCP firmware, 1 client, buffer 1 410 000 B (Linux slow start)", 1410000,
@@ -127,9 +134,13 @@ def scenarios(replications: int, exchanges: int) -> list[Scenario]:
             "ns-3 TcpNewReno)", 1410000, "rfc", "tcp"),
         udp(50),
         udp(400),
+        udp(50, 2500),
+        udp(400, 2500),
         tcp("tcp-2500", "TCP firmware, buffer 2500 B", 2500, "linux", "none"),
         tcp("tcp-14100", "TCP firmware, buffer 14 100 B", 14100, "linux", "none"),
         tcp("tcp-28200", "TCP firmware, buffer 28 200 B", 28200, "linux", "none"),
+        tcp("tcp-28200-no-rto", "the same, ns-3's RTO out of the way (MinRto 1000 s; coaplab "
+            "has no RTO in this case)", 28200, "linux", "tcp", ("--minRto=1000",)),
     ]
 
 
@@ -260,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     names = [s.name for s in scenarios(1, 1)]
     ap.add_argument("--scenarios", default=",".join(names),
                     help=f"comma-separated, from: {', '.join(names)} (default: all)")
-    ap.add_argument("--replications", type=int, default=5, help="replications per scenario (default 5)")
+    ap.add_argument("--replications", type=int, default=10, help="replications per scenario (default 10)")
     ap.add_argument("--exchanges", type=int, default=50, help="UDP exchanges per client (default 50)")
     ap.add_argument("--repeats", type=int, default=3, help="timed repeats per side (default 3)")
     ap.add_argument("--build-dir", help="where the ns-3 program is built (default: a temporary directory)")
