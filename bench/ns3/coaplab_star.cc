@@ -37,6 +37,8 @@
 #include "ns3/network-module.h"
 #include "ns3/simple-channel.h"
 #include "ns3/simple-net-device.h"
+#include "ns3/queue-disc.h"
+#include "ns3/traffic-control-layer.h"
 
 #include <time.h>
 
@@ -518,6 +520,15 @@ RunOnce(const Params& prm, uint64_t& events)
     addr.SetBase("10.1.2.0", "255.255.255.0");
     Ipv4InterfaceContainer pathIfs = addr.Assign(pair(rtrPath, srvPath));
     Ipv4Address serverAddr = pathIfs.GetAddress(1);
+
+    // Ipv4AddressHelper::Assign installs ns-3's default queue disc (FqCoDel) in front of a
+    // device that has a NetDeviceQueueInterface (the device helpers aggregate one). Ours have
+    // none, so the bottleneck is the device's DropTail queue alone, as in coaplab.
+    for (auto [node, dev] : {std::make_pair(devices, devUp), std::make_pair(router, rtrDown)})
+    {
+        NS_ABORT_MSG_IF(node->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(dev),
+                        "a queue disc was installed on an access-link device");
+    }
 
     Ipv4StaticRoutingHelper routing;
     routing.GetStaticRouting(devices->GetObject<Ipv4>())

@@ -55,7 +55,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "coaplab_star.cc"
 NS3_HEADER = "ns3/core-module.h"
-NS3_LIBS = ["-lns3-applications", "-lns3-internet", "-lns3-network", "-lns3-core"]
+NS3_LIBS = ["-lns3-applications", "-lns3-internet", "-lns3-traffic-control", "-lns3-network",
+            "-lns3-core"]
 INSTALL_HINT = ("ns-3 not found (no {header} under {inc}, or no g++): install it with "
                 "`sudo apt-get install -y libns3-dev g++` (Debian 12: ns-3 3.37), or pass "
                 "--ns3-include/--ns3-lib")
