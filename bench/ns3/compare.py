@@ -310,8 +310,12 @@ def main(argv: list[str] | None = None) -> int:
             for sc in chosen:
                 ns3, cl = sides[sc.name]
                 order = [lambda: run_ns3(binary, sc, args.replications, ns3), lambda: run_coaplab(sc, cl)]
-                for step in (order if k % 2 == 0 else order[::-1]):
-                    step()
+                try:
+                    for step in (order if k % 2 == 0 else order[::-1]):
+                        step()
+                except RuntimeError as e:
+                    print(f"compare.py: {sc.name}: {e}", file=sys.stderr)
+                    return 1
                 print(f"repeat {k + 1}/{args.repeats}: {sc.name} done", file=sys.stderr)
     finally:
         if tmp is not None:
