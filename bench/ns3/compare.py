@@ -29,7 +29,7 @@ interpolation, as coaplab's stats.py):
     differences that small when the spread between replications is tiny (the 50-client
     medians spread by a few ms).
   * TCP with a finite buffer (drops at the bottleneck): reported, not checked: ns-3 resets the
-    retransmission timer on the first partial ACK only (RFC 6582's "impatient" variant), where
+    retransmission timer on the first partial ACK only (RFC 6582 §3.2, RFC 3782's "Impatient"), where
     coaplab (like Linux) restarts it on every ACK of new data, so the long one-hole-per-round-trip
     recoveries end by an RTO in ns-3 and not in coaplab (docs/performance.md). The diagnostic
     `tcp-28200-no-rto` runs ns-3 with a 1000-s minimum RTO, where coaplab has no RTO
