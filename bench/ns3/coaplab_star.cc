@@ -1,10 +1,11 @@
 // coaplab's reference star (docs/design.md §2, docs/model.md) in ns-3 3.37, for
 // bench/ns3/compare.py. Two workloads:
 //
-//   --transport=tcp   the CoAP-over-TCP firmware transfer of examples/tcp-firmware.toml: each
-//                     client connects, both ends write a 7-byte CSM, and once every client holds
-//                     the server's CSM and has its own acknowledged, client i writes a 10-byte
-//                     GET at that instant plus an offset uniform in [0, spread]; the server
+//   --transport=tcp   the CoAP-over-TCP firmware transfer of examples/tcp-firmware.toml:
+//                     client i connects at an offset uniform in [0, spread], both ends write a
+//                     7-byte CSM, and once every client holds the server's CSM and has its own
+//                     acknowledged, client i writes a 10-byte GET at that instant plus the same
+//                     offset (docs/model.md, "Clients"); the server
 //                     answers with one 102 407-byte message (RFC 8323 framing of 102 400 bytes).
 //                     FCT = request written -> last response byte delivered to the client.
 //   --transport=udp   CoAP over UDP, `continuous` workload: each client sends `exchanges` CON
