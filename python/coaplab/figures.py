@@ -544,11 +544,7 @@ def time_sequence(points, caption: str = "", width: str | float = "two", height:
             td, yd = zip(*drops)
             ax.scatter(td, yd, marker="x", s=14, linewidths=0.9, color=colours["drop"], zorder=5).set_gid("drop")
         ax.autoscale_view()
-        if state:
-            _cc_state_panel(state_ax, state, end=max(p[0] for p in pts))
-            state_ax.set_xlabel("time (s)")
-        else:
-            ax.set_xlabel("time (s)")
+        (state_ax if state else ax).set_xlabel("time (s)")
         ax.set_ylabel("sequence number (kB)")
         if caption:
             ax.set_title(caption, loc="left")
@@ -560,6 +556,8 @@ def time_sequence(points, caption: str = "", width: str | float = "two", height:
                   f"dropped ({len(drops)})", "cumulative ACK"]
         fig.legend(handles, labels, loc="outside upper center", frameon=False, ncols=4, handlelength=1.4,
                    columnspacing=1.0)
+        if state:
+            _cc_state_panel(state_ax, state, end=max(p[0] for p in pts))
     return fig
 
 
