@@ -46,9 +46,14 @@ _RC = {
     "figure.titlesize": FONT_PT + 1, "axes.linewidth": 0.6, "lines.linewidth": 1.0,
     "xtick.major.width": 0.6, "ytick.major.width": 0.6, "grid.linewidth": 0.4, "grid.color": "#d0d0d0",
     "svg.fonttype": "none",  # SVG text stays text: searchable, selectable, small
+    "svg.hashsalt": "coaplab",  # fixed element ids: the same figure gives the same SVG file
     "pdf.fonttype": 42, "ps.fonttype": 42,  # TrueType in PDFs, as publishers ask
     "savefig.bbox": "tight", "savefig.pad_inches": 0.02,
 }
+
+
+#: No creation date in SVG and PDF files: the same figure gives the same file (docs/figures).
+_NO_DATE = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}
 
 
 class Figure(_MplFigure):
@@ -64,7 +69,7 @@ class Figure(_MplFigure):
         import matplotlib
 
         with matplotlib.rc_context(_RC):
-            self.savefig(path, dpi=dpi)
+            self.savefig(path, dpi=dpi, metadata=_NO_DATE.get(ext))
         return path
 
     def to_svg(self) -> str:
@@ -75,7 +80,7 @@ class Figure(_MplFigure):
 
         buf = io.StringIO()
         with matplotlib.rc_context(_RC):
-            self.savefig(buf, format="svg")
+            self.savefig(buf, format="svg", metadata=_NO_DATE["svg"])
         text = buf.getvalue()
         return text[text.index("<svg"):]
 
