@@ -73,6 +73,10 @@ def test_the_api_frame_and_what_docs_model_says(runs):
     assert all(pair in ALLOWED for pair in zip(modes, modes[1:])), modes
     # No loss on the infinite buffer: cwnd never below 4 segments.
     assert (down.cwnd_bytes >= 4 * MSS).all()
+    # BtlBw, in payload bytes per second, ends near the downlink's payload rate: 30 kbit/s =
+    # 3750 B/s of 296-byte packets carrying 256 B each → 3750 × 256 / 296 = 3243.2 B/s
+    # (docs/design.md §2, "Testbed"); ±3 % for delivery-rate samples over jittered ACK intervals.
+    assert 0.97 * 3243.2 < down.btlbw_bytes_per_s.max() < 1.03 * 3243.2
     for _, r in frame.iterrows():
         if r["mode"] == "probe_rtt":
             assert r.cwnd_bytes <= 4 * MSS, r
