@@ -150,6 +150,14 @@ def test_trace_csvs(cli, tmp_path):
     assert first_down[4] == "startup" and int(first_down[8]) == IW
     res = coaplab.run(scen, db=None, trace=True)
     assert len(rows) - 1 == len(res.cc_state_frame())
+    # A stored run whose state CSV is missing is run again for it, like one without its trace CSV.
+    db = tmp_path / "s.duckdb"
+    assert cli("run", scen, "--db", db, "--trace", tmp_path / "tr2").returncode == 0
+    (state_csv2,) = (tmp_path / "tr2").glob("*-cc-state.csv")
+    state_csv2.unlink()
+    out = cli("run", scen, "--db", db, "--trace", tmp_path / "tr2")
+    assert out.returncode == 0 and "re-ran 1 stored run" in out.stderr, out.stderr
+    assert state_csv2.read_text() == state_csv.read_text()
     # New Reno: the time-sequence CSV only.
     scen.write_text(SMALL_FIRMWARE.format(cc="newreno"))
     out = cli("run", scen, "--no-db", "--trace", tmp_path / "reno")
