@@ -210,6 +210,16 @@ def xspan(patch) -> tuple[float, float]:
     return (min(xs), max(xs))
 
 
+def test_report_draws_the_state_panel_for_bbr(runs):
+    from coaplab.report import build
+
+    db, bbr, _ = runs
+    html, ids = build(db)
+    # One time-sequence graph per traced configuration: the two BBR ones carry the panel.
+    assert html.count('id="cc-cwnd"') == 2 and html.count("BBR state: cwnd, the BDP estimate") == 2
+    assert ids.count("timeseq-2") == 1 and "timeseq-3" not in ids
+
+
 def test_state_panel_draws_the_rows():
     pts = [{"time_s": 1.0, "event": "send", "seq": 0, "length": 256},
            {"time_s": 10.0, "event": "ack", "seq": 256, "length": 0}]
