@@ -91,6 +91,17 @@ def test_the_api_frame_and_what_docs_model_says(runs):
         assert g.time_s.is_monotonic_increasing
 
 
+def test_the_first_row_follows_the_configured_initial_window():
+    sc = firmware("bbr")
+    sc["tcp"] = {"initial_window": 10}
+    sc["workload"]["resource_bytes"] = 5000
+    frame = coaplab.run(sc, db=None).cc_state_frame()
+    for _, first in frame.groupby("direction").head(1).iterrows():
+        # 10 segments × 256 B; paced at 739/256 × 2560 B / the handshake's RTT, floored twice.
+        assert first["mode"] == "startup" and first.cwnd_bytes == 10 * MSS == 2560
+        assert 0 <= 739 / 256 * 2560 / first.rtprop_s - first.pacing_rate_bytes_per_s < 739 / 256 + 1
+
+
 def test_the_database_table_and_the_export(runs, tmp_path):
     db, bbr, _ = runs
     api = bbr.cc_state_frame()
