@@ -81,7 +81,7 @@ def test_export_tables(study, tmp_path):
     db, udp, tcp = study
     paths = coaplab.tidy.export(db, tmp_path, "parquet")
     assert [p.name for p in paths] == ["configs.parquet", "runs.parquet", "clients.parquet", "traces.parquet",
-                                       "time_sequence.parquet"]
+                                       "time_sequence.parquet", "cc_state.parquet"]
     t = {p.stem: pd.read_parquet(p) for p in paths}
     # Across both scenarios: name, transport, algorithm, NSTART, buffer, workload ... vary.
     for name, frame in t.items():
@@ -93,6 +93,7 @@ def test_export_tables(study, tmp_path):
     assert list(seq.columns[-8:]) == ["replication", "client", "connection", "time_s", "direction", "event", "seq", "length"]
     # The same rows as the run's own frame.
     assert len(seq) == len(tcp.time_sequence_frame())
+    assert t["cc_state"].empty  # New Reno has no state rows (BBR's: tests/test_bbr_state.py)
     # --where: only the matching configurations, and only their varying keys as columns.
     csv = coaplab.tidy.export(db, tmp_path / "csv", "csv", where="coap.cc = 'cocoa'")
     clients = pd.read_csv(csv[2])

@@ -82,7 +82,8 @@ def _parser() -> argparse.ArgumentParser:
                      "(stored runs without one are run again: results are identical); the estimated size is "
                      "printed first, and past 200 MB nothing is written without --yes or --max-output-mb")
     run.add_argument("--trace", metavar="DIR", help="write traces, one CSV per replication, into DIR: per-client timer / RTO traces (UDP) "
-                     "or per-connection time-sequence traces (TCP) (stored runs without one are run again)")
+                     "or per-connection time-sequence traces (TCP), with a second CSV per replication of BBR's state "
+                     "(mode, BtlBw, RTprop, pacing rate, cwnd) (stored runs without one are run again)")
     run.add_argument("--max-output-mb", type=float, metavar="MB", default=None,
                      help="--pcap: the largest estimated output written without asking (default: 200)")
     run.add_argument("--yes", action="store_true", help="--pcap: write the pcaps however large the estimate")
@@ -96,8 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     exp = _sub(sub, "export", "export the results database as parquet or csv files",
                "  coaplab export --out out/tables\n"
                "  coaplab export --db study.duckdb --format csv --out out/csv --where \"coap.cc = 'cocoa'\"",
-               description="Export the results database: configs, runs, clients, traces and time_sequence (TCP "
-                           "time-sequence traces), each starting with config_id and one column per configuration "
+               description="Export the results database: configs, runs, clients, traces, time_sequence (TCP "
+                           "time-sequence traces) and cc_state (BBR's state: mode, BtlBw, RTprop, pacing rate, cwnd), "
+                           "each starting with config_id and one column per configuration "
                            "parameter that varies across the exported configurations (dotted names such as coap.cc).")
     exp.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
     exp.add_argument("--format", choices=("parquet", "csv"), default="parquet", help="file format (default: parquet)")
@@ -159,7 +161,8 @@ def _parser() -> argparse.ArgumentParser:
                 "  coaplab plot --kind rto --config 42b0cb9c2ca47e1c --client 3 --width one --out rto.pdf",
                 description="Draw one figure from the results database. fct / unnecessary: box plots (whiskers "
                             "p10/p90, box p25/p75, median line) per configuration; histogram: retransmissions per "
-                            "exchange; time-sequence: one TCP connection (runs with trace = true); rto: one UDP "
+                            "exchange; time-sequence: one TCP connection (runs with trace = true; with BBR a second "
+                            "panel shows cwnd, the BDP estimate, pacing rate x RTprop and the modes); rto: one UDP "
                             "client's timer and RTO estimate (runs with trace = true).")
     plot.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
     plot.add_argument("--kind", choices=("fct", "unnecessary", "histogram", "time-sequence", "rto", "load", "mac-drops"),
@@ -395,6 +398,14 @@ def _cmd_plot(args) -> int:
     return 0
 
 
+def _cc_state(trace: dict, direction: str) -> list[dict]:
+    """The congestion-controller state rows (BBR) of one stored connection trace and direction."""
+    from .store import CC_STATE_COLUMNS, cc_state_rows
+
+    rows = cc_state_rows({"seq_traces": [trace]})
+    return [dict(zip(CC_STATE_COLUMNS, r)) for r in rows if r[3] == direction]
+
+
 def _trace_figure(db: str, args, width):
     from . import figures
     from .store import ResultsDB
@@ -427,7 +438,7 @@ def _trace_figure(db: str, args, width):
                 pts = [{"time_s": p[0], "event": p[2], "seq": p[3], "length": p[4]} for p in t["points"] if p[1] == args.direction]
                 if pts:
                     caption = f"{what(cid)}, replication {run['replication']}, connection {t['connection']} ({args.direction})"
-                    return figures.time_sequence(pts, caption, width=width)
+                    return figures.time_sequence(pts, caption, width=width, cc_state=_cc_state(t, args.direction))
         raise CoaplabError("no time-sequence trace matches: run a TCP scenario with trace = true"
                            + "".join(f", {o} {getattr(args, o)}" for o in ("config", "replication", "connection")
                                      if getattr(args, o) is not None))

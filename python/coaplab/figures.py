@@ -46,9 +46,14 @@ _RC = {
     "figure.titlesize": FONT_PT + 1, "axes.linewidth": 0.6, "lines.linewidth": 1.0,
     "xtick.major.width": 0.6, "ytick.major.width": 0.6, "grid.linewidth": 0.4, "grid.color": "#d0d0d0",
     "svg.fonttype": "none",  # SVG text stays text: searchable, selectable, small
+    "svg.hashsalt": "coaplab",  # fixed element ids: the same figure gives the same SVG file
     "pdf.fonttype": 42, "ps.fonttype": 42,  # TrueType in PDFs, as publishers ask
     "savefig.bbox": "tight", "savefig.pad_inches": 0.02,
 }
+
+
+#: No creation date in SVG and PDF files: the same figure gives the same file (docs/figures).
+_NO_DATE = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}
 
 
 class Figure(_MplFigure):
@@ -64,7 +69,7 @@ class Figure(_MplFigure):
         import matplotlib
 
         with matplotlib.rc_context(_RC):
-            self.savefig(path, dpi=dpi)
+            self.savefig(path, dpi=dpi, metadata=_NO_DATE.get(ext))
         return path
 
     def to_svg(self) -> str:
@@ -75,7 +80,7 @@ class Figure(_MplFigure):
 
         buf = io.StringIO()
         with matplotlib.rc_context(_RC):
-            self.savefig(buf, format="svg")
+            self.savefig(buf, format="svg", metadata=_NO_DATE["svg"])
         text = buf.getvalue()
         return text[text.index("<svg"):]
 
@@ -247,19 +252,26 @@ def _darker(colour: str, f: float = 0.55) -> tuple:
 def _legend(fig, handles, labels, legend_title: str) -> None:
     """Above the panels, read row by row (matplotlib fills legend columns first, so the
     entries are transposed, padded with blanks, to read in order left to right)."""
-    from matplotlib.patches import Patch
-
     if len(labels) <= 1 and not legend_title:
         return
     wide = fig.get_figwidth() > 5
     ncols = min(len(labels), 6 if wide else 3)
+    handles, labels = _row_major(handles, labels, ncols)
+    fig.legend(handles, labels, title=legend_title or None,
+               loc="outside upper center", ncols=ncols, frameon=False, handlelength=1.2, columnspacing=1.0)
+
+
+def _row_major(handles, labels, ncols: int) -> tuple[list, list]:
+    """Legend entries reordered (and padded with blanks) so that a legend of ``ncols`` columns,
+    which matplotlib fills column by column, reads row by row."""
+    from matplotlib.patches import Patch
+
     nrows = math.ceil(len(labels) / ncols)
     pad = nrows * ncols - len(labels)
     handles = list(handles) + [Patch(visible=False)] * pad
     labels = list(labels) + [""] * pad
     order = [r * ncols + c for c in range(ncols) for r in range(nrows)]
-    fig.legend([handles[i] for i in order], [labels[i] for i in order], title=legend_title or None,
-               loc="outside upper center", ncols=ncols, frameon=False, handlelength=1.2, columnspacing=1.0)
+    return [handles[i] for i in order], [labels[i] for i in order]
 
 
 # --------------------------------------------------------------------------- box plots
@@ -479,24 +491,35 @@ def _get(p, k):
     return p[k] if isinstance(p, dict) else getattr(p, k)
 
 
-def time_sequence(points, caption: str = "", width: str | float = "two", height: float = 2.6) -> Figure:
+def time_sequence(points, caption: str = "", width: str | float = "two", height: float = 2.6,
+                  cc_state=None, state_height: float = 1.7) -> Figure:
     """A tcptrace-style time-sequence graph of one direction of one connection: each data
     segment a vertical bar spanning its bytes at its send time (new data blue, retransmissions
     vermilion, drawn on top of everything but drops), dropped segments as black crosses, and
     the cumulative ACK reaching the sender as a green step line. ``points`` are rows (dicts or
-    objects) with ``time_s``, ``event`` (send, retransmit, drop, ack), ``seq`` and ``length``."""
+    objects) with ``time_s``, ``event`` (send, retransmit, drop, ack), ``seq`` and ``length``.
+
+    ``cc_state``: the sender's congestion-controller state rows of that direction (BBR: rows
+    with ``time_s``, ``mode``, ``btlbw_bytes_per_s``, ``rtprop_s``, ``pacing_rate_bytes_per_s``,
+    ``cwnd_bytes``, as :meth:`coaplab.Result.cc_state_frame` gives them). When there are any, a
+    second panel (``state_height`` inches) below the graph, on the same time axis, draws
+    :func:`_cc_state_panel`. Without them (New Reno) the figure is the graph alone."""
     from matplotlib.collections import LineCollection
     from matplotlib.lines import Line2D
 
     pts = [(_get(p, "time_s"), _get(p, "event"), _get(p, "seq"), _get(p, "length")) for p in points]
     if not pts:
         raise CoaplabError("no time-sequence points to plot")
-    fig = _new_figure(width, height)
+    state = _cc_state_points(cc_state)
+    fig = _new_figure(width, height + (state_height if state else 0))
     import matplotlib
 
     colours = {"send": OKABE_ITO[0], "retransmit": OKABE_ITO[3], "ack": OKABE_ITO[2], "drop": "#000000"}
     with matplotlib.rc_context(_RC):
-        ax = fig.subplots()
+        if state:
+            ax, state_ax = fig.subplots(2, 1, sharex=True, height_ratios=[height, state_height])
+        else:
+            ax = fig.subplots()
         _style(ax)
         ax.grid(True, axis="x")
         kb = 1000.0
@@ -526,7 +549,7 @@ def time_sequence(points, caption: str = "", width: str | float = "two", height:
             td, yd = zip(*drops)
             ax.scatter(td, yd, marker="x", s=14, linewidths=0.9, color=colours["drop"], zorder=5).set_gid("drop")
         ax.autoscale_view()
-        ax.set_xlabel("time (s)")
+        (state_ax if state else ax).set_xlabel("time (s)")
         ax.set_ylabel("sequence number (kB)")
         if caption:
             ax.set_title(caption, loc="left")
@@ -538,7 +561,84 @@ def time_sequence(points, caption: str = "", width: str | float = "two", height:
                   f"dropped ({len(drops)})", "cumulative ACK"]
         fig.legend(handles, labels, loc="outside upper center", frameon=False, ncols=4, handlelength=1.4,
                    columnspacing=1.0)
+        if state:
+            _cc_state_panel(state_ax, state, end=max(p[0] for p in pts))
     return fig
+
+
+#: BBR's modes (docs/model.md "BBR") as the engine names them, with their label and band colour
+#: (light Okabe–Ito tints: the lines drawn over them stay readable).
+CC_MODES = {"startup": ("Startup", OKABE_ITO[1]), "drain": ("Drain", OKABE_ITO[4]),
+            "probe_bw": ("ProbeBW", OKABE_ITO[5]), "probe_rtt": ("ProbeRTT", OKABE_ITO[3])}
+_BAND_ALPHA = 0.16
+
+
+def _cc_state_points(rows) -> list[tuple]:
+    """(time_s, mode, BtlBw B/s, RTprop s or None, pacing rate B/s, cwnd B) in time order."""
+    out = []
+    for r in rows if rows is not None else []:
+        rtprop = _opt(r, "rtprop_s")
+        out.append((_get(r, "time_s"), _get(r, "mode"), _get(r, "btlbw_bytes_per_s"),
+                    None if rtprop is None or _nan(rtprop) or rtprop <= 0 else rtprop,
+                    _get(r, "pacing_rate_bytes_per_s"), _get(r, "cwnd_bytes")))
+    return sorted(out, key=lambda r: r[0])
+
+
+def _cc_state_panel(ax, state: list[tuple], end: float) -> None:
+    """The sender's BBR state over time: cwnd, the BDP estimate (BtlBw × RTprop) and pacing rate
+    × RTprop (the bytes one RTprop of pacing puts in flight: the BDP times the pacing gain) as
+    step lines in kB, each value held until the next row; the mode as shaded bands, labelled
+    where a band is wide enough, and in the legend below the figure."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    _style(ax)
+    ax.grid(True, axis="x")
+    kb = 1000.0
+    end = max(end, state[-1][0])
+    t = [r[0] for r in state] + [end]
+    def held(values):
+        values = list(values)
+        return values + values[-1:]
+    cwnd = held(r[5] / kb for r in state)
+    bdp = held(r[2] * r[3] / kb if r[3] is not None else math.nan for r in state)
+    paced = held(r[4] * r[3] / kb if r[3] is not None else math.nan for r in state)
+    ax.step(t, paced, where="post", color=OKABE_ITO[2], linewidth=0.9, linestyle=":", zorder=3)[0].set_gid("cc-pacing")
+    ax.step(t, bdp, where="post", color="#555555", linewidth=0.9, linestyle="--", zorder=3)[0].set_gid("cc-bdp")
+    ax.step(t, cwnd, where="post", color=OKABE_ITO[0], linewidth=1.2, zorder=4)[0].set_gid("cc-cwnd")
+    # Mode bands: from the row that entered a mode to the next row in another mode.
+    bands: list[list] = []
+    for at, mode, *_ in state:
+        if not bands or bands[-1][0] != mode:
+            if bands:
+                bands[-1][2] = at
+            bands.append([mode, at, end])
+    span = (end - state[0][0]) or 1.0
+    top = max(v for series in (cwnd, bdp, paced) for v in series if not _nan(v))
+    ax.set_ylim(0, top * 1.18 if top > 0 else 1.0)
+    for mode, start, stop in bands:
+        name, colour = CC_MODES.get(mode, (mode, "#999999"))
+        ax.axvspan(start, stop, color=colour, alpha=_BAND_ALPHA, linewidth=0, zorder=0).set_gid(f"mode-{mode}")
+        if (stop - start) / span >= 0.07:
+            ax.text((start + stop) / 2, 0.97, name, transform=ax.get_xaxis_transform(), ha="center", va="top",
+                    fontsize=FONT_PT, color="#333333", zorder=5)
+    ax.set_ylabel("window (kB)")
+    seen = [m for m in CC_MODES if any(b[0] == m for b in bands)] + sorted({b[0] for b in bands} - set(CC_MODES))
+    handles = [Line2D([], [], color=OKABE_ITO[0], linewidth=1.2),
+               Line2D([], [], color="#555555", linewidth=0.9, linestyle="--"),
+               Line2D([], [], color=OKABE_ITO[2], linewidth=0.9, linestyle=":")]
+    labels = ["cwnd", "BDP estimate (BtlBw × RTprop)", "pacing rate × RTprop"]
+    ncols = min(max(3, len(seen)), 4) if ax.figure.get_figwidth() > 5 else 2
+    if ncols > 2:  # the lines on the first row, the modes on the second
+        handles += [Patch(visible=False)] * (ncols - 3)
+        labels += [""] * (ncols - 3)
+    for m in seen:
+        name, colour = CC_MODES.get(m, (m, "#999999"))
+        handles.append(Patch(facecolor=colour, alpha=_BAND_ALPHA, linewidth=0))
+        labels.append(name)
+    handles, labels = _row_major(handles, labels, ncols)
+    ax.figure.legend(handles, labels, loc="outside lower center", frameon=False, ncols=ncols, handlelength=1.6,
+                     columnspacing=1.0)
 
 
 def rto_trace(points, caption: str = "", width: str | float = "two", height: float = 2.4) -> Figure:

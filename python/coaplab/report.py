@@ -21,6 +21,7 @@ from typing import Any
 from . import figures
 from .replstats import replication_stats
 from .stats import sum_tcp
+from .store import CC_STATE_COLUMNS, cc_state_rows
 from .tidy import Study, fmt_value, label, load, title, varying
 
 #: Traces drawn per configuration: the first traced replication's first client (UDP) or the
@@ -252,7 +253,7 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
                     f"{''.join(seq[1])}</table>"
                     '<p class="muted">Draw any of them: <code>coaplab plot --db DB --kind time-sequence --config CONFIG_ID '
                     "--replication R --connection N --out fig.pdf</code>; export them all: <code>coaplab export</code> "
-                    "(<code>time_sequence</code> table).</p></section>")
+                    "(<code>time_sequence</code> table; BBR's state: <code>cc_state</code>).</p></section>")
 
     runs = sum(len(r) for r in study.runs.values())
     where_txt = f" matching <code>{_esc(where)}</code>" if where else ""
@@ -283,10 +284,13 @@ def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
                        f'<td>{sum(len(r["seq_traces"]) for r in traced)}</td></tr>')
         if not pts:
             continue
+        state = [dict(zip(CC_STATE_COLUMNS, r)) for r in cc_state_rows({"seq_traces": [best]}) if r[3] == "down"]
         caption = (f"{what(cid)} [{cid}]: replication {first['replication']}, client {best['client']}, connection "
                    f"{best['connection']}, server → client: segments sent, retransmitted (drawn on top), dropped (×), "
-                   "and the cumulative ACK reaching the server.")
-        figs.append((fid, caption, figures.time_sequence(pts)))
+                   "and the cumulative ACK reaching the server"
+                   + ("; below, the server's BBR state: cwnd, the BDP estimate (BtlBw × RTprop), pacing rate × "
+                      "RTprop, and the mode (shaded)." if state else "."))
+        figs.append((fid, caption, figures.time_sequence(pts, cc_state=state)))
     return (figs, listing) if figs else None
 
 

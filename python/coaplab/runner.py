@@ -131,11 +131,33 @@ class Result:
         return pd.DataFrame(rows, columns=["config_id", *keys, "replication", "client", "connection", "time_s",
                                            "direction", "event", "seq", "length"])
 
+    def cc_state_frame(self):
+        """TCP runs with BBR and tracing on: the congestion controller's state (pandas), one row
+        per ACK that changed it — config_id, the varying parameters, replication, client,
+        connection, time_s, direction (the sender's: ``up`` client → server, ``down``), mode
+        (``startup``, ``drain``, ``probe_bw``, ``probe_rtt``), btlbw_bytes_per_s, rtprop_s
+        (NaN before the first RTT sample), pacing_rate_bytes_per_s, cwnd_bytes
+        (docs/model.md "BBR"). Empty for New Reno."""
+        import pandas as pd
+
+        from .store import CC_STATE_COLUMNS, cc_state_rows
+
+        keys, params = self._params()
+        rows = [
+            (cid, *(params.get(cid, {}).get(k) for k in keys), r["replication"], *row)
+            for cid, runs in self.runs.items()
+            for r in runs
+            for row in cc_state_rows(r)
+        ]
+        return pd.DataFrame(rows, columns=["config_id", *keys, "replication", *CC_STATE_COLUMNS])
+
     def plot_time_sequence(self, config_id: str | None = None, replication: int = 0, connection: int = 0,
                            direction: str = "down", width: str | float = "two"):
         """A tcptrace-style time-sequence graph of one connection (a matplotlib figure, shown
         inline by Jupyter): segments sent, retransmitted and dropped, and the ACKs reaching
-        the sender."""
+        the sender. With BBR, a second panel below on the same time axis shows the sender's
+        state (:meth:`cc_state_frame`): cwnd, the BDP estimate and pacing rate × RTprop, and the
+        modes as shaded bands."""
         from .figures import time_sequence
         from .tidy import label
 
@@ -150,8 +172,11 @@ class Result:
                                f"connection {connection}, direction {direction!r}")
         keys, params = self._params()
         what = label(params.get(cid, {}), keys) if keys else cid
+        state = self.cc_state_frame()
+        state = state[(state.config_id == cid) & (state.replication == replication)
+                      & (state.connection == connection) & (state.direction == direction)]
         return time_sequence(sel.to_dict("records"), f"{what}: replication {replication}, connection {connection} ({direction})",
-                             width=width)
+                             width=width, cc_state=state.to_dict("records"))
 
     def plot_rto(self, config_id: str | None = None, replication: int = 0, client: int = 0, width: str | float = "two"):
         """One client's armed timer and RTO estimate over time, with its RTT samples (UDP runs
@@ -449,7 +474,8 @@ def run_scenario(
                 pcap = str(Path(pcap_dir) / f"{stem}.pcap") if pcap_dir is not None else None
                 if (cid, rep) in done:
                     pcap = pcap if pcap is not None and not Path(pcap).exists() else None
-                    need_trace = trace_dir is not None and not (Path(trace_dir) / f"{stem}-trace.csv").exists()
+                    need_trace = trace_dir is not None and not all(
+                        (Path(trace_dir) / f"{stem}{suffix}").exists() for suffix in _trace_files(c))
                     if pcap is None and not need_trace:
                         continue
                     rerun[(cid, rep)] = need_trace
@@ -547,10 +573,25 @@ TRACE_COLUMNS = ("client", "time_s", "event", "exchange", "timer_s", "rto_s", "s
 SEQ_TRACE_COLUMNS = ("client", "connection", "time_s", "direction", "event", "seq", "length")
 
 
+def uses_bbr(config: dict[str, Any]) -> bool:
+    """Whether any client population of a resolved configuration runs TCP with BBR."""
+    populations = config.get("group") or [config]  # groups, each resolved, replace the base's population
+    return any(g.get("coap", {}).get("transport") == "tcp" and g.get("coap", {}).get("cc") == "bbr"
+               for g in populations)
+
+
+def _trace_files(config: dict[str, Any]) -> list[str]:
+    """The suffixes of a replication's trace files: ``-trace.csv``, and ``-cc-state.csv`` with BBR."""
+    return ["-trace.csv"] + (["-cc-state.csv"] if uses_bbr(config) else [])
+
+
 def write_traces(configs, results, directory: Path) -> None:
     """One CSV per replication run now: every client's timer / RTO trace in time order (UDP),
-    or every connection's time-sequence trace (TCP)."""
+    or every connection's time-sequence trace (TCP); runs with BBR add a second CSV,
+    ``…-cc-state.csv``, with the congestion controller's state rows (``cc_state`` table)."""
     import csv
+
+    from .store import CC_STATE_COLUMNS, cc_state_rows
 
     directory.mkdir(parents=True, exist_ok=True)
     for c in configs:
@@ -559,6 +600,11 @@ def write_traces(configs, results, directory: Path) -> None:
             if (cid, rep) not in results:
                 continue
             run, _ = results[(cid, rep)]
+            if uses_bbr(c):
+                with open(directory / f"{file_stem(c['name'])}-{cid}-rep{rep}-cc-state.csv", "w", newline="") as f:
+                    w = csv.writer(f)
+                    w.writerow(CC_STATE_COLUMNS)
+                    w.writerows(cc_state_rows(run))
             with open(directory / f"{file_stem(c['name'])}-{cid}-rep{rep}-trace.csv", "w", newline="") as f:
                 w = csv.writer(f)
                 if c["coap"]["transport"] == "tcp":

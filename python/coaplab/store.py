@@ -8,6 +8,9 @@ Tables:
 - ``clients``: one row per (configuration, replication, client); TCP runs add the client's
   connection counters (``tcp_*`` columns). TCP time-sequence traces stay in ``runs.result``.
 - ``traces``: per-client timer / RTO trace points, for runs with tracing on.
+- ``cc_state``: the congestion controller's state per TCP connection and sending direction
+  (BBR runs with tracing on; New Reno has none): mode, BtlBw, RTprop, pacing rate, cwnd after
+  every ACK that changed them (docs/model.md "BBR"; columns :data:`CC_STATE_COLUMNS`).
 
 The database records its schema version (table ``coaplab_meta``, key ``schema_version``).
 A coaplab database without one (written before versions were recorded) is version 1's
@@ -53,7 +56,7 @@ SCHEMA_VERSION = 1
 DUCKDB_CONFIG = {"autoload_known_extensions": False, "autoinstall_known_extensions": False}
 
 #: The tables every coaplab results database has.
-TABLES = ("configs", "runs", "clients", "traces")
+TABLES = ("configs", "runs", "clients", "traces", "cc_state")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS coaplab_meta (key TEXT PRIMARY KEY, value TEXT);
@@ -93,6 +96,10 @@ CREATE TABLE IF NOT EXISTS traces (
     config_id TEXT, replication INTEGER, client INTEGER, time_s DOUBLE, event TEXT, exchange INTEGER,
     timer_s DOUBLE, rto_s DOUBLE, sample_s DOUBLE, sample_kind TEXT
 );
+CREATE TABLE IF NOT EXISTS cc_state (
+    config_id TEXT, replication INTEGER, client INTEGER, connection INTEGER, time_s DOUBLE, direction TEXT,
+    mode TEXT, btlbw_bytes_per_s BIGINT, rtprop_s DOUBLE, pacing_rate_bytes_per_s BIGINT, cwnd_bytes BIGINT
+);
 """
 
 RUN_COLUMNS = ("config_id", "replication", "name", "seed", "status", "error", "events", "sim_time_s",
@@ -105,8 +112,36 @@ TCP_CLIENT_COLUMNS = ("connections", "segments_sent", "data_segments_sent", "seg
                       "fast_retransmits", "duplicate_acks")
 TRACE_COLUMNS = ("config_id", "replication", "client", "time_s", "event", "exchange", "timer_s", "rto_s",
                  "sample_s", "sample_kind")
+#: The congestion controller's state rows of a TCP run (BBR; docs/model.md "BBR", "State
+#: trace"), after config_id and replication: the client and its connection (numbered across the
+#: run, as in the time-sequence trace), time (s), the sending direction (``up`` client → server,
+#: ``down`` server → client), the mode (``startup``, ``drain``, ``probe_bw``, ``probe_rtt``),
+#: BtlBw (bytes/s), RTprop (s; empty before the first RTT sample), pacing rate (bytes/s) and
+#: cwnd (bytes).
+CC_STATE_COLUMNS = ("client", "connection", "time_s", "direction", "mode", "btlbw_bytes_per_s", "rtprop_s",
+                    "pacing_rate_bytes_per_s", "cwnd_bytes")
 CLIENT_COLUMNS = ("client", "fct_s", "first_request_s", "last_end_s", "exchanges_completed", "exchanges_failed",
                   "retransmissions", "unnecessary_retransmissions", "timeouts", "duplicate_responses")
+
+
+def cc_state_rows(result: dict[str, Any]) -> list[tuple]:
+    """A run result's congestion-controller state rows (:data:`CC_STATE_COLUMNS`), connection by
+    connection, each direction's rows in time order; none for New Reno or without tracing. The
+    engine writes RTprop 0 before the first RTT sample: that becomes ``None`` (no estimate)."""
+    return [(t["client"], t["connection"], at, direction, mode, btlbw, rtprop if rtprop > 0 else None, pacing, cwnd)
+            for t in result.get("seq_traces") or []
+            for at, direction, mode, btlbw, rtprop, pacing, cwnd in t.get("cc") or []]
+
+
+def _cc_frame(rows: list[tuple]):
+    """``cc_state`` rows (config_id, replication, then :data:`CC_STATE_COLUMNS`) as a frame whose
+    missing RTprop is a NULL, not a NaN."""
+    import pandas as pd
+
+    frame = pd.DataFrame(rows, columns=["config_id", "replication", *CC_STATE_COLUMNS])
+    return frame.astype({"replication": "int32", "client": "int32", "connection": "int32", "time_s": "float64",
+                         "btlbw_bytes_per_s": "int64", "rtprop_s": "Float64", "pacing_rate_bytes_per_s": "int64",
+                         "cwnd_bytes": "int64"})
 
 
 #: How long a reader waits, retrying, for another process (a sweep's commit) to release the
@@ -284,10 +319,30 @@ class ResultsDB:
 
     def _migrate(self, version: int | None) -> None:
         """Brings the database to SCHEMA_VERSION (``None``: a new database)."""
-        # Version 1 is SCHEMA itself (idempotent: it also adds the columns later releases of
-        # version 1 added).
+        # Version 1 is SCHEMA itself (idempotent: it also adds the columns and tables later
+        # releases of version 1 added).
+        had_cc_state = self._has_table("cc_state")
         self.con.execute(SCHEMA)
+        if version is not None and not had_cc_state:
+            self._fill_cc_state()
         self.con.execute("INSERT OR REPLACE INTO coaplab_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
+    def _has_table(self, table: str) -> bool:
+        return self.con.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' "
+                                "AND table_name = ?", (table,)).fetchone()[0] > 0
+
+    def _fill_cc_state(self) -> None:
+        """A database written before the ``cc_state`` table existed: its rows, from the stored
+        results (which always kept them, inside the time-sequence traces)."""
+        rows = []
+        for cid, rep, text in self.con.execute(
+                "SELECT config_id, replication, result FROM runs WHERE status = 'ok' AND result LIKE '%\"seq_traces\"%'"
+        ).fetchall():
+            rows.extend((cid, rep, *row) for row in cc_state_rows(json.loads(text)))
+        if rows:
+            self.con.register("cc_rows", _cc_frame(rows))
+            self.con.execute("INSERT INTO cc_state SELECT * FROM cc_rows")
+            self.con.unregister("cc_rows")
 
     def schema_version(self) -> int:
         row = self.con.execute("SELECT value FROM coaplab_meta WHERE key = 'schema_version'").fetchone()
@@ -330,7 +385,7 @@ class ResultsDB:
         runs that finished while the previous commit was being written)."""
         import pandas as pd
 
-        run_rows, client_rows, trace_rows = [], [], []
+        run_rows, client_rows, trace_rows, cc_rows = [], [], [], []
         for cid, config, rep, result, error, wall_s in batch:
             if result is None:
                 run_rows.append((cid, rep, config["name"], config["seed"], "failed", error) + (None,) * 11
@@ -351,11 +406,13 @@ class ResultsDB:
                                 *((c.get("tcp") or {}).get(k) for k in TCP_CLIENT_COLUMNS)) for c in clients)
             if traces:
                 trace_rows.extend((cid, rep, t["client"], *pt) for t in traces for pt in t["points"])
+            cc_rows.extend((cid, rep, *row) for row in cc_state_rows(result))
         frames = {
             "runs": pd.DataFrame(run_rows, columns=RUN_COLUMNS),
             "clients": pd.DataFrame(client_rows, columns=["config_id", "replication", *CLIENT_COLUMNS,
                                                           *(f"tcp_{k}" for k in TCP_CLIENT_COLUMNS)]),
             "traces": pd.DataFrame(trace_rows, columns=TRACE_COLUMNS),
+            "cc_state": _cc_frame(cc_rows),
         }
         import duckdb
 
@@ -389,7 +446,7 @@ class ResultsDB:
 
     def delete_run(self, cid: str, rep: int) -> None:
         """Removes a stored run (an emulated run measured again replaces the earlier one)."""
-        for table in ("runs", "clients", "traces"):
+        for table in ("runs", "clients", "traces", "cc_state"):
             self.con.execute(f"DELETE FROM {table} WHERE config_id = ? AND replication = ?", (cid, rep))
 
     def mark_emulated(self, cid: str, rep: int, endpoint: str, kernel: str, details: dict[str, Any]) -> None:
@@ -403,7 +460,7 @@ class ResultsDB:
         if (cid, rep) not in getattr(self, "_failed", set()):
             return
         self._failed.discard((cid, rep))
-        for table in ("runs", "clients", "traces"):
+        for table in ("runs", "clients", "traces", "cc_state"):
             self.con.execute(f"DELETE FROM {table} WHERE config_id = ? AND replication = ?", (cid, rep))
 
     def results(self, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], tuple[dict[str, Any], float]]:
@@ -419,19 +476,40 @@ class ResultsDB:
             "SELECT config_id, name, replication, error FROM runs WHERE status = 'failed' ORDER BY name, replication").fetchall()
 
     def frame(self, table: str):
-        """A table as a pandas DataFrame (``configs``, ``runs``, ``clients``, ``traces``)."""
+        """A table as a pandas DataFrame (``configs``, ``runs``, ``clients``, ``traces``, ``cc_state``)."""
         if table not in TABLES:
-            raise CoaplabError(f"table {table!r}: allowed: configs, runs, clients, traces")
+            raise CoaplabError(f"table {table!r}: allowed: {', '.join(TABLES)}")
         import duckdb
 
+        if table == "cc_state" and not self._has_table(table):
+            # Read-only, written before the table existed: the rows are in the stored results.
+            return self._cc_state_from_results()
         try:
             return self.con.execute(f"SELECT * FROM {table}").df()
         except duckdb.CatalogException:
             raise CoaplabError(f"--db: {str(self.path)!r} holds no coaplab results (no table {table!r})") from None
 
+    def _cc_state_from_results(self):
+        import duckdb
+
+        try:
+            stored = self.con.execute(
+                "SELECT config_id, replication, result FROM runs WHERE status = 'ok' AND result LIKE '%\"seq_traces\"%' "
+                "ORDER BY config_id, replication").fetchall()
+        except duckdb.CatalogException:
+            raise CoaplabError(f"--db: {str(self.path)!r} holds no coaplab results (no table 'runs')") from None
+        rows = []
+        for cid, rep, text in stored:
+            rows.extend((cid, rep, *row) for row in cc_state_rows(json.loads(text)))
+        return _cc_frame(rows)
+
     def arrow(self, table: str):
         """A table as a pyarrow Table."""
-        self.frame(table)  # validates the name
+        frame = self.frame(table)  # validates the name
+        if table == "cc_state" and not self._has_table(table):
+            import pyarrow as pa
+
+            return pa.Table.from_pandas(frame, preserve_index=False)
         rel = self.con.sql(f"SELECT * FROM {table}")
         return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
 
@@ -445,7 +523,13 @@ class ResultsDB:
         for table in TABLES:
             path = out / f"{table}.{fmt}"
             opts = "(FORMAT PARQUET)" if fmt == "parquet" else "(FORMAT CSV, HEADER)"
-            self.con.execute(f"COPY {table} TO '{path.as_posix()}' {opts}")
+            source = table
+            if not self._has_table(table):  # cc_state of a database written before it existed
+                self.con.register("cc_rows", self.frame(table))
+                source = "cc_rows"
+            self.con.execute(f"COPY {source} TO '{path.as_posix()}' {opts}")
+            if source != table:
+                self.con.unregister("cc_rows")
             written.append(path)
         return written
 

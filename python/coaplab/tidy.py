@@ -287,8 +287,9 @@ def param_columns(keys: list[str], taken: Iterable[str]) -> dict[str, str]:
 
 
 def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None = None) -> list[Path]:
-    """Writes ``configs``, ``runs``, ``clients``, ``traces`` and ``time_sequence`` (TCP
-    time-sequence traces, one row per event) as ``<table>.parquet`` or ``<table>.csv``. Every
+    """Writes ``configs``, ``runs``, ``clients``, ``traces``, ``time_sequence`` (TCP
+    time-sequence traces, one row per event) and ``cc_state`` (BBR's state rows, one per ACK
+    that changed them; none for New Reno) as ``<table>.parquet`` or ``<table>.csv``. Every
     table starts with ``config_id`` and one column per configuration parameter that varies across
     the exported configurations (dotted names: ``coap.cc``, ``link.buffer_bytes``), then its own
     columns (``replication``, ``client``, …). ``where`` keeps the configurations it matches."""
@@ -322,9 +323,15 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
                 seq_rows.extend((cid, rep, t["client"], t["connection"], *p) for p in t["points"])
         seq = pd.DataFrame(seq_rows, columns=["config_id", *TIME_SEQUENCE_COLUMNS])
         con.register("time_sequence", seq)
+        # The stored table (or, in a database written before it existed, the stored results' rows).
+        cc = db.frame("cc_state")
+        cc["_order"] = range(len(cc))  # the engine's order of rows at one instant
+        con.register("cc_state_rows", cc)
         try:
-            tables = ("configs", "runs", "clients", "traces", "time_sequence")
-            table_columns = {t: [r[0] for r in con.execute(f"DESCRIBE {t}").fetchall()] for t in tables}
+            tables = ("configs", "runs", "clients", "traces", "time_sequence", "cc_state")
+            source = {t: t for t in tables} | {"cc_state": "cc_state_rows"}
+            table_columns = {t: [r[0] for r in con.execute(f"DESCRIBE {source[t]}").fetchall() if r[0] != "_order"]
+                             for t in tables}
             # One name per parameter in every table, so that the tables join on them too.
             names = param_columns(keys, {c for cols in table_columns.values() for c in cols})
             for table in tables:
@@ -336,8 +343,9 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
                 rest = ", ".join(f't."{c}"' for c in columns if c != "config_id")
                 order = {"configs": "", "runs": " ORDER BY p.rn, t.replication", "clients": " ORDER BY p.rn, t.replication, t.client",
                          "traces": " ORDER BY p.rn, t.replication, t.client, t.time_s",
-                         "time_sequence": " ORDER BY p.rn, t.replication, t.client, t.connection, t.time_s"}[table]
-                sql = (f"SELECT t.config_id{', ' + cols if cols else ''}, {rest} FROM {table} t "
+                         "time_sequence": " ORDER BY p.rn, t.replication, t.client, t.connection, t.time_s",
+                         "cc_state": " ORDER BY p.rn, t.replication, t.client, t.connection, t.direction, t.time_s, t._order"}[table]
+                sql = (f"SELECT t.config_id{', ' + cols if cols else ''}, {rest} FROM {source[table]} t "
                        f"JOIN (SELECT *, row_number() OVER () AS rn FROM params) p ON t.config_id = p.config_id"
                        + (order or " ORDER BY p.rn"))
                 path = out / f"{table}.{fmt}"
@@ -347,4 +355,5 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
                 written.append(path)
         finally:
             con.unregister("time_sequence")
+            con.unregister("cc_state_rows")
     return written
