@@ -292,3 +292,21 @@ def test_pcap_files_of_a_name_with_slashes_stay_in_the_directory(tmp_path):
     assert r.returncode == 0, r.stderr
     files = [f.name for f in (tmp_path / "pcap").iterdir()]
     assert len(files) == 1 and files[0].startswith("___x_y-") and files[0].endswith("-rep0.pcap")
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["plot", "--kind", "time-sequence", "--direction", "sideways", "--out", "x.svg"], "invalid choice: 'sideways'"),
+    (["run"], "required: SCENARIO.toml"),
+    (["frob"], "invalid choice: 'frob'"),
+    (["run", "x.toml", "--jobs", "zero"], "--jobs"),
+])
+def test_bad_arguments_are_one_line(tmp_path, args, fragment):
+    """argparse's own errors (unknown choice, missing argument) are one line, exit code 2,
+    without the usage block."""
+    exe = Path(sys.executable).with_name("coaplab")
+    r = subprocess.run([str(exe)] + args, capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], r.stderr
+    assert "usage:" not in r.stderr and "Traceback" not in r.stderr
+    assert list(tmp_path.iterdir()) == []

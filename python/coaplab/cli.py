@@ -57,10 +57,19 @@ def _int_list(text: str) -> list[int]:
     return out
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (what is wrong and what is allowed, as
+    argparse words it, plus where the full usage is) and exit code 2 — argparse's default
+    prints the whole usage block first. Subcommand parsers inherit this class."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
     from . import __version__
 
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="coaplab", description="A laboratory for CoAP congestion control.",
         epilog="examples:\n  coaplab run examples/quick.toml\n  coaplab report --out out/report\n"
                "  coaplab plot --kind fct --x link.buffer_bytes --hue coap.cc --out fig.pdf\n"
