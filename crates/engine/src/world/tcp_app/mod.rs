@@ -318,6 +318,10 @@ impl TcpApp {
             let e = end & 1;
             prefetch(&f.timer[e]);
             prefetch(&f.ends[e]);
+            // Both ends' applications read the client (its connection, group and routes).
+            if let Some(c) = self.clients.get(f.client as usize) {
+                prefetch(c);
+            }
         }
     }
 
