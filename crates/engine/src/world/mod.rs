@@ -253,22 +253,26 @@ impl World {
         match self.sh.queue.peek_hint() {
             Some(Event::Net(e)) => {
                 self.sh.net.prefetch_for(e);
-                // A segment about to be delivered: its connection end too (a read of the
-                // packet, which the hint above may not have brought in yet).
+                // A packet about to be delivered: the state its application reads first too
+                // (a read of the packet, which the hint above may not have brought in yet).
                 if let NetEvent::Deliver(_, id) = *e {
-                    if let Some(AppPacket::Tcp(p)) = self.sh.net.packets.try_get(id).map(|p| &p.app)
-                    {
-                        let end = if p.upstream {
-                            tcp_app::SERVER
-                        } else {
-                            tcp_app::CLIENT
-                        };
-                        self.tcp.prefetch_end(p.flow, end);
+                    match self.sh.net.packets.try_get(id).map(|p| &p.app) {
+                        Some(AppPacket::Tcp(p)) => {
+                            let end = if p.upstream {
+                                tcp_app::SERVER
+                            } else {
+                                tcp_app::CLIENT
+                            };
+                            self.tcp.prefetch_end(p.flow, end);
+                        }
+                        Some(AppPacket::Udp(p)) => self.udp.prefetch_packet(p),
+                        None => {}
                     }
                 }
             }
             Some(Event::Tcp(e)) => self.tcp.prefetch_for(e),
-            Some(Event::Udp(_)) | None => {}
+            Some(Event::Udp(e)) => self.udp.prefetch_for(e),
+            None => {}
         }
     }
 
