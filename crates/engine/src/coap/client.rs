@@ -244,17 +244,6 @@ impl Client {
         &mut self.records[(index - self.base) as usize]
     }
 
-    /// Hints that exchange `index`'s record will be read soon (`sim::prefetch`).
-    #[inline]
-    pub fn prefetch_record(&self, index: u32) {
-        if let Some(rec) = index
-            .checked_sub(self.base)
-            .and_then(|i| self.records.get(i as usize))
-        {
-            crate::sim::prefetch::prefetch(rec);
-        }
-    }
-
     /// A packet of exchange `index` left the network (dropped, or delivered to the client).
     pub fn on_packet_gone(&mut self, index: u32) {
         self.record_mut(index).in_flight -= 1;

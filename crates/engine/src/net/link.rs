@@ -161,11 +161,6 @@ impl<T: Copy> Link<T> {
         }
     }
 
-    /// The packet being serialized, if any.
-    pub fn on_wire(&self) -> Option<T> {
-        self.on_wire.map(|(p, _)| p)
-    }
-
     pub fn max_queue_bytes(&self) -> u64 {
         self.queue.max_bytes
     }

@@ -266,22 +266,6 @@ impl Network {
         }
     }
 
-    /// Hints that the packet `event` is about will be read soon (`sim::prefetch`).
-    #[inline]
-    pub fn prefetch_for(&self, event: &NetEvent) {
-        match *event {
-            NetEvent::Deliver(_, id) | NetEvent::Arrive(_, id) => self.packets.prefetch(id),
-            NetEvent::TxDone(element) => {
-                if let Some(Element::Link(l)) = self.elements.get(element as usize) {
-                    if let Some(id) = l.link.on_wire() {
-                        self.packets.prefetch(id);
-                    }
-                }
-            }
-            NetEvent::Radio(..) => {}
-        }
-    }
-
     /// Handles one of the network's own events (`Deliver` is the nodes' business).
     pub fn handle(&mut self, now: Instant, event: NetEvent, q: &mut impl Scheduler) -> Handled {
         let mut out = Handled::default();

@@ -181,21 +181,6 @@ impl<E> EventQueue<E> {
             .expect("the minimum moved to current")
     }
 
-    /// A guess at the event [`EventQueue::pop`] returns next, for prefetch hints: the front of
-    /// the current instant's events, else the first entry of the lowest non-empty bucket (the
-    /// next event whenever that bucket holds one entry, the common case). Changes nothing.
-    #[inline]
-    pub fn peek_hint(&self) -> Option<&E> {
-        if let Some(e) = self.current.front() {
-            return Some(e);
-        }
-        if self.occupied == 0 {
-            return None;
-        }
-        let j = self.occupied.trailing_zeros() as usize;
-        self.buckets[j].first().map(|(_, e)| e)
-    }
-
     /// The time of the last popped event.
     pub fn now(&self) -> Instant {
         Instant::from_nanos(self.last)

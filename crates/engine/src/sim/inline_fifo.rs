@@ -1,9 +1,8 @@
 //! A FIFO whose first items live inline, in the struct that owns it, and that spills to the
 //! heap beyond that (`smallvec`). A connection's retransmission queue and its message streams
-//! hold one to three entries almost always: inline, they sit on the cache lines of the
-//! connection that the event already reads (and prefetches, `sim::prefetch`), instead of in a
-//! separate allocation that is one more cache miss per segment with thousands of connections
-//! (docs/performance.md).
+//! hold one to three entries almost always: inline, they sit next to the connection state that
+//! the event already reads, instead of in a separate allocation that is one more cache miss per
+//! segment with thousands of connections (docs/performance.md).
 //!
 //! Items `head..` of the vector are the queue. Popping advances `head`; the vector is cleared
 //! when it empties and compacted once at least half of it (and at least [`COMPACT_AT`] items)

@@ -3,6 +3,5 @@
 pub mod event_queue;
 pub mod guard;
 pub mod inline_fifo;
-pub mod prefetch;
 pub mod slab;
 pub mod streams;

@@ -34,10 +34,6 @@ impl<T: Copy> Slab<T> {
     pub fn get(&self, id: PacketId) -> T {
         self.packets[id as usize]
     }
-    /// Packet `id`, if its slot exists (a stale id may name a reused or a free slot).
-    pub fn try_get(&self, id: PacketId) -> Option<&T> {
-        self.packets.get(id as usize)
-    }
     pub fn get_ref(&self, id: PacketId) -> &T {
         &self.packets[id as usize]
     }
@@ -46,13 +42,6 @@ impl<T: Copy> Slab<T> {
     }
     pub fn set(&mut self, id: PacketId, p: T) {
         self.packets[id as usize] = p;
-    }
-    /// Hints that packet `id` will be read soon (`sim::prefetch`); nothing if it is not stored.
-    #[inline(always)]
-    pub fn prefetch(&self, id: PacketId) {
-        if let Some(p) = self.packets.get(id as usize) {
-            super::prefetch::prefetch(p);
-        }
     }
     pub fn remove(&mut self, id: PacketId) -> T {
         self.free.push(id);

@@ -90,13 +90,6 @@ pub(crate) struct Group {
     pub tcp: bool,
 }
 
-/// From this many clients on, the event loop prefetches what the next event touches
-/// (`sim::prefetch`). Below it the clients' state stays in the core's caches and the hints are
-/// pure overhead (≈ 5 % per event at 400 clients, docs/performance.md); above it they overlap
-/// the first touch of a connection or packet with the current event (TCP connections take
-/// ≈ 1.4 kB each: 1000 of them outgrow a 512 kB L2 cache). Results do not depend on it.
-const PREFETCH_MIN_CLIENTS: u32 = 1000;
-
 /// A run: the network, the applications, the groups.
 pub struct World {
     cfg: RunConfig,
@@ -105,8 +98,6 @@ pub struct World {
     udp: UdpApp,
     tcp: TcpApp,
     groups: Vec<Group>,
-    /// Issue prefetch hints for the next event ([`PREFETCH_MIN_CLIENTS`]).
-    prefetch: bool,
 }
 
 /// The run's populations: its `[[group]]`s, or one from `workload` / `coap` / `tcp`.
@@ -217,7 +208,6 @@ impl World {
             udp,
             tcp,
             groups,
-            prefetch: total >= PREFETCH_MIN_CLIENTS,
         })
     }
 
@@ -230,9 +220,6 @@ impl World {
     ) -> Result<(), crate::sim::guard::GuardStop> {
         while let Some((now, event)) = self.sh.queue.pop() {
             guard.check(now, self.sh.queue.events_processed())?;
-            if self.prefetch {
-                self.prefetch_next();
-            }
             match event {
                 Event::Net(NetEvent::Deliver(_, id)) => self.deliver(now, id),
                 Event::Net(e) => {
@@ -244,36 +231,6 @@ impl World {
             }
         }
         Ok(())
-    }
-
-    /// Hints the cache with what the next event will touch, so that its misses overlap the
-    /// handling of this one (`sim::prefetch`; changes nothing else).
-    #[inline]
-    fn prefetch_next(&self) {
-        match self.sh.queue.peek_hint() {
-            Some(Event::Net(e)) => {
-                self.sh.net.prefetch_for(e);
-                // A packet about to be delivered: the state its application reads first too
-                // (a read of the packet, which the hint above may not have brought in yet).
-                if let NetEvent::Deliver(_, id) = *e {
-                    match self.sh.net.packets.try_get(id).map(|p| &p.app) {
-                        Some(AppPacket::Tcp(p)) => {
-                            let end = if p.upstream {
-                                tcp_app::SERVER
-                            } else {
-                                tcp_app::CLIENT
-                            };
-                            self.tcp.prefetch_end(p.flow, end);
-                        }
-                        Some(AppPacket::Udp(p)) => self.udp.prefetch_packet(p),
-                        None => {}
-                    }
-                }
-            }
-            Some(Event::Tcp(e)) => self.tcp.prefetch_for(e),
-            Some(Event::Udp(e)) => self.udp.prefetch_for(e),
-            None => {}
-        }
     }
 
     /// A packet reached the end of its route: the application on that node takes it.

@@ -215,30 +215,6 @@ impl UdpApp {
         }
     }
 
-    /// Hints that the exchange record `event` is about will be read soon (`sim::prefetch`).
-    #[inline]
-    pub fn prefetch_for(&self, event: &UdpEvent) {
-        if let UdpEvent::ClientTimer {
-            client, exchange, ..
-        } = *event
-        {
-            if let Some(c) = self.clients.get(client as usize) {
-                c.prefetch_record(exchange);
-            }
-        }
-    }
-
-    /// Hints that the record of the exchange packet `p` belongs to will be read soon.
-    #[inline]
-    pub fn prefetch_packet(&self, p: &Packet) {
-        if let Some(c) = self
-            .local_index(p.client)
-            .and_then(|l| self.clients.get(l as usize))
-        {
-            c.prefetch_record(p.exchange);
-        }
-    }
-
     /// A periodic client's tick: it creates a request (started or dropped at the
     /// application) and schedules its next tick while before its deadline.
     fn tick(&mut self, now: Instant, c: u32, sh: &mut Shared) {

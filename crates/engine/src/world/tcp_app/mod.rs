@@ -38,7 +38,6 @@ use crate::metrics::{CcTraceRow, SeqTraceRow};
 use crate::net::network::RouteId;
 use crate::packet::{AppPacket, NetPacket, TcpPacket};
 use crate::sim::event_queue::EventQueue;
-use crate::sim::prefetch::prefetch;
 use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
 use crate::tcp::{CongestionKind, ConnEvent, Connection, DataArrival, Seq, State, TcpConfig};
@@ -299,28 +298,6 @@ impl TcpApp {
                     Some(at) => self.schedule_timer(flow, e, at, sh),
                     None => {}
                 }
-            }
-        }
-    }
-
-    /// Hints that the connection end `event` is for will be read soon (`sim::prefetch`).
-    #[inline]
-    pub fn prefetch_for(&self, event: &TcpEvent) {
-        if let TcpEvent::Timer { flow, end } | TcpEvent::Pace { flow, end } = *event {
-            self.prefetch_end(flow, usize::from(end));
-        }
-    }
-
-    /// Hints that end `end` of `flow` will be read soon (`sim::prefetch`).
-    #[inline]
-    pub fn prefetch_end(&self, flow: u32, end: usize) {
-        if let Some(f) = self.flows.get(flow as usize) {
-            let e = end & 1;
-            prefetch(&f.timer[e]);
-            prefetch(&f.ends[e]);
-            // Both ends' applications read the client (its connection, group and routes).
-            if let Some(c) = self.clients.get(f.client as usize) {
-                prefetch(c);
             }
         }
     }
