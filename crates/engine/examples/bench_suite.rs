@@ -8,6 +8,18 @@
 //! ```
 //! (`coaplab bench --suite` runs this.)
 //!
+//! Before/after comparisons: `--against OTHER` runs another build of this example (e.g. one
+//! built from `main` into its own target directory) side by side: per configuration and
+//! repetition, one repetition of each binary, alternating which goes first; both print their
+//! rows and the ratio of their median ns per event.
+//!
+//! ```sh
+//! git worktree add /tmp/base main && (cd /tmp/base && \
+//!     CARGO_TARGET_DIR=/tmp/base-target cargo build --release -p coaplab-engine --example bench_suite)
+//! cargo run --release -p coaplab-engine --example bench_suite -- --clients 400,4000 \
+//!     --exchanges 50 --repetitions 9 --against /tmp/base-target/release/examples/bench_suite
+//! ```
+//!
 //! Each (transport, clients) configuration runs in its own child process, so that its peak RSS
 //! is its own. Scenario: continuous workload, infinite (1 410 000 B) buffer, no errors, `cocoa`
 //! with MAX_RETRANSMIT 20 over UDP, New Reno over TCP, docs/design.md §2 defaults otherwise (the
@@ -148,6 +160,110 @@ fn child(transport: &str, clients: u32, exchanges: u32, reps: usize) {
     );
 }
 
+/// One configuration's figures as a child printed them (or several single-repetition children
+/// merged).
+struct Figures {
+    transport: String,
+    clients: String,
+    exchanges: String,
+    events: String,
+    mean_len: String,
+    sim: Vec<f64>,
+    bare: Vec<f64>,
+    ratio: Vec<f64>,
+    sim_min: f64,
+    sim_med: f64,
+    bare_min: f64,
+    bare_med: f64,
+    ratio_med: f64,
+    rss_kib: f64,
+}
+
+/// Runs `binary --child …` and parses its line.
+fn run_child(binary: &str, transport: &str, n: u32, exch: u32, reps: usize) -> Figures {
+    let out = Command::new(binary)
+        .args([
+            "--child",
+            transport,
+            &n.to_string(),
+            &exch.to_string(),
+            &reps.to_string(),
+        ])
+        .output()
+        .expect("child runs");
+    if !out.status.success() {
+        eprintln!(
+            "bench_suite: {binary}: {transport} {n} clients failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::process::exit(1)
+    }
+    let line = String::from_utf8_lossy(&out.stdout);
+    let f: Vec<&str> = line.trim().split('\t').collect();
+    let num = |i: usize| f[i].parse::<f64>().expect("child output");
+    Figures {
+        transport: f[0].to_string(),
+        clients: f[1].to_string(),
+        exchanges: f[2].to_string(),
+        events: f[3].to_string(),
+        mean_len: f[4].to_string(),
+        sim: vec![num(6)],
+        bare: vec![num(8)],
+        ratio: vec![num(9)],
+        sim_min: num(5),
+        sim_med: num(6),
+        bare_min: num(7),
+        bare_med: num(8),
+        ratio_med: num(9),
+        rss_kib: num(10),
+    }
+}
+
+/// Single-repetition runs of one binary merged: min and median over the runs.
+fn merge(runs: &[Figures]) -> Figures {
+    let cat = |g: fn(&Figures) -> &Vec<f64>| runs.iter().flat_map(g).copied().collect::<Vec<_>>();
+    let (sim, bare, ratio) = (cat(|f| &f.sim), cat(|f| &f.bare), cat(|f| &f.ratio));
+    let (sim_min, sim_med) = min_median(sim.clone());
+    let (bare_min, bare_med) = min_median(bare.clone());
+    let (_, ratio_med) = min_median(ratio.clone());
+    let first = &runs[0];
+    Figures {
+        transport: first.transport.clone(),
+        clients: first.clients.clone(),
+        exchanges: first.exchanges.clone(),
+        events: first.events.clone(),
+        mean_len: first.mean_len.clone(),
+        sim,
+        bare,
+        ratio,
+        sim_min,
+        sim_med,
+        bare_min,
+        bare_med,
+        ratio_med,
+        rss_kib: runs.iter().map(|f| f.rss_kib).fold(0.0, f64::max),
+    }
+}
+
+fn print_row(label: Option<&str>, f: &Figures) {
+    let lab = label.map(|l| format!("{l:<5} ")).unwrap_or_default();
+    println!(
+        "{lab}{:<4} {:>7} {:>6} {:>10} {:>8} | {:>8.1} {:>8.1} {:>8.2} | {:>8.1} {:>8.1} | {:>6.2} {:>7.0}",
+        f.transport,
+        f.clients,
+        f.exchanges,
+        f.events,
+        f.mean_len,
+        f.sim_min,
+        f.sim_med,
+        1e3 / f.sim_med,
+        f.bare_min,
+        f.bare_med,
+        f.ratio_med,
+        f.rss_kib / 1024.0
+    );
+}
+
 fn list<T: std::str::FromStr>(s: &str, what: &str) -> Vec<T> {
     s.split(',')
         .map(|x| {
@@ -177,6 +293,7 @@ fn main() {
     let mut clients: Vec<u32> = vec![1, 10, 100, 400, 1000, 4000, 10000];
     let mut reps = 5usize;
     let mut exchanges: Option<u32> = None;
+    let mut against: Option<String> = None;
     let mut it = args[1..].iter();
     while let Some(flag) = it.next() {
         let mut value = || {
@@ -196,9 +313,17 @@ fn main() {
             "--clients" => clients = list(&value(), "--clients"),
             "--repetitions" => reps = list(&value(), "--repetitions")[0],
             "--exchanges" => exchanges = Some(list(&value(), "--exchanges")[0]),
+            "--against" => {
+                let path = value();
+                if !std::path::Path::new(&path).is_file() {
+                    eprintln!("bench_suite: --against: {path:?} is not a file; give the path of another bench_suite binary");
+                    std::process::exit(2)
+                }
+                against = Some(path);
+            }
             other => {
                 eprintln!(
-                    "bench_suite: unknown option {other:?}; allowed: --transports, --clients, --repetitions, --exchanges"
+                    "bench_suite: unknown option {other:?}; allowed: --transports, --clients, --repetitions, --exchanges, --against"
                 );
                 std::process::exit(2)
             }
@@ -208,12 +333,20 @@ fn main() {
         eprintln!("bench_suite: --repetitions, --clients and --exchanges must be ≥ 1");
         std::process::exit(2)
     }
-    let me = std::env::current_exe().expect("own path");
+    let me = std::env::current_exe()
+        .expect("own path")
+        .to_string_lossy()
+        .into_owned();
     println!(
         "{reps} interleaved repetitions (sim, bare, …); CPU time of the running thread; continuous, infinite buffer"
     );
+    if let Some(other) = &against {
+        println!("side by side: 'this' = {me}, 'other' = {other} (one repetition each in turn)");
+    }
+    // A label column ('this', 'other') only when comparing.
+    let lab = if against.is_some() { "      " } else { "" };
     println!(
-        "{:<4} {:>7} {:>6} {:>10} {:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>7}",
+        "{lab}{:<4} {:>7} {:>6} {:>10} {:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>7}",
         "",
         "clients",
         "exch.",
@@ -228,7 +361,7 @@ fn main() {
         "peak"
     );
     println!(
-        "{:<4} {:>7} {:>6} {:>10} {:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>7}",
+        "{lab}{:<4} {:>7} {:>6} {:>10} {:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>7}",
         "",
         "",
         "/client",
@@ -245,40 +378,33 @@ fn main() {
     for transport in &transports {
         for &n in &clients {
             let exch = exchanges.unwrap_or((100_000 / n).max(50));
-            let out = Command::new(&me)
-                .args([
-                    "--child",
-                    transport,
-                    &n.to_string(),
-                    &exch.to_string(),
-                    &reps.to_string(),
-                ])
-                .output()
-                .expect("child runs");
-            if !out.status.success() {
-                eprintln!(
-                    "bench_suite: {transport} {n} clients failed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                std::process::exit(1)
+            let Some(other) = &against else {
+                let f = run_child(&me, transport, n, exch, reps);
+                print_row(None, &f);
+                continue;
+            };
+            // One repetition of each binary in turn, alternating which goes first.
+            let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+            for r in 0..reps {
+                if r % 2 == 0 {
+                    mine.push(run_child(&me, transport, n, exch, 1));
+                    theirs.push(run_child(other, transport, n, exch, 1));
+                } else {
+                    theirs.push(run_child(other, transport, n, exch, 1));
+                    mine.push(run_child(&me, transport, n, exch, 1));
+                }
             }
-            let line = String::from_utf8_lossy(&out.stdout);
-            let f: Vec<&str> = line.trim().split('\t').collect();
-            let num = |i: usize| f[i].parse::<f64>().expect("child output");
+            let (a, b) = (merge(&mine), merge(&theirs));
+            print_row(Some("this"), &a);
+            print_row(Some("other"), &b);
             println!(
-                "{:<4} {:>7} {:>6} {:>10} {:>8} | {:>8.1} {:>8.1} {:>8.2} | {:>8.1} {:>8.1} | {:>6.2} {:>7.0}",
-                f[0],
-                f[1],
-                f[2],
-                f[3],
-                f[4],
-                num(5),
-                num(6),
-                1e3 / num(6),
-                num(7),
-                num(8),
-                num(9),
-                num(10) / 1024.0
+                "      this ÷ other, median ns per event: {:.3}{}",
+                a.sim_med / b.sim_med,
+                if a.events == b.events {
+                    ""
+                } else {
+                    "  (different event counts: not the same run)"
+                }
             );
         }
     }

@@ -71,7 +71,8 @@ impl TcpMsg {
 #[derive(Clone, Debug, Default)]
 pub struct MessageStream {
     /// `(stream offset of the first byte, message)`, in writing order, from message `base` on.
-    messages: std::collections::VecDeque<(u64, TcpMsg)>,
+    /// Four inline (a stream rarely holds more than a CSM and one exchange's message).
+    messages: crate::sim::inline_fifo::InlineFifo<[(u64, TcpMsg); 4]>,
     base: usize,
     written: u64,
     /// Messages `..read` were taken by the receiver.
@@ -133,8 +134,8 @@ impl MessageStream {
             .messages
             .partition_point(|m| m.0 <= from)
             .saturating_sub(1);
-        self.messages
-            .range(first..)
+        self.messages[first..]
+            .iter()
             .enumerate()
             .map(move |(k, &(start, msg))| {
                 let end = self

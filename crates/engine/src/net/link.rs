@@ -103,11 +103,16 @@ impl<T: Copy> Link<T> {
     /// Serialization time of an IP packet of `ip_bytes`: `(ip_bytes + overhead)·8 / rate`,
     /// rounded **up** to the nanosecond so that a link never runs faster than its rate.
     pub fn serialization_time(&self, ip_bytes: u32) -> Duration {
-        let bits = u128::from(ip_bytes + self.params.overhead_bytes) * 8;
-        let rate = u128::from(self.params.rate_bps);
-        Duration::from_nanos(
-            u64::try_from((bits * 1_000_000_000).div_ceil(rate)).unwrap_or(u64::MAX),
-        )
+        let bits = u64::from(ip_bytes + self.params.overhead_bytes) * 8;
+        let rate = self.params.rate_bps;
+        // In 64-bit arithmetic when `bits · 10⁹` fits (a 128-bit division is a library
+        // call), else in 128-bit: the same value.
+        let ns = match bits.checked_mul(1_000_000_000) {
+            Some(n) => n.div_ceil(rate),
+            None => u64::try_from((u128::from(bits) * 1_000_000_000).div_ceil(u128::from(rate)))
+                .unwrap_or(u64::MAX),
+        };
+        Duration::from_nanos(ns)
     }
 
     /// A packet of `ip_bytes` reaches the link's buffer at `now`.

@@ -2,5 +2,6 @@
 
 pub mod event_queue;
 pub mod guard;
+pub mod inline_fifo;
 pub mod slab;
 pub mod streams;

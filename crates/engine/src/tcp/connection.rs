@@ -7,8 +7,6 @@
 //! The pieces: [`Congestion`] (cwnd growth), [`Recovery`] (dup-ACK loss recovery),
 //! [`RttEstimator`] (RTO), [`Receiver`] (reassembly and delayed ACKs).
 
-use std::collections::VecDeque;
-
 use coaplab_cc::Instant;
 
 use super::bbr::{AckContext, CaState, RateSample};
@@ -20,6 +18,7 @@ use super::rtt::RttEstimator;
 use super::segment::{Segment, Transmit};
 use super::seq::Seq;
 use super::timer::wheel_expiry;
+use crate::sim::inline_fifo::InlineFifo;
 
 /// RFC 9293 §3.7.1: the MSS assumed when the peer sends no MSS option.
 pub const DEFAULT_MSS: u32 = 536;
@@ -130,7 +129,9 @@ pub struct Connection {
     /// One past the last byte the application wrote.
     write_end: Seq,
     fin_queued: bool,
-    rtx: VecDeque<Sent>,
+    /// The retransmission queue; two ranges inline (a CoAP exchange has one or two in
+    /// flight per direction), more on the heap.
+    rtx: InlineFifo<[Sent; 2]>,
     cc: Congestion,
     recovery: Recovery,
     rtt: RttEstimator,
@@ -188,7 +189,7 @@ impl Connection {
             snd_sml: iss,
             write_end: iss + 1,
             fin_queued: false,
-            rtx: VecDeque::new(),
+            rtx: InlineFifo::new(),
             cc: Congestion::new(&cfg),
             recovery: Recovery::new(cfg.mss, cfg.limited_transmit, iss),
             rtt: RttEstimator::new(cfg.initial_rto, cfg.max_rto),
@@ -609,7 +610,7 @@ impl Connection {
                 *snap = Some(r);
             }
         };
-        while let Some(s) = self.rtx.front_mut() {
+        while let Some(s) = self.rtx.first_mut() {
             let end = s.seq + s.len;
             if end <= ack {
                 control += u32::from(s.syn) + u32::from(s.fin);
@@ -859,7 +860,7 @@ impl Connection {
         }
         self.head_due = false;
         let rate = self.rate_on_send(now);
-        let s = self.rtx.front_mut()?;
+        let s = self.rtx.first_mut()?;
         s.retransmitted = true;
         s.rate = rate;
         let s = *s;

@@ -12,7 +12,7 @@
 
 use coaplab_cc::{Duration, Instant};
 
-const NANOS_PER_SEC: u128 = 1_000_000_000;
+const NANOS_PER_SEC: u64 = 1_000_000_000;
 /// `LVL_CLK_SHIFT`: each level is 8 times coarser than the one below.
 const LVL_CLK_SHIFT: u32 = 3;
 /// `LVL_SIZE − 1`: buckets per level less one.
@@ -26,13 +26,13 @@ pub fn wheel_expiry(hz: u32, now: Instant, timeout: Duration) -> Instant {
     if hz == 0 {
         return now + timeout;
     }
-    let hz = u128::from(hz);
+    let hz = u64::from(hz);
     // The current jiffy: floor(t·HZ).
-    let clk = u128::from(now.nanos()) * hz / NANOS_PER_SEC;
+    let clk = mul_div(now.nanos(), hz, NANOS_PER_SEC, false);
     // The timeout in jiffies, rounded up (Linux converts with `msecs_to_jiffies`, which
     // rounds up): ceil(T·HZ).
-    let delta = (u128::from(timeout.nanos()) * hz).div_ceil(NANOS_PER_SEC) as u64;
-    let expires = clk as u64 + delta;
+    let delta = mul_div(timeout.nanos(), hz, NANOS_PER_SEC, true);
+    let expires = clk + delta;
     let mut level = 0;
     while level + 1 < LVL_DEPTH && delta >= LVL_SPAN << (LVL_CLK_SHIFT * level) {
         level += 1;
@@ -40,12 +40,38 @@ pub fn wheel_expiry(hz: u32, now: Instant, timeout: Duration) -> Instant {
     let shift = LVL_CLK_SHIFT * level;
     let jiffy = ((expires >> shift) + 1) << shift;
     // The first nanosecond of that jiffy.
-    Instant::from_nanos((u128::from(jiffy) * NANOS_PER_SEC).div_ceil(hz) as u64)
+    Instant::from_nanos(mul_div(jiffy, NANOS_PER_SEC, hz, true))
+}
+
+/// `a·b / d` rounded down (or up with `ceil`), truncated to 64 bits; in 64-bit arithmetic when
+/// `a·b` fits (a 128-bit division is a library call), else in 128-bit: the same value.
+#[inline]
+pub(crate) fn mul_div(a: u64, b: u64, d: u64, ceil: bool) -> u64 {
+    match a.checked_mul(b) {
+        Some(p) if ceil => p.div_ceil(d),
+        Some(p) => p / d,
+        None if ceil => (u128::from(a) * u128::from(b)).div_ceil(u128::from(d)) as u64,
+        None => (u128::from(a) * u128::from(b) / u128::from(d)) as u64,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The 64-bit fast path gives the 128-bit value, whether or not `a·b` fits.
+        #[test]
+        fn mul_div_is_the_128_bit_quotient(a: u64, b in 0u64..1 << 40, d in 1u64..u64::MAX, ceil: bool) {
+            let p = u128::from(a) * u128::from(b);
+            let q = if ceil { p.div_ceil(u128::from(d)) } else { p / u128::from(d) };
+            proptest::prop_assert_eq!(mul_div(a, b, d, ceil), q as u64);
+            let small = a >> 30; // products that fit in 64 bits
+            let p = u128::from(small) * u128::from(b);
+            let q = if ceil { p.div_ceil(u128::from(d)) } else { p / u128::from(d) };
+            proptest::prop_assert_eq!(mul_div(small, b, d, ceil), q as u64);
+        }
+    }
 
     fn at(ms: u64) -> Instant {
         Instant::from_nanos(ms * 1_000_000)
