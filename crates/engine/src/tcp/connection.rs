@@ -250,6 +250,19 @@ impl Connection {
         (self.snd_nxt - self.snd_una).saturating_sub(self.sacked_out)
     }
 
+    /// Linux `tcp_packets_in_flight` (include/net/tcp.h: `packets_out − (sacked_out +
+    /// lost_out) + retrans_out`), bytes, as BBR's sender sees it without SACK: the head a
+    /// duplicate-ACK threshold or a partial ACK marked lost (`tcp_newreno_mark_lost`,
+    /// net/ipv4/tcp_recovery.c) is out of the network until it is retransmitted. After a
+    /// timeout everything from `snd_nxt` on is marked lost, which `pipe` already leaves out.
+    fn packets_in_flight(&self) -> u32 {
+        let lost = match self.rtx.front() {
+            Some(s) if self.head_due => s.len,
+            _ => 0,
+        };
+        self.pipe().saturating_sub(lost)
+    }
+
     /// Linux `tcp_rate_check_app_limited` (called when the application writes): less than a
     /// segment left to send, not cwnd-limited, nothing lost waiting → app-limited until
     /// what is in flight now has been delivered.
@@ -260,8 +273,9 @@ impl Connection {
         } else {
             0
         };
-        let pipe = self.pipe();
-        if unsent < self.mss && pipe < self.cc.window() && self.snd_nxt == self.snd_max {
+        let pipe = self.packets_in_flight();
+        let nothing_lost_waiting = self.snd_nxt == self.snd_max && !self.head_due;
+        if unsent < self.mss && pipe < self.cc.window() && nothing_lost_waiting {
             self.app_limited = (self.delivered + u64::from(pipe)).max(1);
         }
     }
@@ -531,7 +545,7 @@ impl Connection {
             // RFC 5681 §2 duplicate ACK. §3.2 step 2: data sent by Limited Transmit is not
             // part of the FlightSize that sets ssthresh.
             let flight = (self.snd_nxt - self.snd_una).saturating_sub(self.limited_transmit_bytes);
-            let prior_in_flight = self.pipe();
+            let prior_in_flight = self.packets_in_flight();
             let mut losses = 0;
             match self
                 .recovery
@@ -583,7 +597,7 @@ impl Connection {
             now,
             delivered: self.delivered,
             delivered_at: self.delivered_at,
-            inflight: self.pipe(),
+            inflight: self.packets_in_flight(),
             ca_state: self.ca_state(),
         };
         let inflight = cx.inflight;
@@ -596,7 +610,7 @@ impl Connection {
 
     fn on_new_ack(&mut self, now: Instant, ack: Seq) {
         let acked = ack - self.snd_una;
-        let prior_in_flight = self.pipe();
+        let prior_in_flight = self.packets_in_flight();
         let mut control = 0; // SYN/FIN sequence numbers among the acknowledged
         let mut oldest: Option<Instant> = None;
         let mut newest: Option<Instant> = None;
@@ -854,7 +868,20 @@ impl Connection {
         if self.rtx.is_empty() {
             self.head_due = false;
         }
-        if !self.head_due || self.pacing_holds(now) {
+        if !self.head_due {
+            return None;
+        }
+        if let Some(b) = self.cc.bbr() {
+            // Linux `tcp_xmit_retransmit_queue` (net/ipv4/tcp_output.c) retransmits a lost
+            // segment only while `tcp_packets_in_flight` < cwnd. (New Reno's fast
+            // retransmit and partial-ACK retransmission go out at once, RFC 6582 §3.2.)
+            let flight = self.packets_in_flight();
+            let len = self.rtx.front().map_or(0, |s| s.len);
+            if flight > 0 && flight + len > b.cwnd {
+                return None;
+            }
+        }
+        if self.pacing_holds(now) {
             return None;
         }
         self.head_due = false;
@@ -875,8 +902,19 @@ impl Connection {
     }
 
     fn transmit_data(&mut self, now: Instant) -> Option<Transmit> {
-        let flight = self.snd_nxt - self.snd_una;
-        let window = self.cc.window() + self.recovery.allowance();
+        // BBR sends while Linux's `tcp_packets_in_flight` < cwnd (`tcp_cwnd_test`): the
+        // segments duplicate ACKs reported received are not in flight. New Reno counts
+        // everything outstanding against its inflated window (RFC 6582 §3.2).
+        // (Linux's Limited Transmit is that same count: each duplicate ACK takes a segment
+        // out of flight, so BBR's window gets no RFC 3042 allowance on top.)
+        let (flight, window) = if self.cc.bbr().is_some() {
+            (self.packets_in_flight(), self.cc.window())
+        } else {
+            (
+                self.snd_nxt - self.snd_una,
+                self.cc.window() + self.recovery.allowance(),
+            )
+        };
         if self.snd_nxt < self.snd_max {
             // Resending after a timeout, range by range as first sent.
             let i = self.rtx.partition_point(|s| s.seq < self.snd_nxt);
