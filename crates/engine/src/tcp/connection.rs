@@ -162,6 +162,9 @@ pub struct Connection {
     /// Bytes the duplicate ACKs say arrived beyond the hole (Linux's Reno SACK emulation,
     /// `sacked_out`): not in the network any more.
     sacked_out: u32,
+    /// Bytes ever marked lost (Linux `tp->lost`, for BBR's long-term sampling): the head at
+    /// a fast retransmit or a partial ACK, everything in flight at a timeout.
+    lost: u64,
     /// Smallest RTT sample (Linux `tcp_min_rtt`; its 300 s window never expires in a run).
     min_rtt: Option<coaplab_cc::Duration>,
     /// After a timeout, until everything sent before it is acknowledged (`TCP_CA_Loss`).
@@ -210,6 +213,7 @@ impl Connection {
             first_tx_at: Instant::ZERO,
             app_limited: 0,
             sacked_out: 0,
+            lost: 0,
             min_rtt: None,
             loss_until: None,
             pacing_next: None,
@@ -248,6 +252,11 @@ impl Connection {
     /// (Linux `tcp_packets_in_flight` without SACK).
     fn pipe(&self) -> u32 {
         (self.snd_nxt - self.snd_una).saturating_sub(self.sacked_out)
+    }
+
+    /// Length of the first unacknowledged range (the head), 0 if none.
+    fn head_len(&self) -> u64 {
+        self.rtx.front().map_or(0, |s| u64::from(s.len))
     }
 
     /// Linux `tcp_packets_in_flight` (include/net/tcp.h: `packets_out − (sacked_out +
@@ -451,7 +460,7 @@ impl Connection {
         }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.rto_at = None;
-            self.on_rto();
+            self.on_rto(now);
         }
     }
 
@@ -554,6 +563,7 @@ impl Connection {
                 DupAck::FastRetransmit => {
                     self.stats.fast_retransmits += 1;
                     self.head_due = true;
+                    self.lost += self.head_len();
                     losses = 1;
                 }
                 DupAck::None | DupAck::LimitedTransmit | DupAck::Inflated => {}
@@ -599,6 +609,7 @@ impl Connection {
             delivered_at: self.delivered_at,
             inflight: self.packets_in_flight(),
             ca_state: self.ca_state(),
+            lost: self.lost,
         };
         let inflight = cx.inflight;
         if let Some(b) = self.cc.bbr_mut() {
@@ -670,6 +681,7 @@ impl Connection {
             {
                 self.stats.partial_ack_retransmissions += 1;
                 self.head_due = true;
+                self.lost += self.head_len();
                 losses = 1;
             }
         }
@@ -720,7 +732,7 @@ impl Connection {
         self.rto_at = (self.snd_una != self.snd_max).then(|| self.rto_deadline(now));
     }
 
-    fn on_rto(&mut self) {
+    fn on_rto(&mut self, now: Instant) {
         self.stats.rto_expirations += 1;
         match self.state {
             State::SynSent | State::SynReceived => {
@@ -752,7 +764,18 @@ impl Connection {
                 // §4.2 (`recover`), RFC 6298 §5.5 (back off), then go back to `snd_una`:
                 // without SACK every unacknowledged range is resent as the window reopens.
                 let flight = self.snd_max - self.snd_una;
-                self.cc.on_rto(flight, self.consecutive_rtos > 0);
+                // `tcp_timeout_mark_lost`: `tp->lost` counts every segment in flight (all
+                // but a head already marked lost and not yet resent).
+                self.lost += u64::from(self.packets_in_flight() + self.sacked_out);
+                let cx = AckContext {
+                    now,
+                    delivered: self.delivered,
+                    delivered_at: self.delivered_at,
+                    inflight: 0,
+                    ca_state: CaState::Loss,
+                    lost: self.lost,
+                };
+                self.cc.on_rto(flight, self.consecutive_rtos > 0, &cx);
                 // `tcp_enter_loss`: every unacknowledged segment is lost, the duplicate ACK
                 // count forgotten, until `snd_max` is acknowledged.
                 self.sacked_out = 0;
