@@ -212,5 +212,19 @@ mod without_sack {
         c.handle_timeout(ms(13_200));
         assert_eq!(sent(&mut c, 13_200), vec![(7, true)]);
         assert_eq!(c.stats.rto_expirations, 1);
+        // 7 arrives: ACK of 8 at 13.9 s, still in the loss state (13 segments were sent
+        // before the timeout). cwnd 1 + 1 acknowledged = 2 segments → the minimum 4 (ProbeRTT
+        // keeps it at 4). Go-back-N resends 8, 9, 10, 11, one per pacing interval.
+        c.handle_segment(ms(13_900), &ack(8 * MSS));
+        assert_eq!(c.cwnd(), 4 * MSS);
+        for (i, t) in (13_900..14_100).step_by(50).enumerate() {
+            assert_eq!(sent(&mut c, t), vec![(8 + i as u32, true)], "at {t} ms");
+        }
+        assert!(sent(&mut c, 14_100).is_empty());
+        // A duplicate ACK now answers a resent segment, not new data (nothing was sent
+        // beyond the 13 segments of before the timeout): Linux does not count it as a
+        // segment out of flight (`tcp_process_loss`), so 4 stay in flight and 12 waits.
+        c.handle_segment(ms(14_200), &ack(8 * MSS));
+        assert!(sent(&mut c, 14_200).is_empty());
     }
 }

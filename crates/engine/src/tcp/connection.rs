@@ -571,9 +571,15 @@ impl Connection {
             if self.cc.bbr().is_some() {
                 // Linux `tcp_add_reno_sack`: a duplicate ACK reports one more segment
                 // received beyond the hole (`tcp_limit_reno_sacked`: at most all but one).
+                // After a timeout only once new data went out beyond what was sent before it
+                // (`tcp_process_loss`): until then a duplicate ACK answers a resent segment
+                // the receiver already had.
                 let before = self.sacked_out;
+                let counts = self.loss_until.is_none_or(|r| self.snd_max > r);
                 let cap = (self.snd_nxt - self.snd_una).saturating_sub(self.mss);
-                self.sacked_out = (self.sacked_out + self.mss).min(cap).max(before);
+                if counts {
+                    self.sacked_out = (self.sacked_out + self.mss).min(cap).max(before);
+                }
                 let newly = self.sacked_out - before;
                 self.delivered += u64::from(newly);
                 if newly > 0 {
