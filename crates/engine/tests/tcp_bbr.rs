@@ -227,4 +227,55 @@ mod without_sack {
         c.handle_segment(ms(14_200), &ack(8 * MSS));
         assert!(sent(&mut c, 14_200).is_empty());
     }
+
+    /// Linux's Reno reordering detection (`tcp_check_reno_reordering`): a duplicate ACK more
+    /// than the segments outstanding (less the hole) can explain means reordering, and
+    /// `tp->reordering` — the duplicate ACKs fast retransmit waits for — becomes the number
+    /// outstanding. (After a go-back-N the receiver answers every segment it already had
+    /// with a duplicate ACK; the kernel's `reordering` reached 36–155 on the 2 500-byte
+    /// buffer, docs/emulation.md.)
+    #[test]
+    fn surplus_duplicate_acks_set_the_reordering_threshold() {
+        let cfg = TcpConfig {
+            congestion: CongestionKind::Bbr,
+            hz: 0,
+            ..TcpConfig::default()
+        };
+        let mut c = Connection::connect(cfg, ISS);
+        sent(&mut c, 0);
+        c.handle_segment(
+            ms(600),
+            &Segment {
+                seq: PEER_ISS,
+                ack: Some(ISS + 1),
+                syn: true,
+                fin: false,
+                rst: false,
+                len: 0,
+                mss: Some(256),
+            },
+        );
+        sent(&mut c, 600);
+        // Two segments (pacing 739/256 × 1024 B / 0.6 s = 4924 B/s: 52 ms apart).
+        c.write(2 * MSS);
+        assert_eq!(sent(&mut c, 1000), vec![(0, false)]);
+        assert_eq!(sent(&mut c, 1100), vec![(1, false)]);
+        // Duplicate ACKs of 0 (2 outstanding, 1 hole): the first reports 1 segment received;
+        // the second would make 2 + 1 hole > 2 → capped at 1, reordering = 2; the third
+        // likewise. Received-count 1 < 2: no fast retransmit (a fixed threshold of 3 would
+        // resend 0 at the third).
+        for t in [1700, 1750, 1800] {
+            c.handle_segment(ms(t), &ack(0));
+            assert!(sent(&mut c, t).is_empty(), "at {t} ms");
+        }
+        assert_eq!(c.stats.fast_retransmits, 0);
+        // One more segment (in flight 2 − 1 reported = 1 < cwnd): segment 2. Its duplicate
+        // ACK makes 2 reported of 3 outstanding (2 + 1 hole ≤ 3): 2 ≥ reordering 2 → fast
+        // retransmit of 0 (the duplicate-ACK count since the last new ACK is 4).
+        c.write(MSS);
+        assert_eq!(sent(&mut c, 1900), vec![(2, false)]);
+        c.handle_segment(ms(2000), &ack(0));
+        assert_eq!(sent(&mut c, 2000), vec![(0, true)]);
+        assert_eq!(c.stats.fast_retransmits, 1);
+    }
 }

@@ -15,7 +15,7 @@ use super::bbr::{AckContext, CaState, RateSample};
 use super::config::{Nagle, TcpConfig};
 use super::congestion::Congestion;
 use super::receiver::{DataArrival, Receiver};
-use super::recovery::{DupAck, NewAck, Recovery};
+use super::recovery::{DupAck, NewAck, Recovery, DUPACK_THRESHOLD};
 use super::rtt::RttEstimator;
 use super::segment::{Segment, Transmit};
 use super::seq::Seq;
@@ -113,6 +113,9 @@ struct TxRate {
     app_limited: bool,
 }
 
+/// Linux `tcp_max_reordering`: the largest `tp->reordering`, segments.
+const MAX_REORDERING: u32 = 300;
+
 #[derive(Clone, Debug)]
 pub struct Connection {
     cfg: TcpConfig,
@@ -162,6 +165,9 @@ pub struct Connection {
     /// Bytes the duplicate ACKs say arrived beyond the hole (Linux's Reno SACK emulation,
     /// `sacked_out`): not in the network any more.
     sacked_out: u32,
+    /// Linux `tp->reordering` (BBR connections): duplicate ACKs that trigger fast
+    /// retransmit, `tcp_reordering` (3) until its Reno reordering detection raises it.
+    reordering: u32,
     /// Bytes ever marked lost (Linux `tp->lost`, for BBR's long-term sampling): the head at
     /// a fast retransmit or a partial ACK, everything in flight at a timeout.
     lost: u64,
@@ -213,6 +219,7 @@ impl Connection {
             first_tx_at: Instant::ZERO,
             app_limited: 0,
             sacked_out: 0,
+            reordering: DUPACK_THRESHOLD,
             lost: 0,
             min_rtt: None,
             loss_until: None,
@@ -556,6 +563,10 @@ impl Connection {
             let flight = (self.snd_nxt - self.snd_una).saturating_sub(self.limited_transmit_bytes);
             let prior_in_flight = self.packets_in_flight();
             let mut losses = 0;
+            let sacked_before = self.sacked_out;
+            if self.cc.bbr().is_some() {
+                self.add_reno_sack();
+            }
             match self
                 .recovery
                 .on_dup_ack(ack, flight, self.snd_max, &mut self.cc)
@@ -569,18 +580,7 @@ impl Connection {
                 DupAck::None | DupAck::LimitedTransmit | DupAck::Inflated => {}
             }
             if self.cc.bbr().is_some() {
-                // Linux `tcp_add_reno_sack`: a duplicate ACK reports one more segment
-                // received beyond the hole (`tcp_limit_reno_sacked`: at most all but one).
-                // After a timeout only once new data went out beyond what was sent before it
-                // (`tcp_process_loss`): until then a duplicate ACK answers a resent segment
-                // the receiver already had.
-                let before = self.sacked_out;
-                let counts = self.loss_until.is_none_or(|r| self.snd_max > r);
-                let cap = (self.snd_nxt - self.snd_una).saturating_sub(self.mss);
-                if counts {
-                    self.sacked_out = (self.sacked_out + self.mss).min(cap).max(before);
-                }
-                let newly = self.sacked_out - before;
+                let newly = self.sacked_out.saturating_sub(sacked_before);
                 self.delivered += u64::from(newly);
                 if newly > 0 {
                     self.delivered_at = now;
@@ -594,6 +594,34 @@ impl Connection {
                 self.bbr_on_ack(now, &rs);
             }
         }
+    }
+
+    /// Linux's Reno SACK emulation for a duplicate ACK (BBR connections), before loss
+    /// detection: `tcp_add_reno_sack` counts one more segment received beyond the hole —
+    /// after a timeout only once new data went out beyond what was sent before it
+    /// (`tcp_process_loss`; until then a duplicate ACK answers a resent segment the receiver
+    /// already had). `tcp_limit_reno_sacked` keeps the count below the segments sent minus the
+    /// holes (`lost_out`, at least one); a duplicate ACK beyond that is taken for reordering
+    /// (`tcp_check_reno_reordering`): `tp->reordering`, the duplicate ACKs fast retransmit
+    /// needs, becomes the number of segments sent (at most `tcp_max_reordering`, 300). Then
+    /// the recovery's count and threshold are Linux's (`tcp_time_to_recover`: fast
+    /// retransmit once `sacked_out` ≥ `reordering`).
+    fn add_reno_sack(&mut self) {
+        let mss = self.mss.max(1);
+        if self.loss_until.is_none_or(|r| self.snd_max > r) {
+            let packets_out = self.snd_max - self.snd_una;
+            let holes = self
+                .loss_until
+                .map_or(mss, |r| (r - self.snd_una).max(mss))
+                .min(packets_out);
+            self.sacked_out += mss;
+            if self.sacked_out + holes > packets_out {
+                self.sacked_out = packets_out - holes;
+                self.reordering = packets_out.div_ceil(mss).min(MAX_REORDERING);
+            }
+        }
+        self.recovery
+            .set_linux_count(self.sacked_out.div_ceil(mss), self.reordering);
     }
 
     /// The sender's congestion state for BBR (Linux `icsk_ca_state`).
