@@ -2,9 +2,9 @@
 //! function names in the comments are Linux's. Differences, all documented in
 //! docs/model.md: windows and rates in bytes (Linux counts packets; every data segment here
 //! but a message's tail is a full MSS), exact time instead of jiffies for the RTprop window
-//! and ProbeRTT's 200 ms, no long-term (policer) bandwidth sampling, no ACK-aggregation
-//! allowance (5.1+ `bbr_extra_acked`), no 1 % pacing margin, TSO goal 1 segment (Linux's own
-//! value below `bbr_min_tso_rate`, 1.2 Mbit/s).
+//! and ProbeRTT's 200 ms, no ACK-aggregation allowance (5.1+ `bbr_extra_acked`), no 1 %
+//! pacing margin, TSO goal 1 segment (Linux's own value below `bbr_min_tso_rate`,
+//! 1.2 Mbit/s). Long-term (policer) bandwidth sampling (`bbr_lt_bw_sampling`) is Linux's.
 
 use coaplab_cc::rng::{Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
@@ -39,6 +39,17 @@ pub const CWND_MIN_SEGMENTS: u32 = 4;
 /// `bbr_full_bw_thresh` (+25 %) and `bbr_full_bw_cnt` (3 rounds).
 pub const FULL_BW_THRESH: u32 = UNIT * 5 / 4;
 pub const FULL_BW_CNT: u32 = 3;
+/// `bbr_lt_intvl_min_rtts`: a long-term sampling interval lasts at least 4 rounds (and at
+/// most 4 × 4, else it starts again).
+pub const LT_INTVL_MIN_RTTS: u32 = 4;
+/// `bbr_lt_loss_thresh`: an interval is lossy when lost / delivered ≥ 50/256 (≈ 20 %).
+pub const LT_LOSS_THRESH: u64 = 50;
+/// `bbr_lt_bw_ratio`: two intervals' rates are consistent within 1/8 …
+pub const LT_BW_RATIO: u64 = UNIT as u64 / 8;
+/// … or `bbr_lt_bw_diff`: within 4 kbit/s (bytes per second here).
+pub const LT_BW_DIFF: u64 = 4000 / 8;
+/// `bbr_lt_bw_max_rtts`: a policed rate is used for 48 rounds.
+pub const LT_BW_MAX_RTTS: u32 = 48;
 /// `TCP_INIT_CWND`: the BDP before any RTT sample, segments.
 const INIT_CWND_SEGMENTS: u32 = 10;
 /// `3 * bbr_tso_segs_goal` with a goal of 1 segment.
@@ -105,6 +116,8 @@ pub struct AckContext {
     /// Bytes in flight after this ACK (`tcp_packets_in_flight`).
     pub inflight: u32,
     pub ca_state: CaState,
+    /// `tp->lost`: bytes ever marked lost (fast retransmit, partial ACK, timeout).
+    pub lost: u64,
 }
 
 /// Kathleen Nichols' windowed max filter (Linux lib/win_minmax.c), over round counts.
@@ -185,6 +198,18 @@ pub struct Bbr {
     pub packet_conservation: bool,
     idle_restart: bool,
     has_seen_rtt: bool,
+    /// Long-term sampling (`bbr_lt_bw_sampling`): started by a loss.
+    pub lt_is_sampling: bool,
+    /// Rounds in this interval, or (while `lt_use_bw`) rounds the policed rate was used.
+    pub lt_rtt_cnt: u32,
+    /// The policed rate is the bandwidth estimate (`bbr_bw`), ProbeBW paces at gain 1.
+    pub lt_use_bw: bool,
+    /// The last interval's rate, bytes per second (0: none).
+    pub lt_bw: u64,
+    /// Interval start: `tp->delivered`, `tp->delivered_mstamp` in whole ms, `tp->lost`.
+    lt_last_delivered: u64,
+    lt_last_stamp_ms: u64,
+    lt_last_lost: u64,
     rng: Xoshiro256pp,
 }
 
@@ -217,6 +242,13 @@ impl Bbr {
             packet_conservation: false,
             idle_restart: false,
             has_seen_rtt: false,
+            lt_is_sampling: false,
+            lt_rtt_cnt: 0,
+            lt_use_bw: false,
+            lt_bw: 0,
+            lt_last_delivered: 0,
+            lt_last_stamp_ms: 0,
+            lt_last_lost: 0,
             rng: Xoshiro256pp::seed_from_u64(seed),
         };
         b.init_pacing_rate_from_rtt(rtt);
@@ -226,6 +258,16 @@ impl Bbr {
     /// The BtlBw estimate, bytes per second (`bbr_max_bw`).
     pub fn btl_bw(&self) -> u64 {
         self.bw.get()
+    }
+
+    /// The bandwidth BBR paces and sizes cwnd with (`bbr_bw`): the policed rate while it is
+    /// in use, else BtlBw.
+    pub fn bw(&self) -> u64 {
+        if self.lt_use_bw {
+            self.lt_bw
+        } else {
+            self.btl_bw()
+        }
     }
 
     /// `bbr_init_pacing_rate_from_rtt`: `high_gain × cwnd / SRTT` (1 ms without an SRTT).
@@ -275,21 +317,27 @@ impl Bbr {
     }
 
     /// A retransmission timeout: `tcp_enter_loss` (`bbr_ssthresh` saves cwnd; every
-    /// unacknowledged segment is marked lost, so cwnd = in flight + 1 = 1 segment) and
-    /// `bbr_set_state(TCP_CA_Loss)`.
-    pub fn on_rto(&mut self) {
+    /// unacknowledged segment is marked lost — `cx.lost` counts them already — so cwnd = in
+    /// flight + 1 = 1 segment) and `bbr_set_state(TCP_CA_Loss)`, which treats the timeout as
+    /// the end of a round with a loss for the long-term sampler.
+    pub fn on_rto(&mut self, cx: &AckContext) {
         self.save_cwnd();
         self.cwnd = self.mss;
         self.prev_ca_state = CaState::Loss;
         self.full_bw = 0;
         self.round_start = true;
+        let rs = RateSample {
+            losses: 1,
+            ..RateSample::default()
+        };
+        self.lt_bw_sampling(&rs, cx);
     }
 
     /// `bbr_cwnd_event(CA_EVENT_TX_START)`: sending again after idle while app-limited.
     pub fn on_restart_from_idle(&mut self) {
         self.idle_restart = true;
         if self.mode == Mode::ProbeBw {
-            self.set_pacing_rate(self.btl_bw(), UNIT);
+            self.set_pacing_rate(self.bw(), UNIT);
         }
     }
 
@@ -302,7 +350,7 @@ impl Bbr {
         self.check_drain(cx);
         let app_limited = self.update_min_rtt(rs, cx);
         self.update_gains();
-        let bw = self.btl_bw();
+        let bw = self.bw();
         self.set_pacing_rate(bw, self.pacing_gain);
         self.set_cwnd(rs, cx, bw);
         app_limited
@@ -320,11 +368,97 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
+        self.lt_bw_sampling(rs, cx);
         let bw = (u128::from(rs.delivered) * 1_000_000_000 / u128::from(interval.nanos())) as u64;
         // Application-limited samples only count when they raise the estimate.
         if !rs.is_app_limited || bw >= self.btl_bw() {
             self.bw.update(BW_RTTS, self.rtt_cnt, bw);
         }
+    }
+
+    /// `bbr_reset_lt_bw_sampling_interval`.
+    fn reset_lt_interval(&mut self, cx: &AckContext) {
+        self.lt_last_stamp_ms = cx.delivered_at.nanos() / 1_000_000;
+        self.lt_last_delivered = cx.delivered;
+        self.lt_last_lost = cx.lost;
+        self.lt_rtt_cnt = 0;
+    }
+
+    /// `bbr_reset_lt_bw_sampling`.
+    fn reset_lt(&mut self, cx: &AckContext) {
+        self.lt_bw = 0;
+        self.lt_use_bw = false;
+        self.lt_is_sampling = false;
+        self.reset_lt_interval(cx);
+    }
+
+    /// `bbr_lt_bw_interval_done`: a lossy interval delivered at `bw` B/s. Two in a row
+    /// within 1/8 or 4 kbit/s of each other mean a policer: use their mean.
+    fn lt_interval_done(&mut self, bw: u64, cx: &AckContext) {
+        if self.lt_bw > 0 {
+            let diff = bw.abs_diff(self.lt_bw);
+            if diff * u64::from(UNIT) <= LT_BW_RATIO * self.lt_bw || rate(diff, UNIT) <= LT_BW_DIFF
+            {
+                self.lt_bw = (bw + self.lt_bw) / 2;
+                self.lt_use_bw = true;
+                self.pacing_gain = UNIT;
+                self.lt_rtt_cnt = 0;
+                return;
+            }
+        }
+        self.lt_bw = bw;
+        self.reset_lt_interval(cx);
+    }
+
+    /// `bbr_lt_bw_sampling`: token-bucket policer detection. From the first loss on, an
+    /// interval of 4–16 rounds ends at a loss once lost / delivered ≥ 20 %; its delivery
+    /// rate (over whole ms, as Linux's `lt_last_stamp`) is compared with the previous one.
+    /// While the policed rate is in use, ProbeBW drops it after 48 rounds.
+    fn lt_bw_sampling(&mut self, rs: &RateSample, cx: &AckContext) {
+        if self.lt_use_bw {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                self.lt_rtt_cnt += 1;
+                if self.lt_rtt_cnt >= LT_BW_MAX_RTTS {
+                    self.reset_lt(cx);
+                    self.reset_probe_bw_mode(cx.delivered_at);
+                }
+            }
+            return;
+        }
+        if !self.lt_is_sampling {
+            if rs.losses == 0 {
+                return;
+            }
+            self.reset_lt_interval(cx);
+            self.lt_is_sampling = true;
+        }
+        if rs.is_app_limited {
+            self.reset_lt(cx);
+            return;
+        }
+        if self.round_start {
+            self.lt_rtt_cnt += 1;
+        }
+        if self.lt_rtt_cnt < LT_INTVL_MIN_RTTS {
+            return;
+        }
+        if self.lt_rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
+            self.reset_lt(cx);
+            return;
+        }
+        if rs.losses == 0 {
+            return;
+        }
+        let lost = cx.lost - self.lt_last_lost;
+        let delivered = cx.delivered - self.lt_last_delivered;
+        if delivered == 0 || lost * u64::from(UNIT) < LT_LOSS_THRESH * delivered {
+            return;
+        }
+        let t_ms = (cx.delivered_at.nanos() / 1_000_000).saturating_sub(self.lt_last_stamp_ms);
+        if t_ms < 1 {
+            return;
+        }
+        self.lt_interval_done(delivered * 1000 / t_ms, cx);
     }
 
     /// `bbr_update_cycle_phase` / `bbr_is_next_cycle_phase`.
@@ -437,6 +571,7 @@ impl Bbr {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
             Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
             Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
+            Mode::ProbeBw if self.lt_use_bw => (UNIT, CWND_GAIN),
             Mode::ProbeBw => (PACING_GAIN[self.cycle_idx], CWND_GAIN),
             Mode::ProbeRtt => (UNIT, UNIT),
         };
@@ -551,6 +686,7 @@ mod tests {
                 delivered_at: at(self.now),
                 inflight,
                 ca_state: state,
+                lost: 0,
             };
             self.b.on_ack(&rs, &cx);
         }
@@ -680,6 +816,7 @@ mod tests {
             delivered_at: at(t),
             inflight,
             ca_state: CaState::Open,
+            lost: 0,
         };
         // (time ms, prior in flight, phase after): 640 is not > 640; 641 is.
         for (t, prior, phase) in [(640, 0, 2), (641, 0, 3)] {
@@ -760,6 +897,7 @@ mod tests {
                 delivered_at: at(t),
                 inflight,
                 ca_state: CaState::Open,
+                lost: 0,
             };
             b.on_ack(&rs, &cx)
         };
@@ -817,6 +955,7 @@ mod tests {
                 delivered_at: at(t),
                 inflight,
                 ca_state: CaState::Open,
+                lost: 0,
             };
             b.on_ack(&rs, &cx);
             assert_eq!(b.mode, mode, "at {t} ms");
@@ -846,6 +985,7 @@ mod tests {
                 delivered_at: at(t),
                 inflight,
                 ca_state: state,
+                lost: 0,
             };
             b.on_ack(&rs, &cx);
             b.cwnd
@@ -869,10 +1009,176 @@ mod tests {
         }
         // A timeout: cwnd 1 segment, then + acked (below the target), restored on leaving
         // the Loss state.
-        b.on_rto();
+        b.on_rto(&AckContext {
+            now: at(450),
+            delivered: 0,
+            delivered_at: at(400),
+            inflight: 0,
+            ca_state: CaState::Loss,
+            lost: 0,
+        });
         assert_eq!((b.cwnd, b.prior_cwnd), (256, 5632));
         assert_eq!(step(&mut b, 500, 256, 0, CaState::Loss), 1024); // min 4 segments
         assert_eq!(step(&mut b, 600, 512, 512, CaState::Loss), 1536);
         assert_eq!(step(&mut b, 700, 256, 512, CaState::Open), 5632);
+    }
+
+    /// One ACK per second, each a new round (its segment was sent after the previous
+    /// ACK), a valid 1-s delivery-rate sample of `delivered` bytes; `lost` is the
+    /// connection's running count (`tp->lost`).
+    struct LtDrive {
+        b: Bbr,
+        now: u64,
+        delivered: u64,
+    }
+
+    impl LtDrive {
+        /// ProbeBW at gain 1 with BtlBw 3750 B/s (the link), RTprop 640 ms.
+        fn new() -> Self {
+            let mut b = Bbr::new(MSS, 14 * MSS, at(0), Some(ms(640)), 1);
+            b.mode = Mode::ProbeBw;
+            b.full_bw_reached = true;
+            b.cycle_idx = 2;
+            b.bw.update(BW_RTTS, 0, 3750);
+            LtDrive {
+                b,
+                now: 0,
+                delivered: 0,
+            }
+        }
+
+        fn cx(&self, lost: u64) -> AckContext {
+            AckContext {
+                now: at(self.now),
+                delivered: self.delivered,
+                delivered_at: at(self.now),
+                inflight: 0,
+                ca_state: CaState::Open,
+                lost,
+            }
+        }
+
+        fn ack(&mut self, delivered: u64, lost: u64, losses: u32, app_limited: bool) {
+            let prior = self.delivered;
+            self.now += 1000;
+            self.delivered += delivered;
+            let rs = RateSample {
+                delivered,
+                interval: Some(Duration::from_secs(1)),
+                prior_delivered: prior,
+                acked_sacked: delivered as u32,
+                losses,
+                // RTprop renewed on every ACK: no ProbeRTT.
+                rtt: Some(ms(640)),
+                is_app_limited: app_limited,
+                ..RateSample::default()
+            };
+            self.b.on_ack(&rs, &self.cx(lost));
+        }
+    }
+
+    #[test]
+    fn long_term_sampling_detects_a_policer_and_drops_it_after_48_rounds() {
+        let mut d = LtDrive::new();
+        // (bytes delivered, lost so far, segments lost on this ACK → sampling, rounds in
+        // the interval, lt_bw, policed). Rounds count from the ACK that starts sampling.
+        let table = [
+            // 1 s: the first loss starts an interval at (1000 ms, 2000 B, 512 B lost).
+            (2000, 512, 1, true, 1, 0, false),
+            (2000, 1024, 1, true, 2, 0, false),
+            (2000, 1536, 1, true, 3, 0, false),
+            // 4 s, 4th round, a loss: lost 2048 − 512 = 1536, delivered 8000 − 2000 = 6000;
+            // 1536 · 256 = 393 216 ≥ 50 · 6000 = 300 000 (lossy) → 6000 B / 3000 ms =
+            // 2000 B/s; no earlier interval: keep it, start the next at (4000, 8000, 2048).
+            (2000, 2048, 1, true, 0, 2000, false),
+            (2100, 2560, 1, true, 1, 2000, false),
+            (2100, 3072, 0, true, 2, 2000, false),
+            (2100, 3584, 0, true, 3, 2000, false),
+            // 8 s: lost 4096 − 2048 = 2048, delivered 16 400 − 8000 = 8400; 524 288 ≥
+            // 420 000 → 8400 / 4000 ms = 2100 B/s; |2100 − 2000| · 256 = 25 600 ≤ 2000 ·
+            // 32 = 64 000 (within 1/8) → policed at (2100 + 2000) / 2 = 2050 B/s.
+            (2100, 4096, 1, true, 0, 2050, true),
+        ];
+        for (i, (delivered, lost, losses, sampling, rtts, lt_bw, policed)) in
+            table.into_iter().enumerate()
+        {
+            d.ack(delivered, lost, losses, false);
+            let b = &d.b;
+            assert_eq!(
+                (b.lt_is_sampling, b.lt_rtt_cnt, b.lt_bw, b.lt_use_bw),
+                (sampling, rtts, lt_bw, policed),
+                "ACK {}",
+                i + 1
+            );
+        }
+        // Policed: BBR paces at 1 × 2050 B/s though BtlBw still says 3750, and sizes cwnd
+        // from 2050: 2 × 2050 · 0.64 = 2624 B → 11 segments + 3 = 14 → 3584 B.
+        assert_eq!((d.b.btl_bw(), d.b.bw()), (3750, 2050));
+        assert_eq!((d.b.pacing_gain, d.b.pacing_rate), (UNIT, 2050));
+        assert_eq!(d.b.cwnd, 3584);
+        // 48 rounds in ProbeBW later the policed rate is dropped and gain cycling restarts.
+        for round in 1..48 {
+            d.ack(2050, 4096, 0, false);
+            assert_eq!((d.b.lt_use_bw, d.b.lt_rtt_cnt), (true, round));
+        }
+        d.ack(2050, 4096, 0, false);
+        assert_eq!(
+            (d.b.lt_use_bw, d.b.lt_bw, d.b.lt_is_sampling),
+            (false, 0, false)
+        );
+        assert_eq!(d.b.bw(), d.b.btl_bw());
+    }
+
+    #[test]
+    fn long_term_sampling_restarts_on_app_limited_long_or_inconsistent_intervals() {
+        // Inconsistent rates: 2000 then 1000 B/s (diff 1000: 256 000 > 64 000 and > 500 B/s)
+        // → the second becomes the candidate, not policed.
+        let mut d = LtDrive::new();
+        for (delivered, lost, losses) in [(2000, 512, 1), (2000, 1024, 1), (2000, 1536, 1)] {
+            d.ack(delivered, lost, losses, false);
+        }
+        d.ack(2000, 2048, 1, false); // lt_bw 2000, as above
+        for lost in [2304, 2560, 2816] {
+            d.ack(1000, lost, 1, false);
+        }
+        // lost 3072 − 2048 = 1024, delivered 4000: 262 144 ≥ 200 000 → 4000 / 4000 ms.
+        d.ack(1000, 3072, 1, false);
+        assert_eq!((d.b.lt_bw, d.b.lt_use_bw, d.b.lt_rtt_cnt), (1000, false, 0));
+        // Within 4 kbit/s (500 B/s) though not within 1/8: 1000 then 1400 B/s (diff 400:
+        // 102 400 > 32 000, but 400 ≤ 500) → policed at 1200.
+        for lost in [3584, 4096, 4608] {
+            d.ack(1400, lost, 1, false);
+        }
+        // lost 5120 − 3072 = 2048, delivered 5600: 524 288 ≥ 280 000 → 5600 / 4000 ms.
+        d.ack(1400, 5120, 1, false);
+        assert_eq!((d.b.lt_bw, d.b.lt_use_bw), (1200, true));
+
+        // An application-limited sample ends sampling (it would under-estimate the rate).
+        let mut d = LtDrive::new();
+        d.ack(2000, 512, 1, false);
+        assert!(d.b.lt_is_sampling);
+        d.ack(2000, 512, 0, true);
+        assert_eq!(
+            (d.b.lt_is_sampling, d.b.lt_bw, d.b.lt_rtt_cnt),
+            (false, 0, 0)
+        );
+
+        // Not lossy enough: 17 rounds without reaching 20 % → the interval is too long.
+        let mut d = LtDrive::new();
+        d.ack(2000, 512, 1, false);
+        for round in 2..=16 {
+            // Lost since the interval began: 64·round B of 2000·(round − 1) B delivered,
+            // at most 128 / 2000 = 6.4 % < 50/256 ≈ 19.5 %.
+            d.ack(2000, 512 + 512 * round / 8, 1, false);
+            assert_eq!((d.b.lt_is_sampling, d.b.lt_rtt_cnt), (true, round as u32));
+        }
+        d.ack(2000, 2048, 0, false);
+        assert_eq!((d.b.lt_is_sampling, d.b.lt_rtt_cnt), (false, 0));
+
+        // A timeout counts as a loss at the end of a round: it starts sampling.
+        let mut d = LtDrive::new();
+        let cx = d.cx(10 * 256);
+        d.b.on_rto(&cx);
+        assert_eq!((d.b.lt_is_sampling, d.b.lt_rtt_cnt), (true, 1));
     }
 }

@@ -5,7 +5,7 @@
 
 use coaplab_cc::{Duration, Instant};
 
-use super::bbr::Bbr;
+use super::bbr::{AckContext, Bbr};
 use super::config::{CongestionKind, TcpConfig};
 
 /// The congestion controller of one connection (enum dispatch).
@@ -152,7 +152,8 @@ impl Congestion {
 
     /// Retransmission timeout (RFC 5681 §3.1): `ssthresh` per eq. 4 unless the timed-out
     /// segment was already resent by the timer (`repeated`), and `cwnd` = loss window 1 SMSS.
-    pub fn on_rto(&mut self, flight: u32, repeated: bool) {
+    /// BBR also takes the connection's state after the timeout marked everything lost.
+    pub fn on_rto(&mut self, flight: u32, repeated: bool, cx: &AckContext) {
         match self {
             Congestion::NewReno(r) => {
                 if !repeated {
@@ -161,7 +162,7 @@ impl Congestion {
                 r.cwnd = r.mss;
                 r.ca_acked = 0;
             }
-            Congestion::Bbr(b) => b.on_rto(),
+            Congestion::Bbr(b) => b.on_rto(cx),
         }
     }
 }
@@ -225,13 +226,21 @@ mod tests {
     #[test]
     fn loss_and_rto_follow_rfc5681_eq4() {
         let mut c = reno();
+        let cx = AckContext {
+            now: Instant::ZERO,
+            delivered: 0,
+            delivered_at: Instant::ZERO,
+            inflight: 0,
+            ca_state: super::super::bbr::CaState::Loss,
+            lost: 0,
+        };
         // FlightSize 3000 → ssthresh = max(1500, 512) = 1500.
         assert_eq!(c.on_loss(3000), 1500);
         // FlightSize 600 → max(300, 512) = 512.
         assert_eq!(c.on_loss(600), 512);
-        c.on_rto(8000, false); // 4000
+        c.on_rto(8000, false, &cx); // 4000
         assert_eq!((c.ssthresh(), c.window()), (4000, 256));
-        c.on_rto(256, true); // the same segment timed out again: ssthresh kept
+        c.on_rto(256, true, &cx); // the same segment timed out again: ssthresh kept
         assert_eq!((c.ssthresh(), c.window()), (4000, 256));
     }
 }

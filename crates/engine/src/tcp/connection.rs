@@ -13,7 +13,7 @@ use super::bbr::{AckContext, CaState, RateSample};
 use super::config::{Nagle, TcpConfig};
 use super::congestion::Congestion;
 use super::receiver::{DataArrival, Receiver};
-use super::recovery::{DupAck, NewAck, Recovery};
+use super::recovery::{DupAck, NewAck, Recovery, DUPACK_THRESHOLD};
 use super::rtt::RttEstimator;
 use super::segment::{Segment, Transmit};
 use super::seq::Seq;
@@ -112,6 +112,9 @@ struct TxRate {
     app_limited: bool,
 }
 
+/// Linux `tcp_max_reordering`: the largest `tp->reordering`, segments.
+const MAX_REORDERING: u32 = 300;
+
 #[derive(Clone, Debug)]
 pub struct Connection {
     cfg: TcpConfig,
@@ -163,6 +166,12 @@ pub struct Connection {
     /// Bytes the duplicate ACKs say arrived beyond the hole (Linux's Reno SACK emulation,
     /// `sacked_out`): not in the network any more.
     sacked_out: u32,
+    /// Linux `tp->reordering` (BBR connections): duplicate ACKs that trigger fast
+    /// retransmit, `tcp_reordering` (3) until its Reno reordering detection raises it.
+    reordering: u32,
+    /// Bytes ever marked lost (Linux `tp->lost`, for BBR's long-term sampling): the head at
+    /// a fast retransmit or a partial ACK, everything in flight at a timeout.
+    lost: u64,
     /// Smallest RTT sample (Linux `tcp_min_rtt`; its 300 s window never expires in a run).
     min_rtt: Option<coaplab_cc::Duration>,
     /// After a timeout, until everything sent before it is acknowledged (`TCP_CA_Loss`).
@@ -211,6 +220,8 @@ impl Connection {
             first_tx_at: Instant::ZERO,
             app_limited: 0,
             sacked_out: 0,
+            reordering: DUPACK_THRESHOLD,
+            lost: 0,
             min_rtt: None,
             loss_until: None,
             pacing_next: None,
@@ -251,6 +262,24 @@ impl Connection {
         (self.snd_nxt - self.snd_una).saturating_sub(self.sacked_out)
     }
 
+    /// Length of the first unacknowledged range (the head), 0 if none.
+    fn head_len(&self) -> u64 {
+        self.rtx.front().map_or(0, |s| u64::from(s.len))
+    }
+
+    /// Linux `tcp_packets_in_flight` (include/net/tcp.h: `packets_out − (sacked_out +
+    /// lost_out) + retrans_out`), bytes, as BBR's sender sees it without SACK: the head a
+    /// duplicate-ACK threshold or a partial ACK marked lost (`tcp_newreno_mark_lost`,
+    /// net/ipv4/tcp_recovery.c) is out of the network until it is retransmitted. After a
+    /// timeout everything from `snd_nxt` on is marked lost, which `pipe` already leaves out.
+    fn packets_in_flight(&self) -> u32 {
+        let lost = match self.rtx.front() {
+            Some(s) if self.head_due => s.len,
+            _ => 0,
+        };
+        self.pipe().saturating_sub(lost)
+    }
+
     /// Linux `tcp_rate_check_app_limited` (called when the application writes): less than a
     /// segment left to send, not cwnd-limited, nothing lost waiting → app-limited until
     /// what is in flight now has been delivered.
@@ -261,8 +290,9 @@ impl Connection {
         } else {
             0
         };
-        let pipe = self.pipe();
-        if unsent < self.mss && pipe < self.cc.window() && self.snd_nxt == self.snd_max {
+        let pipe = self.packets_in_flight();
+        let nothing_lost_waiting = self.snd_nxt == self.snd_max && !self.head_due;
+        if unsent < self.mss && pipe < self.cc.window() && nothing_lost_waiting {
             self.app_limited = (self.delivered + u64::from(pipe)).max(1);
         }
     }
@@ -438,7 +468,7 @@ impl Connection {
         }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.rto_at = None;
-            self.on_rto();
+            self.on_rto(now);
         }
     }
 
@@ -532,8 +562,12 @@ impl Connection {
             // RFC 5681 §2 duplicate ACK. §3.2 step 2: data sent by Limited Transmit is not
             // part of the FlightSize that sets ssthresh.
             let flight = (self.snd_nxt - self.snd_una).saturating_sub(self.limited_transmit_bytes);
-            let prior_in_flight = self.pipe();
+            let prior_in_flight = self.packets_in_flight();
             let mut losses = 0;
+            let sacked_before = self.sacked_out;
+            if self.cc.bbr().is_some() {
+                self.add_reno_sack();
+            }
             match self
                 .recovery
                 .on_dup_ack(ack, flight, self.snd_max, &mut self.cc)
@@ -541,17 +575,13 @@ impl Connection {
                 DupAck::FastRetransmit => {
                     self.stats.fast_retransmits += 1;
                     self.head_due = true;
+                    self.lost += self.head_len();
                     losses = 1;
                 }
                 DupAck::None | DupAck::LimitedTransmit | DupAck::Inflated => {}
             }
             if self.cc.bbr().is_some() {
-                // Linux `tcp_add_reno_sack`: a duplicate ACK reports one more segment
-                // received beyond the hole (`tcp_limit_reno_sacked`: at most all but one).
-                let before = self.sacked_out;
-                let cap = (self.snd_nxt - self.snd_una).saturating_sub(self.mss);
-                self.sacked_out = (self.sacked_out + self.mss).min(cap).max(before);
-                let newly = self.sacked_out - before;
+                let newly = self.sacked_out.saturating_sub(sacked_before);
                 self.delivered += u64::from(newly);
                 if newly > 0 {
                     self.delivered_at = now;
@@ -565,6 +595,34 @@ impl Connection {
                 self.bbr_on_ack(now, &rs);
             }
         }
+    }
+
+    /// Linux's Reno SACK emulation for a duplicate ACK (BBR connections), before loss
+    /// detection: `tcp_add_reno_sack` counts one more segment received beyond the hole —
+    /// after a timeout only once new data went out beyond what was sent before it
+    /// (`tcp_process_loss`; until then a duplicate ACK answers a resent segment the receiver
+    /// already had). `tcp_limit_reno_sacked` keeps the count below the segments sent minus the
+    /// holes (`lost_out`, at least one); a duplicate ACK beyond that is taken for reordering
+    /// (`tcp_check_reno_reordering`): `tp->reordering`, the duplicate ACKs fast retransmit
+    /// needs, becomes the number of segments sent (at most `tcp_max_reordering`, 300). Then
+    /// the recovery's count and threshold are Linux's (`tcp_time_to_recover`: fast
+    /// retransmit once `sacked_out` ≥ `reordering`).
+    fn add_reno_sack(&mut self) {
+        let mss = self.mss.max(1);
+        if self.loss_until.is_none_or(|r| self.snd_max > r) {
+            let packets_out = self.snd_max - self.snd_una;
+            let holes = self
+                .loss_until
+                .map_or(mss, |r| (r - self.snd_una).max(mss))
+                .min(packets_out);
+            self.sacked_out += mss;
+            if self.sacked_out + holes > packets_out {
+                self.sacked_out = packets_out - holes;
+                self.reordering = packets_out.div_ceil(mss).min(MAX_REORDERING);
+            }
+        }
+        self.recovery
+            .set_linux_count(self.sacked_out.div_ceil(mss), self.reordering);
     }
 
     /// The sender's congestion state for BBR (Linux `icsk_ca_state`).
@@ -584,8 +642,9 @@ impl Connection {
             now,
             delivered: self.delivered,
             delivered_at: self.delivered_at,
-            inflight: self.pipe(),
+            inflight: self.packets_in_flight(),
             ca_state: self.ca_state(),
+            lost: self.lost,
         };
         let inflight = cx.inflight;
         if let Some(b) = self.cc.bbr_mut() {
@@ -597,7 +656,7 @@ impl Connection {
 
     fn on_new_ack(&mut self, now: Instant, ack: Seq) {
         let acked = ack - self.snd_una;
-        let prior_in_flight = self.pipe();
+        let prior_in_flight = self.packets_in_flight();
         let mut control = 0; // SYN/FIN sequence numbers among the acknowledged
         let mut oldest: Option<Instant> = None;
         let mut newest: Option<Instant> = None;
@@ -657,6 +716,7 @@ impl Connection {
             {
                 self.stats.partial_ack_retransmissions += 1;
                 self.head_due = true;
+                self.lost += self.head_len();
                 losses = 1;
             }
         }
@@ -707,7 +767,7 @@ impl Connection {
         self.rto_at = (self.snd_una != self.snd_max).then(|| self.rto_deadline(now));
     }
 
-    fn on_rto(&mut self) {
+    fn on_rto(&mut self, now: Instant) {
         self.stats.rto_expirations += 1;
         match self.state {
             State::SynSent | State::SynReceived => {
@@ -739,7 +799,18 @@ impl Connection {
                 // §4.2 (`recover`), RFC 6298 §5.5 (back off), then go back to `snd_una`:
                 // without SACK every unacknowledged range is resent as the window reopens.
                 let flight = self.snd_max - self.snd_una;
-                self.cc.on_rto(flight, self.consecutive_rtos > 0);
+                // `tcp_timeout_mark_lost`: `tp->lost` counts every segment in flight (all
+                // but a head already marked lost and not yet resent).
+                self.lost += u64::from(self.packets_in_flight() + self.sacked_out);
+                let cx = AckContext {
+                    now,
+                    delivered: self.delivered,
+                    delivered_at: self.delivered_at,
+                    inflight: 0,
+                    ca_state: CaState::Loss,
+                    lost: self.lost,
+                };
+                self.cc.on_rto(flight, self.consecutive_rtos > 0, &cx);
                 // `tcp_enter_loss`: every unacknowledged segment is lost, the duplicate ACK
                 // count forgotten, until `snd_max` is acknowledged.
                 self.sacked_out = 0;
@@ -855,7 +926,20 @@ impl Connection {
         if self.rtx.is_empty() {
             self.head_due = false;
         }
-        if !self.head_due || self.pacing_holds(now) {
+        if !self.head_due {
+            return None;
+        }
+        if let Some(b) = self.cc.bbr() {
+            // Linux `tcp_xmit_retransmit_queue` (net/ipv4/tcp_output.c) retransmits a lost
+            // segment only while `tcp_packets_in_flight` < cwnd. (New Reno's fast
+            // retransmit and partial-ACK retransmission go out at once, RFC 6582 §3.2.)
+            let flight = self.packets_in_flight();
+            let len = self.rtx.front().map_or(0, |s| s.len);
+            if flight > 0 && flight + len > b.cwnd {
+                return None;
+            }
+        }
+        if self.pacing_holds(now) {
             return None;
         }
         self.head_due = false;
@@ -876,8 +960,19 @@ impl Connection {
     }
 
     fn transmit_data(&mut self, now: Instant) -> Option<Transmit> {
-        let flight = self.snd_nxt - self.snd_una;
-        let window = self.cc.window() + self.recovery.allowance();
+        // BBR sends while Linux's `tcp_packets_in_flight` < cwnd (`tcp_cwnd_test`): the
+        // segments duplicate ACKs reported received are not in flight. New Reno counts
+        // everything outstanding against its inflated window (RFC 6582 §3.2).
+        // (Linux's Limited Transmit is that same count: each duplicate ACK takes a segment
+        // out of flight, so BBR's window gets no RFC 3042 allowance on top.)
+        let (flight, window) = if self.cc.bbr().is_some() {
+            (self.packets_in_flight(), self.cc.window())
+        } else {
+            (
+                self.snd_nxt - self.snd_una,
+                self.cc.window() + self.recovery.allowance(),
+            )
+        };
         if self.snd_nxt < self.snd_max {
             // Resending after a timeout, range by range as first sent.
             let i = self.rtx.partition_point(|s| s.seq < self.snd_nxt);

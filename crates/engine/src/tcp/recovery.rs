@@ -14,6 +14,12 @@ pub struct Recovery {
     mss: u32,
     limited_transmit: bool,
     dupacks: u32,
+    /// Duplicate ACKs that trigger fast retransmit: RFC 5681's 3; Linux's `tp->reordering`
+    /// for BBR connections (set by its Reno reordering detection).
+    dupthresh: u32,
+    /// BBR connections: this duplicate ACK's count is Linux's `sacked_out` (capped), and fast
+    /// retransmit is due whenever it reaches the threshold.
+    linux_count: Option<u32>,
     in_recovery: bool,
     /// RFC 6582 `recover`, stored as one past the highest sequence number sent when
     /// recovery (or a timeout) began: an ACK at or beyond it covers all that data.
@@ -50,6 +56,8 @@ impl Recovery {
             mss,
             limited_transmit,
             dupacks: 0,
+            dupthresh: DUPACK_THRESHOLD,
+            linux_count: None,
             in_recovery: false,
             recover: isn,
         }
@@ -63,10 +71,19 @@ impl Recovery {
         self.dupacks
     }
 
+    /// Linux's duplicate-ACK count for BBR connections, for the next duplicate ACK: the
+    /// segments its Reno SACK emulation reports received (`sacked_out`, capped) with this
+    /// ACK counted, and its threshold `tp->reordering` (`tcp_newreno_mark_lost` marks the
+    /// head lost, `tcp_time_to_recover` starts recovery, once `sacked_out` ≥ `reordering`).
+    pub fn set_linux_count(&mut self, sacked_segments: u32, dupthresh: u32) {
+        self.linux_count = Some(sacked_segments);
+        self.dupthresh = dupthresh;
+    }
+
     /// Bytes the sender may have outstanding beyond `cwnd`: RFC 3042 allows `cwnd + 2·SMSS`
     /// on the first two duplicate ACKs.
     pub fn allowance(&self) -> u32 {
-        if self.limited_transmit && !self.in_recovery && self.dupacks < DUPACK_THRESHOLD {
+        if self.limited_transmit && !self.in_recovery && self.dupacks < self.dupthresh {
             self.dupacks * self.mss
         } else {
             0
@@ -82,19 +99,20 @@ impl Recovery {
         snd_max: Seq,
         cc: &mut Congestion,
     ) -> DupAck {
+        let linux = self.linux_count.take();
         if self.in_recovery {
             cc.set_window(cc.window() + self.mss);
             return DupAck::Inflated;
         }
-        self.dupacks += 1;
-        if self.dupacks < DUPACK_THRESHOLD {
+        self.dupacks = linux.unwrap_or(self.dupacks + 1);
+        if self.dupacks < self.dupthresh {
             return if self.limited_transmit {
                 DupAck::LimitedTransmit
             } else {
                 DupAck::None
             };
         }
-        if self.dupacks > DUPACK_THRESHOLD {
+        if self.dupacks > self.dupthresh && linux.is_none() {
             return DupAck::None;
         }
         // Step 2: only if the ACK covers all data sent before the last recovery or timeout
