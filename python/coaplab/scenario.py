@@ -33,7 +33,9 @@ from .errors import ScenarioError
 #: Bumped whenever the simulation model changes results; part of every configuration identity.
 #: model-2: TCP connection start as Linux does it and HZ 250 retransmission timers
 #: (docs/model.md "Connection start", "Host timers"); TCP results changed, UDP results did not.
-MODEL_VERSION = "coaplab-model-2"
+#: model-3: BBR connections count in flight and detect reordering as Linux does without SACK
+#: (docs/model.md "BBR"), and BBR's long-term bandwidth sampling; only BBR results changed.
+MODEL_VERSION = "coaplab-model-3"
 
 #: The most configurations one scenario's sweep may expand to; larger studies are split into
 #: several scenario files (each is checked and resumed on its own).

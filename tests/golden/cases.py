@@ -90,6 +90,14 @@ def cases() -> list[dict]:
         _case("g-tcp-duration", link={"errors": "medium"}, workload={"clients": 4, "duration_s": 40.0}, coap=tcp),
         _case("g-tcp-fw-4-28200-low", link={"buffer_bytes": 28200, "errors": "low"},
               workload={"kind": "firmware", "clients": 4, "resource_bytes": 20000}, coap=tcp, trace=False),
+        # BBR (model 3): pacing, the state rows, loss recovery with Linux's in-flight count and
+        # reordering detection (2500 B), no loss (infinite buffer), several clients with errors.
+        _case("g-bbr-fw-2500", workload={"kind": "firmware", "clients": 1, "resource_bytes": 40000},
+              coap={"transport": "tcp", "cc": "bbr"}),
+        _case("g-bbr-fw-inf", link={"buffer_bytes": 1410000}, workload={"kind": "firmware", "clients": 1},
+              coap={"transport": "tcp", "cc": "bbr"}),
+        _case("g-bbr-10-medium", link={"errors": "medium"}, workload={"clients": 10, "exchanges": 10},
+              coap={"transport": "tcp", "cc": "bbr"}),
     ]
     return out + udp + tcps
 

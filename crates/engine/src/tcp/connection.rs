@@ -264,7 +264,7 @@ impl Connection {
 
     /// Length of the first unacknowledged range (the head), 0 if none.
     fn head_len(&self) -> u64 {
-        self.rtx.front().map_or(0, |s| u64::from(s.len))
+        self.rtx.first().map_or(0, |s| u64::from(s.len))
     }
 
     /// Linux `tcp_packets_in_flight` (include/net/tcp.h: `packets_out − (sacked_out +
@@ -273,7 +273,7 @@ impl Connection {
     /// net/ipv4/tcp_recovery.c) is out of the network until it is retransmitted. After a
     /// timeout everything from `snd_nxt` on is marked lost, which `pipe` already leaves out.
     fn packets_in_flight(&self) -> u32 {
-        let lost = match self.rtx.front() {
+        let lost = match self.rtx.first() {
             Some(s) if self.head_due => s.len,
             _ => 0,
         };
@@ -934,7 +934,7 @@ impl Connection {
             // segment only while `tcp_packets_in_flight` < cwnd. (New Reno's fast
             // retransmit and partial-ACK retransmission go out at once, RFC 6582 §3.2.)
             let flight = self.packets_in_flight();
-            let len = self.rtx.front().map_or(0, |s| s.len);
+            let len = self.rtx.first().map_or(0, |s| s.len);
             if flight > 0 && flight + len > b.cwnd {
                 return None;
             }
