@@ -108,6 +108,26 @@ mod without_sack {
     /// Data segments sent: (segment number, retransmission).
     type Sent = Vec<(u32, bool)>;
 
+    /// A connection that sent its SYN at 0 and got the SYN-ACK (MSS 256) at 600 ms.
+    fn connected_at_600_ms(cfg: TcpConfig) -> Connection {
+        let mut c = Connection::connect(cfg, ISS);
+        sent(&mut c, 0);
+        c.handle_segment(
+            ms(600),
+            &Segment {
+                seq: PEER_ISS,
+                ack: Some(ISS + 1),
+                syn: true,
+                fin: false,
+                rst: false,
+                len: 0,
+                mss: Some(256),
+            },
+        );
+        sent(&mut c, 600);
+        c
+    }
+
     /// Data segments sent at `t`.
     fn sent(c: &mut Connection, t: u64) -> Sent {
         std::iter::from_fn(|| c.poll_transmit(ms(t)))
@@ -128,24 +148,10 @@ mod without_sack {
             hz: 0,
             ..TcpConfig::default()
         };
-        let mut c = Connection::connect(cfg, ISS);
-        sent(&mut c, 0);
         // SYN-ACK at 600 ms: RTT 600 ms → RTO 600 + 4·300 = 1800 ms; BBR's RTprop 600 ms,
         // stamped at 600 ms (expires after 10.6 s). Pacing before any bandwidth sample:
         // 739/256 × 1536 B / 0.6 s = 2560 · 739 / 256 = 7390 B/s: a segment per 34.6 ms.
-        c.handle_segment(
-            ms(600),
-            &Segment {
-                seq: PEER_ISS,
-                ack: Some(ISS + 1),
-                syn: true,
-                fin: false,
-                rst: false,
-                len: 0,
-                mss: Some(256),
-            },
-        );
-        sent(&mut c, 600);
+        let mut c = connected_at_600_ms(cfg);
         c.write(40 * MSS);
         // The initial window, 6 segments, one per pacing interval (polled every 50 ms).
         for (i, t) in (9000..9300).step_by(50).enumerate() {
@@ -241,21 +247,7 @@ mod without_sack {
             hz: 0,
             ..TcpConfig::default()
         };
-        let mut c = Connection::connect(cfg, ISS);
-        sent(&mut c, 0);
-        c.handle_segment(
-            ms(600),
-            &Segment {
-                seq: PEER_ISS,
-                ack: Some(ISS + 1),
-                syn: true,
-                fin: false,
-                rst: false,
-                len: 0,
-                mss: Some(256),
-            },
-        );
-        sent(&mut c, 600);
+        let mut c = connected_at_600_ms(cfg);
         // Two segments (pacing 739/256 × 1024 B / 0.6 s = 4924 B/s: 52 ms apart).
         c.write(2 * MSS);
         assert_eq!(sent(&mut c, 1000), vec![(0, false)]);
