@@ -133,6 +133,56 @@ def test_third_party_endpoints_block_wise(client, server, tmp_path):
     assert _ours() == []
 
 
+def _need_libcoap(tool: str) -> None:
+    if not any(shutil.which(n) for n in (f"coap-{tool}", f"coap-{tool}-notls")):
+        if os.environ.get("CI"):
+            pytest.fail("libcoap3-bin is required in CI (scripts/test.sh installs it as root)")
+        pytest.skip(f"libcoap's coap-{tool} is not installed (apt-get install libcoap3-bin)")
+
+
+@pytest.mark.parametrize("cc", ["default", "cocoa"])
+def test_coaplab_client_against_libcoap_server(cc, tmp_path):
+    """coaplab's client fetches the 2048-byte firmware resource (8 blocks of 256 B) from
+    libcoap's coap-server, loaded with it by a PUT before the run.
+
+    libcoap's block responses carry an ETag (2 bytes) and Size2 (4 bytes) that the simulator's
+    do not: 4 + 6 + 3 (Block2) + 1 + 256 = 270 bytes of CoAP, 298 of IP, above the 296-byte MTU,
+    so each travels as two IP fragments (the first with 296 − 20 = 276 → 272 bytes of data, a
+    multiple of 8; the second with 278 − 272 = 6 bytes + 20 of header). Packets sent: 8 requests
+    + 8 × 2 fragments = 24 (the simulator: 16). The second fragment's 26 bytes take
+    26 × 8 / 30 kbit/s = 6.9 ms on the downlink per block, about 1 % of a ~0.713 s exchange:
+    tolerance 3 % of the simulated FCT, as for the other third-party endpoints."""
+    _need_root()
+    _need_libcoap("server")
+    _need_libcoap("client")
+    scenario = {**SMALL_FIRMWARE, "coap": {"cc": cc}}
+    before = _libcoap_servers()
+    (sim, emu), = em.crossval(scenario, server="libcoap", progress=False, out_dir=tmp_path)
+    assert emu["exchanges_completed"] == sim["exchanges_completed"] == 8
+    assert emu["exchanges_failed"] == 0
+    assert emu["retransmission_histogram"] == sim["retransmission_histogram"] == [8]
+    assert sim["packets"]["sent"] == 16
+    assert emu["packets"]["sent"] == 24
+    assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.03)
+    assert _ours() == []
+    assert (next(tmp_path.iterdir()) / "resource.bin").stat().st_size == 2048
+    assert _libcoap_servers() - before == set(), "coap-server outlived the run"
+
+
+def _libcoap_servers() -> set[int]:
+    """PIDs of coap-server processes started the way coaplab starts them (or their `timeout`)."""
+    found = set()
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cmd = (d / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if any(b"coap-server" in a for a in cmd) and b"192.0.2.1" in cmd:
+                found.add(int(d.name))
+    return found
+
+
 def test_sigint_to_the_command_removes_everything(tmp_path):
     """SIGINT while a run is under way: the command exits 130 and leaves no namespace, no
     interface and no process behind."""
@@ -271,4 +321,19 @@ def test_unsupported_combinations_are_one_line_errors(tmp_path, capsys):
     groups.write_text('[[group]]\nname = "a"\n[group.workload]\nclients = 1\n')
     assert main(["emulate", str(groups), "--no-db"]) == 2
     assert "client groups ([[group]]) are not supported" in capsys.readouterr().err
+    assert main(["emulate", str(tcp), "--server", "libcoap", "--no-db"]) == 2
+    assert capsys.readouterr().err.strip() == ("coaplab: error: emulate: over TCP only coaplab's endpoints run so far "
+                                               "(--client coaplab --server coaplab)")
+    fasor = tmp_path / "fasor.toml"
+    fasor.write_text('[workload]\nkind = "firmware"\n[coap]\ncc = "fasor-rc"\n')
+    assert main(["emulate", str(fasor), "--server", "libcoap", "--no-db"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "coaplab: error: coap.cc: 'fasor-rc' with --server libcoap is not emulated: only coaplab's server echoes "
+        "FASOR's Rexmit-Cnt option; use --server coaplab or another algorithm")
+    big = tmp_path / "big.toml"
+    big.write_text('[workload]\nkind = "continuous"\nresponse_bytes = 2000\n')
+    assert main(["emulate", str(big), "--server", "libcoap", "--no-db"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "coaplab: error: workload.response_bytes: 2000 with --server libcoap; allowed: at most 1024 "
+        "(libcoap answers larger bodies block-wise)")
     assert _ours() == []
