@@ -191,6 +191,20 @@ def test_continuous_against_libcoap_server(tmp_path):
     assert _ours() == []
 
 
+def test_missing_coap_server_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    """--server libcoap without libcoap's coap-server installed: refused before anything is
+    created."""
+    _need_root()
+    which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name: None if name.startswith("coap-server") else which(name))
+    fw = tmp_path / "fw.toml"
+    fw.write_text('[workload]\nkind = "firmware"\n')
+    assert main(["emulate", str(fw), "--server", "libcoap", "--no-db"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "coaplab: error: emulate: libcoap's coap-server is missing; apt-get install libcoap3-bin")
+    assert _ours() == []
+
+
 def _libcoap_servers() -> set[int]:
     """PIDs of coap-server processes started the way coaplab starts them (or their `timeout`)."""
     found = set()

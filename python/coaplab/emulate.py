@@ -354,6 +354,9 @@ def check_supported(cfg: dict[str, Any], client: str, server: str) -> None:
         if w["kind"] != "firmware" and w["response_bytes"] > LIBCOAP_MAX_RESPONSE:
             raise CoaplabError(f"workload.response_bytes: {w['response_bytes']} with --server libcoap; allowed: at most "
                                f"{LIBCOAP_MAX_RESPONSE} (libcoap answers larger bodies block-wise)")
+        from .thirdparty import libcoap_tool
+
+        libcoap_tool("server"), libcoap_tool("client")  # both are needed: the client loads the server
     if client != "coaplab" and not (w["kind"] == "firmware" or (w["kind"] == "continuous" and w.get("duration_s") is None)):
         raise CoaplabError(f"workload.kind: {w['kind']!r} with --client {client} is not emulated yet; "
                            "allowed: firmware, continuous with exchanges")
