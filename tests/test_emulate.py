@@ -114,22 +114,33 @@ def test_tcp_kernel_endpoints(tmp_path):
     assert _ours() == []
 
 
-@pytest.mark.parametrize("client,server", [("libcoap", "coaplab"), ("aiocoap", "coaplab"), ("coaplab", "aiocoap")])
+@pytest.mark.parametrize("client,server", [("libcoap", "coaplab"), ("aiocoap", "coaplab"), ("coaplab", "aiocoap"),
+                                           ("aiocoap", "libcoap"), ("libcoap", "libcoap")])
 def test_third_party_endpoints_block_wise(client, server, tmp_path):
-    """A 2048-byte firmware resource in 8 blocks of 256 B with a third-party stack at one end.
-    Tolerance 3 % of the simulated FCT (measured: libcoap +1.2 %, aiocoap +0.4 %, aiocoap
-    server +0.2 %; the stacks add their own processing per block)."""
+    """A 2048-byte firmware resource in 8 blocks of 256 B with a third-party stack at one end
+    or both: 8 requests cross the uplink, one per block (2048 / 256; no loss, so no
+    retransmission) — a client that let the server choose would get libcoap's 1024-byte
+    blocks and send 2. Tolerance 3 % of the simulated FCT (measured: libcoap +1.2 %, aiocoap
+    +0.4 %, aiocoap server +0.2 %, aiocoap against libcoap +1.2 %, libcoap against libcoap
+    +2.2 %; the stacks add their own processing per block, and their larger responses travel
+    as two IP fragments). libcoap against libcoap gets 5 %: both ends' additions add up (the
+    client's token — 7 bytes from the second block on — and libcoap's ETag and Size2 make a
+    second fragment of 25 + 7 = 32 bytes, 32 × 8 / 30 kbit/s = 8.5 ms per block, 1.2 % of the
+    0.713 s exchanges,
+    and the measured time includes starting the coap-client process)."""
     _need_root()
-    if client == "libcoap" and not any(shutil.which(n) for n in ("coap-client", "coap-client-notls")):
-        if os.environ.get("CI"):
-            pytest.fail("libcoap3-bin is required in CI (scripts/test.sh installs it as root)")
-        pytest.skip("libcoap's coap-client is not installed (apt-get install libcoap3-bin)")
+    if "libcoap" in (client, server):
+        _need_libcoap("client")
+    if server == "libcoap":
+        _need_libcoap("server")
     if "aiocoap" in (client, server):
         pytest.importorskip("aiocoap")
     (sim, emu), = em.crossval(SMALL_FIRMWARE, client=client, server=server, progress=False, out_dir=tmp_path)
     assert emu["exchanges_completed"] == sim["exchanges_completed"] == 8
     assert emu["exchanges_failed"] == 0
-    assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.03)
+    assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.05 if client == server else 0.03)
+    fates = (next(tmp_path.iterdir()) / "packets.csv").read_text().splitlines()[1:]
+    assert sum(",up," in line for line in fates) == 8
     assert _ours() == []
 
 
