@@ -230,13 +230,19 @@ def _libcoap_servers() -> set[int]:
     return found
 
 
-def test_sigint_to_the_command_removes_everything(tmp_path):
+@pytest.mark.parametrize("server", ["coaplab", "libcoap"])
+def test_sigint_to_the_command_removes_everything(server, tmp_path):
     """SIGINT while a run is under way: the command exits 130 and leaves no namespace, no
-    interface and no process behind."""
+    interface and no process behind (libcoap's coap-server included)."""
     _need_root()
+    if server == "libcoap":
+        _need_libcoap("server")
+        _need_libcoap("client")
+    before = _libcoap_servers()
     scenario = tmp_path / "long.toml"
     scenario.write_text('name = "emu-sigint"\n[workload]\nkind = "continuous"\nclients = 3\nexchanges = 50\n')
-    p = subprocess.Popen([sys.executable, "-m", "coaplab.cli", "emulate", str(scenario), "--no-db", "--no-progress"],
+    p = subprocess.Popen([sys.executable, "-m", "coaplab.cli", "emulate", str(scenario), "--no-db", "--no-progress",
+                          "--server", server],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     prefix = f"coaplab-{p.pid}-"
 
@@ -261,6 +267,10 @@ def test_sigint_to_the_command_removes_everything(tmp_path):
         time.sleep(0.05)
     assert len(namespaces()) == 2, p.stderr.read() if p.poll() is not None else "namespaces never appeared"
     time.sleep(1.0)  # the emulator and endpoints are running now
+    if server == "libcoap":
+        while not _libcoap_servers() - before and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.05)
+        assert _libcoap_servers() - before, "coap-server should be running in the server namespace"
     assert processes(), "the emulator should be running inside the run's namespaces"
     p.send_signal(signal.SIGINT)
     try:
@@ -271,6 +281,7 @@ def test_sigint_to_the_command_removes_everything(tmp_path):
     assert p.returncode == 130, p.stderr.read()
     assert namespaces() == []
     assert processes() == []
+    assert _libcoap_servers() - before == set()
     host_links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
     assert em.TUN not in host_links
 
