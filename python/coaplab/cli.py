@@ -236,7 +236,7 @@ def _parser() -> argparse.ArgumentParser:
         em.add_argument("scenario", metavar="SCENARIO.toml")
         em.add_argument("--client", choices=("coaplab", "libcoap", "aiocoap"), default="coaplab",
                         help="which stack plays the clients (default: coaplab's own)")
-        em.add_argument("--server", choices=("coaplab", "aiocoap"), default="coaplab",
+        em.add_argument("--server", choices=("coaplab", "aiocoap", "libcoap"), default="coaplab",
                         help="which stack plays the server (default: coaplab's own)")
         em.add_argument("--replications", type=_positive_int, default=None,
                         help="run at most this many replications of each configuration")

@@ -5,7 +5,7 @@ One emulated run = two network namespaces created for it (clients, server), one 
 each owned by ``coaplab-emulator`` (the engine's network model on the wall clock), a server
 endpoint in the server namespace and the clients in the client namespace. Endpoints are
 coaplab's own (``coaplab-endpoint``: the simulator's CoAP client over real UDP sockets, CoAP over
-the kernel's TCP) or third-party stacks (libcoap's ``coap-client``, aiocoap; see
+the kernel's TCP) or third-party stacks (libcoap's ``coap-client`` and ``coap-server``, aiocoap; see
 :mod:`coaplab.thirdparty`). Everything the run creates — namespaces, the devices in them,
 processes — is removed when it ends, on an error, on SIGINT / SIGTERM and at exit.
 
@@ -34,7 +34,7 @@ from .errors import CoaplabError
 
 #: Endpoint kinds: which program plays the clients and which the server.
 CLIENT_KINDS = ("coaplab", "libcoap", "aiocoap")
-SERVER_KINDS = ("coaplab", "aiocoap")
+SERVER_KINDS = ("coaplab", "aiocoap", "libcoap")
 #: The TUN device's name inside each namespace.
 TUN = "coaplab0"
 #: Delivery lateness p99 beyond which a run is marked invalid (µs).
@@ -342,6 +342,21 @@ def check_supported(cfg: dict[str, Any], client: str, server: str) -> None:
         raise CoaplabError("emulate: over TCP only coaplab's endpoints run so far (--client coaplab --server coaplab)")
     if transport == "tcp" and w["kind"] not in ("continuous", "firmware"):
         raise CoaplabError(f"workload.kind: {w['kind']!r} over TCP is not emulated yet; allowed: continuous, firmware")
+    if server != "coaplab" and cfg["coap"]["cc"] == "fasor-rc":
+        raise CoaplabError(f"coap.cc: 'fasor-rc' with --server {server} is not emulated: only coaplab's server echoes "
+                           "FASOR's Rexmit-Cnt option; use --server coaplab or another algorithm")
+    if server == "libcoap":
+        from .thirdparty import LIBCOAP_MAX_RESOURCE, LIBCOAP_MAX_RESPONSE
+
+        if w["kind"] == "firmware" and w["resource_bytes"] > LIBCOAP_MAX_RESOURCE:
+            raise CoaplabError(f"workload.resource_bytes: {w['resource_bytes']} with --server libcoap; allowed: at most "
+                               f"{LIBCOAP_MAX_RESOURCE} (the resource is loaded into coap-server's memory)")
+        if w["kind"] != "firmware" and w["response_bytes"] > LIBCOAP_MAX_RESPONSE:
+            raise CoaplabError(f"workload.response_bytes: {w['response_bytes']} with --server libcoap; allowed: at most "
+                               f"{LIBCOAP_MAX_RESPONSE} (libcoap answers larger bodies block-wise)")
+        from .thirdparty import libcoap_tool
+
+        libcoap_tool("server"), libcoap_tool("client")  # both are needed: the client loads the server
     if client != "coaplab" and not (w["kind"] == "firmware" or (w["kind"] == "continuous" and w.get("duration_s") is None)):
         raise CoaplabError(f"workload.kind: {w['kind']!r} with --client {client} is not emulated yet; "
                            "allowed: firmware, continuous with exchanges")
@@ -389,6 +404,7 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
         srv = _popen(_in_ns(ns.server, srv_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "wb"))
         procs.append(srv)
         thirdparty.wait_listening(ns.server, transport, timeout=10.0)
+        thirdparty.prepare_server(server, ns.server, cfg, work)
         # Time 0 for the emulator and the clients alike (CLOCK_MONOTONIC is system-wide): the
         # clients start at their simulated offsets from it, and the loss chains' state changes
         # fall at the same instants as in a simulated run.

@@ -7,6 +7,12 @@
   only the block size (``-b``), the wait (``-B``) and NSTART-like concurrency are settable; its
   transmission parameters stay libcoap's defaults (ACK_TIMEOUT 2 s, ACK_RANDOM_FACTOR 1.5,
   MAX_RETRANSMIT 4) unless a test build changes them.
+- libcoap's ``coap-server`` (same package) as the server: started with ``-d`` (resources
+  created by a PUT), then loaded over the server namespace's loopback with the workload's
+  resource at ``/sensors`` (``coap-client -m put``) and checked by reading it back, before the
+  clients start. It answers in the block size the client asks for (RFC 7959); its command line
+  sets no transmission parameter (they only matter for its own CON messages: none here,
+  responses are piggybacked ACKs).
 - aiocoap (PyPI ``aiocoap``, the ``emulate`` extra) as the clients or the server; its
   transmission parameters (ACK_TIMEOUT, ACK_RANDOM_FACTOR, MAX_RETRANSMIT, NSTART) are set
   from the scenario's ``[coap]`` section through ``aiocoap.numbers.TransportTuning``.
@@ -23,12 +29,40 @@ from typing import Any
 
 from .errors import CoaplabError
 
+SERVER = "192.0.2.1"
+
 
 def _have_aiocoap() -> None:
     try:
         import aiocoap  # noqa: F401
     except ImportError:
         raise CoaplabError("emulate: aiocoap is not installed; pip install 'coaplab[emulate]' (or aiocoap)") from None
+
+
+def libcoap_tool(tool: str) -> str:
+    """libcoap's ``coap-client`` / ``coap-server``: Debian installs them as ``coap-<tool>-notls``,
+    ``-openssl`` or ``-gnutls`` (any does: plain CoAP over UDP)."""
+    for name in (f"coap-{tool}", f"coap-{tool}-notls", f"coap-{tool}-openssl", f"coap-{tool}-gnutls"):
+        found = shutil.which(name)
+        if found:
+            return found
+    raise CoaplabError(f"emulate: libcoap's coap-{tool} is missing; apt-get install libcoap3-bin")
+
+
+#: Largest firmware resource the libcoap server is loaded with (held in coap-server's memory,
+#: loaded by a PUT before the run).
+LIBCOAP_MAX_RESOURCE = 1 << 24
+#: Largest `response_bytes` libcoap sends in one response: above its 1152-byte PDU it answers
+#: block-wise (1024-byte blocks) although the request asked for no block (measured with 4.3.1).
+LIBCOAP_MAX_RESPONSE = 1024
+
+
+def resource(cfg: dict[str, Any]) -> bytes:
+    """The body a third-party server serves at ``/sensors``: the firmware resource or the
+    continuous workload's response (a fixed pattern; only its size matters)."""
+    w = cfg["workload"]
+    size = w["resource_bytes"] if w["kind"] == "firmware" else w["response_bytes"]
+    return bytes((i * 7 + 1) & 0xFF for i in range(size))
 
 
 def client_command(kind: str, cfg: dict[str, Any], replication: int, cfg_path: Path, out: Path,
@@ -48,7 +82,38 @@ def server_command(kind: str, cfg: dict[str, Any], cfg_path: Path, max_seconds: 
     if kind == "aiocoap":
         _have_aiocoap()
         return [sys.executable, "-m", "coaplab.tp_server", str(cfg_path), str(max_seconds)]
-    raise CoaplabError(f"--server: {kind!r}; allowed: coaplab, aiocoap")
+    if kind == "libcoap":
+        # `timeout` bounds its life (coap-server has no such option) and passes our SIGTERM on.
+        # -d 4: up to 4 resources created by PUT (one is used); -A: our address only.
+        return ["timeout", "-k", "2", str(int(max_seconds)), libcoap_tool("server"), "-A", SERVER, "-d", "4"]
+    raise CoaplabError(f"--server: {kind!r}; allowed: coaplab, aiocoap, libcoap")
+
+
+def prepare_server(kind: str, ns: str, cfg: dict[str, Any], work: Path, timeout: float = 30.0) -> None:
+    """Loads a server that cannot be given its resource on its command line (libcoap): PUTs
+    the workload's resource to ``/sensors`` over the server namespace's own loopback (never
+    through the emulated link), then reads it back block-wise and compares."""
+    if kind != "libcoap":
+        return
+    body = work / "resource.bin"
+    body.write_bytes(resource(cfg))
+    back = work / "resource.check"
+    back.unlink(missing_ok=True)
+    client, uri = libcoap_tool("client"), f"coap://{SERVER}/sensors"
+    for what, cmd in (("PUT", [client, "-m", "put", "-b", "1024", "-f", str(body), uri]),
+                      ("GET", [client, "-m", "get", "-b", "1024", "-o", str(back), uri])):
+        try:
+            r = subprocess.run(["ip", "netns", "exec", ns] + cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise CoaplabError(f"emulate: loading libcoap's coap-server: the {what} of /sensors took over {timeout:.0f} s") from None
+        if r.returncode != 0:
+            err = (r.stderr or r.stdout).strip().splitlines()
+            raise CoaplabError(f"emulate: loading libcoap's coap-server: the {what} of /sensors failed: "
+                               f"{err[-1] if err else r.returncode}")
+    got = back.read_bytes() if back.exists() else b""
+    if got != body.read_bytes():
+        raise CoaplabError(f"emulate: loading libcoap's coap-server: /sensors reads back {len(got)} bytes, "
+                           f"not the {body.stat().st_size} put")
 
 
 def wait_listening(ns: str, transport: str, timeout: float, port: int = 5683) -> None:

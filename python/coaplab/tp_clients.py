@@ -96,6 +96,7 @@ async def _aiocoap_clients(cfg: dict[str, Any], starts: list[float], t0: float, 
     import aiocoap
     from aiocoap import resource
     from aiocoap.numbers.constants import TransportTuning
+    from aiocoap.optiontypes import BlockOption
 
     c = cfg["coap"]
 
@@ -122,6 +123,10 @@ async def _aiocoap_clients(cfg: dict[str, Any], starts: list[float], t0: float, 
                 now = time.monotonic()
                 first = first if first is not None else now
                 msg = aiocoap.Message(code=aiocoap.GET, uri=URI, transport_tuning=Tuning())
+                if cfg["workload"]["kind"] == "firmware":
+                    # Ask for the scenario's block size from the first block (RFC 7959 §2.4):
+                    # a server free to choose (libcoap's: 1024 B) would otherwise pick its own.
+                    msg.opt.block2 = BlockOption.BlockwiseTuple(0, False, cfg["workload"]["block_szx"])
                 try:
                     resp = await asyncio.wait_for(ctx.request(msg).response, timeout=left)
                     ok = resp.code.is_successful() and len(resp.payload) == size
