@@ -3,10 +3,10 @@
 - libcoap's ``coap-client`` (Debian ``libcoap3-bin``) as the clients: one process per
   exchange (a plain GET, or the whole block-wise firmware transfer with ``-b``), driven by
   :mod:`coaplab.tp_clients`, which times each one and records it like coaplab's clients.
-  libcoap lets one set ACK_TIMEOUT (``-K``? no: only through its API) — from the command line
-  only the block size (``-b``), the wait (``-B``) and NSTART-like concurrency are settable; its
-  transmission parameters stay libcoap's defaults (ACK_TIMEOUT 2 s, ACK_RANDOM_FACTOR 1.5,
-  MAX_RETRANSMIT 4) unless a test build changes them.
+  From ``coap-client``'s command line only the local address (``-a``), the block size
+  (``-b``) and the wait (``-B``) are settable; libcoap sets its transmission parameters only
+  through its API (``coap_session_set_ack_timeout`` …), so they stay libcoap's defaults
+  (ACK_TIMEOUT 2 s, ACK_RANDOM_FACTOR 1.5, MAX_RETRANSMIT 4, NSTART 1).
 - libcoap's ``coap-server`` (same package) as the server: started with ``-d`` (resources
   created by a PUT), then loaded over the server namespace's loopback with the workload's
   resource at ``/sensors`` (``coap-client -m put``) and checked by reading it back, before the
