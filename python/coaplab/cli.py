@@ -230,13 +230,15 @@ def _parser() -> argparse.ArgumentParser:
                        help="--suite: interleaved repetitions per configuration (min and median are printed)")
     bench.add_argument("--exchanges", type=_positive_int, default=None,
                        help="--suite: exchanges per client (default max(50, 100000 / clients))")
+    from .emulate import CLIENT_KINDS, SERVER_KINDS
+
     for name, help_ in (("emulate", "run a scenario over real network stacks on the emulated link (root; docs/emulation.md)"),
                         ("crossval", "run a scenario in the simulator and in emulation; metrics side by side")):
         em = sub.add_parser(name, help=help_)
         em.add_argument("scenario", metavar="SCENARIO.toml")
-        em.add_argument("--client", choices=("coaplab", "libcoap", "aiocoap"), default="coaplab",
+        em.add_argument("--client", choices=CLIENT_KINDS, default="coaplab",
                         help="which stack plays the clients (default: coaplab's own)")
-        em.add_argument("--server", choices=("coaplab", "aiocoap", "libcoap"), default="coaplab",
+        em.add_argument("--server", choices=SERVER_KINDS, default="coaplab",
                         help="which stack plays the server (default: coaplab's own)")
         em.add_argument("--replications", type=_positive_int, default=None,
                         help="run at most this many replications of each configuration")
