@@ -509,3 +509,45 @@ def test_time_sequence_overlay_draws_both_series():
     texts = [t.get_text() for t in fig.legends[0].get_texts()]
     assert texts == ["simulated: 1 sent, 1 retransmitted, 1 dropped", "emulated (Linux): 1 sent, 0 retransmitted, 0 dropped"]
     assert 'id="emulated-send"' in fig.to_svg() and 'id="simulated-send"' in fig.to_svg()
+
+
+def test_crossval_tcp_writes_the_overlaid_time_sequence_graphs(tmp_path):
+    """`crossval --out` on a TCP scenario (kernel Reno, infinite buffer, no loss, a 10240-byte
+    resource, 1 replication) writes the SVG overlaying replication 0's simulated and emulated
+    graphs. Both sides send the same data segments (tolerance 0: no loss, MSS 256 on both): the
+    server's CSM (RFC 8323 §5.3, 7 bytes, one segment), then the response of 10240 + 5 bytes
+    (Len/TKL, 2-byte extended length for 269 ≤ length < 65805, code, payload marker; no token)
+    = 10245 bytes = 40 × 256 + 5 → 41 segments; 42 in all, none retransmitted."""
+    _need_root()
+    from coaplab.emulate import simulated_time_sequence
+    from coaplab.pcapseq import time_sequence_points
+    from coaplab.scenario import config_id, load_scenario
+
+    scenario = dict(SMALL_TCP, name="emu-test-tcp-seq", link={"buffer_bytes": 1410000})
+    assert main(["crossval", "--no-db", "--no-progress", "--out", str(tmp_path), "--format", "table",
+                 _write_toml(tmp_path / "s.toml", scenario)]) == 0
+    cfg = next(iter(load_scenario(scenario).configurations()))
+    cid = config_id(cfg)
+    svg = tmp_path / f"emu-test-tcp-seq-{cid}-rep0-time-sequence.svg"
+    text = svg.read_text()
+    for gid in ("simulated-send", "simulated-ack", "emulated-send", "emulated-ack"):
+        assert f'id="{gid}"' in text, gid
+    assert "emulated (Linux)" in text
+    emu = time_sequence_points(tmp_path / f"{cid}-r0", em.client_address(0))
+    sim = simulated_time_sequence(cfg)
+    for pts in (sim, emu):
+        data = sorted((p["seq"], p["length"]) for p in pts if p["event"] == "send")
+        assert len(data) == 42 and data[0] == (0, 7) and data[-1] == (7 + 40 * 256, 5)
+        assert [p for p in pts if p["event"] in ("retransmit", "drop")] == []
+    assert _ours() == []
+
+
+def _write_toml(path: Path, scenario: dict) -> str:
+    """A scenario dict as a TOML file (flat sections only)."""
+    lines = [f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"' for k, v in scenario.items() if not isinstance(v, dict)]
+    for sec, kv in scenario.items():
+        if isinstance(kv, dict):
+            lines.append(f"[{sec}]")
+            lines += [f'{k} = "{v}"' if isinstance(v, str) else f"{k} = {v}" for k, v in kv.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
