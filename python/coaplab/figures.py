@@ -9,6 +9,7 @@ Every function returns a :class:`Figure` (a matplotlib figure that Jupyter shows
 - :func:`unnecessary_boxes` — unnecessary retransmissions per client, the same way;
 - :func:`retransmission_histogram` — the share of exchanges that needed 0, 1, … retransmissions;
 - :func:`time_sequence` — a tcptrace-style time-sequence graph of one TCP connection;
+- :func:`time_sequence_overlay` — two such graphs (simulated, emulated) on one axis;
 - :func:`rto_trace` — a client's armed timer and RTO estimate over time, with its RTT samples.
 
 The box plots and histograms take per-configuration summaries (``coaplab run --format json``,
