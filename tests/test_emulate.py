@@ -395,3 +395,159 @@ def test_unsupported_combinations_are_one_line_errors(tmp_path, capsys):
         "coaplab: error: workload.response_bytes: 2000 with --server libcoap; allowed: at most 1024 "
         "(libcoap answers larger bodies block-wise)")
     assert _ours() == []
+
+
+# ------------------------------------------------------------------ time-sequence graphs from the captures
+
+T0 = 1_700_000_000_000_000_000  # the run's time 0 on the wall clock (emulator.json wall_start_ns), ns
+CLIENT, SERVER, PORT = "10.0.0.1", "192.0.2.1", 5683
+ISN = 4294967000  # the server's ISN, 296 below 2^32: its data wraps around (RFC 9293 §3.4)
+
+
+def _ip(a: str) -> bytes:
+    return bytes(int(x) for x in a.split("."))
+
+
+def _tcp(src: str, dst: str, sport: int, dport: int, seq: int, ack: int, flags: int, payload: int = 0,
+         proto: int = 6) -> bytes:
+    """A raw IPv4 packet (20-byte header) carrying a 20-byte TCP header and `payload` zero bytes."""
+    import struct
+
+    tcp = struct.pack("!HHIIBBHHH", sport, dport, seq % 2**32, ack % 2**32, 5 << 4, flags, 65535, 0, 0)
+    body = tcp + bytes(payload)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(body), 0, 0x4000, 64, proto, 0, _ip(src), _ip(dst))
+    return ip + body
+
+
+def _pcap(path: Path, records: list[tuple[float, bytes]], magic: int = 0xA1B23C4D, endian: str = "<") -> None:
+    """A classic pcap file, raw IP (link type 101); timestamps `T0 + t` s (ns, or µs with the
+    microsecond magic)."""
+    import struct
+
+    out = struct.pack(endian + "IHHiIII", magic, 2, 4, 0, 0, 65535, 101)
+    for t, pkt in records:
+        ns = T0 + round(t * 1e9)
+        frac = ns % 10**9 if magic == 0xA1B23C4D else (ns % 10**9) // 1000
+        out += struct.pack(endian + "IIII", ns // 10**9, frac, len(pkt), len(pkt)) + pkt
+    path.write_bytes(out)
+
+
+def test_pcap_reader_microsecond_and_big_endian(tmp_path):
+    from coaplab.pcapseq import read_pcap
+
+    pkt = _tcp(CLIENT, SERVER, 1, 2, 0, 0, 0x02)
+    _pcap(tmp_path / "us.pcap", [(0.000005, pkt)], magic=0xA1B2C3D4, endian=">")
+    # T0 + 5 µs: seconds T0 / 1e9, fraction 5 (µs) → 5000 ns.
+    assert list(read_pcap(tmp_path / "us.pcap")) == [(T0 + 5000, pkt)]
+    (tmp_path / "bad.pcap").write_bytes(bytes(24))
+    with pytest.raises(em.CoaplabError, match="not a pcap file"):
+        list(read_pcap(tmp_path / "bad.pcap"))
+
+
+def test_time_sequence_points_from_a_hand_made_capture(tmp_path):
+    """Connection 0 of 10.0.0.1 (port 40000): the server sends 256 + 256 + 100 bytes from ISN + 1,
+    its second segment is dropped and retransmitted; the client's ACKs reach the server. A second
+    connection (port 40001) and a UDP packet are ignored. Expected points by hand: relative seq
+    = seq − (ISN + 1) mod 2^32, so ISN + 1 → 0, ISN + 257 → 256, ISN + 513 = 2^32 + 217 → 512."""
+    from coaplab.pcapseq import time_sequence_points
+
+    SYN, ACK, PSH = 0x02, 0x10, 0x08
+    c, s = (CLIENT, SERVER, 40000, PORT), (SERVER, CLIENT, PORT, 40000)
+    other = (SERVER, CLIENT, PORT, 40001)
+    ingress = [
+        (0.10, _tcp(*c, 500, 0, SYN)),
+        (0.20, _tcp(*s, ISN, 501, SYN | ACK)),
+        (0.30, _tcp(*c, 501, ISN + 1, ACK)),
+        (0.35, _tcp(*c, 501, ISN + 1, ACK | PSH, 10)),
+        (0.40, _tcp(*s, ISN + 1, 511, ACK | PSH, 256)),
+        (0.41, _tcp(*s, ISN + 257, 511, ACK | PSH, 256)),
+        (0.42, _tcp(*s, ISN + 513, 511, ACK | PSH, 100)),
+        (0.60, _tcp(CLIENT, SERVER, 40001, PORT, 900, 0, SYN)),
+        (0.61, _tcp(*other, 7000, 901, SYN | ACK)),
+        (0.62, _tcp(*other, 7001, 901, ACK, 256)),
+        (0.70, _tcp(*s, ISN + 1, 511, 0, 256, proto=17)),  # not TCP
+        (0.90, _tcp(*s, ISN + 257, 511, ACK | PSH, 256)),
+    ]
+    dropped = [(0.45, _tcp(*s, ISN + 257, 511, ACK | PSH, 256))]
+    egress = [
+        (0.31, _tcp(*c, 501, ISN + 1, ACK)),  # completes the handshake: no point
+        (0.36, _tcp(*c, 501, ISN + 1, ACK | PSH, 10)),
+        (0.50, _tcp(*c, 511, ISN + 257, ACK)),
+        (0.55, _tcp(*c, 511, ISN + 257, ACK)),  # duplicate ACK (the second segment was lost)
+        (0.62, _tcp(*s, ISN + 1, 511, ACK, 256)),  # server → client: not an ACK to the server
+        (0.95, _tcp(*c, 511, ISN + 613, ACK)),  # 612 = 256 + 256 + 100
+    ]
+    _pcap(tmp_path / "ingress.pcap", ingress)
+    _pcap(tmp_path / "dropped.pcap", dropped)
+    _pcap(tmp_path / "egress.pcap", egress)
+    (tmp_path / "emulator.json").write_text(f'{{"wall_start_ns": {T0}}}')
+    expected = [
+        (0.40, "send", 0, 256), (0.41, "send", 256, 256), (0.42, "send", 512, 100), (0.90, "retransmit", 256, 256),
+        (0.45, "drop", 256, 256),
+        (0.36, "ack", 0, 0), (0.50, "ack", 256, 0), (0.55, "ack", 256, 0), (0.95, "ack", 612, 0),
+    ]
+    got = [(p["time_s"], p["event"], p["seq"], p["length"]) for p in time_sequence_points(tmp_path, CLIENT)]
+    assert [g[1:] for g in got] == [e[1:] for e in expected]
+    assert [g[0] for g in got] == pytest.approx([e[0] for e in expected], abs=1e-9)
+    # The second connection: one segment from its ISN + 1, no ACKs captured.
+    assert [(p["event"], p["seq"], p["length"]) for p in time_sequence_points(tmp_path, CLIENT, 1)] == [("send", 0, 256)]
+    with pytest.raises(em.CoaplabError, match="opened 2 TCP connections; there is no connection 2"):
+        time_sequence_points(tmp_path, CLIENT, 2)
+
+
+def test_time_sequence_overlay_draws_both_series():
+    from coaplab.figures import time_sequence_overlay
+
+    sim = [{"time_s": 0.1, "event": "send", "seq": 0, "length": 256}, {"time_s": 0.2, "event": "drop", "seq": 256, "length": 256},
+           {"time_s": 0.3, "event": "ack", "seq": 256, "length": 0}, {"time_s": 0.5, "event": "retransmit", "seq": 256, "length": 256}]
+    emu = [{"time_s": 0.11, "event": "send", "seq": 0, "length": 256}, {"time_s": 0.31, "event": "ack", "seq": 256, "length": 0}]
+    fig = time_sequence_overlay(sim, emu, "test")
+    ax = fig.axes[0]
+    gids = sorted(a.get_gid() for a in ax.get_children() if a.get_gid())
+    assert gids == ["emulated-ack", "emulated-send", "simulated-ack", "simulated-drop", "simulated-retransmit",
+                    "simulated-send"]
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert texts == ["simulated: 1 sent, 1 retransmitted, 1 dropped", "emulated (Linux): 1 sent, 0 retransmitted, 0 dropped"]
+    assert 'id="emulated-send"' in fig.to_svg() and 'id="simulated-send"' in fig.to_svg()
+
+
+def test_crossval_tcp_writes_the_overlaid_time_sequence_graphs(tmp_path):
+    """`crossval --out` on a TCP scenario (kernel Reno, infinite buffer, no loss, a 10240-byte
+    resource, 1 replication) writes the SVG overlaying replication 0's simulated and emulated
+    graphs. Both sides send the same data segments (tolerance 0: no loss, MSS 256 on both): the
+    server's CSM (RFC 8323 §5.3, 7 bytes, one segment), then the response of 10240 + 5 bytes
+    (Len/TKL, 2-byte extended length for 269 ≤ length < 65805, code, payload marker; no token)
+    = 10245 bytes = 40 × 256 + 5 → 41 segments; 42 in all, none retransmitted."""
+    _need_root()
+    from coaplab.emulate import simulated_time_sequence
+    from coaplab.pcapseq import time_sequence_points
+    from coaplab.scenario import config_id, load_scenario
+
+    scenario = dict(SMALL_TCP, name="emu-test-tcp-seq", link={"buffer_bytes": 1410000})
+    assert main(["crossval", "--no-db", "--no-progress", "--out", str(tmp_path), "--format", "table",
+                 _write_toml(tmp_path / "s.toml", scenario)]) == 0
+    cfg = next(iter(load_scenario(scenario).configurations()))
+    cid = config_id(cfg)
+    svg = tmp_path / f"emu-test-tcp-seq-{cid}-rep0-time-sequence.svg"
+    text = svg.read_text()
+    for gid in ("simulated-send", "simulated-ack", "emulated-send", "emulated-ack"):
+        assert f'id="{gid}"' in text, gid
+    assert "emulated (Linux)" in text
+    emu = time_sequence_points(tmp_path / f"{cid}-r0", em.client_address(0))
+    sim = simulated_time_sequence(cfg)
+    for pts in (sim, emu):
+        data = sorted((p["seq"], p["length"]) for p in pts if p["event"] == "send")
+        assert len(data) == 42 and data[0] == (0, 7) and data[-1] == (7 + 40 * 256, 5)
+        assert [p for p in pts if p["event"] in ("retransmit", "drop")] == []
+    assert _ours() == []
+
+
+def _write_toml(path: Path, scenario: dict) -> str:
+    """A scenario dict as a TOML file (flat sections only)."""
+    lines = [f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"' for k, v in scenario.items() if not isinstance(v, dict)]
+    for sec, kv in scenario.items():
+        if isinstance(kv, dict):
+            lines.append(f"[{sec}]")
+            lines += [f'{k} = "{v}"' if isinstance(v, str) else f"{k} = {v}" for k, v in kv.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)

@@ -660,7 +660,45 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
     sim = run_scenario(raw, progress=False, db=db).summaries
     emu = emulate(raw, client=client, server=server, db=db, out_dir=out_dir, max_seconds=max_seconds,
                   late_us=late_us, progress=progress, tcp_congestion=tcp_congestion)
-    return list(zip(sim, emu))
+    pairs = list(zip(sim, emu))
+    if out_dir is not None:
+        for s, e in pairs:
+            if s["config"]["coap"]["transport"] == "tcp":
+                name = "Linux" + (f" {tcp_congestion}" if tcp_congestion else "")
+                path = crossval_time_sequence(s["config"], s["config_id"], out_dir, label=f"emulated ({name})")
+                e["emulation"]["time_sequence_svg"] = str(path)
+    return pairs
+
+
+def simulated_time_sequence(cfg: dict[str, Any], replication: int = 0, client: int = 0,
+                            connection: int = 0) -> list[dict[str, Any]]:
+    """The simulator's server → client time-sequence points of one connection (the
+    ``connection``-th of client ``client``) of one replication: the run again with
+    ``trace = true`` (tracing records, it changes no result)."""
+    from .runner import engine_run
+
+    out = json.loads(engine_run(json.dumps(dict(cfg, trace=True)), replication, None))
+    mine = [t for t in out.get("seq_traces") or [] if t["client"] == client]
+    if connection >= len(mine):
+        raise CoaplabError(f"the simulated run has no connection {connection} of client {client}")
+    return [{"time_s": t, "event": ev, "seq": seq, "length": n}
+            for t, d, ev, seq, n in mine[connection]["points"] if d == "down"]
+
+
+def crossval_time_sequence(cfg: dict[str, Any], cid: str, out_dir: str | Path, replication: int = 0,
+                           label: str = "emulated (Linux)") -> Path:
+    """Writes ``out_dir/<scenario name>-<config_id>-rep<r>-time-sequence.svg``: the simulated and
+    the emulated time-sequence graphs (server → client, client 0's first connection) of
+    replication ``r`` of a TCP configuration on one axis, the emulated one read from the run's
+    captures in ``out_dir/<config_id>-r<r>`` (:func:`coaplab.pcapseq.time_sequence_points`)."""
+    from .figures import time_sequence_overlay
+    from .pcapseq import time_sequence_points
+
+    sim = simulated_time_sequence(cfg, replication)
+    emu = time_sequence_points(Path(out_dir) / f"{cid}-r{replication}", client_address(0))
+    caption = f"{cfg['name']} [{cid}], replication {replication}: server → client, connection 0"
+    fig = time_sequence_overlay(sim, emu, caption, labels=("simulated", label))
+    return fig.save(Path(out_dir) / f"{cfg['name']}-{cid}-rep{replication}-time-sequence.svg")
 
 
 def crossval_table(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> str:
@@ -675,5 +713,7 @@ def crossval_table(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> str:
             out.append(f"  {label:<38} {_f(a):>12} {_f(b):>12} {d:>11}")
         out.append(f"  lateness: mean {e['lateness_us_mean']:.0f} µs, worst p99 {e['lateness_us_p99_max']:.0f} µs;"
                    f" {e['invalid_runs']} of {emu['replications']} emulated runs invalid")
+        if e.get("time_sequence_svg"):
+            out.append(f"  time-sequence graphs (replication 0, simulated and emulated): {e['time_sequence_svg']}")
         out.append("")
     return "\n".join(out).rstrip() + "\n"

@@ -9,6 +9,7 @@ Every function returns a :class:`Figure` (a matplotlib figure that Jupyter shows
 - :func:`unnecessary_boxes` — unnecessary retransmissions per client, the same way;
 - :func:`retransmission_histogram` — the share of exchanges that needed 0, 1, … retransmissions;
 - :func:`time_sequence` — a tcptrace-style time-sequence graph of one TCP connection;
+- :func:`time_sequence_overlay` — two such graphs (simulated, emulated) on one axis;
 - :func:`rto_trace` — a client's armed timer and RTO estimate over time, with its RTT samples.
 
 The box plots and histograms take per-configuration summaries (``coaplab run --format json``,
@@ -563,6 +564,76 @@ def time_sequence(points, caption: str = "", width: str | float = "two", height:
                    columnspacing=1.0)
         if state:
             _cc_state_panel(state_ax, state, end=max(p[0] for p in pts))
+    return fig
+
+
+#: The two runs of :func:`time_sequence_overlay`: label, colour, retransmission and drop markers.
+OVERLAY_SERIES = (("simulated", OKABE_ITO[0], "D", "x"), ("emulated (Linux)", OKABE_ITO[3], "s", "+"))
+
+
+def time_sequence_overlay(simulated, emulated, caption: str = "", width: str | float = "two",
+                          height: float = 2.8, labels: Sequence[str] | None = None) -> Figure:
+    """Two time-sequence graphs of the same connection direction on one axis: the simulator's
+    run (blue) and the emulated one (vermilion, by default labelled "emulated (Linux)"). Each
+    series draws its data segments as vertical bars at their send times (the emulated ones
+    thinner, on top), its retransmissions as markers (diamonds / squares), its drops as crosses
+    (x / +) and the cumulative ACK reaching the sender as a step line (solid / dashed). Points
+    are rows as :func:`time_sequence` takes them. Each artist's id (SVG ``<g id>``) is
+    ``<series>-<event>``, series ``simulated`` or ``emulated``."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+
+    names = list(labels) if labels is not None else [s[0] for s in OVERLAY_SERIES]
+    series = []
+    for pts in (simulated, emulated):
+        rows = [(_get(p, "time_s"), _get(p, "event"), _get(p, "seq"), _get(p, "length")) for p in pts]
+        if not rows:
+            raise CoaplabError("no time-sequence points to plot")
+        series.append(rows)
+    fig = _new_figure(width, height)
+    import matplotlib
+
+    kb = 1000.0
+    handles, legend = [], []
+    with matplotlib.rc_context(_RC):
+        ax = fig.subplots()
+        _style(ax)
+        ax.grid(True, axis="x")
+        for k, (rows, (_, colour, rmark, dmark), name) in enumerate(zip(series, OVERLAY_SERIES, names)):
+            gid = ("simulated", "emulated")[k]
+            bars, rexmit, drops, acks = [], [], [], []
+            for t, ev, seq, length in rows:
+                if ev == "ack":
+                    acks.append((t, seq / kb))
+                elif ev == "drop":
+                    drops.append((t, (seq + length / 2) / kb))
+                elif ev in ("send", "retransmit"):
+                    bars.append([(t, seq / kb), (t, (seq + max(length, 1)) / kb)])
+                    if ev == "retransmit":
+                        rexmit.append((t, (seq + length / 2) / kb))
+            lw = 1.6 if k == 0 else 0.8
+            ax.add_collection(LineCollection(bars, colors=colour, linewidths=lw, zorder=2 + k)).set_gid(f"{gid}-send")
+            if acks:
+                ta, ya = zip(*sorted(acks))
+                ax.step(ta, ya, where="post", color=colour, linewidth=0.9, linestyle="-" if k == 0 else "--",
+                        zorder=4 + k)[0].set_gid(f"{gid}-ack")
+            if rexmit:
+                tr, yr = zip(*rexmit)
+                ax.scatter(tr, yr, marker=rmark, s=12, facecolors="none", edgecolors=colour, linewidths=0.8,
+                           zorder=6 + k).set_gid(f"{gid}-retransmit")
+            if drops:
+                td, yd = zip(*drops)
+                ax.scatter(td, yd, marker=dmark, s=16, linewidths=0.9, color=colour, zorder=8 + k).set_gid(f"{gid}-drop")
+            handles.append(Line2D([], [], color=colour, linewidth=lw, linestyle="-" if k == 0 else "--",
+                                  marker=rmark, markersize=3, markerfacecolor="none"))
+            legend.append(f"{name}: {len(bars) - len(rexmit)} sent, {len(rexmit)} retransmitted, {len(drops)} dropped")
+        ax.autoscale_view()
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("sequence number (kB)")
+        if caption:
+            ax.set_title(caption, loc="left")
+        fig.legend(handles, legend, loc="outside upper center", frameon=False, ncols=2, handlelength=2.2,
+                   columnspacing=1.5)
     return fig
 
 
