@@ -5,6 +5,9 @@ The emulator (docs/emulation.md "Architecture") writes, in each run's directory,
 ``egress.pcap`` (every delivered packet as it left), ``dropped.pcap`` (every dropped packet at
 the model's instant of the drop) and ``emulator.json`` (``wall_start_ns``: the wall clock at
 the run's time 0). All three are classic pcap files of raw IPv4 packets (LINKTYPE_RAW, 101).
+The reader here is a few lines of ``struct`` for exactly that format (the emulator writes it,
+``crates/wire``): a pcap library (dpkt, scapy) would add a dependency to every install for
+what the emulation — an optional, root-only feature — reads from its own files.
 
 :func:`time_sequence_points` turns them into the rows of the simulator's time-sequence trace
 (:meth:`coaplab.Result.time_sequence_frame`) for the server → client direction of one
