@@ -93,7 +93,9 @@ def test_crossval_udp_coaplab_endpoints(tmp_path):
     assert emu["retransmission_histogram"] == sim["retransmission_histogram"] == [6]
     assert emu["packets"]["sent"] == sim["packets"]["sent"] == 12
     assert _ours() == []
-    run_dir = next(tmp_path.iterdir())
+    report = (tmp_path / "crossval.md").read_text()
+    assert "| exchanges with 0 retransmissions | 6 | 6 | +0 |" in report and "| packets sent | 12 | 12 | +0 |" in report
+    run_dir = _run_dir(tmp_path)
     for f in ("ingress.pcap", "egress.pcap", "packets.csv", "emulator.json", "clients.json"):
         assert (run_dir / f).stat().st_size > 0, f
     fates = (run_dir / "packets.csv").read_text().splitlines()[1:]
@@ -139,7 +141,7 @@ def test_third_party_endpoints_block_wise(client, server, tmp_path):
     assert emu["exchanges_completed"] == sim["exchanges_completed"] == 8
     assert emu["exchanges_failed"] == 0
     assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.05 if client == server else 0.03)
-    fates = (next(tmp_path.iterdir()) / "packets.csv").read_text().splitlines()[1:]
+    fates = (_run_dir(tmp_path) / "packets.csv").read_text().splitlines()[1:]
     assert sum(",up," in line for line in fates) == 8
     assert _ours() == []
 
@@ -178,7 +180,7 @@ def test_coaplab_client_against_libcoap_server(cc, tmp_path):
     assert emu["packets"]["sent"] == 24
     assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.03)
     assert _ours() == []
-    assert (next(tmp_path.iterdir()) / "resource.bin").stat().st_size == 2048
+    assert (_run_dir(tmp_path) / "resource.bin").stat().st_size == 2048
     assert _libcoap_servers() - before == set(), "coap-server outlived the run"
 
 
@@ -196,7 +198,7 @@ def test_continuous_against_libcoap_server(tmp_path):
     assert emu["packets"]["sent"] == sim["packets"]["sent"] == 12
     for k, a in sim["fct_s"].items():
         assert emu["fct_s"][k] == pytest.approx(a, rel=0.01), k
-    sizes = [line.split(",")[2] for line in (next(tmp_path.iterdir()) / "packets.csv").read_text().splitlines()[1:]
+    sizes = [line.split(",")[2] for line in (_run_dir(tmp_path) / "packets.csv").read_text().splitlines()[1:]
              if ",down," in line]
     assert sizes == ["93"] * 6
     assert _ours() == []
@@ -350,7 +352,7 @@ def test_link_errors_hit_the_same_packets_as_in_the_simulator(tmp_path):
     for k, a in sim["fct_s"].items():
         assert emu["fct_s"][k] == pytest.approx(a, rel=0.01), k
     # Every lost packet is in dropped.pcap, and marked `link` in packets.csv.
-    run_dir = next(tmp_path.iterdir())
+    run_dir = _run_dir(tmp_path)
     assert _pcap_count(run_dir / "dropped.pcap") == sim["packets"]["lost_link"]
     fates = [line.split(",")[4] for line in (run_dir / "packets.csv").read_text().splitlines()[1:]]
     assert fates.count("link") == sim["packets"]["lost_link"]
@@ -533,6 +535,9 @@ def test_crossval_tcp_writes_the_overlaid_time_sequence_graphs(tmp_path):
     for gid in ("simulated-send", "simulated-ack", "emulated-send", "emulated-ack"):
         assert f'id="{gid}"' in text, gid
     assert "emulated (Linux)" in text
+    report = (tmp_path / "crossval.md").read_text()
+    assert f"## emu-test-tcp-seq `{cid}`" in report and f"]({svg.name})" in report
+    assert "| TCP segments retransmitted | 0 | 0 | +0 |" in report and "| FCT p50 s |" in report
     emu = time_sequence_points(tmp_path / f"{cid}-r0", em.client_address(0))
     sim = simulated_time_sequence(cfg)
     for pts in (sim, emu):
@@ -540,6 +545,13 @@ def test_crossval_tcp_writes_the_overlaid_time_sequence_graphs(tmp_path):
         assert len(data) == 42 and data[0] == (0, 7) and data[-1] == (7 + 40 * 256, 5)
         assert [p for p in pts if p["event"] in ("retransmit", "drop")] == []
     assert _ours() == []
+
+
+def _run_dir(out: Path) -> Path:
+    """The one run directory `--out` holds (beside crossval.md and the graphs)."""
+    dirs = [p for p in out.iterdir() if p.is_dir()]
+    assert len(dirs) == 1, dirs
+    return dirs[0]
 
 
 def _write_toml(path: Path, scenario: dict) -> str:

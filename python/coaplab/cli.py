@@ -248,7 +248,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="mark a run invalid when its delivery lateness p99 exceeds this (µs, default 1000)")
         em.add_argument("--tcp-congestion", choices=("reno", "bbr", "cubic"), default=None,
                         help="the kernel's TCP congestion control (default: reno, the model's New Reno)")
-        em.add_argument("--out", metavar="DIR", help="keep each run's pcaps, packet fates and logs in DIR (crossval, TCP: also the simulated and emulated time-sequence graphs of replication 0 as DIR/<name>-<config_id>-rep0-time-sequence.svg)")
+        em.add_argument("--out", metavar="DIR", help="keep each run's pcaps, packet fates and logs in DIR (crossval, TCP: also the simulated and emulated time-sequence graphs of replication 0 as DIR/<name>-<config_id>-rep0-time-sequence.svg; crossval: the report section DIR/crossval.md)")
         em.add_argument("--format", choices=("table", "json"), default="table")
         em.add_argument("--db", metavar="PATH", default=None, help="results database (default: ./coaplab.duckdb)")
         em.add_argument("--no-db", action="store_true", help="do not store results")

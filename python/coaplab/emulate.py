@@ -667,7 +667,32 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
                 name = "Linux" + (f" {tcp_congestion}" if tcp_congestion else "")
                 path = crossval_time_sequence(s["config"], s["config_id"], out_dir, label=f"emulated ({name})")
                 e["emulation"]["time_sequence_svg"] = str(path)
+        crossval_report(pairs, out_dir)
     return pairs
+
+
+def crossval_report(pairs: list[tuple[dict[str, Any], dict[str, Any]]], out_dir: str | Path) -> Path:
+    """Writes ``out_dir/crossval.md``: the report section of a cross-validation — per
+    configuration, the metrics side by side (:func:`crossval_rows`) as a Markdown table, the
+    emulator's lateness and validity, the endpoints and kernel, and for TCP the overlaid
+    time-sequence graphs of replication 0 (linked relative to ``out_dir``)."""
+    out = ["# Cross-validation: simulated vs emulated", ""]
+    for sim, emu in pairs:
+        e = emu["emulation"]
+        swept = ", ".join(f"`{k}` = {v}" for k, v in emu.get("swept", {}).items())
+        out += [f"## {sim['name']} `{sim['config_id']}`" + (f" — {swept}" if swept else ""), "",
+                f"{e['client']} clients, {e['server']} server, {sim['replications']} replications; "
+                f"emulator lateness mean {e['lateness_us_mean']:.0f} µs, worst p99 {e['lateness_us_p99_max']:.0f} µs; "
+                f"{e['invalid_runs']} of {emu['replications']} emulated runs invalid; kernel {e['kernel']}.",
+                "", "| metric | simulated | emulated | difference |", "|---|---:|---:|---:|"]
+        out += [f"| {label} | {_f(a)} | {_f(b)} | {d} |" for label, a, b, d in crossval_rows(sim, emu)]
+        if e.get("time_sequence_svg"):
+            rel = Path(e["time_sequence_svg"]).name
+            out += ["", f"![simulated and emulated time-sequence graphs, replication 0]({rel})"]
+        out.append("")
+    path = Path(out_dir) / "crossval.md"
+    path.write_text("\n".join(out))
+    return path
 
 
 def simulated_time_sequence(cfg: dict[str, Any], replication: int = 0, client: int = 0,
