@@ -370,32 +370,31 @@ def _pcap_count(path: Path) -> int:
     return n
 
 
-def test_unsupported_combinations_are_one_line_errors(tmp_path, capsys):
+_TCP_ONLY_OURS = ("coaplab: error: emulate: over TCP only coaplab's endpoints run so far "
+                  "(--client coaplab --server coaplab)")
+
+
+@pytest.mark.parametrize("toml, args, message", [
+    ('[workload]\nkind = "firmware"\n[coap]\ntransport = "tcp"\ncc = "newreno"\n', ["--client", "libcoap"],
+     _TCP_ONLY_OURS),
+    ('[workload]\nkind = "firmware"\n[coap]\ntransport = "tcp"\ncc = "newreno"\n', ["--server", "libcoap"],
+     _TCP_ONLY_OURS),
+    ('[[group]]\nname = "a"\n[group.workload]\nclients = 1\n', [], "client groups ([[group]]) are not supported"),
+    ('[workload]\nkind = "firmware"\n[coap]\ncc = "fasor-rc"\n', ["--server", "libcoap"],
+     "coaplab: error: coap.cc: 'fasor-rc' with --server libcoap is not emulated: only coaplab's server echoes "
+     "FASOR's Rexmit-Cnt option; use --server coaplab or another algorithm"),
+    ('[workload]\nkind = "continuous"\nresponse_bytes = 2000\n', ["--server", "libcoap"],
+     "coaplab: error: workload.response_bytes: 2000 with --server libcoap; allowed: at most 1024 "
+     "(libcoap answers larger bodies block-wise)"),
+])
+def test_unsupported_combinations_are_one_line_errors(tmp_path, capsys, toml, args, message):
+    """Refused before anything is created: exit 2, one line (the whole line where it is fixed)."""
     _need_root()
-    tcp = tmp_path / "tcp.toml"
-    tcp.write_text('[workload]\nkind = "firmware"\n[coap]\ntransport = "tcp"\ncc = "newreno"\n')
-    assert main(["emulate", str(tcp), "--client", "libcoap", "--no-db"]) == 2
-    assert capsys.readouterr().err.strip() == ("coaplab: error: emulate: over TCP only coaplab's endpoints run so far "
-                                               "(--client coaplab --server coaplab)")
-    groups = tmp_path / "groups.toml"
-    groups.write_text('[[group]]\nname = "a"\n[group.workload]\nclients = 1\n')
-    assert main(["emulate", str(groups), "--no-db"]) == 2
-    assert "client groups ([[group]]) are not supported" in capsys.readouterr().err
-    assert main(["emulate", str(tcp), "--server", "libcoap", "--no-db"]) == 2
-    assert capsys.readouterr().err.strip() == ("coaplab: error: emulate: over TCP only coaplab's endpoints run so far "
-                                               "(--client coaplab --server coaplab)")
-    fasor = tmp_path / "fasor.toml"
-    fasor.write_text('[workload]\nkind = "firmware"\n[coap]\ncc = "fasor-rc"\n')
-    assert main(["emulate", str(fasor), "--server", "libcoap", "--no-db"]) == 2
-    assert capsys.readouterr().err.strip() == (
-        "coaplab: error: coap.cc: 'fasor-rc' with --server libcoap is not emulated: only coaplab's server echoes "
-        "FASOR's Rexmit-Cnt option; use --server coaplab or another algorithm")
-    big = tmp_path / "big.toml"
-    big.write_text('[workload]\nkind = "continuous"\nresponse_bytes = 2000\n')
-    assert main(["emulate", str(big), "--server", "libcoap", "--no-db"]) == 2
-    assert capsys.readouterr().err.strip() == (
-        "coaplab: error: workload.response_bytes: 2000 with --server libcoap; allowed: at most 1024 "
-        "(libcoap answers larger bodies block-wise)")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(toml)
+    assert main(["emulate", str(scenario), *args, "--no-db"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and (err == message if message.startswith("coaplab:") else message in err)
     assert _ours() == []
 
 
