@@ -316,6 +316,16 @@ fn line(n: u16, root: u16, p: RadioParams) -> Mesh {
 }
 
 /// A request of `ipv6` bytes as a whole IPv6 packet (its IPv4 size is 20 bytes less).
+/// One request of `ipv6` bytes handed to `mesh` at time 0, from node 0 to node 1.
+fn enter_one(mesh: &mut Mesh, ipv6: u32) -> (Slab<NetPacket>, Queue, PacketId) {
+    let mut packets = Slab::default();
+    let r = request(ipv6);
+    let id = packets.insert(r);
+    let mut q = Queue::default();
+    mesh.enter(Instant::ZERO, id, &r, 0, 1, &mut q).unwrap();
+    (packets, q, id)
+}
+
 fn request(ipv6: u32) -> NetPacket {
     NetPacket::udp(Packet {
         kind: PacketKind::Request,
@@ -360,14 +370,10 @@ fn one_frame_one_hop_on_an_idle_channel() {
 #[test]
 fn a_fragmented_packet_crosses_one_hop_in_two_frames() {
     let mut mesh = line(2, 1, params(0, 0, 3));
-    let mut packets = Slab::default();
     // A 144-byte IPv6 packet: CoAP 144 − 48 = 96 B; on its only hop 9 B of compressed
     // headers + 96 = 105 B, one over the frame's 104: FRAG1 101 B, FRAGN 13 B (the sizes of
     // a_packet_one_byte_over_a_frame_takes_two_fragments); MAC frames 124 and 36 B.
-    let r = request(144);
-    let id = packets.insert(r);
-    let mut q = Queue::default();
-    mesh.enter(Instant::ZERO, id, &r, 0, 1, &mut q).unwrap();
+    let (packets, mut q, id) = enter_one(&mut mesh, 144);
     // FRAG1: CCA ends 128, on the air 320–4480 µs ((6 + 124) × 32 = 4160); the ACK follows
     // its turnaround: 4672–5024 µs. FRAGN: CCA 5024–5152 (clear: the ACK ended at 5024), on
     // the air from 5344 for (6 + 36) × 32 = 1344 µs: node 1 has the whole packet at 6688 µs.
@@ -389,11 +395,7 @@ fn contikimac_strobes_until_the_receiver_wakes_up() {
     p.wake_period = Some(Duration::from_millis(125));
     let mut mesh = line(2, 1, p);
     mesh.wake_phases = vec![Duration::ZERO, Duration::from_millis(10)];
-    let mut packets = Slab::default();
-    let r = request(95);
-    let id = packets.insert(r);
-    let mut q = Queue::default();
-    mesh.enter(Instant::ZERO, id, &r, 0, 1, &mut q).unwrap();
+    let (packets, mut q, id) = enter_one(&mut mesh, 95);
     // The strobe starts at 320 µs (CCA 128 + turnaround 192); a copy every 2720 (airtime) +
     // 544 (gap) = 3264 µs. Node 1 wakes at 10 000 µs and takes the next whole copy: copy
     // k = ⌈(10 000 − 320) / 3264⌉ = ⌈2.97⌉ = 3, from 320 + 3 × 3264 = 10 112 µs to
@@ -436,11 +438,7 @@ fn retries_until_exhaustion_on_a_lossy_link() {
     let mut p = params(0, 0, 3);
     p.link_loss = 1.0;
     let mut mesh = line(2, 1, p);
-    let mut packets = Slab::default();
-    let r = request(95);
-    let id = packets.insert(r);
-    let mut q = Queue::default();
-    mesh.enter(Instant::ZERO, id, &r, 0, 1, &mut q).unwrap();
+    let (packets, mut q, id) = enter_one(&mut mesh, 95);
     // Every attempt: CCA 128 + turnaround 192 + airtime 2720 + ACK wait 864 = 3904 µs.
     // The original and macMaxFrameRetries = 3 retransmissions: 4 × 3904 = 15616 µs.
     assert_eq!(

@@ -32,13 +32,14 @@ impl SplitMix {
     }
 }
 
-/// A valid CoAP message with random fields, as bytes (the seed corpus for mutations).
-fn valid_coap(r: &mut SplitMix) -> Vec<u8> {
+/// A random token (0–8 bytes) and up to `max_options − 1` options with random values
+/// (0–299 bytes) under sorted random numbers, drawn in this order.
+fn token_and_options(r: &mut SplitMix, max_options: usize) -> (Vec<u8>, Vec<(u16, Vec<u8>)>) {
     let token = {
         let n = r.below(9);
         r.bytes(n)
     };
-    let values: Vec<Vec<u8>> = (0..r.below(5))
+    let values: Vec<Vec<u8>> = (0..r.below(max_options))
         .map(|_| {
             let n = r.below(300);
             r.bytes(n)
@@ -46,10 +47,15 @@ fn valid_coap(r: &mut SplitMix) -> Vec<u8> {
         .collect();
     let mut numbers: Vec<u16> = (0..values.len()).map(|_| r.next() as u16).collect();
     numbers.sort_unstable();
-    let options: Vec<(u16, OptionValue)> = numbers
+    (token, numbers.into_iter().zip(values).collect())
+}
+
+/// A valid CoAP message with random fields, as bytes (the seed corpus for mutations).
+fn valid_coap(r: &mut SplitMix) -> Vec<u8> {
+    let (token, raw_options) = token_and_options(r, 5);
+    let options: Vec<(u16, OptionValue)> = raw_options
         .iter()
-        .zip(&values)
-        .map(|(&n, v)| (n, OptionValue::Bytes(v)))
+        .map(|(n, v)| (*n, OptionValue::Bytes(v)))
         .collect();
     let payload = {
         let n = r.below(40);
@@ -67,22 +73,10 @@ fn valid_coap(r: &mut SplitMix) -> Vec<u8> {
 }
 
 fn valid_frame(r: &mut SplitMix) -> Vec<u8> {
-    let token = {
-        let n = r.below(9);
-        r.bytes(n)
-    };
-    let values: Vec<Vec<u8>> = (0..r.below(4))
-        .map(|_| {
-            let n = r.below(300);
-            r.bytes(n)
-        })
-        .collect();
-    let mut numbers: Vec<u16> = (0..values.len()).map(|_| r.next() as u16).collect();
-    numbers.sort_unstable();
-    let options: Vec<(u16, OptionValue)> = numbers
+    let (token, raw_options) = token_and_options(r, 4);
+    let options: Vec<(u16, OptionValue)> = raw_options
         .iter()
-        .zip(&values)
-        .map(|(&n, v)| (n, OptionValue::Bytes(v)))
+        .map(|(n, v)| (*n, OptionValue::Bytes(v)))
         .collect();
     // Up to 70 000 payload bytes: every length form (4-bit, 8-, 16- and 32-bit extended).
     let len = match r.below(16) {

@@ -804,8 +804,6 @@ mod tests {
         b.mode = Mode::ProbeBw;
         b.full_bw_reached = true;
         b.bw.update(BW_RTTS, 0, 3750);
-        b.cycle_idx = 2; // gain 1: advance when more than 640 ms passed since the phase began
-        b.cycle_stamp = at(0);
         let rs = RateSample {
             rtt: Some(ms(700)),
             ..RateSample::default()
@@ -818,8 +816,22 @@ mod tests {
             ca_state: CaState::Open,
             lost: 0,
         };
-        // (time ms, prior in flight, phase after): 640 is not > 640; 641 is.
-        for (t, prior, phase) in [(640, 0, 2), (641, 0, 3)] {
+        // (phase, its start ms, ACK at ms, prior in flight B, phase after):
+        // phase 2 (gain 1) advances once more than RTprop = 640 ms passed: 640 is not > 640,
+        // 641 is; phase 1 (3/4) ends early once in flight ≤ inflight(bw, 1) = 14 segments = 3584 B;
+        // phase 0 (5/4) needs a full RTprop *and* in flight ≥ inflight(bw, 5/4) (phase 0 adds
+        // 2 segments): 3000 B → 12 segs + 3 → 16 + 2 = 18 segments = 4608 B.
+        for (phase, stamp, t, prior, after) in [
+            (2, 0, 640, 0, 2),
+            (2, 0, 641, 0, 3),
+            (1, 1000, 1100, 3585, 1),
+            (1, 1000, 1200, 3584, 2),
+            (0, 2000, 2700, 4607, 0),
+            (0, 2000, 2800, 4608, 1),
+        ] {
+            b.cycle_idx = phase;
+            b.pacing_gain = PACING_GAIN[phase];
+            b.cycle_stamp = at(stamp);
             b.on_ack(
                 &RateSample {
                     prior_in_flight: prior,
@@ -827,49 +839,8 @@ mod tests {
                 },
                 &cx(t, prior),
             );
-            assert_eq!(b.cycle_idx, phase, "at {t} ms");
+            assert_eq!(b.cycle_idx, after, "phase {phase}, ACK at {t} ms");
         }
-        // Phase 1 (3/4) ends early once in flight ≤ inflight(bw, 1) = 14 segments = 3584 B.
-        b.cycle_idx = 1;
-        b.pacing_gain = PACING_GAIN[1];
-        b.cycle_stamp = at(1000);
-        b.on_ack(
-            &RateSample {
-                prior_in_flight: 3585,
-                ..rs
-            },
-            &cx(1100, 3585),
-        );
-        assert_eq!(b.cycle_idx, 1);
-        b.on_ack(
-            &RateSample {
-                prior_in_flight: 3584,
-                ..rs
-            },
-            &cx(1200, 3584),
-        );
-        assert_eq!(b.cycle_idx, 2);
-        // Phase 0 (5/4) needs a full RTprop *and* in flight ≥ inflight(bw, 5/4) (phase 0
-        // adds 2 segments): 3000 B → 12 segs + 3 → 16 + 2 = 18 segments = 4608 B.
-        b.cycle_idx = 0;
-        b.pacing_gain = PACING_GAIN[0];
-        b.cycle_stamp = at(2000);
-        b.on_ack(
-            &RateSample {
-                prior_in_flight: 4607,
-                ..rs
-            },
-            &cx(2700, 4607),
-        );
-        assert_eq!(b.cycle_idx, 0);
-        b.on_ack(
-            &RateSample {
-                prior_in_flight: 4608,
-                ..rs
-            },
-            &cx(2800, 4608),
-        );
-        assert_eq!(b.cycle_idx, 1);
     }
 
     #[test]

@@ -14,18 +14,12 @@ pub const NODES: u16 = 21;
 pub const BORDER_ROUTER: u16 = 10;
 
 pub fn layout(range: f64) -> Layout {
-    Layout {
-        positions: (0..NODES).map(|i| (f64::from(i) * range, 0.0)).collect(),
-        border_router: BORDER_ROUTER,
-        links: None,
-        clients: (0..NODES)
-            .filter(|&i| i != BORDER_ROUTER)
-            .map(|i| (i, BORDER_ROUTER))
-            .collect(),
-    }
+    Layout::all_to_border_router(
+        (0..NODES).map(|i| (f64::from(i) * range, 0.0)).collect(),
+        BORDER_ROUTER,
+    )
 }
 
 pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
-    let range = cfg.network.as_ref().map_or(10.0, |n| n.range_m);
-    mesh::build(cfg, replication, layout(range))
+    mesh::build(cfg, replication, layout(mesh::range_m(cfg)))
 }

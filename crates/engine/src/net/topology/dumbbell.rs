@@ -46,6 +46,5 @@ pub fn layout(range: f64) -> Layout {
 }
 
 pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
-    let range = cfg.network.as_ref().map_or(10.0, |n| n.range_m);
-    mesh::build(cfg, replication, layout(range))
+    mesh::build(cfg, replication, layout(mesh::range_m(cfg)))
 }

@@ -11,20 +11,14 @@ pub const SIDE: u16 = 7;
 pub const BORDER_ROUTER: u16 = 24;
 
 pub fn layout(range: f64) -> Layout {
-    Layout {
-        positions: (0..SIDE * SIDE)
+    Layout::all_to_border_router(
+        (0..SIDE * SIDE)
             .map(|i| (f64::from(i % SIDE) * range, f64::from(i / SIDE) * range))
             .collect(),
-        border_router: BORDER_ROUTER,
-        links: None,
-        clients: (0..SIDE * SIDE)
-            .filter(|&i| i != BORDER_ROUTER)
-            .map(|i| (i, BORDER_ROUTER))
-            .collect(),
-    }
+        BORDER_ROUTER,
+    )
 }
 
 pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
-    let range = cfg.network.as_ref().map_or(10.0, |n| n.range_m);
-    mesh::build(cfg, replication, layout(range))
+    mesh::build(cfg, replication, layout(mesh::range_m(cfg)))
 }

@@ -24,6 +24,31 @@ pub struct Layout {
     pub links: Option<Vec<[u16; 2]>>,
 }
 
+impl Layout {
+    /// Nodes at `positions` on the unit disk, every node but the border router a client
+    /// sending to the sink on it (chain, grid).
+    pub fn all_to_border_router(positions: Vec<(f64, f64)>, border_router: u16) -> Layout {
+        let n = positions.len() as u16;
+        Layout {
+            positions,
+            border_router,
+            links: None,
+            clients: (0..n)
+                .filter(|&i| i != border_router)
+                .map(|i| (i, border_router))
+                .collect(),
+        }
+    }
+}
+
+/// The radio range of `[network]` (its default without the section), which spaces the nodes of
+/// the built-in topologies.
+pub fn range_m(cfg: &RunConfig) -> f64 {
+    cfg.network
+        .as_ref()
+        .map_or_else(|| NetworkConfig::default().range_m, |n| n.range_m)
+}
+
 fn micros(us: f64) -> Duration {
     Duration::from_nanos((us * 1000.0).round() as u64)
 }
