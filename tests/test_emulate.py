@@ -433,6 +433,19 @@ def _pcap(path: Path, records: list[tuple[float, bytes]], magic: int = 0xA1B23C4
     path.write_bytes(out)
 
 
+@pytest.mark.parametrize("tcp, quickack", [
+    ({}, False),                                   # the model's delayed ACK: the kernel's own policy
+    ({"delayed_ack_ms": 0}, True),
+    ({"ack_every_segment": True}, True),           # route quickack 1 = an ACK for every segment
+    ({"ack_every_segment": False, "delayed_ack_ms": 200}, False),
+])
+def test_the_model_ack_rule_maps_to_route_quickack(tcp, quickack):
+    cfg = {"coap": {"cc": "bbr"}, "link": {"mtu": 296}, "tcp": tcp}
+    opts = em.TcpSetup.from_config(cfg).route_options()
+    assert opts[:6] == ["initcwnd", "4", "advmss", "256", "congctl", "bbr"]
+    assert (opts[6:] == ["quickack", "1"]) is quickack, opts
+
+
 def test_pcap_reader_microsecond_and_big_endian(tmp_path):
     from coaplab.pcapseq import read_pcap
 
@@ -555,10 +568,68 @@ def _run_dir(out: Path) -> Path:
 
 def _write_toml(path: Path, scenario: dict) -> str:
     """A scenario dict as a TOML file (flat sections only)."""
-    lines = [f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"' for k, v in scenario.items() if not isinstance(v, dict)]
+    def value(v):
+        return f'"{v}"' if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else f"{v!r}"
+
+    lines = [f"{k} = {value(v)}" for k, v in scenario.items() if not isinstance(v, dict)]
     for sec, kv in scenario.items():
         if isinstance(kv, dict):
             lines.append(f"[{sec}]")
-            lines += [f'{k} = "{v}"' if isinstance(v, str) else f"{k} = {v}" for k, v in kv.items()]
+            lines += [f"{k} = {value(v)}" for k, v in kv.items()]
     path.write_text("\n".join(lines) + "\n")
     return str(path)
+
+
+def test_crossval_into_a_database_puts_the_overlay_in_the_report(tmp_path):
+    """`crossval --db` of a traced TCP scenario stores the emulated run's time-sequence trace
+    (client 0's first connection, read from the captures, which then go) beside the simulated
+    runs, and `coaplab report` draws the two on one axis in the emulated configuration's
+    figure: the same 42 data segments as in the test above (7-byte CSM + 40 × 256 + 5)."""
+    _need_root()
+    import glob
+    import tempfile
+
+    from coaplab.scenario import config_id, load_scenario
+    from coaplab.tidy import load
+
+    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "coaplab-emulate-*")))
+    scenario = dict(SMALL_TCP, name="emu-test-tcp-report", trace=True, link={"buffer_bytes": 1410000})
+    db = tmp_path / "r.duckdb"
+    assert main(["crossval", "--db", str(db), "--no-progress", "--format", "json",
+                 _write_toml(tmp_path / "s.toml", scenario)]) == 0
+    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "coaplab-emulate-*"))) == before
+    cid = config_id(next(iter(load_scenario(scenario).configurations())))
+    study = load(db)
+    emu_cid = em.emulation_id(cid, "coaplab", "coaplab")
+    (emu_run,) = study.runs[emu_cid]
+    (trace,) = emu_run["seq_traces"]
+    sends = sorted((p[3], p[4]) for p in trace["points"] if p[2] == "send")
+    assert len(sends) == 42 and sends[0] == (0, 7) and sends[-1] == (7 + 40 * 256, 5)
+    assert main(["report", "--db", str(db), "--out", str(tmp_path / "rep")]) == 0
+    html = (tmp_path / "rep" / "index.html").read_text()
+    assert html.count('id="emulated-send"') == 1 and html.count('id="simulated-send"') == 1
+    assert f"simulated (configuration {cid})" in html
+    assert _ours() == []
+
+
+def test_a_run_without_an_output_directory_leaves_no_files(tmp_path, monkeypatch):
+    """The run's captures and reports go to a private temporary directory, removed when the
+    run ends — also when it fails."""
+    monkeypatch.setattr(em, "check_environment", lambda: None)
+    monkeypatch.setattr(em, "check_supported", lambda *a: None)
+    monkeypatch.setattr(em.tempfile, "tempdir", str(tmp_path))
+    seen = []
+
+    def fail(cfg, r, work, **kw):
+        (work / "ingress.pcap").write_bytes(b"x")
+        seen.append(work)
+        raise em.CoaplabError("emulate: the coaplab clients failed: boom")
+
+    monkeypatch.setattr(em, "_run_in", fail)
+    with pytest.raises(em.CoaplabError, match="boom"):
+        em.run_one({"coap": {"transport": "udp"}}, 0)
+    assert seen and seen[0].parent == tmp_path and list(tmp_path.iterdir()) == []
+    kept = tmp_path / "kept"
+    with pytest.raises(em.CoaplabError):
+        em.run_one({"coap": {"transport": "udp"}}, 0, out_dir=kept)
+    assert (kept / "ingress.pcap").exists()  # --out: the user's directory keeps everything

@@ -242,6 +242,7 @@ class TcpSetup:
     syn_retries: int = 6
     synack_retries: int = 5
     delayed_ack_ms: float = 200.0
+    ack_every_segment: bool = False
     mss: int = 256
 
     @classmethod
@@ -255,6 +256,7 @@ class TcpSetup:
             syn_retries=min(int(t.get("syn_retries", 6)), 127),
             synack_retries=min(int(t.get("synack_retries", 5)), 255),
             delayed_ack_ms=float(t.get("delayed_ack_ms", 200.0)),
+            ack_every_segment=bool(t.get("ack_every_segment", False)),
             mss=int(cfg["link"]["mtu"]) - 40,
         )
 
@@ -280,7 +282,11 @@ class TcpSetup:
 
     def route_options(self) -> list[str]:
         opts = ["initcwnd", str(self.initial_window), "advmss", str(self.mss), "congctl", self.congestion]
-        if self.delayed_ack_ms == 0:
+        # RTAX_QUICKACK makes tcp_in_quickack_mode() true for every segment (net/ipv4/tcp_input.c,
+        # __tcp_ack_snd_check): Linux then acknowledges each segment at once, which is what the
+        # model does with either setting. Without it the kernel's own policy (quick-ACK at the
+        # start, PSH-driven ACKs on reads, delayed ACKs) sits between the two model rules.
+        if self.delayed_ack_ms == 0 or self.ack_every_segment:
             opts += ["quickack", "1"]
         return opts
 
@@ -293,7 +299,7 @@ class EmulatedRun:
     result: dict[str, Any]          # simulator-shaped result (stats.summarize understands it)
     emulator: dict[str, Any]        # the emulator's report (lateness, packets, real-time)
     valid: bool
-    directory: Path
+    directory: Path | None          # the run's files, when the caller gave a directory to keep them
 
 
 def _wait_ready(p: subprocess.Popen, timeout: float, log: Path) -> None:
@@ -370,11 +376,24 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
     Every loop is bounded: the clients stop after `max_seconds`, the emulator 30 s later."""
     check_environment()
     check_supported(cfg, client, server)
+    # Without an output directory the run's files (captures, reports, logs) live in a private
+    # temporary directory that goes when the run does, error or not.
+    own_work = out_dir is None
+    work = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="coaplab-emulate-"))
+    try:
+        work.mkdir(parents=True, exist_ok=True)
+        return _run_in(cfg, replication, work, client=client, server=server, max_seconds=max_seconds,
+                       late_us=late_us, tcp_congestion=tcp_congestion, kept=not own_work)
+    finally:
+        if own_work:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, server: str,
+            max_seconds: float, late_us: float, tcp_congestion: str | None, kept: bool) -> EmulatedRun:
     transport = cfg["coap"]["transport"]
     emu_bin, ep_bin = binaries()
     os.environ["COAPLAB_ENDPOINT"] = str(ep_bin)  # third-party client drivers ask it for start offsets
-    work = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="coaplab-emulate-"))
-    work.mkdir(parents=True, exist_ok=True)
     cfg_path = work / "config.json"
     cfg_path.write_text(json.dumps(cfg))
     for stale in ("emulator.json", "clients.json", "server.json"):
@@ -447,13 +466,30 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
             _stop(p, grace=3.0)
         ns.delete()
     result = _result(cfg, replication, clients, report, time.monotonic() - started)
+    if transport == "tcp" and cfg.get("trace"):
+        result["seq_traces"] = _emulated_seq_traces(work)
     result["emulation"] = {
         "client": client, "server": server, "kernel": kernel(), "transport": transport,
         "tcp_congestion": tcp.congestion if tcp else None,
         "lateness_us": report["lateness_us"], "valid": report["valid"], "realtime": report["realtime"],
-        "directory": str(work),
+        "directory": str(work) if kept else None,
     }
-    return EmulatedRun(result=result, emulator=report, valid=bool(report["valid"]), directory=work)
+    return EmulatedRun(result=result, emulator=report, valid=bool(report["valid"]), directory=work if kept else None)
+
+
+def _emulated_seq_traces(work: Path) -> list[dict[str, Any]]:
+    """The time-sequence trace of client 0's first connection read from the run's captures, in
+    the simulator's ``seq_traces`` shape (points ``[time_s, "down", event, seq, length]``), so
+    that the results database, ``export`` and ``report`` treat it as a simulated trace. One
+    connection: the captures are gone after the run unless ``--out`` keeps them."""
+    from .pcapseq import time_sequence_points
+
+    try:
+        pts = time_sequence_points(work, client_address(0))
+    except CoaplabError:
+        return []  # client 0 never connected: nothing to draw
+    return [{"client": 0, "connection": 0,
+             "points": [[p["time_s"], "down", p["event"], p["seq"], p["length"]] for p in pts]}]
 
 
 def _kernel_retrans(c: dict[str, Any]) -> int:
@@ -504,10 +540,14 @@ def _result(cfg: dict[str, Any], replication: int, clients: dict[str, Any], repo
 # --------------------------------------------------------------------------------------------
 # Scenarios: emulate, crossval
 
+#: What joins a simulated configuration's id to the endpoints in its emulated counterpart's.
+EMULATED_MARK = "-emu-"
+
+
 def emulation_id(config_id: str, client: str, server: str) -> str:
     """Identity of an emulated configuration in the results database: the simulated one's plus
     the endpoints, so that emulated and simulated runs never overwrite each other."""
-    return f"{config_id}-emu-{client}-{server}"
+    return f"{config_id}{EMULATED_MARK}{client}-{server}"
 
 
 def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", server: str = "coaplab",

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from . import figures
+from .emulate import EMULATED_MARK
 from .replstats import replication_stats
 from .stats import sum_tcp
 from .store import CC_STATE_COLUMNS, cc_state_rows
@@ -284,6 +285,19 @@ def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
                        f'<td>{sum(len(r["seq_traces"]) for r in traced)}</td></tr>')
         if not pts:
             continue
+        pair = _simulated_counterpart(study, cid, traced)
+        if pair is not None:
+            emu_run, sim_pts = pair
+            e = emu_run["emulation"]
+            stack = "Linux" + (f" {e['tcp_congestion']}" if e.get("tcp_congestion") else "")
+            emu_pts = [{"time_s": p[0], "event": p[2], "seq": p[3], "length": p[4]}
+                       for p in emu_run["seq_traces"][0]["points"] if p[1] == "down"]
+            caption = (f"{what(cid)} [{cid}]: replication {emu_run['replication']}, client 0's first connection, "
+                       f"server → client, simulated (configuration {cid.split(EMULATED_MARK)[0]}) and emulated "
+                       f"({e.get('client')} clients, {e.get('server')} server, kernel {e.get('kernel')}) "
+                       "on one axis: segments sent, retransmitted, dropped, and the cumulative ACK reaching the server.")
+            figs.append((fid, caption, figures.time_sequence_overlay(sim_pts, emu_pts, labels=("simulated", f"emulated ({stack})"))))
+            continue
         state = [dict(zip(CC_STATE_COLUMNS, r)) for r in cc_state_rows({"seq_traces": [best]}) if r[3] == "down"]
         caption = (f"{what(cid)} [{cid}]: replication {first['replication']}, client {best['client']}, connection "
                    f"{best['connection']}, server → client: segments sent, retransmitted (drawn on top), dropped (×), "
@@ -292,6 +306,22 @@ def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
                       "RTprop, and the mode (shaded)." if state else "."))
         figs.append((fid, caption, figures.time_sequence(pts, cc_state=state)))
     return (figs, listing) if figs else None
+
+
+def _simulated_counterpart(study: Study, cid: str, traced: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict]] | None:
+    """For an emulated configuration whose simulated one is in the study with a traced run of
+    the same replication (``coaplab crossval --db`` of a scenario with ``trace = true`` stores
+    both): the first such emulated run and the simulated points of client 0's first connection
+    (server → client), to draw on one axis. None otherwise."""
+    if EMULATED_MARK not in cid:
+        return None
+    sim_runs = {r["replication"]: r for r in study.runs.get(cid.split(EMULATED_MARK)[0], []) if r.get("seq_traces")}
+    for run in traced:
+        sim = sim_runs.get(run["replication"])
+        mine = [t for t in (sim or {}).get("seq_traces", []) if t["client"] == 0]
+        if run.get("emulation") and mine:
+            return run, [{"time_s": p[0], "event": p[2], "seq": p[3], "length": p[4]} for p in mine[0]["points"] if p[1] == "down"]
+    return None
 
 
 def _ranges(values: list[int]) -> str:
