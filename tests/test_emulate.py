@@ -440,10 +440,13 @@ def _pcap(path: Path, records: list[tuple[float, bytes]], magic: int = 0xA1B23C4
     ({"ack_every_segment": False, "delayed_ack_ms": 200}, False),
 ])
 def test_the_model_ack_rule_maps_to_route_quickack(tcp, quickack):
-    cfg = {"coap": {"cc": "bbr"}, "link": {"mtu": 296}, "tcp": tcp}
-    opts = em.TcpSetup.from_config(cfg).route_options()
+    cfg = {"coap": {"cc": "bbr", "transport": "tcp"}, "link": {"mtu": 296}, "tcp": tcp}
+    setup = em.TcpSetup.from_config(cfg)
+    opts = setup.route_options()
     assert opts[:6] == ["initcwnd", "4", "advmss", "256", "congctl", "bbr"]
     assert (opts[6:] == ["quickack", "1"]) is quickack, opts
+    assert setup.like_for_like() is quickack
+    assert ("(like for like)" if quickack else "(not like for like)") in em._ack_rule(cfg)
 
 
 def test_pcap_reader_microsecond_and_big_endian(tmp_path):
@@ -550,6 +553,7 @@ def test_crossval_tcp_writes_the_overlaid_time_sequence_graphs(tmp_path):
     report = (tmp_path / "crossval.md").read_text()
     assert f"## emu-test-tcp-seq `{cid}`" in report and f"]({svg.name})" in report
     assert "| TCP segments retransmitted | 0 | 0 | +0 |" in report and "| FCT p50 s |" in report
+    assert "ACK rule: the model delays ACKs, the kernel follows its own policy (not like for like)." in report
     emu = time_sequence_points(tmp_path / f"{cid}-r0", em.client_address(0))
     sim = simulated_time_sequence(cfg)
     for pts in (sim, emu):

@@ -280,13 +280,20 @@ class TcpSetup:
             "net.ipv4.tcp_synack_retries": self.synack_retries,
         }
 
+    def like_for_like(self) -> bool:
+        """Whether the kernel's receiver follows the model's ACK rule: only when both acknowledge
+        every segment at once (route ``quickack 1``); Linux's own policy cannot be set to the
+        model's default delayed ACK (docs/emulation.md)."""
+        return self.delayed_ack_ms == 0 or self.ack_every_segment
+
     def route_options(self) -> list[str]:
         opts = ["initcwnd", str(self.initial_window), "advmss", str(self.mss), "congctl", self.congestion]
         # RTAX_QUICKACK makes tcp_in_quickack_mode() true for every segment (net/ipv4/tcp_input.c,
         # __tcp_ack_snd_check): Linux then acknowledges each segment at once, which is what the
-        # model does with either setting. Without it the kernel's own policy (quick-ACK at the
-        # start, PSH-driven ACKs on reads, delayed ACKs) sits between the two model rules.
-        if self.delayed_ack_ms == 0 or self.ack_every_segment:
+        # model does with either setting. Without it the kernel's own policy (quick-ACK mode at
+        # the start among other immediate-ACK rules, delayed ACKs otherwise) sits between the
+        # model's two rules.
+        if self.like_for_like():
             opts += ["quickack", "1"]
         return opts
 
@@ -488,6 +495,7 @@ def _emulated_seq_traces(work: Path) -> list[dict[str, Any]]:
         pts = time_sequence_points(work, client_address(0))
     except CoaplabError:
         return []  # client 0 never connected: nothing to draw
+    pts.sort(key=lambda p: p["time_s"])  # one time order, as the simulator records them
     return [{"client": 0, "connection": 0,
              "points": [[p["time_s"], "down", p["event"], p["seq"], p["length"]] for p in pts]}]
 
@@ -679,6 +687,12 @@ def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, A
     return rows
 
 
+#: Printed by ``crossval`` for TCP configurations whose receivers follow different ACK rules.
+ACK_RULE_NOTE = ("note: the model's receiver delays ACKs (every second segment, else 200 ms) and the kernel's "
+                 "follows its own policy, so ACK counts and early slow start differ; for a like-for-like "
+                 "comparison set [tcp] ack_every_segment = true (docs/emulation.md, \"Like for like\")")
+
+
 def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", server: str = "coaplab",
              db: str | None = None, replications: int | None = None, out_dir: str | Path | None = None,
              max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US, progress: bool = True,
@@ -697,6 +711,9 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
         raw["replications"] = min(replications, int(raw.get("replications", 1)))
     if sc.sweep:
         raw["sweep"] = sc.sweep
+    if progress and any(c["coap"]["transport"] == "tcp" and not TcpSetup.from_config(c).like_for_like()
+                        for c in sc.iter_configurations()):
+        _log(ACK_RULE_NOTE)
     sim = run_scenario(raw, progress=False, db=db).summaries
     emu = emulate(raw, client=client, server=server, db=db, out_dir=out_dir, max_seconds=max_seconds,
                   late_us=late_us, progress=progress, tcp_congestion=tcp_congestion)
@@ -711,6 +728,15 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
     return pairs
 
 
+def _ack_rule(cfg: dict[str, Any]) -> str:
+    """The crossval report's sentence on the receivers' ACK rules (TCP only)."""
+    if cfg["coap"]["transport"] != "tcp":
+        return ""
+    if TcpSetup.from_config(cfg).like_for_like():
+        return " ACK rule: both sides acknowledge every segment (like for like)."
+    return " ACK rule: the model delays ACKs, the kernel follows its own policy (not like for like)."
+
+
 def crossval_report(pairs: list[tuple[dict[str, Any], dict[str, Any]]], out_dir: str | Path) -> Path:
     """Writes ``out_dir/crossval.md``: the report section of a cross-validation — per
     configuration, the metrics side by side (:func:`crossval_rows`) as a Markdown table, the
@@ -723,7 +749,8 @@ def crossval_report(pairs: list[tuple[dict[str, Any], dict[str, Any]]], out_dir:
         out += [f"## {sim['name']} `{sim['config_id']}`" + (f" — {swept}" if swept else ""), "",
                 f"{e['client']} clients, {e['server']} server, {sim['replications']} replications; "
                 f"emulator lateness mean {e['lateness_us_mean']:.0f} µs, worst p99 {e['lateness_us_p99_max']:.0f} µs; "
-                f"{e['invalid_runs']} of {emu['replications']} emulated runs invalid; kernel {e['kernel']}.",
+                f"{e['invalid_runs']} of {emu['replications']} emulated runs invalid; kernel {e['kernel']}."
+                + _ack_rule(sim["config"]),
                 "", "| metric | simulated | emulated | difference |", "|---|---:|---:|---:|"]
         out += [f"| {label} | {_f(a)} | {_f(b)} | {d} |" for label, a, b, d in crossval_rows(sim, emu)]
         if e.get("time_sequence_svg"):
