@@ -11,6 +11,7 @@ times differ from the simulated ones only by real processing delays (tens of µs
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -541,8 +542,11 @@ def test_crossval_tcp_writes_the_overlaid_time_sequence_graphs(tmp_path):
     from coaplab.scenario import config_id, load_scenario
 
     scenario = dict(SMALL_TCP, name="emu-test-tcp-seq", link={"buffer_bytes": 1410000})
-    assert main(["crossval", "--no-db", "--no-progress", "--out", str(tmp_path), "--format", "table",
-                 _write_toml(tmp_path / "s.toml", scenario)]) == 0
+    rc = main(["crossval", "--no-db", "--no-progress", "--out", str(tmp_path), "--format", "table",
+               _write_toml(tmp_path / "s.toml", scenario)])
+    # Exit 1 would only say that the shared machine was too loaded for the run to count as
+    # valid (delivery lateness p99 over 1 ms: with ~80 packets, one late packet).
+    assert rc == 0 or (rc == 1 and "1 of 1 emulated runs invalid" in (tmp_path / "crossval.md").read_text())
     cfg = next(iter(load_scenario(scenario).configurations()))
     cid = config_id(cfg)
     svg = tmp_path / f"emu-test-tcp-seq-{cid}-rep0-time-sequence.svg"
@@ -585,7 +589,7 @@ def _write_toml(path: Path, scenario: dict) -> str:
     return str(path)
 
 
-def test_crossval_into_a_database_puts_the_overlay_in_the_report(tmp_path):
+def test_crossval_into_a_database_puts_the_overlay_in_the_report(tmp_path, capsys):
     """`crossval --db` of a traced TCP scenario stores the emulated run's time-sequence trace
     (client 0's first connection, read from the captures, which then go) beside the simulated
     runs, and `coaplab report` draws the two on one axis in the emulated configuration's
@@ -600,8 +604,11 @@ def test_crossval_into_a_database_puts_the_overlay_in_the_report(tmp_path):
     before = set(glob.glob(os.path.join(tempfile.gettempdir(), "coaplab-emulate-*")))
     scenario = dict(SMALL_TCP, name="emu-test-tcp-report", trace=True, link={"buffer_bytes": 1410000})
     db = tmp_path / "r.duckdb"
-    assert main(["crossval", "--db", str(db), "--no-progress", "--format", "json",
-                 _write_toml(tmp_path / "s.toml", scenario)]) == 0
+    rc = main(["crossval", "--db", str(db), "--no-progress", "--format", "json",
+               _write_toml(tmp_path / "s.toml", scenario)])
+    (pair,) = json.loads(capsys.readouterr().out)
+    # Exit 1 would only say that the shared machine was too loaded for the run to be valid.
+    assert rc == 0 or (rc == 1 and pair["emulated"]["emulation"]["invalid_runs"] == 1)
     assert set(glob.glob(os.path.join(tempfile.gettempdir(), "coaplab-emulate-*"))) == before
     cid = config_id(next(iter(load_scenario(scenario).configurations())))
     study = load(db)
