@@ -419,7 +419,7 @@ def _cc_state(trace: dict, direction: str) -> list[dict]:
 
 def _trace_figure(db: str, args, width):
     from . import figures
-    from .store import ResultsDB
+    from .store import ResultsDB, sequence_points
     from .tidy import label, load, varying
 
     study = load(db, args.where)
@@ -446,7 +446,7 @@ def _trace_figure(db: str, args, width):
                 if not traces:
                     continue
                 t = max(traces, key=lambda t: sum(p[4] for p in t["points"] if p[1] == args.direction and p[2] == "send"))
-                pts = [{"time_s": p[0], "event": p[2], "seq": p[3], "length": p[4]} for p in t["points"] if p[1] == args.direction]
+                pts = sequence_points(t, args.direction)
                 if pts:
                     caption = f"{what(cid)}, replication {run['replication']}, connection {t['connection']} ({args.direction})"
                     return figures.time_sequence(pts, caption, width=width, cc_state=_cc_state(t, args.direction))

@@ -711,8 +711,7 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
         raw["replications"] = min(replications, int(raw.get("replications", 1)))
     if sc.sweep:
         raw["sweep"] = sc.sweep
-    if progress and any(c["coap"]["transport"] == "tcp" and not TcpSetup.from_config(c).like_for_like()
-                        for c in sc.iter_configurations()):
+    if progress and any(_like_for_like(c) is False for c in sc.iter_configurations()):
         _log(ACK_RULE_NOTE)
     sim = run_scenario(raw, progress=False, db=db).summaries
     emu = emulate(raw, client=client, server=server, db=db, out_dir=out_dir, max_seconds=max_seconds,
@@ -728,13 +727,16 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
     return pairs
 
 
+def _like_for_like(cfg: dict[str, Any]) -> bool | None:
+    """Whether the model's and the kernel's receivers follow one ACK rule; None over UDP."""
+    return TcpSetup.from_config(cfg).like_for_like() if cfg["coap"]["transport"] == "tcp" else None
+
+
 def _ack_rule(cfg: dict[str, Any]) -> str:
     """The crossval report's sentence on the receivers' ACK rules (TCP only)."""
-    if cfg["coap"]["transport"] != "tcp":
-        return ""
-    if TcpSetup.from_config(cfg).like_for_like():
-        return " ACK rule: both sides acknowledge every segment (like for like)."
-    return " ACK rule: the model delays ACKs, the kernel follows its own policy (not like for like)."
+    return {None: "",
+            True: " ACK rule: both sides acknowledge every segment (like for like).",
+            False: " ACK rule: the model delays ACKs, the kernel follows its own policy (not like for like)."}[_like_for_like(cfg)]
 
 
 def crossval_report(pairs: list[tuple[dict[str, Any], dict[str, Any]]], out_dir: str | Path) -> Path:
@@ -773,8 +775,9 @@ def simulated_time_sequence(cfg: dict[str, Any], replication: int = 0, client: i
     mine = [t for t in out.get("seq_traces") or [] if t["client"] == client]
     if connection >= len(mine):
         raise CoaplabError(f"the simulated run has no connection {connection} of client {client}")
-    return [{"time_s": t, "event": ev, "seq": seq, "length": n}
-            for t, d, ev, seq, n in mine[connection]["points"] if d == "down"]
+    from .store import sequence_points
+
+    return sequence_points(mine[connection])
 
 
 def crossval_time_sequence(cfg: dict[str, Any], cid: str, out_dir: str | Path, replication: int = 0,

@@ -22,7 +22,7 @@ from . import figures
 from .emulate import EMULATED_MARK
 from .replstats import replication_stats
 from .stats import sum_tcp
-from .store import CC_STATE_COLUMNS, cc_state_rows
+from .store import CC_STATE_COLUMNS, cc_state_rows, sequence_points
 from .tidy import Study, fmt_value, label, load, title, varying
 
 #: Traces drawn per configuration: the first traced replication's first client (UDP) or the
@@ -278,7 +278,7 @@ def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
         fid = f"timeseq-{len(figs)}"
         first = traced[0]
         best = max(first["seq_traces"], key=lambda t: max((p[3] + p[4] for p in t["points"] if p[1] == "down"), default=0))
-        pts = [{"time_s": p[0], "event": p[2], "seq": p[3], "length": p[4]} for p in best["points"] if p[1] == "down"]
+        pts = sequence_points(best)
         link = f'<a href="#{fid}">{_esc(what(cid))}</a>' if pts else _esc(what(cid))
         listing.append(f'<tr><td class="l">{link}</td><td class="l"><code>{cid}</code></td>'
                        f'<td class="l">{_esc(_ranges([r["replication"] for r in traced]))}</td>'
@@ -290,8 +290,7 @@ def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
             emu_run, sim_pts = pair
             e = emu_run["emulation"]
             stack = "Linux" + (f" {e['tcp_congestion']}" if e.get("tcp_congestion") else "")
-            emu_pts = [{"time_s": p[0], "event": p[2], "seq": p[3], "length": p[4]}
-                       for p in emu_run["seq_traces"][0]["points"] if p[1] == "down"]
+            emu_pts = sequence_points(emu_run["seq_traces"][0])
             caption = (f"{what(cid)} [{cid}]: replication {emu_run['replication']}, client 0's first connection, "
                        f"server → client, simulated (configuration {cid.split(EMULATED_MARK)[0]}) and emulated "
                        f"({e.get('client')} clients, {e.get('server')} server, kernel {e.get('kernel')}) "
@@ -320,7 +319,7 @@ def _simulated_counterpart(study: Study, cid: str, traced: list[dict[str, Any]])
         sim = sim_runs.get(run["replication"])
         mine = [t for t in (sim or {}).get("seq_traces", []) if t["client"] == 0]
         if run.get("emulation") and mine:
-            return run, [{"time_s": p[0], "event": p[2], "seq": p[3], "length": p[4]} for p in mine[0]["points"] if p[1] == "down"]
+            return run, sequence_points(mine[0])
     return None
 
 

@@ -124,6 +124,14 @@ CLIENT_COLUMNS = ("client", "fct_s", "first_request_s", "last_end_s", "exchanges
                   "retransmissions", "unnecessary_retransmissions", "timeouts", "duplicate_responses")
 
 
+def sequence_points(trace: dict[str, Any], direction: str = "down") -> list[dict[str, Any]]:
+    """One connection's time-sequence points in one direction (an entry of a result's
+    ``seq_traces``: points ``[time_s, direction, event, seq, length]``) as the rows
+    :func:`coaplab.figures.time_sequence` draws: ``time_s``, ``event``, ``seq``, ``length``."""
+    return [{"time_s": t, "event": ev, "seq": seq, "length": n}
+            for t, d, ev, seq, n in trace["points"] if d == direction]
+
+
 def cc_state_rows(result: dict[str, Any]) -> list[tuple]:
     """A run result's congestion-controller state rows (:data:`CC_STATE_COLUMNS`), connection by
     connection, each direction's rows in time order; none for New Reno or without tracing. The
