@@ -29,6 +29,12 @@ cargo clippy -q --workspace --all-targets -- -D warnings
 echo "== no_std build of the algorithm crate =="
 cargo build -q -p coaplab-cc --no-default-features
 echo "== cargo test =="
-cargo test -q --workspace --exclude coaplab-py
+# A test target with nothing in it prints an empty "running 0 tests" block that hides the real
+# ones: every target either has tests or says `doctest = false` / `test = false`.
+cargo test -q --workspace --exclude coaplab-py 2>&1 | tee target/cargo-test.log
+if grep -q "^running 0 tests" target/cargo-test.log; then
+  echo "error: a Rust test target ran no test; give it doctest = false / test = false in its Cargo.toml" >&2
+  exit 1
+fi
 echo "== pytest =="
 .venv/bin/python -m pytest -q

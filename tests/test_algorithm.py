@@ -187,3 +187,18 @@ def test_replay_cli_algorithm_file(cli, write_json):
     assert both.returncode == 0 and "python:" in both.stdout
     bad = cli("replay", "--algorithm-file", "missing.py:X", str(script))
     assert bad.returncode == 2 and "file 'missing.py' not found" in bad.stderr
+
+
+def test_shipped_python_algorithm_scenario_equals_its_rust_twin(cli):
+    # examples/python-algorithm.toml runs CoCoA written in Python beside the Rust `cocoa`:
+    # every figure but the configuration's own name and identity must be the same.
+    res = cli("run", "examples/python-algorithm.toml", "--no-db", "--format", "json", cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    python, rust = (json.loads(line) for line in res.stdout.splitlines())
+    assert python["config"]["coap"]["cc"].startswith("python:examples/algorithms/cocoa_py.py")
+    assert rust["config"]["coap"]["cc"] == "cocoa"
+    for s in (python, rust):
+        for key in ("config", "config_id", "swept", "wall_s"):
+            s.pop(key)
+    assert python["exchanges_completed"] == 10 * 50 * 3
+    assert python == rust

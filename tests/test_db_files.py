@@ -166,3 +166,18 @@ def test_a_full_disk_is_one_line_and_exit_2_on_the_command_line(scen, tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     line = one_line_error(proc, "No space left on device", "re-run the same command to resume")
     assert str(db) in line
+
+
+def test_the_sweep_lock_beside_the_default_database_is_ignored_by_git():
+    # `coaplab run` in a checkout leaves ./coaplab.duckdb.sweep-lock beside ./coaplab.duckdb
+    # (the lock file stays: removing a flock'ed file races with the next sweep): git must
+    # ignore both, as it ignores the database.
+    import shutil
+
+    from conftest import ROOT
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    for name in ("coaplab.duckdb", "coaplab.duckdb.sweep-lock", "results-a.duckdb.sweep-lock"):
+        r = subprocess.run(["git", "check-ignore", "-q", name], cwd=ROOT)
+        assert r.returncode == 0, f"{name} is not ignored by .gitignore"

@@ -181,3 +181,18 @@ def test_pcap_decodes_as_coap_in_tshark(cli, tmp_path):
     # Requests as sent by the clients (all of them reach the unlimited uplink) + the server's
     # responses (at least one per completed exchange).
     assert rows >= continuous["packets"]["sent_uplink"] + continuous["exchanges_completed"]
+
+
+def test_table_wall_time_and_events_are_readable():
+    # A one-client run takes a few milliseconds: "0.00 s" said nothing (three significant
+    # figures instead), and event counts carry thousands separators like the other figures.
+    from coaplab.output import _wall, table
+
+    assert _wall(0.0034) == "3.4 ms"
+    assert _wall(0.000123) == "0.123 ms"
+    assert _wall(2.5) == "2.50 s"
+    summaries = coaplab.run(small(replications=1)).summaries
+    out = table(summaries)
+    events = summaries[0]["events"]
+    assert f"{events:,} events in " in out
+    assert " 0.00 s" not in out

@@ -26,7 +26,7 @@ def _wheel() -> Path:
 
 
 @pytest.mark.parametrize("installer", ["pip", "uv"])
-def test_wheel_installs_into_a_clean_venv_and_runs(installer, tmp_path):
+def test_wheel_installs_into_a_clean_venv_and_runs(installer, tmp_path, capsys):
     wheel = _wheel()
     venv = tmp_path / "venv"
     py = venv / "bin" / "python"
@@ -45,7 +45,9 @@ def test_wheel_installs_into_a_clean_venv_and_runs(installer, tmp_path):
     help_ = subprocess.run([str(cli), "--help"], capture_output=True, text=True, timeout=60)
     started = time.perf_counter() - t0
     assert help_.returncode == 0 and "run" in help_.stdout
-    print(f"{installer}: coaplab --help in {started:.2f} s")  # a figure, not an assertion
+    # A figure, not an assertion; printed past pytest's capture so the test command shows it.
+    with capsys.disabled():
+        print(f"\n{installer}: coaplab --help in {started:.2f} s (clean venv, wheel)")
     (tmp_path / "w.toml").write_text(SCENARIO)
     run = subprocess.run([str(cli), "run", "w.toml", "--no-db", "--format", "json"], capture_output=True,
                          text=True, cwd=tmp_path, timeout=120)

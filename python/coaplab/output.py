@@ -16,6 +16,14 @@ def _f(v: Any, digits: int = 3) -> str:
     return str(v)
 
 
+def _wall(seconds: float) -> str:
+    """A run's wall time with three significant figures: a small scenario's few milliseconds
+    would otherwise print as "0.00 s"."""
+    if seconds >= 1.0:
+        return f"{seconds:.2f} s"
+    return f"{seconds * 1000:.3g} ms"
+
+
 def json_lines(summaries: list[dict[str, Any]]) -> str:
     return "\n".join(json.dumps(s, sort_keys=True) for s in summaries)
 
@@ -69,7 +77,7 @@ def table(summaries: list[dict[str, Any]]) -> str:
         settle = f", settling {_f(s['settling_time_s'])} s" if s.get("settling_time_s") is not None else ""
         out.append(
             f"  throughput {_f(s['throughput_exchanges_per_s'])} exch/s, Jain {_f(s['jain_fairness'])}{settle};"
-            f" mean queueing delay {_f(p.get('mean_queue_delay_s'))} s; {s['events']} events in {_f(s['wall_s'], 2)} s"
+            f" mean queueing delay {_f(p.get('mean_queue_delay_s'))} s; {s['events']:,} events in {_wall(s['wall_s'])}"
         )
         out.extend(_group_lines(s.get("groups") or {}))
         out.extend(_mesh_lines(s.get("mesh")))
