@@ -32,14 +32,16 @@ pub fn run_with(
     steps: &[(f64, u32, f64)],
     rng: &mut dyn Rng,
 ) -> Vec<ReplayRecord> {
-    let mut alg = Algorithm::from_name(
-        name,
-        Config {
-            max_retransmit,
-            ..Config::default()
-        },
-    )
-    .unwrap();
+    // Through the registry, so that every entry (the boxed variants too) can be replayed.
+    let mut alg = coaplab_cc::Registry::builtin()
+        .build(
+            name,
+            &Config {
+                max_retransmit,
+                ..Config::default()
+            },
+        )
+        .unwrap();
     replay(&mut alg, &script(steps), rng).unwrap()
 }
 
