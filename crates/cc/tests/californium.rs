@@ -279,7 +279,11 @@ fn peer_forgotten_after_ten_minutes() {
     );
     timers(&r[1], &[0.5], 0);
     // #1 at 600.2 s (600 s later): a fresh endpoint, T_0 = ACK_TIMEOUT = 2000.
-    let r = run("basic-rto@californium", 4, &[(0.0, 0, 0.2), (600.2, 0, 0.2)]);
+    let r = run(
+        "basic-rto@californium",
+        4,
+        &[(0.0, 0, 0.2), (600.2, 0, 0.2)],
+    );
     timers(&r[1], &[2.0], 0);
 }
 

@@ -4,7 +4,7 @@
 
 use coaplab_cc::replay::{replay, ReplayRecord, ScriptedExchange};
 use coaplab_cc::rng::{LowerBound, Rng};
-use coaplab_cc::{Algorithm, Config, Duration, Instant, Value};
+use coaplab_cc::{Config, Duration, Instant, Value};
 
 /// An RNG that always returns the largest word: `uniform(lo, hi)` yields `hi`.
 pub struct Highest;
