@@ -94,5 +94,10 @@ fn unknown_algorithm_lists_valid_names() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("valid names: default, default-fb1"), "{err}");
-    assert!(err.ends_with("fasor, fasor-rc"), "{err}");
+    assert!(
+        err.ends_with("fasor, fasor-rc, cocoa@californium, cocoa-s@californium, basic-rto@californium, linux-rto@californium, peakhopper-rto@californium"),
+        "{err}"
+    );
+    // A variant name builds through the registry.
+    assert!(Algorithm::from_name("cocoa@californium", Config::default()).is_ok());
 }
