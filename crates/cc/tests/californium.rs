@@ -341,3 +341,40 @@ fn rto_capped_at_32s() {
     close(state(&r[0], "rto").unwrap(), 45.0, 0);
     timers(&r[1], &[32.0], 0);
 }
+
+/// `Cocoa.checkAging` resets the reference to "now" after an aging step (the elapsed time
+/// left over is dropped); the drafts' `cocoa` here advances it by the interval used.
+#[test]
+fn cocoa_aging_reference_reset_to_now() {
+    // ACK_TIMEOUT 600. #0 at 0: T_0 = 600; R = 100: RTT 100, RTTVAR 50, E = 100 +
+    //     max(100, 200) = 300; RTO = round(0.5·300 + 0.5·600) = 450, updated at 0.1 s.
+    // #1 at 10.1 s: T_0 = max(500, 450) = 500 (armed before aging); VBF(500) = ×3: 500, 1500,
+    //     4500, 13500; answered after the third retransmission: k = 3, no sample. Aging at its
+    //     start: 10 000 ms > 16·450 = 7200 → RTO 900 (2800 ms left, not > 16·900), reference
+    //     = 10.1 s.
+    // #2 at 24.5 s: 14 400 ms since 10.1 s, not > 16·900 = 14 400: no aging; T_0 = 900,
+    //     ×3: 900, 2700, 8100, 24300; k = 3 again: RTO stays 900.
+    let steps = [(0.0, 0, 0.1), (10.1, 3, 0.1), (24.5, 3, 0.1)];
+    let mut alg = build("cocoa@californium", with_ack_timeout(600));
+    let r = replay(&mut alg, &script(&steps), &mut LowerBound).unwrap();
+    close(r[0].rto_after, 0.45, 0);
+    timers(&r[1], &[0.5, 1.5, 4.5, 13.5], 0);
+    close(r[1].rto_after, 0.9, 0);
+    timers(&r[2], &[0.9, 2.7, 8.1, 24.3], 0);
+    close(r[2].rto_after, 0.9, 0);
+    // #2 at 24.6 s: 14 500 ms > 14 400 → aging to 1800 after T_0 = 900 was armed.
+    let steps = [(0.0, 0, 0.1), (10.1, 3, 0.1), (24.6, 3, 0.1)];
+    let mut alg = build("cocoa@californium", with_ack_timeout(600));
+    let r = replay(&mut alg, &script(&steps), &mut LowerBound).unwrap();
+    timers(&r[2], &[0.9, 2.7, 8.1, 24.3], 0);
+    close(r[2].rto_after, 1.8, 0);
+    // The drafts' cocoa: same RTO 0.45 s after #0 (E = 0.1 + 4·0.05); #1 ages first (10 ≥
+    // 7.2 s → 0.9 s, reference 0.1 + 7.2 = 7.3 s) and arms it: 0.9, 2.7, ×2 = 5.4, ×1.5 = 8.1;
+    // #2 at 24.5 s: 17.2 s since 7.3 s ≥ 16·0.9 = 14.4 → 1.8 s, armed at once: 1.8, ×2 = 3.6,
+    // ×1.5 = 5.4, ×1.5 = 8.1.
+    let steps = [(0.0, 0, 0.1), (10.1, 3, 0.1), (24.5, 3, 0.1)];
+    let mut alg = Algorithm::from_name("cocoa", with_ack_timeout(600)).unwrap();
+    let d = replay(&mut alg, &script(&steps), &mut LowerBound).unwrap();
+    timers(&d[1], &[0.9, 2.7, 5.4, 8.1], 0);
+    timers(&d[2], &[1.8, 3.6, 5.4, 8.1], 0);
+}
