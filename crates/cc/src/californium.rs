@@ -5,8 +5,9 @@
 //! Source: eclipse-californium, `californium-core`, package
 //! `org.eclipse.californium.core.network.stack` (`CongestionControlLayer`, `RemoteEndpoint`,
 //! `ReliabilityLayer`) and its `congestioncontrol` subpackage (`Cocoa`, `Rto`, `BasicRto`,
-//! `LinuxRto`, `PeakhopperRto`), as of the 3.x/4.0 code (unchanged in these classes since the
-//! redesign of April 2021, 3.0.0-M1; the 2016 code of 1.0.x differed, see docs/algorithms.md).
+//! `LinuxRto`, `PeakhopperRto`), HEAD d595d12 (2026): the form these classes took in the April
+//! 2021 rework (3.0.0-M1) with later small changes; the 2016 code of 1.0.x differed (see
+//! docs/algorithms.md, "Californium's implementations").
 //! Everything is integer milliseconds (Java `long`/`int`), rounded where Californium rounds:
 //! `Math.round` (half up, [`round`]) and `(int)`/`(long)` casts (truncation).
 //!
