@@ -70,6 +70,20 @@ def test_unknown_algorithm_lists_names():
         coaplab.replay("cocoaa", [])
 
 
+def test_cli_replay_californium_variant(cli, write_json):
+    # Californium's Cocoa/Rto (docs/algorithms.md): T_0 = 2000 ms; R = 1000: RTT 1000, RTTVAR 500,
+    # E = 1000 + max(100, 4·500) = 3000, RTO = round(0.5·3000 + 0.5·2000) = 2500. Then
+    # R = 1200: RTTVAR = round(0.875·500 + 0.125·200) = 463, RTT = round(0.75·1000 + 0.25·1200)
+    # = 1050, E = 1050 + 4·463 = 2902, RTO = round(0.5·2902 + 0.5·2500) = 2701.
+    p = write_json([{"start": 0, "lost": 0, "rtt": 1.0}, {"start": 10, "lost": 0, "rtt": 1.2}])
+    out = cli("replay", "cocoa@californium", p)
+    assert out.returncode == 0, out.stderr
+    r = json.loads(out.stdout)
+    assert [x["timers"] for x in r] == [[2.0], [2.5]]
+    assert [x["rto_after"] for x in r] == [pytest.approx(2.5), pytest.approx(2.701)]
+    assert r[1]["state"]["rttvar_strong"] == pytest.approx(0.463)
+
+
 def test_cli_replay_json(cli, write_json):
     p = write_json([{"start": 0, "lost": 1, "rtt": 0.5}])
     out = cli("replay", "cocoa", p)
@@ -93,6 +107,7 @@ def test_cli_replay_compare_table(cli):
     [
         (["replay", "cocoa", "missing.json"], "cannot read script"),
         (["replay", "nope", "SCRIPT"], "unknown algorithm 'nope'"),
+        (["replay", "cocoa@california", "SCRIPT"], "unknown algorithm 'cocoa@california' (did you mean 'cocoa@californium'?); valid names: "),
         (["replay", "cocoa", "BAD"], "not valid JSON"),
         (["replay", "cocoa", "OVERLAP"], "exchange 1: field 'start'"),
     ],

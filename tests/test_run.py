@@ -110,6 +110,7 @@ def test_cli_trace_files(cli, tmp_path):
     [
         ("[link]\nbuffer_bytes = -1\n", "link.buffer_bytes: -1 is out of range"),
         ('[coap]\ncc = "cocoaa"\n', 'coap.cc: "cocoaa" is not a UDP algorithm'),
+        ('[coap]\ncc = "cocoa@california"\n', 'coap.cc: "cocoa@california" is not a UDP algorithm (did you mean "cocoa@californium"?); allowed: '),
         ('[sweep]\n"coap.cc" = ["x"]\n', 'coap.cc: "x" is not a UDP algorithm'),
         ('[link]\nmtu = 100\n[coap]\ntransport = "tcp"\ncc = "newreno"\n', "link.mtu: 100 B leaves a TCP MSS below 64 B"),
         ("[workload]\nresponse_bytes = 1000\n", "link.mtu: 296 B is smaller than the workload's largest packet"),

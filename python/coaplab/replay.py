@@ -7,6 +7,7 @@ sent. Validation happens here, before the single call into the Rust engine.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from pathlib import Path
@@ -140,7 +141,9 @@ def replay(
     if python is None and not isinstance(algorithm, str):
         raise ScriptError(f"algorithm = {_short(algorithm)} is neither an algorithm name nor a coaplab.Algorithm")
     if python is None and algorithm not in _core.algorithms():
-        raise ScriptError(f"unknown algorithm {algorithm!r}; valid names: {', '.join(_core.algorithms())}")
+        close = difflib.get_close_matches(algorithm, _core.algorithms(), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ScriptError(f"unknown algorithm {algorithm!r}{hint}; valid names: {', '.join(_core.algorithms())}")
     if isinstance(script, (str, Path)):
         steps = load_script(script)
     else:

@@ -76,19 +76,19 @@ impl fmt::Display for AlgorithmName {
     }
 }
 
-/// An algorithm name that is not one of [`AlgorithmName::ALL`]; its `Display` lists the valid
-/// names.
+/// An algorithm name that is not in [`BUILTIN`] (for [`AlgorithmName`]'s `FromStr`: not one
+/// of [`AlgorithmName::ALL`]); its `Display` lists the registry's names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UnknownAlgorithm;
 
 impl fmt::Display for UnknownAlgorithm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("unknown algorithm; valid names: ")?;
-        for (i, name) in AlgorithmName::ALL.iter().enumerate() {
+        for (i, entry) in BUILTIN.iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
             }
-            f.write_str(name.as_str())?;
+            f.write_str(entry.name)?;
         }
         Ok(())
     }
@@ -176,9 +176,14 @@ impl AnyAlgorithm {
         (entry.build)(&config, &Params::defaults(entry.params))
     }
 
-    /// Parses `name` and builds the algorithm; an unknown name lists the valid ones.
+    /// Builds the [`BUILTIN`] entry called `name` (the `@californium` variants included),
+    /// parameters at their defaults; an unknown name lists the valid ones.
     pub fn from_name(name: &str, config: Config) -> Result<Self, UnknownAlgorithm> {
-        Ok(AnyAlgorithm::new(name.parse()?, config))
+        let entry = BUILTIN
+            .iter()
+            .find(|e| e.name == name)
+            .ok_or(UnknownAlgorithm)?;
+        Ok(entry.algorithm(&config))
     }
 
     /// Wraps an algorithm defined outside the crate (used by registry entries' `build`).

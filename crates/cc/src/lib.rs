@@ -26,6 +26,7 @@ pub use time::{Duration, Instant};
 pub mod algorithm;
 pub mod backoff;
 pub mod basic_rto;
+pub mod californium;
 pub mod cocoa;
 pub mod config;
 pub mod controller;

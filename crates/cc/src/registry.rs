@@ -1,9 +1,11 @@
 //! The one list of algorithms: names, one-line summaries, sources, parameters and how each is
 //! built.
 //!
-//! [`BUILTIN`] holds the twelve built-in algorithms in their documented order
-//! (`docs/algorithms.md`); [`AlgorithmName`](crate::AlgorithmName) and
-//! [`Algorithm::new`](crate::AnyAlgorithm::new) read it. A [`Registry`] is a value, not global
+//! [`BUILTIN`] holds the built-in algorithms in their documented order
+//! (`docs/algorithms.md`): the twelve of [`AlgorithmName`](crate::AlgorithmName) (which
+//! [`Algorithm::new`](crate::AnyAlgorithm::new) reads by index), then the `@californium`
+//! variants. Everything that enumerates algorithms (the simulator, the scenario schema, Python,
+//! the replay) reads this list, not `AlgorithmName`. A [`Registry`] is a value, not global
 //! state: [`Registry::builtin`] starts from [`BUILTIN`] and [`Registry::register`] adds entries
 //! at run time (an algorithm written in a test, later one written in Python).
 //!
@@ -16,6 +18,7 @@ use core::fmt;
 
 use crate::algorithm::AnyAlgorithm;
 use crate::basic_rto::BasicRto;
+use crate::californium::{Californium, CfAlgorithm};
 use crate::cocoa::{Cocoa, CocoaParams, CocoaVariant};
 use crate::config::Config;
 use crate::default::{DefaultRto, FullBackoff};
@@ -159,9 +162,11 @@ fn cocoa(config: &Config, p: &Params<'_>, variant: CocoaVariant) -> AnyAlgorithm
     AnyAlgorithm::Cocoa(Cocoa::with_params(*config, variant, params))
 }
 
-/// The built-in algorithms, in their documented order (the order of
-/// [`AlgorithmName::ALL`](crate::AlgorithmName::ALL)).
-pub const BUILTIN: [Entry; 12] = [
+/// The built-in algorithms, in their documented order: the twelve of
+/// [`AlgorithmName::ALL`](crate::AlgorithmName::ALL) first (same order), then the variants that
+/// model another implementation (`NAME@californium`), which are boxed
+/// ([`AnyAlgorithm::custom`]) and have no `AlgorithmName`.
+pub const BUILTIN: [Entry; 17] = [
     Entry {
         name: "default",
         summary: "T_0 dithered in [2, 3] s, doubling, cap 60 s, no state between exchanges",
@@ -258,6 +263,46 @@ pub const BUILTIN: [Entry; 12] = [
         params: &[],
         build: |c, _| AnyAlgorithm::Fasor(Fasor::new(*c, true)),
     },
+    Entry {
+        name: "cocoa@californium",
+        summary: "Californium's CoCoA: ALPHA/BETA swapped, RTO = RTT + max(100 ms, K RTTVAR), VBF fixed from T_0, 500 ms floor",
+        source: "eclipse-californium Cocoa.java (processRttMeasurement, calculateVBF, checkAging), Rto.apply, CongestionControlLayer.updateRetransmissionTimeout",
+        needs_rexmit_count: false,
+        params: &[],
+        build: |c, _| AnyAlgorithm::custom(Californium::new(*c, CfAlgorithm::Cocoa)),
+    },
+    Entry {
+        name: "cocoa-s@californium",
+        summary: "cocoa@californium with weak samples ignored (Californium's COCOA_STRONG)",
+        source: "eclipse-californium Cocoa.java (strong = true: processRttMeasurement), CongestionControlLayer.newImplementation",
+        needs_rexmit_count: false,
+        params: &[],
+        build: |c, _| AnyAlgorithm::custom(Californium::new(*c, CfAlgorithm::CocoaStrong)),
+    },
+    Entry {
+        name: "basic-rto@californium",
+        summary: "Californium's BasicRto: T_0 = 1.5 R of the last strong or weak sample, not dithered, 500 ms floor, no retention",
+        source: "eclipse-californium BasicRto.java (processRttMeasurement), CongestionControlLayer.updateRetransmissionTimeout",
+        needs_rexmit_count: false,
+        params: &[],
+        build: |c, _| AnyAlgorithm::custom(Californium::new(*c, CfAlgorithm::BasicRto)),
+    },
+    Entry {
+        name: "linux-rto@californium",
+        summary: "Californium's LinuxRto: its ms-rounded Linux estimator on strong samples, 500 ms floor, no retention",
+        source: "eclipse-californium LinuxRto.java (initializeRTOEstimators, updateEstimator), CongestionControlLayer.updateRetransmissionTimeout",
+        needs_rexmit_count: false,
+        params: &[],
+        build: |c, _| AnyAlgorithm::custom(Californium::new(*c, CfAlgorithm::LinuxRto)),
+    },
+    Entry {
+        name: "peakhopper-rto@californium",
+        summary: "Californium's PeakhopperRto: integer delta, first sample never R_prev, 500 ms floor, no retention",
+        source: "eclipse-californium PeakhopperRto.java (initializeRTOEstimators, updateEstimator), CongestionControlLayer.updateRetransmissionTimeout",
+        needs_rexmit_count: false,
+        params: &[],
+        build: |c, _| AnyAlgorithm::custom(Californium::new(*c, CfAlgorithm::PeakhopperRto)),
+    },
 ];
 
 /// A list of algorithms that can be looked up by name and extended at run time.
@@ -273,7 +318,7 @@ impl Default for Registry {
 }
 
 impl Registry {
-    /// The twelve built-in algorithms ([`BUILTIN`]), in order.
+    /// The built-in algorithms ([`BUILTIN`]), in order.
     pub fn builtin() -> Self {
         Registry {
             entries: BUILTIN.to_vec(),

@@ -4,6 +4,7 @@
 mod common;
 
 use coaplab_cc::config::CLOCK_GRANULARITY;
+use coaplab_cc::registry::BUILTIN;
 use coaplab_cc::replay::replay;
 use coaplab_cc::rng::LowerBound;
 use coaplab_cc::{Algorithm, AlgorithmName, Config, Duration};
@@ -26,12 +27,13 @@ const ZERO_RTT: [(f64, u32, f64); 8] = [
 #[test]
 fn no_timer_below_granularity_after_zero_samples() {
     assert_eq!(CLOCK_GRANULARITY, Duration::from_millis(1));
-    for name in AlgorithmName::ALL {
+    for entry in BUILTIN.iter() {
+        let name = entry.name;
         let config = Config {
             max_retransmit: 20,
             ..Config::default()
         };
-        let mut alg = Algorithm::new(name, config);
+        let mut alg = entry.algorithm(&config);
         let records = replay(&mut alg, &script(&ZERO_RTT), &mut LowerBound).unwrap();
         for (i, r) in records.iter().enumerate() {
             assert!(!r.failed, "{name} #{i} failed");

@@ -60,7 +60,7 @@ fn fixed_entry() -> Entry {
 fn registered_algorithm_replays_with_hand_computed_timers() {
     let mut registry = Registry::builtin();
     registry.register(fixed_entry()).unwrap();
-    assert_eq!(registry.names().count(), 13);
+    assert_eq!(registry.names().count(), BUILTIN.len() + 1);
     assert_eq!(registry.names().last(), Some("fixed-timer"));
     let config = Config {
         max_retransmit: 4,
@@ -122,7 +122,11 @@ fn unknown_name_suggests_the_closest_and_lists_all() {
         msg.starts_with("unknown algorithm 'cocoaa' (did you mean 'cocoa'?); valid names: default, default-fb1,"),
         "{msg}"
     );
-    assert!(msg.ends_with("fasor, fasor-rc"), "{msg}");
+    let all: Vec<_> = registry.names().collect();
+    assert!(msg.ends_with(&all.join(", ")), "{msg}");
+    // A misspelt variant: "california" → "californium" is two edits (a→u, +m).
+    let variant = registry.get("cocoa@california").unwrap_err();
+    assert_eq!(variant.did_you_mean, Some("cocoa@californium"));
     // "fasorrc" is one insertion from "fasor-rc" and two deletions from "fasor".
     assert_eq!(
         registry.get("fasorrc").unwrap_err().did_you_mean,
@@ -187,7 +191,9 @@ fn cocoa_max_timer_parameter_truncates() {
 
 #[test]
 fn builtin_order_and_names_match_algorithm_name() {
-    assert_eq!(BUILTIN.len(), AlgorithmName::ALL.len());
+    // `AlgorithmName` names the registry's first entries (the algorithms with their own
+    // `AnyAlgorithm` variant), in order; entries after them are boxed variants.
+    assert!(BUILTIN.len() >= AlgorithmName::ALL.len());
     let expected = [
         "default",
         "default-fb1",
@@ -202,8 +208,19 @@ fn builtin_order_and_names_match_algorithm_name() {
         "fasor",
         "fasor-rc",
     ];
-    let names: Vec<_> = Registry::builtin().names().collect();
+    let names: Vec<_> = Registry::builtin().names().take(expected.len()).collect();
     assert_eq!(names, expected);
+    for entry in &BUILTIN[AlgorithmName::ALL.len()..] {
+        assert!(
+            entry.name.parse::<AlgorithmName>().is_err(),
+            "{} has no AlgorithmName",
+            entry.name
+        );
+        assert!(matches!(
+            entry.algorithm(&Config::default()),
+            AnyAlgorithm::Custom(_)
+        ));
+    }
     for (name, entry) in AlgorithmName::ALL.iter().zip(BUILTIN.iter()) {
         assert_eq!(name.as_str(), entry.name);
         assert_eq!(name.as_str().parse::<AlgorithmName>(), Ok(*name));
@@ -230,7 +247,17 @@ fn every_entry_builds_and_registry_equals_algorithm_new() {
         let ra = replay(&mut a, &s, &mut LowerBound).unwrap();
         let rb = replay(&mut b, &s, &mut LowerBound).unwrap();
         assert_eq!(ra, rb, "{name}");
-        for entry in BUILTIN.iter() {
+    }
+    // Every entry, boxed ones included, builds and replays the script.
+    for entry in BUILTIN.iter() {
+        let c = Config {
+            max_retransmit: 20,
+            ..Config::default()
+        };
+        let mut alg = entry.algorithm(&c);
+        let r = replay(&mut alg, &s, &mut LowerBound).unwrap();
+        assert_eq!(r.len(), 3, "{}", entry.name);
+        {
             assert!(!entry.summary.is_empty() && !entry.source.is_empty());
             for p in entry.params {
                 assert!(p.min <= p.default && p.default <= p.max, "{}", p.name);

@@ -792,11 +792,12 @@ fn d1_5() -> f64 {
     1.5
 }
 
-/// `coap.cc`: a string, one of the UDP algorithms or the TCP controllers.
+/// `coap.cc`: a string, one of the UDP algorithms (every entry of the registry,
+/// `coaplab_cc::registry::BUILTIN` — the list the simulator builds from) or the TCP controllers.
 fn cc_schema(_: &mut SchemaGenerator) -> Schema {
-    let names: Vec<&str> = coaplab_cc::algorithm::AlgorithmName::ALL
+    let names: Vec<&str> = coaplab_cc::registry::BUILTIN
         .iter()
-        .map(|a| a.as_str())
+        .map(|e| e.name)
         .chain(TCP_CONTROLLERS)
         .collect();
     schemars::json_schema!({ "type": "string", "enum": names })

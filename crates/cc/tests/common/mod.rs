@@ -4,7 +4,7 @@
 
 use coaplab_cc::replay::{replay, ReplayRecord, ScriptedExchange};
 use coaplab_cc::rng::{LowerBound, Rng};
-use coaplab_cc::{Algorithm, Config, Duration, Instant, Value};
+use coaplab_cc::{Config, Duration, Instant, Value};
 
 /// An RNG that always returns the largest word: `uniform(lo, hi)` yields `hi`.
 pub struct Highest;
@@ -32,14 +32,16 @@ pub fn run_with(
     steps: &[(f64, u32, f64)],
     rng: &mut dyn Rng,
 ) -> Vec<ReplayRecord> {
-    let mut alg = Algorithm::from_name(
-        name,
-        Config {
-            max_retransmit,
-            ..Config::default()
-        },
-    )
-    .unwrap();
+    // Through the registry, so that every entry (the boxed variants too) can be replayed.
+    let mut alg = coaplab_cc::Registry::builtin()
+        .build(
+            name,
+            &Config {
+                max_retransmit,
+                ..Config::default()
+            },
+        )
+        .unwrap();
     replay(&mut alg, &script(steps), rng).unwrap()
 }
 

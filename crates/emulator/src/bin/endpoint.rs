@@ -24,7 +24,8 @@ use std::net::{SocketAddrV4, TcpListener, TcpStream, UdpSocket};
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::sync::{Arc, Barrier, Mutex};
 
-use coaplab_cc::{Algorithm, AlgorithmName, Config, Instant};
+use coaplab_cc::registry::{Entry, Registry};
+use coaplab_cc::{Config, Instant};
 use coaplab_emulator::{
     client_addr, install_stop_handlers, mono_ns, stop_requested, Args, Reactor, CLIENT_PORT,
     COAP_PORT, SERVER_ADDR,
@@ -105,22 +106,22 @@ fn setups(cfg: &RunConfig, replication: u64) -> Result<(), String> {
     Ok(())
 }
 
-fn factory(cfg: &RunConfig) -> Result<(MessageFactory, AlgorithmName), String> {
-    let name: AlgorithmName = cfg
-        .coap
-        .cc
-        .parse()
-        .map_err(|e| format!("coap.cc: '{}': {e}", cfg.coap.cc))?;
+/// The message sizes and the registry entry of `coap.cc` (every registered name, as in a
+/// simulated run: `World::with_registry`).
+fn factory(cfg: &RunConfig) -> Result<(MessageFactory, Entry), String> {
+    let entry: Entry = *Registry::builtin()
+        .get(&cfg.coap.cc)
+        .map_err(|e| format!("coap.cc: {e}"))?;
     let w = &cfg.workload;
     Ok((
         MessageFactory {
             response_bytes: w.response_bytes,
             block_szx: w.block_szx,
             resource_bytes: w.resource_bytes,
-            rexmit_cnt: name.needs_rexmit_count(),
+            rexmit_cnt: entry.needs_rexmit_count,
             request_payload: 0,
         },
-        name,
+        entry,
     ))
 }
 
@@ -155,7 +156,7 @@ fn udp_clients(
     max_ns: u64,
     epoch: u64,
 ) -> Result<(), String> {
-    let (msgs, name) = factory(cfg)?;
+    let (msgs, entry) = factory(cfg)?;
     let c = &cfg.coap;
     let alg_config = Config {
         ack_timeout: secs(c.ack_timeout_s),
@@ -178,7 +179,7 @@ fn udp_clients(
     for (id, setup) in (0u32..).zip(setups) {
         clients.push(Client::new(
             id,
-            Algorithm::new(name, alg_config),
+            entry.algorithm(&alg_config),
             stream(cfg.seed, replication, Stream::Client(id)),
             setup.plan,
             c.nstart,
