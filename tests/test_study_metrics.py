@@ -225,3 +225,18 @@ def test_reproduce_prints_table2_for_the_gprs_target(monkeypatch):
 
 def test_reference_copy_is_packaged():
     assert (ROOT / "python/coaplab/data/cocoa-2016.toml").read_text().startswith("# Calibration figures from the CoCoA study")
+
+
+def test_groups_have_their_own_metrics():
+    res = coaplab.run({"name": "g", "replications": 2, "link": {"errors": "low"},
+                       "group": [{"name": "u", "workload": {"clients": 3, "exchanges": 5}, "coap": {"cc": "cocoa"}},
+                                 {"name": "t", "workload": {"clients": 2, "exchanges": 3},
+                                  "coap": {"transport": "tcp", "cc": "newreno"}}]})
+    s = res.summaries[0]
+    u, t = s["groups"]["u"], s["groups"]["t"]
+    # The run's exchange metrics are the UDP group's: the TCP group has none.
+    assert t["exchange_sums"] is None and t["retransmission_ratio"] is None
+    assert u["exchange_sums"] == s["exchange_sums"] and u["mean_rtt_s"] == s["mean_rtt_s"]
+    assert u["exchange_sums"]["initial_rto_count"] == 3 * 5 * 2
+    assert t["completed_per_client_pmf"] == [[3, 4]]
+    assert res.plot_retransmission_ratio() is not None and res.plot_completed_pmf() is not None

@@ -10,8 +10,8 @@ use proptest::prelude::*;
 use serde_json::json;
 
 /// One RTT on the idle, error-free testbed with a fixed 15 ms path delay each way
-/// (`testbed_udp.rs`): request 40 B at 60 kbit/s = 5.333334 ms (rounded up to the ns) + 200 ms
-/// + 15 ms; response 93 B at 30 kbit/s = 24.8 ms + 400 ms, after 15 ms on the path:
+/// (`testbed_udp.rs`): request 40 B at 60 kbit/s = 5.333334 ms (rounded up to the ns), then
+/// 200 ms and 15 ms; response 93 B at 30 kbit/s = 24.8 ms and 400 ms, after 15 ms on the path:
 /// 5.333334 + 200 + 15 + 15 + 24.8 + 400 = 660.133334 ms.
 const RTT: f64 = 0.660_133_334;
 
