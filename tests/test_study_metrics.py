@@ -240,3 +240,22 @@ def test_groups_have_their_own_metrics():
     assert u["exchange_sums"]["initial_rto_count"] == 3 * 5 * 2
     assert t["completed_per_client_pmf"] == [[3, 4]]
     assert res.plot_retransmission_ratio() is not None and res.plot_completed_pmf() is not None
+
+
+def test_a_database_from_before_gets_the_columns(tmp_path):
+    # A database written before these columns existed (the schema without them, as the
+    # previous release created it) takes new runs: the sweep adds the columns (NULL in old rows).
+    from coaplab.store import SCHEMA, connect
+
+    db = tmp_path / "old.duckdb"
+    old = "\n".join(ln for ln in SCHEMA.splitlines()
+                    if not any(c in ln for c in ("retransmission_ratio", "mean_rtt", "mean_initial_rto", "settled")))
+    con = connect(db)
+    con.execute(old)
+    con.execute("INSERT INTO coaplab_meta VALUES ('schema_version', '1')")
+    con.close()
+    coaplab.run({"name": "o", "replications": 1, "workload": {"clients": 2, "exchanges": 3}}, db=db)
+    con = connect(db, read_only=True)
+    rows = con.execute("SELECT retransmission_ratio, mean_rtt_s, mean_initial_rto_s FROM runs").fetchall()
+    con.close()
+    assert len(rows) == 1 and rows[0][0] == 0.0 and rows[0][1] > 0 and rows[0][2] > 0
