@@ -159,3 +159,62 @@ def markdown(rows: list[dict[str, Any]]) -> str:
             out.append(f"| {r['figure']} | {r['column']} | {_shares(r['published'], bins)} | "
                        f"{_shares(r['simulated'], bins)} | {r['diff']:.3f} |")
     return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- the CoCoA study
+
+#: The `coaplab reproduce` target whose runs are compared with the CoCoA study's Table II.
+COCOA_GPRS_TARGET = "cocoa2016-gprs-continuous"
+#: The Table II figure in `coaplab/data/cocoa-2016.toml`.
+COCOA_GPRS_FIGURE = "cocoa-gprs-table2"
+#: Table II's quantities: (published key, ms; summary key, s; label).
+COCOA_TABLE2_STATS = (("rtt_ms", "mean_rtt_s", "mean RTT"), ("initial_rto_ms", "mean_initial_rto_s", "mean initial RTO"))
+
+
+def load_cocoa2016(path: str | Path | None = None) -> list[dict[str, Any]]:
+    """The figures of the CoCoA study (Betzler et al., "CoCoA: Congestion Control for CoAP",
+    IEEE Communications Magazine 2016), `coaplab/data/cocoa-2016.toml` unless `path` is given."""
+    if path is None:
+        text = resources.files("coaplab").joinpath("data/cocoa-2016.toml").read_text(encoding="utf-8")
+    else:
+        text = Path(path).read_text(encoding="utf-8")
+    return tomllib.loads(text)["figure"]
+
+
+def cocoa_table2_rows(summaries: list[dict[str, Any]], figures: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Published vs. simulated for the CoCoA study's Table II (GPRS columns): for every summary
+    whose algorithm and number of clients the table has (``cocoa``, ``default`` × 10–40), one row
+    per published quantity — mean RTT (strong samples) and mean initial RTO — in ms, with the
+    relative difference ``simulated / published − 1`` (None where nothing was simulated: a
+    mean without samples). In the order of clients, then the table's algorithm order."""
+    fig = next(f for f in (figures or load_cocoa2016()) if f["id"] == COCOA_GPRS_FIGURE)
+    algorithms = [k for k, v in fig.items() if isinstance(v, dict) and k != "scenario"]
+    out = []
+    for s in summaries:
+        cc, clients = s["config"]["coap"]["cc"], s["config"]["workload"]["clients"]
+        published = fig.get(cc, {}).get(str(clients))
+        if published is None:
+            continue
+        for key, summary_key, label in COCOA_TABLE2_STATS:
+            if key not in published:
+                continue
+            sim = s.get(summary_key)
+            sim_ms = sim * 1000.0 if sim is not None else None
+            out.append({"figure": COCOA_GPRS_FIGURE, "clients": clients, "column": cc, "stat": label,
+                        "published": float(published[key]), "simulated": sim_ms,
+                        "diff": (sim_ms / published[key] - 1.0) if sim_ms is not None else None})
+    out.sort(key=lambda r: (r["clients"], algorithms.index(r["column"]) if r["column"] in algorithms else 99))
+    return out
+
+
+def cocoa_table2_text(rows: list[dict[str, Any]]) -> str:
+    """The rows of :func:`cocoa_table2_rows` as a plain-text table."""
+    lines = [f"{COCOA_GPRS_FIGURE}: Betzler et al. 2016, Table II (GPRS), published vs simulated",
+             f"  {'clients':>7}  {'algorithm':<9}  {'statistic':<16}  {'published ms':>12}  {'simulated ms':>12}  {'diff':>8}"]
+    for r in rows:
+        sim = f"{r['simulated']:12.0f}" if r["simulated"] is not None else f"{'—':>12}"
+        diff = f"{r['diff'] * 100:+7.1f}%" if r["diff"] is not None else f"{'—':>8}"
+        lines.append(f"  {r['clients']:>7}  {r['column']:<9}  {r['stat']:<16}  {r['published']:12.0f}  {sim}  {diff}")
+    if not rows:
+        lines.append("  (no configuration matches the table's algorithms and numbers of clients)")
+    return "\n".join(lines) + "\n"

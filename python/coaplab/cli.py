@@ -170,11 +170,14 @@ def _parser() -> argparse.ArgumentParser:
                 "  coaplab plot --kind rto --config 42b0cb9c2ca47e1c --client 3 --width one --out rto.pdf",
                 description="Draw one figure from the results database. fct / unnecessary: box plots (whiskers "
                             "p10/p90, box p25/p75, median line) per configuration; histogram: retransmissions per "
-                            "exchange; time-sequence: one TCP connection (runs with trace = true; with BBR a second "
+                            "exchange; retransmission-ratio: retransmissions / CON transmissions per configuration "
+                            "(UDP); completed-pmf: the distribution of completed exchanges per client; "
+                            "time-sequence: one TCP connection (runs with trace = true; with BBR a second "
                             "panel shows cwnd, the BDP estimate, pacing rate x RTprop and the modes); rto: one UDP "
                             "client's timer and RTO estimate (runs with trace = true).")
     plot.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
-    plot.add_argument("--kind", choices=("fct", "unnecessary", "histogram", "time-sequence", "rto", "load", "mac-drops"),
+    plot.add_argument("--kind", choices=("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf",
+                                         "time-sequence", "rto", "load", "mac-drops"),
                       default="fct",
                       help="what to draw (default: fct)")
     plot.add_argument("--out", metavar="FILE", required=True, help="the figure file; the extension picks the format: .png, .pdf or .svg")
@@ -392,18 +395,21 @@ def _cmd_plot(args) -> int:
                 raise CoaplabError(f"--{opt}: not for --kind {args.kind} (its x axis is the offered load)")
         metric = "carried_kbps" if args.kind == "load" else "mac_queue_drops"
         fig = figures.load_curves(load(db, args.where).summaries(), metric, hue=args.hue, col=args.col, width=width)
-    elif args.kind in ("fct", "unnecessary", "histogram"):
+    elif args.kind in ("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf"):
         for opt in ("config", "replication", "client", "connection"):
             if getattr(args, opt) is not None:
                 raise CoaplabError(f"--{opt}: only for --kind time-sequence or rto")
         study = load(db, args.where)
         draw = {"fct": figures.fct_boxes, "unnecessary": figures.unnecessary_boxes,
-                "histogram": figures.retransmission_histogram}[args.kind]
+                "histogram": figures.retransmission_histogram,
+                "retransmission-ratio": figures.retransmission_ratio_bars,
+                "completed-pmf": figures.completed_pmf}[args.kind]
         fig = draw(study.summaries(), x=args.x, hue=args.hue, col=args.col, width=width)
     else:
         for opt in ("x", "hue", "col"):
             if getattr(args, opt) is not None:
-                raise CoaplabError(f"--{opt}: only for --kind fct, unnecessary or histogram")
+                raise CoaplabError(f"--{opt}: only for --kind fct, unnecessary, histogram, retransmission-ratio or "
+                                   "completed-pmf")
         fig = _trace_figure(db, args, width)
     print(fig.save(args.out))
     return 0

@@ -8,6 +8,10 @@ Every function returns a :class:`Figure` (a matplotlib figure that Jupyter shows
   summaries' percentiles, never re-estimated);
 - :func:`unnecessary_boxes` — unnecessary retransmissions per client, the same way;
 - :func:`retransmission_histogram` — the share of exchanges that needed 0, 1, … retransmissions;
+- :func:`retransmission_ratio_bars` — retransmissions / CON transmissions, one bar per
+  configuration (the CoCoA study's retransmission ratio, Betzler et al. 2016);
+- :func:`completed_pmf` — the probability mass function of completed exchanges per client
+  (the CoCoA study's Fig. 4);
 - :func:`time_sequence` — a tcptrace-style time-sequence graph of one TCP connection;
 - :func:`time_sequence_overlay` — two such graphs (simulated, emulated) on one axis;
 - :func:`rto_trace` — a client's armed timer and RTO estimate over time, with its RTT samples.
@@ -419,6 +423,107 @@ def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=No
             axes[j // ncols][j % ncols].set_visible(False)
         if len(hue_vals) > 1:
             handles = [Patch(facecolor=colours[v], hatch=hatches[v], edgecolor="#333333", linewidth=0.4) for v in hue_vals]
+            _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
+    return fig
+
+
+def retransmission_ratio_bars(summaries: Sequence[dict[str, Any]], x=None, hue=None, col=None,
+                              width: str | float = "two", panel_height: float = 2.0) -> Figure:
+    """The retransmission ratio (retransmissions / all CON transmissions, pooled over
+    replications; docs/model.md "Metrics") as bars: x positions (default: the number of
+    clients), one bar per ``hue`` value (default: the algorithm), one panel per ``col`` value.
+    UDP configurations only; refuses summaries without the ratio."""
+    from matplotlib.patches import Patch
+
+    udp = [s for s in summaries if s.get("retransmission_ratio") is not None]
+    if not udp:
+        raise CoaplabError("no CoAP-over-UDP runs with a retransmission ratio to plot (TCP runs have none; runs "
+                           "stored before coaplab measured it lack it: run them again with a new --db)")
+    rows, xs, hues, cols = _placed(udp, x, hue, col)
+    col_vals = _ordered(_value(f, cols) for f, _ in rows)
+    x_vals = _ordered(_value(f, xs) for f, _ in rows)
+    hue_vals, colours, hatches = _hue_styles(rows, hues)
+    ncols, nrows, height = _grid(len(col_vals), width, panel_height)
+    fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):
+        axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
+        bw = 0.8 / len(hue_vals)
+        top = max(s["retransmission_ratio"] for _, s in rows)
+        for i, cv in enumerate(col_vals):
+            ax = axes[i // ncols][i % ncols]
+            _style(ax)
+            for f, s in rows:
+                if _value(f, cols) != cv:
+                    continue
+                xi, hi = x_vals.index(_value(f, xs)), hue_vals.index(_value(f, hues))
+                hv = _value(f, hues)
+                ax.bar(xi + (hi - (len(hue_vals) - 1) / 2) * bw, 100.0 * s["retransmission_ratio"], width=bw * 0.92,
+                       color=colours[hv], hatch=hatches[hv], edgecolor="#333333", linewidth=0.4)
+            ax.set_xticks(range(len(x_vals)), [_label(xs, v) for v in x_vals] if xs else [""] * len(x_vals))
+            ax.set_xlim(-0.5, len(x_vals) - 0.5)
+            ax.set_ylim(0, max(100.0 * top * 1.1, 1.0))
+            if xs and i >= len(col_vals) - ncols:
+                ax.set_xlabel(_dim_title(xs))
+            if i % ncols == 0:
+                ax.set_ylabel("retransmission ratio (%)")
+            if cols:
+                ax.set_title(_panel_title(cols, cv))
+        for j in range(len(col_vals), nrows * ncols):
+            axes[j // ncols][j % ncols].set_visible(False)
+        if len(hue_vals) > 1:
+            handles = [Patch(facecolor=colours[v], hatch=hatches[v], edgecolor="#333333", linewidth=0.4) for v in hue_vals]
+            _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
+    return fig
+
+
+def completed_pmf(summaries: Sequence[dict[str, Any]], x=None, hue=None, col=None,
+                  width: str | float = "two", panel_height: float = 2.0) -> Figure:
+    """The probability mass function of completed exchanges per client (over all clients of
+    all replications: the summaries' ``completed_per_client_pmf``), as the CoCoA study's Fig. 4
+    draws it: one panel per value of ``col`` × ``x`` (default: the number of clients), one
+    line with markers per ``hue`` value (default: the algorithm). Refuses summaries without it."""
+    from matplotlib.lines import Line2D
+
+    have = [s for s in summaries if s.get("completed_per_client_pmf")]
+    if not have:
+        raise CoaplabError("no runs with completed exchanges per client to plot (runs stored before coaplab "
+                           "measured them lack them: run them again with a new --db)")
+    rows, xs, hues, cols = _placed(have, x, hue, col)
+    panel_keys = cols + xs
+    panels = _ordered(_value(f, panel_keys) for f, _ in rows)
+    hue_vals = _ordered(_value(f, hues) for f, _ in rows)
+    colours = dict(zip(hue_vals, _colours(len(hue_vals))))
+    markers = dict(zip(hue_vals, "osD^v<>pX*hH" * 4))
+    ncols, nrows, height = _grid(len(panels), width, panel_height)
+    fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):
+        axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
+        for i, pv in enumerate(panels):
+            ax = axes[i // ncols][i % ncols]
+            _style(ax)
+            for f, s in rows:
+                if _value(f, panel_keys) != pv:
+                    continue
+                pmf = s["completed_per_client_pmf"]
+                total = sum(n for _, n in pmf)
+                hv = _value(f, hues)
+                ax.plot([k for k, _ in pmf], [n / total for _, n in pmf], marker=markers[hv], markersize=3,
+                        color=colours[hv], linewidth=0.9)
+            ax.set_ylim(bottom=0)
+            if i >= len(panels) - ncols:
+                ax.set_xlabel("completed exchanges per client")
+            if i % ncols == 0:
+                ax.set_ylabel("probability")
+            if panel_keys:
+                ax.set_title(_panel_title(panel_keys, pv))
+        for j in range(len(panels), nrows * ncols):
+            axes[j // ncols][j % ncols].set_visible(False)
+        if len(hue_vals) > 1:
+            handles = [Line2D([], [], color=colours[v], marker=markers[v], markersize=3) for v in hue_vals]
             _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
     return fig
 

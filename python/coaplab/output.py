@@ -74,7 +74,8 @@ def table(summaries: list[dict[str, Any]]) -> str:
             f"  exchanges {s['exchanges_completed']} completed, {s['exchanges_failed']} failed;"
             f" packets sent {p.get('sent', 0)}, dropped at buffer {p.get('dropped_buffer', 0)}, lost to errors {p.get('lost_link', 0)}"
         )
-        settle = f", settling {_f(s['settling_time_s'])} s" if s.get("settling_time_s") is not None else ""
+        out.extend(exchange_lines(s, "  "))
+        settle = _settle(s)
         out.append(
             f"  throughput {_f(s['throughput_exchanges_per_s'])} exch/s, Jain {_f(s['jain_fairness'])}{settle};"
             f" mean queueing delay {_f(p.get('mean_queue_delay_s'))} s; {s['events']:,} events in {_wall(s['wall_s'])}"
@@ -83,6 +84,32 @@ def table(summaries: list[dict[str, Any]]) -> str:
         out.extend(_mesh_lines(s.get("mesh")))
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _settle(s: dict[str, Any]) -> str:
+    """``, settling 12.345 s`` (burst workloads), with how many replications did not settle."""
+    if s.get("settling_time_s") is None:
+        return ""
+    unsettled = s.get("replications", 0) - s["settled_replications"] if "settled_replications" in s else 0
+    capped = f" ({unsettled} of {s['replications']} replications not settled: the cap)" if unsettled > 0 else ""
+    return f", settling {_f(s['settling_time_s'])} s{capped}"
+
+
+def exchange_lines(s: dict[str, Any], indent: str) -> list[str]:
+    """The CoCoA study's metrics (docs/model.md "Metrics"): retransmission ratio, mean strong
+    and weak RTT, mean initial RTO (UDP only), completed exchanges per client."""
+    out = []
+    sums = s.get("exchange_sums")
+    if sums:
+        weak = f" (weak {_f(s['mean_rtt_weak_s'])} s, {sums['rtt_weak_samples']} samples)" if sums["rtt_weak_samples"] else ""
+        out.append(f"{indent}retransmission ratio {_f(s['retransmission_ratio'], 4)} ({sums['con_retransmissions']} of "
+                   f"{sums['con_transmissions']} CON transmissions); mean RTT {_f(s['mean_rtt_s'])} s "
+                   f"({sums['rtt_strong_samples']} strong samples){weak}; mean initial RTO {_f(s['mean_initial_rto_s'])} s")
+    cpc = s.get("completed_per_client")
+    if cpc and cpc.get("p50") is not None:
+        out.append(f"{indent}completed per client  min {_f(cpc['min'], 1)}  p10 {_f(cpc['p10'], 1)}  p50 {_f(cpc['p50'], 1)}"
+                   f"  p90 {_f(cpc['p90'], 1)}  max {_f(cpc['max'], 1)}")
+    return out
 
 
 def _mesh_lines(m: dict[str, Any] | None) -> list[str]:
@@ -114,6 +141,7 @@ def _group_lines(groups: dict[str, dict[str, Any]]) -> list[str]:
         out.append("    FCT s      " + "  ".join(f"{_f(g['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
         out.append("    unnecessary" + "  ".join(f"{_f(g['unnecessary_retransmissions_per_client'][k], 1):>8}" for k in PERCENTILE_KEYS)
                    + f"   total {g['unnecessary_retransmissions_total']}")
+        out.extend(exchange_lines(g, "    "))
         hist = g["retransmission_histogram"]
         if hist:
             shown = ", ".join(f"{k}:{n}" for k, n in enumerate(hist[:12])) + (" ..." if len(hist) > 12 else "")

@@ -4,7 +4,8 @@ inline as SVG, drawn by :mod:`coaplab.figures`) built from the results database.
 One section per scenario (configuration name). Each configuration is labelled by the values of
 the parameters that vary within its scenario, never by its algorithm and buffer alone. Per
 scenario: FCT box plots (whiskers p10/p90, box p25/p75, median line), unnecessary
-retransmissions per client, retransmission histograms (UDP), a table of every configuration
+retransmissions per client, retransmission histograms and ratios (UDP), the distribution of
+completed exchanges per client (clients running for a fixed duration), a table of every configuration
 (throughput, fairness, the median FCT with its 95 % bootstrap interval across replications and
 the spread of the per-replication medians) and TCP counters. Then every recorded RTO / timer
 trace and every TCP time-sequence trace: one figure per configuration (its first traced
@@ -85,14 +86,20 @@ def _config_table(n: int, study: Study, cids: list[str], keys: list[str], summar
             f"<td>{s['replications']}</td><td>{s['exchanges_completed']}</td><td>{s['exchanges_failed']}</td>"
             f"<td>{_f(s['throughput_exchanges_per_s'])}</td><td>{_f(s['jain_fairness'], 4)}</td>"
             f"<td>{_f(s['fct_s']['p50'])}{ci}</td><td>{_f(mean['estimate'])}{ci_mean}</td>"
-            f"<td>{spread_txt}</td></tr>")
+            f"<td>{spread_txt}</td><td>{_f(s.get('retransmission_ratio'), 4)}</td><td>{_f(s.get('mean_rtt_s'))}</td>"
+            f"<td>{_f(s.get('mean_rtt_weak_s'))}</td><td>{_f(s.get('mean_initial_rto_s'))}</td></tr>")
     return (f'<table data-table="configs-{n}"><tr>{head}<th class="l">config_id</th><th>replications</th>'
             "<th>exchanges completed</th><th>failed</th><th>throughput (exch/s)</th><th>Jain</th>"
             "<th>median FCT (s) [95 % CI]</th><th>mean FCT (s) [95 % CI]</th>"
-            f"<th>per-replication medians (s)</th></tr>{''.join(rows)}</table>"
+            "<th>per-replication medians (s)</th><th>retransmission ratio</th><th>mean RTT (s)</th>"
+            f"<th>mean weak RTT (s)</th><th>mean initial RTO (s)</th></tr>{''.join(rows)}</table>"
             '<p class="muted">Median and mean FCT pooled over clients and replications; in brackets the 95 % '
             "confidence interval, a percentile bootstrap over replications (2000 resamples, fixed seed; none with "
-            "one replication). Per-replication medians: the smallest and largest replication's median FCT.</p>")
+            "one replication). Per-replication medians: the smallest and largest replication's median FCT. "
+            "UDP only: retransmission ratio = retransmissions / CON transmissions; mean RTT over strong samples "
+            "(for algorithms without samples: exchanges answered without retransmission), weak RTT over weak "
+            "samples, initial RTO over every exchange's first timer — each Σ / count over all replications "
+            "(docs/model.md, \"Metrics\").</p>")
 
 
 TCP_KEYS = [("connections", "connections"), ("data_segments_sent", "data segments"),
@@ -200,6 +207,17 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
         if any(sum(s.get("retransmission_histogram") or []) for s in sums):
             figs.append((f"histogram-{n}", "Share of exchanges that needed 0, 1, … retransmissions.",
                          figures.retransmission_histogram(sums)))
+        if any(s.get("retransmission_ratio") is not None for s in sums):
+            figs.append((f"retransmission-ratio-{n}", "Retransmission ratio: retransmissions / all CON "
+                         "transmissions, pooled over replications (UDP configurations).",
+                         figures.retransmission_ratio_bars(sums)))
+        if any(s["config"]["workload"].get("duration_s") is not None and s.get("completed_per_client_pmf")
+               for s in sums):
+            # Only clients that run for a fixed time complete different numbers of exchanges.
+            timed = [s for s in sums if s["config"]["workload"].get("duration_s") is not None]
+            figs.append((f"completed-pmf-{n}", "Completed exchanges per client: probability mass function over "
+                         "all clients of all replications (clients running for workload.duration_s).",
+                         figures.completed_pmf(timed)))
         for fid, caption, fig in figs:
             body.append(_figure(fid, caption, fig))
             ids.append(fid)

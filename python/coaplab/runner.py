@@ -78,6 +78,20 @@ class Result:
 
         return retransmission_histogram(self.summaries, x=x, hue=hue, col=col, width=width)
 
+    def plot_retransmission_ratio(self, x: str | None = None, hue: str | None = None, col: str | None = None,
+                                  width: str | float = "two"):
+        """Retransmissions / CON transmissions per configuration, as bars (UDP; see :meth:`plot_fct`)."""
+        from .figures import retransmission_ratio_bars
+
+        return retransmission_ratio_bars(self.summaries, x=x, hue=hue, col=col, width=width)
+
+    def plot_completed_pmf(self, x: str | None = None, hue: str | None = None, col: str | None = None,
+                           width: str | float = "two"):
+        """The distribution of completed exchanges per client (see :meth:`plot_fct`)."""
+        from .figures import completed_pmf
+
+        return completed_pmf(self.summaries, x=x, hue=hue, col=col, width=width)
+
     def runs_frame(self):
         """One row per (configuration, replication) with the run-level metrics (pandas): first
         ``config_id``, one column per parameter that varies across the configurations (dotted

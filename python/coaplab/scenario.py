@@ -473,6 +473,8 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
         for key in _BURST_KEYS:
             if w[key] is not None:
                 raise ScenarioError(f"{prefix}workload.{key}: only meaningful when workload.kind = \"burst\" (kind is {_fmt(w['kind'])})")
+    if w.get("settling_cap_s") is not None and w["kind"] != "burst":
+        raise ScenarioError(f"{prefix}workload.settling_cap_s: only meaningful when workload.kind = \"burst\" (kind is {_fmt(w['kind'])})")
     if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst", "periodic"):
         raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous, burst or periodic workloads (kind is {_fmt(w['kind'])})")
     if w["kind"] == "periodic":

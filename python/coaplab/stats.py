@@ -56,6 +56,43 @@ def sum_tcp(runs: list[dict[str, Any]]) -> dict[str, int] | None:
     return out
 
 
+#: The CoCoA study's exchange metrics' raw sums and counts (docs/model.md "Metrics"), as each
+#: UDP run and UDP group reports them.
+EXCHANGE_SUMS = ("con_transmissions", "con_retransmissions", "rtt_strong_samples", "rtt_strong_sum_s",
+                 "rtt_weak_samples", "rtt_weak_sum_s", "initial_rto_count", "initial_rto_sum_s")
+#: The metrics derived from them: (summary key, numerator, denominator).
+EXCHANGE_MEANS = (("retransmission_ratio", "con_retransmissions", "con_transmissions"),
+                  ("mean_rtt_s", "rtt_strong_sum_s", "rtt_strong_samples"),
+                  ("mean_rtt_weak_s", "rtt_weak_sum_s", "rtt_weak_samples"),
+                  ("mean_initial_rto_s", "initial_rto_sum_s", "initial_rto_count"))
+
+
+def exchange_metrics(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The CoCoA study's exchange metrics pooled over ``parts`` (per-replication results, or
+    one client population's entry of each): the raw sums and counts added over every part that
+    has them (UDP runs and groups), then each mean as Σ sums / Σ counts — the mean over all
+    samples of all clients of all replications ("means over all exchanges of all clients",
+    Betzler et al. 2016, Table II), never a mean of per-replication means. ``retransmission_ratio``
+    is Σ retransmissions / Σ CON transmissions. Every value is None without a UDP part (TCP
+    runs, stored runs from before these metrics) and each mean is None without a sample."""
+    have = [p for p in parts if "con_transmissions" in p]
+    sums = {k: sum(p[k] for p in have) for k in EXCHANGE_SUMS} if have else None
+    out: dict[str, Any] = {k: (sums[num] / sums[den] if sums and sums[den] else None) for k, num, den in EXCHANGE_MEANS}
+    out["exchange_sums"] = sums
+    return out
+
+
+def completed_per_client(clients: list[dict[str, Any]]) -> dict[str, Any]:
+    """Completed exchanges per client over the client rows of all replications: percentiles,
+    and the probability mass function as ``[[completed, clients], …]`` in ascending order of
+    completed exchanges (the CoCoA study's Fig. 4 plots it)."""
+    counts: dict[int, int] = {}
+    for c in clients:
+        counts[c["exchanges_completed"]] = counts.get(c["exchanges_completed"], 0) + 1
+    return {"completed_per_client": percentiles(float(c["exchanges_completed"]) for c in clients),
+            "completed_per_client_pmf": [[k, n] for k, n in sorted(counts.items())]}
+
+
 def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]], wall_s: float) -> dict[str, Any]:
     """One configuration's summary (docs/design.md §7.2 JSON object) from its per-replication results."""
     clients = [c for r in runs for c in r["clients"]]
@@ -84,9 +121,12 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
         **client_metrics(clients),
         "retransmission_histogram": hist,
         "packets": packets,
+        **exchange_metrics(runs),
+        **completed_per_client(clients),
         "throughput_exchanges_per_s": _mean([r["throughput_exchanges_per_s"] for r in runs]),
         "jain_fairness": _mean([j for r in runs if (j := jain([c["exchanges_completed"] for c in r["clients"]])) is not None]),
         "settling_time_s": _mean(settling) if config["workload"]["kind"] == "burst" and settling else None,
+        **_settled(runs),
         "tcp": sum_tcp(runs),
         "events": sum(r["events"] for r in runs),
         "sim_time_s": sum(r["sim_time_s"] for r in runs),
@@ -186,11 +226,21 @@ def summarize_group(group: dict[str, Any], index: int, runs: list[dict[str, Any]
         "clients": runs[0]["groups"][index]["clients"] if runs else 0,
         **client_metrics(clients),
         "retransmission_histogram": hist,
+        **exchange_metrics([r["groups"][index] for r in runs]),
+        **completed_per_client(clients),
         "throughput_exchanges_per_s": _mean([r["groups"][index]["throughput_exchanges_per_s"] for r in runs]),
         "jain_fairness": _mean([j for cs in per_run if (j := jain([c["exchanges_completed"] for c in cs])) is not None]),
         "settling_time_s": _mean(settling) if group["workload"]["kind"] == "burst" and settling else None,
+        **_settled([r["groups"][index] for r in runs]),
         "tcp": sum_tcp([{"tcp": t} for t in tcp]),
     }
+
+
+def _settled(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Burst workloads: in how many replications the burst settled (80 % of its exchanges
+    completed, within ``workload.settling_cap_s`` when set); nothing for other workloads."""
+    flags = [p["settled"] for p in parts if p.get("settled") is not None]
+    return {"settled_replications": sum(flags)} if flags else {}
 
 
 def _replication_stats(runs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -92,6 +92,11 @@ ALTER TABLE runs ADD COLUMN IF NOT EXISTS emulated BOOLEAN;
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS endpoint TEXT;
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS kernel TEXT;
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS emulation JSON;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS retransmission_ratio DOUBLE;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS mean_rtt_s DOUBLE;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS mean_rtt_weak_s DOUBLE;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS mean_initial_rto_s DOUBLE;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS settled BOOLEAN;
 CREATE TABLE IF NOT EXISTS traces (
     config_id TEXT, replication INTEGER, client INTEGER, time_s DOUBLE, event TEXT, exchange INTEGER,
     timer_s DOUBLE, rto_s DOUBLE, sample_s DOUBLE, sample_kind TEXT
@@ -105,7 +110,11 @@ CREATE TABLE IF NOT EXISTS cc_state (
 RUN_COLUMNS = ("config_id", "replication", "name", "seed", "status", "error", "events", "sim_time_s",
                "measured_period_s", "throughput_exchanges_per_s", "settling_time_s", "exchanges_completed",
                "exchanges_failed", "unnecessary_retransmissions", "packets_sent", "dropped_buffer", "lost_link",
-               "wall_s", "engine_version", "model_version", "result")
+               "wall_s", "engine_version", "model_version", "result", *("retransmission_ratio", "mean_rtt_s",
+               "mean_rtt_weak_s", "mean_initial_rto_s", "settled"))
+#: The run columns added after the first release (NULL in rows stored before them, and for
+#: metrics a run does not have: TCP runs' exchange metrics, non-burst runs' ``settled``).
+LATER_RUN_COLUMNS = RUN_COLUMNS[-5:]
 #: TCP runs: per-client counters of the client's connections (NULL for UDP runs).
 TCP_CLIENT_COLUMNS = ("connections", "segments_sent", "data_segments_sent", "segments_retransmitted",
                       "syn_retransmissions", "synack_retransmissions", "csm_retransmissions", "rto_expirations",
@@ -397,7 +406,7 @@ class ResultsDB:
         for cid, config, rep, result, error, wall_s in batch:
             if result is None:
                 run_rows.append((cid, rep, config["name"], config["seed"], "failed", error) + (None,) * 11
-                                + (wall_s, engine_version, model_version, None))
+                                + (wall_s, engine_version, model_version, None) + (None,) * len(LATER_RUN_COLUMNS))
                 continue
             clients = result["clients"]
             traces = result.get("traces")
@@ -409,6 +418,7 @@ class ResultsDB:
                 sum(c["exchanges_completed"] for c in clients), sum(c["exchanges_failed"] for c in clients),
                 sum(c["unnecessary_retransmissions"] for c in clients), p["sent"], p["dropped_buffer"], p["lost_link"],
                 wall_s, engine_version, model_version, json.dumps(stored),
+                *(result.get(k) for k in LATER_RUN_COLUMNS),
             ))
             client_rows.extend((cid, rep, *(c.get(k) for k in CLIENT_COLUMNS),
                                 *((c.get("tcp") or {}).get(k) for k in TCP_CLIENT_COLUMNS)) for c in clients)

@@ -678,6 +678,14 @@ pub struct WorkloadConfig {
     #[serde(default)]
     #[schemars(range(min = 1, max = 10000000))]
     pub burst_exchanges: Option<u32>,
+    /// Burst only: the settling time is capped here, s — a burst whose 80 % of exchanges has
+    /// not completed by `burst_at_s` + this reports it, with `settled = false` (the CoCoA
+    /// study's GPRS burst figure caps at 180 s, Betzler et al. 2016). Absent = no cap
+    /// (a burst that never settles reports no settling time).
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.001, max = 1e7))]
+    pub settling_cap_s: Option<f64>,
     /// Periodic (required there, not allowed otherwise): seconds between a client's requests.
     #[schemars(extend("x-omit-if-absent" = true))]
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use crate::coap::client::ExchangeSamples;
+
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {
     pub replication: u64,
@@ -15,10 +17,17 @@ pub struct RunResult {
     /// From the first request of any client to the last response (or deadline), s.
     pub measured_period_s: f64,
     pub throughput_exchanges_per_s: f64,
-    /// Burst workloads: from `burst_at_s` until 80 % of the burst's exchanges completed.
+    /// Burst workloads: from `burst_at_s` until 80 % of the burst's exchanges completed
+    /// (`workload.settling_cap_s` when it did not by then).
     pub settling_time_s: Option<f64>,
+    /// Burst workloads: whether 80 % of the burst's exchanges completed (within the cap).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settled: Option<bool>,
     /// Index = retransmissions an exchange needed; completed exchanges only.
     pub retransmission_histogram: Vec<u64>,
+    /// Runs with CoAP-over-UDP clients: the CoCoA study's exchange metrics.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub exchange: Option<ExchangeMetrics>,
     pub packets: PacketStats,
     pub server: ServerStats,
     pub clients: Vec<ClientResult>,
@@ -128,6 +137,11 @@ pub struct GroupResult {
     /// Completed exchanges per second over the run's measured period.
     pub throughput_exchanges_per_s: f64,
     pub settling_time_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settled: Option<bool>,
+    /// UDP groups: the CoCoA study's exchange metrics.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub exchange: Option<ExchangeMetrics>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpCounters>,
 }
@@ -263,6 +277,70 @@ pub struct ClientTrace {
 /// One trace row: time s, event, exchange, armed timer s, RTO base s, sample s, sample kind.
 pub type TraceRow = (f64, &'static str, u32, f64, f64, Option<f64>, &'static str);
 
+/// The CoCoA study's per-exchange metrics of CoAP-over-UDP clients (Betzler et al. 2016,
+/// Table II; docs/model.md "Metrics"): raw sums and counts, so that the front pools them over
+/// replications exactly (Σ sums / Σ counts), and the run's own means.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct ExchangeMetrics {
+    /// CON request transmissions: originals (one per exchange started) plus retransmissions.
+    pub con_transmissions: u64,
+    pub con_retransmissions: u64,
+    /// `con_retransmissions / con_transmissions`, in [0, 1); `None` without a transmission.
+    pub retransmission_ratio: Option<f64>,
+    /// Strong RTT samples (docs/model.md: the algorithm's strong samples, or for algorithms
+    /// that take none the RTT of the exchanges answered without retransmission): count, sum s,
+    /// mean s.
+    pub rtt_strong_samples: u64,
+    pub rtt_strong_sum_s: f64,
+    pub mean_rtt_s: Option<f64>,
+    /// Weak RTT samples (CoCoA's weak estimator, B-RTO): count, sum s, mean s.
+    pub rtt_weak_samples: u64,
+    pub rtt_weak_sum_s: f64,
+    pub mean_rtt_weak_s: Option<f64>,
+    /// The timer armed with each exchange's original transmission (`T_0`, dithered): count
+    /// (= CON exchanges started), sum s, mean s.
+    pub initial_rto_count: u64,
+    pub initial_rto_sum_s: f64,
+    pub mean_initial_rto_s: Option<f64>,
+}
+
+impl ExchangeMetrics {
+    /// From the clients' summed samples and retransmissions.
+    pub fn new(s: &ExchangeSamples, retransmissions: u64) -> Self {
+        let mean = |sum: f64, n: u64| (n > 0).then(|| sum / n as f64);
+        let transmissions = s.started + retransmissions;
+        let strong = s.strong_sum.secs_f64();
+        let weak = s.weak_sum.secs_f64();
+        let t0 = s.initial_timer_sum.secs_f64();
+        ExchangeMetrics {
+            con_transmissions: transmissions,
+            con_retransmissions: retransmissions,
+            retransmission_ratio: mean(retransmissions as f64, transmissions),
+            rtt_strong_samples: s.strong_count,
+            rtt_strong_sum_s: strong,
+            mean_rtt_s: mean(strong, s.strong_count),
+            rtt_weak_samples: s.weak_count,
+            rtt_weak_sum_s: weak,
+            mean_rtt_weak_s: mean(weak, s.weak_count),
+            initial_rto_count: s.started,
+            initial_rto_sum_s: t0,
+            mean_initial_rto_s: mean(t0, s.started),
+        }
+    }
+}
+
+/// The settling time and whether the burst settled, given the uncapped time (`None`: 80 % of
+/// the burst never completed) and `workload.settling_cap_s`: a burst that has not settled by
+/// the cap reports the cap, unsettled (the CoCoA study's GPRS figure caps at 180 s).
+pub fn capped_settling(raw: Option<f64>, cap: Option<f64>) -> (Option<f64>, bool) {
+    match (raw, cap) {
+        (Some(t), Some(c)) if t > c => (Some(c), false),
+        (Some(t), _) => (Some(t), true),
+        (None, Some(c)) => (Some(c), false),
+        (None, None) => (None, false),
+    }
+}
+
 /// Time from `burst_at` until 80 % of `total` burst exchanges completed (docs/design.md §6), given the
 /// sorted completion times; `None` if 80 % never completed.
 pub fn settling_time(burst_at: f64, sorted_completions: &[f64], total: usize) -> Option<f64> {
@@ -288,5 +366,49 @@ mod tests {
         assert_eq!(settling_time(10.0, &done[..5], 5), Some(4.0));
         // Only 7 of 10 completed: never settled.
         assert_eq!(settling_time(10.0, &done[..7], 10), None);
+    }
+
+    #[test]
+    fn a_capped_settling_time_reports_the_cap_unsettled() {
+        // Settled at 8 s: below a 180 s cap it stands, settled; above a 5 s cap it is the cap.
+        assert_eq!(capped_settling(Some(8.0), Some(180.0)), (Some(8.0), true));
+        assert_eq!(capped_settling(Some(8.0), None), (Some(8.0), true));
+        assert_eq!(capped_settling(Some(8.0), Some(5.0)), (Some(5.0), false));
+        // Exactly at the cap: settled (80 % done by then).
+        assert_eq!(capped_settling(Some(5.0), Some(5.0)), (Some(5.0), true));
+        // Never settled: the cap, unsettled; without a cap, no time.
+        assert_eq!(capped_settling(None, Some(180.0)), (Some(180.0), false));
+        assert_eq!(capped_settling(None, None), (None, false));
+    }
+
+    #[test]
+    fn exchange_metrics_are_ratios_of_the_raw_sums() {
+        use coaplab_cc::Duration;
+        // 4 exchanges, T_0 = 2.0 + 2.5 + 3.0 + 2.5 = 10 s → mean 2.5 s; 2 retransmissions →
+        // 6 transmissions, ratio 2/6 = 1/3; strong 0.4 + 0.6 = 1.0 s over 2 → 0.5 s; one weak 3 s.
+        let s = ExchangeSamples {
+            started: 4,
+            initial_timer_sum: Duration::from_millis(10_000),
+            strong_count: 2,
+            strong_sum: Duration::from_millis(1_000),
+            weak_count: 1,
+            weak_sum: Duration::from_millis(3_000),
+        };
+        let m = ExchangeMetrics::new(&s, 2);
+        assert_eq!(m.con_transmissions, 6);
+        assert_eq!(m.retransmission_ratio, Some(2.0 / 6.0));
+        assert_eq!(m.mean_initial_rto_s, Some(2.5));
+        assert_eq!(m.mean_rtt_s, Some(0.5));
+        assert_eq!(m.mean_rtt_weak_s, Some(3.0));
+        // Nothing started: no ratio, no means.
+        let none = ExchangeMetrics::new(&ExchangeSamples::default(), 0);
+        assert_eq!(
+            (
+                none.retransmission_ratio,
+                none.mean_rtt_s,
+                none.mean_initial_rto_s
+            ),
+            (None, None, None)
+        );
     }
 }

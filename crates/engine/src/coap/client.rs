@@ -5,7 +5,9 @@
 use std::collections::VecDeque;
 
 use coaplab_cc::rng::Xoshiro256pp;
-use coaplab_cc::{Algorithm, Answered, Duration, Exchange, Instant, SampleKind, TimeoutDecision};
+use coaplab_cc::{
+    Algorithm, Answered, Duration, Exchange, Instant, Sample, SampleKind, TimeoutDecision,
+};
 
 use crate::coap::messages::MessageFactory;
 use crate::packet::Packet;
@@ -98,6 +100,67 @@ pub struct ClientStats {
     pub non_last: Option<Instant>,
     /// NON traffic with CoCoA's NON rule: messages sent as CON exchanges.
     pub non_rule_con: u32,
+    /// The CoCoA study's exchange metrics (docs/model.md "Metrics"): CON exchanges started,
+    /// RTT samples and initial timers.
+    pub samples: ExchangeSamples,
+}
+
+/// Raw sums behind the CoCoA study's per-exchange means (Betzler et al. 2016, Table II;
+/// docs/model.md "Metrics"), in integer nanoseconds so that pooling over clients, groups and
+/// replications is exact: sum and count, never a mean of means.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExchangeSamples {
+    /// CON exchanges started (each one's original transmission).
+    pub started: u64,
+    /// Sum over those exchanges of `T_0`, the timer armed with the original transmission
+    /// (dithered, after the algorithm's clock-granularity floor).
+    pub initial_timer_sum: Duration,
+    /// Strong RTT samples: the algorithm's `strong` samples; for an algorithm that takes no
+    /// sample (it answers `none`, e.g. `default`), the RTT of every exchange answered without
+    /// a retransmission (original transmission → response), which is what a strong sample is.
+    pub strong_count: u64,
+    pub strong_sum: Duration,
+    /// Weak RTT samples: the algorithm's `weak` samples (CoCoA's weak estimator: a response
+    /// after 1 or 2 retransmissions, measured from the original transmission; B-RTO).
+    pub weak_count: u64,
+    pub weak_sum: Duration,
+}
+
+impl ExchangeSamples {
+    /// An exchange started with timer `t0`.
+    pub fn on_start(&mut self, t0: Duration) {
+        self.started += 1;
+        self.initial_timer_sum += t0;
+    }
+
+    /// A response completed an exchange after `k` retransmissions, `rtt` after its original
+    /// transmission; the algorithm classified its sample as `sample`.
+    pub fn on_response(&mut self, sample: Sample, k: u32, rtt: Duration) {
+        match (sample.kind, sample.rtt) {
+            (SampleKind::Strong, Some(r)) => {
+                self.strong_count += 1;
+                self.strong_sum += r;
+            }
+            (SampleKind::Weak, Some(r)) => {
+                self.weak_count += 1;
+                self.weak_sum += r;
+            }
+            (SampleKind::None, _) if k == 0 => {
+                self.strong_count += 1;
+                self.strong_sum += rtt;
+            }
+            _ => {} // discarded (Karn's rule, CoCoA after k ≥ 3) or no sample after retransmissions
+        }
+    }
+
+    pub fn add(&mut self, o: &ExchangeSamples) {
+        self.started += o.started;
+        self.initial_timer_sum += o.initial_timer_sum;
+        self.strong_count += o.strong_count;
+        self.strong_sum += o.strong_sum;
+        self.weak_count += o.weak_count;
+        self.weak_sum += o.weak_sum;
+    }
 }
 
 /// One timer/RTO trace point (recorded only with `trace = true`).
@@ -421,6 +484,9 @@ impl Client {
         self.outstanding -= 1;
         self.stats.completed += 1;
         self.stats.exchange_time += now - rec.ex.started;
+        self.stats
+            .samples
+            .on_response(sample, rec.ex.retransmissions, now - rec.ex.started);
         self.stats.last_end = Some(now);
         self.record(
             now,
@@ -552,6 +618,7 @@ impl Client {
             non: false,
         });
         self.outstanding += 1;
+        self.stats.samples.on_start(ex.initial_timer);
         self.stats.first_request.get_or_insert(now);
         self.record(now, "start", index, None, SampleKind::None);
         out.push(Action::Send(

@@ -3,11 +3,11 @@
 
 use super::tcp_app::TcpClient;
 use super::World;
-use crate::coap::client::{Client, ClientStats};
+use crate::coap::client::{Client, ClientStats, ExchangeSamples};
 use crate::config::WorkloadKind;
 use crate::metrics::{
-    settling_time, ClientResult, ClientTrace, GroupResult, RunResult, SeqTrace, ServerStats,
-    TcpCounters,
+    capped_settling, settling_time, ClientResult, ClientTrace, ExchangeMetrics, GroupResult,
+    RunResult, SeqTrace, ServerStats, TcpCounters,
 };
 use crate::tcp::ConnStats;
 
@@ -52,6 +52,9 @@ struct GroupSums {
     burst_done: Vec<f64>,
     burst_total: usize,
     tcp: Option<TcpCounters>,
+    /// UDP groups: the clients' exchange samples and CON retransmissions.
+    samples: ExchangeSamples,
+    retransmissions: u64,
 }
 
 fn add_histogram(into: &mut Vec<u64>, h: &[u64]) {
@@ -106,6 +109,8 @@ impl World {
                             .extend(totals.completions.iter().map(|t| t.secs_f64()));
                     }
                     let row = udp_client(c, totals.unnecessary, &mut measured);
+                    s.samples.add(&c.stats.samples);
+                    s.retransmissions += u64::from(c.stats.retransmissions);
                     s.completed += u64::from(row.exchanges_completed);
                     clients.push(row);
                 }
@@ -120,16 +125,21 @@ impl World {
         unnecessary_bytes += self.tcp.unnecessary_down_bytes;
         let period = measured.length();
         let per = |x: f64| if period > 0.0 { x / period } else { 0.0 };
+        // Burst groups: (settling time, settled), capped at `workload.settling_cap_s`.
         let settle = |g: &super::Group, s: &GroupSums| {
             (g.cfg.workload.kind == WorkloadKind::Burst).then(|| {
                 let mut done = s.burst_done.clone();
                 done.sort_by(f64::total_cmp);
-                settling_time(
+                let raw = settling_time(
                     g.cfg.workload.burst_at_s.unwrap_or(0.0),
                     &done,
                     s.burst_total,
-                )
+                );
+                capped_settling(raw, g.cfg.workload.settling_cap_s)
             })
+        };
+        let exchange = |udp: bool, s: &GroupSums| {
+            udp.then(|| ExchangeMetrics::new(&s.samples, s.retransmissions))
         };
 
         // The whole run.
@@ -138,7 +148,11 @@ impl World {
         let mut tcp_totals: Option<TcpCounters> = None;
         let mut all = GroupSums::default();
         let mut burst_at = f64::INFINITY;
+        // The smallest cap of the burst groups caps the run's settling time.
+        let mut cap: Option<f64> = None;
         for (g, s) in self.groups.iter().zip(&sums) {
+            all.samples.add(&s.samples);
+            all.retransmissions += s.retransmissions;
             add_histogram(&mut hist, &s.histogram);
             completed_total += s.completed;
             if let Some(t) = &s.tcp {
@@ -146,6 +160,9 @@ impl World {
             }
             if g.cfg.workload.kind == WorkloadKind::Burst {
                 burst_at = burst_at.min(g.cfg.workload.burst_at_s.unwrap_or(0.0));
+                if let Some(c) = g.cfg.workload.settling_cap_s {
+                    cap = Some(cap.map_or(c, |m: f64| m.min(c)));
+                }
                 all.burst_done.extend_from_slice(&s.burst_done);
                 all.burst_total += s.burst_total;
             }
@@ -153,7 +170,10 @@ impl World {
         // Every burst exchange of every group, from the earliest burst (one group: its own).
         let settling = burst_at.is_finite().then(|| {
             all.burst_done.sort_by(f64::total_cmp);
-            settling_time(burst_at, &all.burst_done, all.burst_total)
+            capped_settling(
+                settling_time(burst_at, &all.burst_done, all.burst_total),
+                cap,
+            )
         });
         let groups = if self.cfg.group.is_empty() {
             Vec::new()
@@ -168,7 +188,9 @@ impl World {
                     clients: g.count,
                     retransmission_histogram: s.histogram.clone(),
                     throughput_exchanges_per_s: per(s.completed as f64),
-                    settling_time_s: settle(g, s).flatten(),
+                    settling_time_s: settle(g, s).and_then(|x| x.0),
+                    settled: settle(g, s).map(|x| x.1),
+                    exchange: exchange(!g.tcp, s),
                     tcp: s.tcp,
                 })
                 .collect()
@@ -221,8 +243,10 @@ impl World {
             sim_time_s: self.sh.queue.now().secs_f64(),
             measured_period_s: period,
             throughput_exchanges_per_s: per(completed_total as f64),
-            settling_time_s: settling.flatten(),
+            settling_time_s: settling.and_then(|x| x.0),
+            settled: settling.map(|x| x.1),
             retransmission_histogram: hist,
+            exchange: exchange(any_udp, &all),
             packets: self.sh.net.packet_stats(
                 period,
                 crate::net::topology::downlink_kbps(&self.cfg),
