@@ -2,6 +2,7 @@
 //! testbed. `queue` (byte-limited tail drop) → `link` (serializer + propagation + `loss`
 //! after serialization); `path` (router ↔ server delay, FIFO).
 
+pub mod gprs;
 pub mod link;
 pub mod loss;
 pub mod network;

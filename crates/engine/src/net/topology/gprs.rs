@@ -11,6 +11,7 @@
 
 use super::Topology;
 use crate::config::RunConfig;
+use crate::net::gprs::{GprsUplink, GprsUplinkParams};
 use crate::net::link::{Link, LinkParams};
 use crate::net::loss::LossProcess;
 use crate::net::network::{
@@ -22,6 +23,8 @@ use crate::testbed::{millis, ConfigError};
 use coaplab_cc::Duration;
 
 const DEVICES: u16 = 0;
+/// The uplink's element index (it acknowledges what the downlink delivers).
+const UPLINK: u16 = 0;
 const SERVER: u16 = 2;
 
 pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
@@ -32,6 +35,13 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
             n.gprs_delay_ms
         )));
     }
+    if !(0.0..1.0).contains(&n.gprs_block_error_rate) {
+        // A block that always fails would never get through.
+        return Err(ConfigError(format!(
+            "network.gprs_block_error_rate: {} is out of range; allowed: 0 to 0.99",
+            n.gprs_block_error_rate
+        )));
+    }
     let (seed, rep) = (cfg.seed, replication);
     let loss = || {
         if n.gprs_loss > 0.0 {
@@ -40,21 +50,35 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
             LossProcess::None
         }
     };
-    let link = |name: &str, role, kbps: f64, buffer: u64, s| {
-        Element::Link(LinkElement {
-            name: name.into(),
-            role,
-            link: Link::new(
-                LinkParams {
-                    rate_bps: (kbps * 1000.0).round() as u64,
-                    delay: Duration::ZERO,
-                    buffer_bytes: Some(buffer),
-                    overhead_bytes: cfg.link.link_overhead_bytes,
-                },
+    let params = |kbps: f64, buffer: u64| LinkParams {
+        rate_bps: (kbps * 1000.0).round() as u64,
+        delay: Duration::ZERO,
+        buffer_bytes: Some(buffer),
+        overhead_bytes: cfg.link.link_overhead_bytes,
+    };
+    let radio = GprsUplinkParams {
+        coding_scheme: n.gprs_coding_scheme,
+        timeslots: n.gprs_uplink_timeslots,
+        overhead_octets: n.gprs_overhead_bytes,
+        tbf_setup: millis(n.gprs_tbf_setup_ms),
+        tbf_hold: millis(n.gprs_tbf_hold_ms),
+        ack_blocks_per_downlink_packet: n.gprs_ack_blocks,
+        block_error_rate: n.gprs_block_error_rate,
+    };
+    // The radio-block uplink, or (with `gprs_uplink_kbps`) a plain serializer of that rate.
+    let (uplink, acked_on) = match n.gprs_uplink_kbps {
+        Some(kbps) => (
+            Link::new(params(kbps, n.gprs_modem_buffer_bytes), loss()),
+            None,
+        ),
+        None => (
+            Link::gprs(
+                params(1.0, n.gprs_modem_buffer_bytes),
                 loss(),
+                GprsUplink::new(radio, stream(seed, rep, Stream::GprsBlocks)),
             ),
-            rng: stream(seed, rep, s),
-        })
+            Some(UPLINK),
+        ),
     };
     let path = |name: &str, s| {
         Element::Path(PathElement {
@@ -64,22 +88,25 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
         })
     };
     let elements = vec![
-        link(
-            "gprs-uplink",
-            LinkRole::Uplink,
-            n.gprs_uplink_kbps,
-            n.gprs_modem_buffer_bytes,
-            Stream::UplinkErrors,
-        ),
+        Element::Link(LinkElement {
+            name: "gprs-uplink".into(),
+            role: LinkRole::Uplink,
+            link: uplink,
+            rng: stream(seed, rep, Stream::UplinkErrors),
+            acked_on: None,
+        }),
         path("gprs-delay-up", Stream::PathDelayUp),
         path("gprs-delay-down", Stream::PathDelayDown),
-        link(
-            "gprs-downlink",
-            LinkRole::Downlink,
-            n.gprs_downlink_kbps,
-            n.gprs_network_buffer_bytes,
-            Stream::DownlinkErrors,
-        ),
+        Element::Link(LinkElement {
+            name: "gprs-downlink".into(),
+            role: LinkRole::Downlink,
+            link: Link::new(
+                params(n.gprs_downlink_kbps, n.gprs_network_buffer_bytes),
+                loss(),
+            ),
+            rng: stream(seed, rep, Stream::DownlinkErrors),
+            acked_on,
+        }),
     ];
     let node = |name: &str, role| Node {
         name: name.into(),
