@@ -15,9 +15,9 @@ fn gprs(
     exchanges: u32,
     network: serde_json::Value,
 ) -> coaplab_engine::metrics::RunResult {
-    // Fixed delays, no losses and no radio block errors: every time below is exact.
+    // Fixed delays, no losses, no radio block errors and no fades: every time below is exact.
     let mut net = json!({"kind": "gprs", "gprs_delay_ms": [500.0, 500.0], "gprs_loss": 0.0,
-                         "gprs_block_error_rate": 0.0});
+                         "gprs_block_error_rate": 0.0, "gprs_fade_mean_ms": 0.0});
     for (k, v) in network.as_object().unwrap() {
         net[k] = v.clone();
     }

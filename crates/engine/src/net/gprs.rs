@@ -46,8 +46,10 @@
 //! TBF had been released; plus the control blocks of Packet Downlink Ack/Nacks owed
 //! meanwhile; plus one block period per block received in error.
 
-use coaplab_cc::rng::{Rng, Xoshiro256pp};
+use coaplab_cc::rng::Xoshiro256pp;
 use coaplab_cc::{Duration, Instant};
+
+use crate::net::loss::{ChainParams, LossProcess};
 
 /// Octets of RLC data in one radio block per coding scheme CS-1…CS-4: the RLC data block of
 /// TS 44.060 Table 10.2.1 (22, 32, 38, 52 octets) minus the 2-octet RLC header of an uplink
@@ -84,12 +86,30 @@ pub struct GprsUplinkParams {
     pub ack_blocks_per_downlink_packet: u32,
     /// Probability that an uplink radio block is received in error (and sent again).
     pub block_error_rate: f64,
+    /// Fades: the radio alternates between normal periods (`block_error_rate`) and fades
+    /// with their own block error rate; `None`: no fades.
+    pub fades: Option<Fades>,
+}
+
+/// Periods of poor radio conditions (a Gilbert–Elliott chain over the block errors,
+/// `net::loss::Chain`): normal periods and fades alternate, each lasting an exponential time
+/// of its mean (truncated to [mean / 10, 10 × mean]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fades {
+    /// Mean time between fades.
+    pub interval_mean: Duration,
+    /// Mean duration of a fade.
+    pub mean: Duration,
+    /// Block error rate during a fade.
+    pub block_error_rate: f64,
 }
 
 /// The uplink's radio state: whether a TBF is open, and the control blocks it owes.
 #[derive(Clone, Debug)]
 pub struct GprsUplink {
     params: GprsUplinkParams,
+    /// Decides each block transmission's fate.
+    errors: LossProcess,
     /// Draws the block errors.
     rng: Xoshiro256pp,
     /// The TBF is open (or kept) until then; `None`: never opened.
@@ -127,8 +147,24 @@ impl GprsUplinkParams {
 
 impl GprsUplink {
     pub fn new(params: GprsUplinkParams, rng: Xoshiro256pp) -> Self {
+        let p = params.block_error_rate;
+        let errors = match params.fades {
+            Some(f) => LossProcess::Chain(crate::net::loss::Chain::new(ChainParams {
+                good_mean: f.interval_mean,
+                good_min: f.interval_mean.mul_ratio(1, 10),
+                good_max: f.interval_mean.mul(10),
+                good_loss: p,
+                bad_mean: f.mean,
+                bad_min: f.mean.mul_ratio(1, 10),
+                bad_max: f.mean.mul(10),
+                bad_loss: f.block_error_rate,
+            })),
+            None if p > 0.0 => LossProcess::Bernoulli(p),
+            None => LossProcess::None,
+        };
         GprsUplink {
             params,
+            errors,
             rng,
             tbf_until: None,
             owed_blocks: 0,
@@ -139,15 +175,19 @@ impl GprsUplink {
         }
     }
 
-    /// Block periods `n` blocks take with errors: each block is sent until it gets through.
-    fn sent_blocks(&mut self, n: u32) -> u32 {
-        let p = self.params.block_error_rate;
-        let mut sent = n;
-        if p > 0.0 {
-            for _ in 0..n {
-                // p < 1 (the key's range stops below 1): the loop ends with probability 1.
-                while self.rng.unit_f64() < p {
-                    sent += 1;
+    /// Block periods `n` blocks sent from `start` take with errors: each block is sent until
+    /// it gets through (the error rates are below 1, so this ends with probability 1).
+    fn sent_blocks(&mut self, start: Instant, n: u32) -> u32 {
+        let mut sent = 0;
+        if matches!(self.errors, LossProcess::None) {
+            return n;
+        }
+        for _ in 0..n {
+            loop {
+                let at = start + self.params.blocks_time(sent + 1);
+                sent += 1;
+                if !self.errors.on_packet(at, &mut self.rng) {
+                    break;
                 }
             }
         }
@@ -166,14 +206,14 @@ impl GprsUplink {
     pub fn service_time(&mut self, now: Instant, ip_bytes: u32) -> Duration {
         let mut t = now.max(self.control_until);
         self.control_blocks += u64::from(self.owed_blocks);
-        let owed = self.sent_blocks(self.owed_blocks);
+        let owed = self.sent_blocks(t, self.owed_blocks);
         self.owed_blocks = 0;
         t = t + self.params.blocks_time(owed);
         if self.tbf_until.is_none_or(|until| t > until) {
             self.tbf_setups += 1;
             t = t + self.params.tbf_setup;
         }
-        let blocks = self.sent_blocks(self.params.blocks(ip_bytes));
+        let blocks = self.sent_blocks(t, self.params.blocks(ip_bytes));
         let done = t + self.params.blocks_time(blocks);
         self.tbf_until = Some(done + self.params.tbf_hold);
         done - now
@@ -197,9 +237,10 @@ impl GprsUplink {
     pub fn on_idle(&mut self, now: Instant) {
         if self.owed_blocks > 0 {
             self.control_blocks += u64::from(self.owed_blocks);
-            let sent = self.sent_blocks(self.owed_blocks);
+            let start = now.max(self.control_until);
+            let sent = self.sent_blocks(start, self.owed_blocks);
             self.owed_blocks = 0;
-            self.control_until = now.max(self.control_until) + self.params.blocks_time(sent);
+            self.control_until = start + self.params.blocks_time(sent);
         }
     }
 }
@@ -217,6 +258,7 @@ mod tests {
             tbf_hold: Duration::from_millis(1000),
             ack_blocks_per_downlink_packet: 1,
             block_error_rate: 0.0,
+            fades: None,
         }
     }
 
@@ -293,6 +335,7 @@ mod error_tests {
             tbf_hold: Duration::from_millis(1000),
             ack_blocks_per_downlink_packet: 1,
             block_error_rate: 0.1,
+            fades: None,
         };
         // A block is sent 1 / (1 − 0.1) = 1.111… times on average, so the GET's 2 blocks take
         // 2 × 1.111… × 20 = 44.44 ms. The number of resends of one block is geometric with

@@ -11,7 +11,7 @@
 
 use super::Topology;
 use crate::config::RunConfig;
-use crate::net::gprs::{GprsUplink, GprsUplinkParams};
+use crate::net::gprs::{Fades, GprsUplink, GprsUplinkParams};
 use crate::net::link::{Link, LinkParams};
 use crate::net::loss::LossProcess;
 use crate::net::network::{
@@ -35,11 +35,21 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
             n.gprs_delay_ms
         )));
     }
-    if !(0.0..1.0).contains(&n.gprs_block_error_rate) {
-        // A block that always fails would never get through.
+    for (key, p) in [
+        ("gprs_block_error_rate", n.gprs_block_error_rate),
+        ("gprs_fade_block_error_rate", n.gprs_fade_block_error_rate),
+    ] {
+        if !(0.0..1.0).contains(&p) {
+            // A block that always fails would never get through.
+            return Err(ConfigError(format!(
+                "network.{key}: {p} is out of range; allowed: 0 to 0.99"
+            )));
+        }
+    }
+    if n.gprs_fade_mean_ms > 0.0 && n.gprs_fade_interval_ms < 0.001 {
         return Err(ConfigError(format!(
-            "network.gprs_block_error_rate: {} is out of range; allowed: 0 to 0.99",
-            n.gprs_block_error_rate
+            "network.gprs_fade_interval_ms: {} is out of range with fades (gprs_fade_mean_ms > 0); allowed: >= 0.001",
+            n.gprs_fade_interval_ms
         )));
     }
     let (seed, rep) = (cfg.seed, replication);
@@ -64,6 +74,11 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
         tbf_hold: millis(n.gprs_tbf_hold_ms),
         ack_blocks_per_downlink_packet: n.gprs_ack_blocks,
         block_error_rate: n.gprs_block_error_rate,
+        fades: (n.gprs_fade_mean_ms > 0.0).then(|| Fades {
+            interval_mean: millis(n.gprs_fade_interval_ms),
+            mean: millis(n.gprs_fade_mean_ms),
+            block_error_rate: n.gprs_fade_block_error_rate,
+        }),
     };
     // The radio-block uplink, or (with `gprs_uplink_kbps`) a plain serializer of that rate.
     let (uplink, acked_on) = match n.gprs_uplink_kbps {
