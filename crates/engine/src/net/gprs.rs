@@ -208,10 +208,10 @@ impl GprsUplink {
         self.control_blocks += u64::from(self.owed_blocks);
         let owed = self.sent_blocks(t, self.owed_blocks);
         self.owed_blocks = 0;
-        t = t + self.params.blocks_time(owed);
+        t += self.params.blocks_time(owed);
         if self.tbf_until.is_none_or(|until| t > until) {
             self.tbf_setups += 1;
-            t = t + self.params.tbf_setup;
+            t += self.params.tbf_setup;
         }
         let blocks = self.sent_blocks(t, self.params.blocks(ip_bytes));
         let done = t + self.params.blocks_time(blocks);
@@ -346,8 +346,8 @@ mod error_tests {
         for i in 0..10_000u64 {
             let t = up.service_time(Instant::from_secs(i), 40);
             // Whole block periods, at least the 2 blocks.
-            assert!(t.nanos() % 20_000_000 == 0 && t >= Duration::from_millis(40));
-            total = total + t;
+            assert!(t.nanos().is_multiple_of(20_000_000) && t >= Duration::from_millis(40));
+            total += t;
         }
         let mean_ms = total.secs_f64() * 1000.0 / 10_000.0;
         assert!((mean_ms - 44.444).abs() < 0.444, "{mean_ms}");
