@@ -1,13 +1,20 @@
-//! `gprs`: the clients behind one GPRS modem (docs/networks.md). The modem's uplink is slow
-//! (15 kbit/s by default) behind the modem's send buffer; the downlink faster (40 kbit/s)
-//! behind the network's buffer; each direction then has a jittery per-packet delay (uniform
-//! in `gprs_delay_ms`, FIFO kept) and rare independent losses. These defaults are documented
-//! choices in the range GPRS (EDGE-less, CS-2) offers, not measurements.
+//! `gprs`: the clients behind one GPRS modem (docs/networks.md, "The GPRS preset"). The
+//! modem's uplink is a link whose time per packet comes from the GPRS radio model
+//! (`net::gprs`: SNDCP/LLC/RLC overheads, CS-3 radio blocks on one timeslot, TBF set-up and
+//! hold, Packet Downlink Ack/Nack blocks, block errors in fades) behind the modem's buffer;
+//! the downlink a plain 40 kbit/s serializer behind the network's buffer; each direction has
+//! a jittery per-packet delay beyond the radio (uniform in `gprs_delay_ms`, FIFO kept) and
+//! rare independent losses. The defaults are derived from the 3GPP standards and calibrated
+//! on the CoCoA study's GPRS figures (Betzler et al. 2016, Table II); each is a key.
+//! `gprs_uplink_kbps` replaces the radio model with a plain serializer (the preset before).
 //!
 //! ```text
-//! devices ─▶ modem buffer → uplink 15 kbit/s (loss) ─▶ delay 300–700 ms ─▶ server
-//! devices ◀─ downlink 40 kbit/s (loss) ← network buffer ◀─ delay 300–700 ms ◀─ server
+//! devices ─▶ modem buffer → uplink radio blocks (loss) ─▶ delay 100–200 ms ─▶ server
+//! devices ◀─ downlink 40 kbit/s (loss) ← network buffer ◀─ delay 100–200 ms ◀─ server
 //! ```
+//!
+//! The downlink acknowledges nothing itself: each packet it delivers costs the uplink its
+//! Packet Downlink Ack/Nack (`LinkElement::acked_on`).
 
 use super::Topology;
 use crate::config::RunConfig;
