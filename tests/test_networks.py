@@ -85,6 +85,12 @@ def test_the_reproduce_targets_are_shipped_and_valid():
     # The Cooja targets: NSTART 1 and 4 × three algorithms × five offered loads.
     assert len(load("cooja-grid").configurations()) == 2 * 3 * 5
     assert len(load("gprs-continuous").configurations()) == 4 * 6
+    # The CoCoA study's GPRS targets: 4 client counts (continuous) or 3 burst sizes × six
+    # algorithms, 15 replications, Californium's MAX_RETRANSMIT 4.
+    for name, n in (("cocoa2016-gprs-continuous", 4 * 6), ("cocoa2016-gprs-burst", 3 * 6)):
+        configs = load(name).configurations()
+        assert len(configs) == n
+        assert all(c["replications"] == 15 and c["coap"]["max_retransmit"] == 4 for c in configs)
 
 
 def test_reproduce_prints_loads_for_a_mesh(cli):
@@ -99,3 +105,35 @@ def test_lossy_links_name_existing_nodes(cli, tmp_path):
     out = cli("run", p, "--no-db")
     assert out.returncode == 2
     assert "network.lossy_links: {a = 3, b = 40} is not a link between two of the 21 nodes" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("gprs_coding_scheme = 5", "network.gprs_coding_scheme: 5 is out of range; expected an integer >= 1 and <= 4"),
+        ("gprs_uplink_timeslots = 0", "network.gprs_uplink_timeslots: 0 is out of range; expected an integer >= 1 and <= 8"),
+        ("gprs_block_error_rate = 1.0", "network.gprs_block_error_rate: 1.0 is out of range; expected a number >= 0 and <= 0.99"),
+        ("gprs_fade_block_error_rate = -0.1", "network.gprs_fade_block_error_rate: -0.1 is out of range; expected a number >= 0 and <= 0.99"),
+        ("gprs_tbf_setup_ms = -1", "network.gprs_tbf_setup_ms: -1 is out of range; expected a number >= 0 and <= 1e+07"),
+        ("gprs_fade_interval_ms = 0", "network.gprs_fade_interval_ms: 0 is out of range; expected a number >= 0.001 and <= 1e+07"),
+        ("gprs_ack_blocks = -2", "network.gprs_ack_blocks: -2 is out of range"),
+    ],
+)
+def test_bad_gprs_keys_are_refused_in_one_line(cli, tmp_path, line, message):
+    # The GPRS radio's keys (docs/networks.md "The GPRS preset"): one line naming the key, the
+    # value and what is allowed, exit 2, nothing run.
+    p = tmp_path / "gprs.toml"
+    p.write_text(f'[network]\nkind = "gprs"\n{line}\n')
+    out = cli("run", p, "--no-db")
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"coaplab: error: {message}"), out.stderr
+    assert out.stdout == ""
+
+
+def test_gprs_radio_keys_are_absent_unless_given():
+    # Configurations that do not set the new keys keep their identity (docs/networks.md).
+    c = resolve({"network": {"kind": "gprs"}})
+    assert c["network"] == {"kind": "gprs"}
+    c = resolve({"network": {"kind": "gprs", "gprs_coding_scheme": 2, "gprs_uplink_kbps": 15}})
+    assert c["network"] == {"kind": "gprs", "gprs_coding_scheme": 2, "gprs_uplink_kbps": 15}

@@ -5,6 +5,7 @@
 use coaplab_cc::rng::Rng;
 use coaplab_cc::{Duration, Instant};
 
+use crate::net::gprs::GprsUplink;
 use crate::net::loss::LossProcess;
 use crate::net::queue::DropTailQueue;
 
@@ -62,6 +63,9 @@ pub struct Link<T> {
     loss: LossProcess,
     /// The packet being serialized and its IP size.
     on_wire: Option<(T, u32)>,
+    /// A GPRS uplink's radio (`net::gprs`): when set, it says how long each packet occupies
+    /// the link instead of `rate_bps`.
+    radio: Option<GprsUplink>,
     pub stats: LinkStats,
 }
 
@@ -96,7 +100,31 @@ impl<T: Copy> Link<T> {
             queue,
             loss,
             on_wire: None,
+            radio: None,
             stats: LinkStats::default(),
+        }
+    }
+
+    /// A GPRS uplink: the buffer and loss of a link, each packet's time on it from the radio
+    /// model (`net::gprs`) instead of `rate_bps`.
+    pub fn gprs(params: LinkParams, loss: LossProcess, radio: GprsUplink) -> Self {
+        Link {
+            radio: Some(radio),
+            ..Link::new(params, loss)
+        }
+    }
+
+    /// The GPRS radio, if this link is a GPRS uplink.
+    pub fn radio(&self) -> Option<&GprsUplink> {
+        self.radio.as_ref()
+    }
+
+    /// A downlink packet reached the GPRS modem at `now`: its acknowledgement takes uplink
+    /// blocks (`net::gprs`). Nothing on other links.
+    pub fn on_downlink_packet(&mut self, now: Instant) {
+        let busy = self.on_wire.is_some();
+        if let Some(r) = &mut self.radio {
+            r.on_downlink_packet(now, busy);
         }
     }
 
@@ -131,7 +159,10 @@ impl<T: Copy> Link<T> {
     }
 
     fn start(&mut self, now: Instant, packet: T, ip_bytes: u32) -> Instant {
-        let tx = self.serialization_time(ip_bytes);
+        let tx = match &mut self.radio {
+            Some(r) => r.service_time(now, ip_bytes),
+            None => self.serialization_time(ip_bytes),
+        };
         self.on_wire = Some((packet, ip_bytes));
         self.stats.sent += 1;
         self.stats.bytes += u64::from(ip_bytes);
@@ -154,6 +185,11 @@ impl<T: Copy> Link<T> {
             self.stats.queue_wait += now - enqueued;
             self.start(now, next, size)
         });
+        if next_done_at.is_none() {
+            if let Some(r) = &mut self.radio {
+                r.on_idle(now);
+            }
+        }
         TxDone {
             packet,
             delivered_at: (!lost).then_some(now + self.params.delay),

@@ -1,7 +1,9 @@
 //! The network model, mahimahi-style: one small abstraction per concern, composed by the
 //! testbed. `queue` (byte-limited tail drop) → `link` (serializer + propagation + `loss`
-//! after serialization); `path` (router ↔ server delay, FIFO).
+//! after serialization); `path` (router ↔ server delay, FIFO); `gprs` (a GPRS uplink's time
+//! per packet in radio blocks, which a link asks in place of its rate).
 
+pub mod gprs;
 pub mod link;
 pub mod loss;
 pub mod network;

@@ -60,6 +60,9 @@ pub struct LinkElement {
     pub role: LinkRole,
     pub link: Link<PacketId>,
     pub rng: Xoshiro256pp,
+    /// A GPRS downlink: the uplink element that acknowledges each packet it delivers
+    /// (`net::gprs`, Packet Downlink Ack/Nack); `None` elsewhere.
+    pub acked_on: Option<ElementId>,
 }
 
 /// A per-packet delay with FIFO order kept, with its own stream.
@@ -275,11 +278,16 @@ impl Network {
                     unreachable!("TxDone from a path element");
                 };
                 let done = l.link.on_tx_done(now, &mut l.rng);
-                let role = l.role;
+                let (role, acked_on) = (l.role, l.acked_on);
                 if let Some(at) = done.next_done_at {
                     q.schedule_net(at, NetEvent::TxDone(element));
                 }
                 out.serialized = Some((done.packet, role));
+                if let (Some(up), Some(_)) = (acked_on, done.delivered_at) {
+                    if let Element::Link(u) = &mut self.elements[up as usize] {
+                        u.link.on_downlink_packet(now);
+                    }
+                }
                 match done.delivered_at {
                     Some(at) => self.onward(at, done.packet, q),
                     None => out.dropped = Some((done.packet, DropReason::LinkError)),

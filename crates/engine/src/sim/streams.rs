@@ -15,6 +15,8 @@ pub enum Stream {
     Client(u32),
     /// One mesh node's MAC backoffs (`u32::MAX`: the mesh's per-link losses).
     Radio(u32),
+    /// A GPRS uplink's radio block errors (`net::gprs`).
+    GprsBlocks,
 }
 
 impl Stream {
@@ -27,6 +29,7 @@ impl Stream {
             Stream::ClientStart => [5, 0],
             Stream::Client(i) => [6, u64::from(i)],
             Stream::Radio(i) => [7, u64::from(i)],
+            Stream::GprsBlocks => [8, 0],
         }
     }
 }

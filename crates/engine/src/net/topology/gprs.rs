@@ -1,16 +1,24 @@
-//! `gprs`: the clients behind one GPRS modem (docs/networks.md). The modem's uplink is slow
-//! (15 kbit/s by default) behind the modem's send buffer; the downlink faster (40 kbit/s)
-//! behind the network's buffer; each direction then has a jittery per-packet delay (uniform
-//! in `gprs_delay_ms`, FIFO kept) and rare independent losses. These defaults are documented
-//! choices in the range GPRS (EDGE-less, CS-2) offers, not measurements.
+//! `gprs`: the clients behind one GPRS modem (docs/networks.md, "The GPRS preset"). The
+//! modem's uplink is a link whose time per packet comes from the GPRS radio model
+//! (`net::gprs`: SNDCP/LLC/RLC overheads, CS-3 radio blocks on one timeslot, TBF set-up and
+//! hold, Packet Downlink Ack/Nack blocks, block errors in fades) behind the modem's buffer;
+//! the downlink a plain 40 kbit/s serializer behind the network's buffer; each direction has
+//! a jittery per-packet delay beyond the radio (uniform in `gprs_delay_ms`, FIFO kept) and
+//! rare independent losses. The defaults are derived from the 3GPP standards and calibrated
+//! on the CoCoA study's GPRS figures (Betzler et al. 2016, Table II); each is a key.
+//! `gprs_uplink_kbps` replaces the radio model with a plain serializer (the preset before).
 //!
 //! ```text
-//! devices ─▶ modem buffer → uplink 15 kbit/s (loss) ─▶ delay 300–700 ms ─▶ server
-//! devices ◀─ downlink 40 kbit/s (loss) ← network buffer ◀─ delay 300–700 ms ◀─ server
+//! devices ─▶ modem buffer → uplink radio blocks (loss) ─▶ delay 100–200 ms ─▶ server
+//! devices ◀─ downlink 40 kbit/s (loss) ← network buffer ◀─ delay 100–200 ms ◀─ server
 //! ```
+//!
+//! The downlink acknowledges nothing itself: each packet it delivers costs the uplink its
+//! Packet Downlink Ack/Nack (`LinkElement::acked_on`).
 
 use super::Topology;
 use crate::config::RunConfig;
+use crate::net::gprs::{Fades, GprsUplink, GprsUplinkParams};
 use crate::net::link::{Link, LinkParams};
 use crate::net::loss::LossProcess;
 use crate::net::network::{
@@ -22,6 +30,8 @@ use crate::testbed::{millis, ConfigError};
 use coaplab_cc::Duration;
 
 const DEVICES: u16 = 0;
+/// The uplink's element index (it acknowledges what the downlink delivers).
+const UPLINK: u16 = 0;
 const SERVER: u16 = 2;
 
 pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
@@ -32,6 +42,23 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
             n.gprs_delay_ms
         )));
     }
+    for (key, p) in [
+        ("gprs_block_error_rate", n.gprs_block_error_rate),
+        ("gprs_fade_block_error_rate", n.gprs_fade_block_error_rate),
+    ] {
+        if !(0.0..1.0).contains(&p) {
+            // A block that always fails would never get through.
+            return Err(ConfigError(format!(
+                "network.{key}: {p} is out of range; allowed: 0 to 0.99"
+            )));
+        }
+    }
+    if n.gprs_fade_mean_ms > 0.0 && n.gprs_fade_interval_ms < 0.001 {
+        return Err(ConfigError(format!(
+            "network.gprs_fade_interval_ms: {} is out of range with fades (gprs_fade_mean_ms > 0); allowed: >= 0.001",
+            n.gprs_fade_interval_ms
+        )));
+    }
     let (seed, rep) = (cfg.seed, replication);
     let loss = || {
         if n.gprs_loss > 0.0 {
@@ -40,21 +67,40 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
             LossProcess::None
         }
     };
-    let link = |name: &str, role, kbps: f64, buffer: u64, s| {
-        Element::Link(LinkElement {
-            name: name.into(),
-            role,
-            link: Link::new(
-                LinkParams {
-                    rate_bps: (kbps * 1000.0).round() as u64,
-                    delay: Duration::ZERO,
-                    buffer_bytes: Some(buffer),
-                    overhead_bytes: cfg.link.link_overhead_bytes,
-                },
+    let params = |kbps: f64, buffer: u64| LinkParams {
+        rate_bps: (kbps * 1000.0).round() as u64,
+        delay: Duration::ZERO,
+        buffer_bytes: Some(buffer),
+        overhead_bytes: cfg.link.link_overhead_bytes,
+    };
+    let radio = GprsUplinkParams {
+        coding_scheme: n.gprs_coding_scheme,
+        timeslots: n.gprs_uplink_timeslots,
+        overhead_octets: n.gprs_overhead_bytes,
+        tbf_setup: millis(n.gprs_tbf_setup_ms),
+        tbf_hold: millis(n.gprs_tbf_hold_ms),
+        ack_blocks_per_downlink_packet: n.gprs_ack_blocks,
+        block_error_rate: n.gprs_block_error_rate,
+        fades: (n.gprs_fade_mean_ms > 0.0).then(|| Fades {
+            interval_mean: millis(n.gprs_fade_interval_ms),
+            mean: millis(n.gprs_fade_mean_ms),
+            block_error_rate: n.gprs_fade_block_error_rate,
+        }),
+    };
+    // The radio-block uplink, or (with `gprs_uplink_kbps`) a plain serializer of that rate.
+    let (uplink, acked_on) = match n.gprs_uplink_kbps {
+        Some(kbps) => (
+            Link::new(params(kbps, n.gprs_modem_buffer_bytes), loss()),
+            None,
+        ),
+        None => (
+            Link::gprs(
+                params(1.0, n.gprs_modem_buffer_bytes),
                 loss(),
+                GprsUplink::new(radio, stream(seed, rep, Stream::GprsBlocks)),
             ),
-            rng: stream(seed, rep, s),
-        })
+            Some(UPLINK),
+        ),
     };
     let path = |name: &str, s| {
         Element::Path(PathElement {
@@ -64,22 +110,25 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
         })
     };
     let elements = vec![
-        link(
-            "gprs-uplink",
-            LinkRole::Uplink,
-            n.gprs_uplink_kbps,
-            n.gprs_modem_buffer_bytes,
-            Stream::UplinkErrors,
-        ),
+        Element::Link(LinkElement {
+            name: "gprs-uplink".into(),
+            role: LinkRole::Uplink,
+            link: uplink,
+            rng: stream(seed, rep, Stream::UplinkErrors),
+            acked_on: None,
+        }),
         path("gprs-delay-up", Stream::PathDelayUp),
         path("gprs-delay-down", Stream::PathDelayDown),
-        link(
-            "gprs-downlink",
-            LinkRole::Downlink,
-            n.gprs_downlink_kbps,
-            n.gprs_network_buffer_bytes,
-            Stream::DownlinkErrors,
-        ),
+        Element::Link(LinkElement {
+            name: "gprs-downlink".into(),
+            role: LinkRole::Downlink,
+            link: Link::new(
+                params(n.gprs_downlink_kbps, n.gprs_network_buffer_bytes),
+                loss(),
+            ),
+            rng: stream(seed, rep, Stream::DownlinkErrors),
+            acked_on,
+        }),
     ];
     let node = |name: &str, role| Node {
         name: name.into(),

@@ -68,6 +68,7 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
             )
             .map_err(|m| ConfigError(format!("link.{name}_kbps: {kbps} gives a {m}")))?,
             rng: stream(seed, rep, s),
+            acked_on: None,
         }))
     };
     let path = |name: &str, s| {

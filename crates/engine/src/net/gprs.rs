@@ -1,0 +1,359 @@
+//! The GPRS uplink's radio (docs/networks.md "The GPRS preset"): what one IP packet costs on
+//! the uplink of a GPRS mobile station (the modem), in radio blocks. A sans-IO model told
+//! `now`; the link ([`crate::net::link::Link`]) keeps the modem's buffer (FIFO, tail drop) and
+//! asks it how long each packet occupies the uplink.
+//!
+//! One IP packet on the uplink (3GPP, GPRS without EDGE):
+//!
+//! - SNDCP (TS 44.065 §7.2, SN-UNITDATA PDU, unacknowledged mode — the default for IP):
+//!   4 octets before the packet (octet 1: X, F, T, M, NSAPI; octet 2: DCOMP, PCOMP; octets 3–4:
+//!   segment number and N-PDU number).
+//! - LLC (TS 44.064 §6): a UI frame: address field 1 octet, UI control field 2 octets
+//!   (§6.3.5.2), frame check sequence 3 octets (§5.5): 6 octets.
+//! - RLC/MAC (TS 44.060 §10.2): the LLC frame is cut into RLC data blocks; each radio block
+//!   carries a 1-octet MAC header and an RLC data block of 22, 32, 38 or 52 octets with coding
+//!   scheme CS-1, CS-2, CS-3 or CS-4 (TS 44.060 Table 10.2.1; the channel coding of TS 45.003
+//!   §5.1.1–5.1.4), of which the uplink RLC header takes 2 octets (§10.2.2): 20, 30, 36 or 50
+//!   octets of RLC data per block. The block in which an LLC frame ends carries a 1-octet length indicator
+//!   (§10.4.14) unless the frame fills it exactly — counted always (1 octet at most).
+//! - Radio blocks (TS 45.002 §6.3.2.2, Table 6): a PDCH's 52-multiframe (240 ms) carries
+//!   12 radio blocks of 4 TDMA frames plus 4 idle/PTCCH frames: one block per timeslot every
+//!   20 ms on average. With `timeslots` uplink timeslots, `timeslots` blocks per 20 ms.
+//! - Every downlink data transfer is acknowledged by the mobile station on the uplink: the
+//!   network polls it (RRBP field, TS 44.060 §10.4.5; always in the final block of a downlink
+//!   TBF, §9.3.2.4) and it answers with a Packet Downlink Ack/Nack (§11.2.6), one RLC/MAC
+//!   control block in one uplink block. With small responses each one ends its downlink TBF,
+//!   so each costs one uplink block that the modem's data cannot use.
+//! - Radio blocks are received in error now and then; RLC acknowledged mode (TS 44.060 §9.1,
+//!   the default RLC mode for a PDP context's data) resends every block the network reports
+//!   missing in its Packet Uplink Ack/Nack bitmap, so a radio error costs a block period, not
+//!   a packet. Each uplink block (data or control) is received in error with probability
+//!   `block_error_rate`, independently, and sent again until it gets through. 3GPP specifies
+//!   a GPRS receiver's reference sensitivity and interference performance at a block error
+//!   rate of 10 % (TS 45.005 §6.2, §6.3), and link adaptation keeps a coding scheme in use
+//!   while its block error rate stays about there: 10 % by default. This is why packet losses
+//!   are rare on GPRS while its delays are not.
+//! - The uplink TBF (temporary block flow, TS 44.060 §7.1 and §9.3.1): data can only flow once
+//!   the network has assigned one (packet access on the CCCH, TS 44.018 §3.5.2: a random
+//!   access burst on the RACH answered by an Immediate Assignment on the AGCH, within a
+//!   51-multiframe of the CCCH: 51 × 4.615 ms = 235 ms, TS 45.002 §4.3.3). While the modem
+//!   keeps sending, the TBF stays; once it has nothing to send, the network keeps the TBF
+//!   a while (extended uplink TBF mode, TS 44.060 §9.3.1b, a network-chosen inactivity period)
+//!   and then releases it: the next packet pays the set-up again.
+//!
+//! So one packet of `ip` bytes, on an open TBF and without block errors, occupies the uplink
+//! for `ceil((ip + overhead) / rlc_data(cs)) × 20 ms / timeslots`; plus the TBF set-up if the
+//! TBF had been released; plus the control blocks of Packet Downlink Ack/Nacks owed
+//! meanwhile; plus one block period per block received in error.
+
+use coaplab_cc::rng::Xoshiro256pp;
+use coaplab_cc::{Duration, Instant};
+
+use crate::net::loss::{ChainParams, LossProcess};
+
+/// Octets of RLC data in one radio block per coding scheme CS-1…CS-4: the RLC data block of
+/// TS 44.060 Table 10.2.1 (22, 32, 38, 52 octets) minus the 2-octet RLC header of an uplink
+/// RLC data block (TS 44.060 §10.2.2).
+pub const RLC_DATA_OCTETS: [u32; 4] = [20, 30, 36, 50];
+
+/// One radio block on one timeslot, on average: a 52-multiframe of 240 ms carries 12 radio
+/// blocks (TS 45.002 §6.3.2.2), 240 / 12 = 20 ms.
+pub const BLOCK_PERIOD: Duration = Duration::from_millis(20);
+
+/// SNDCP SN-UNITDATA header, octets (TS 44.065 §7.2, first segment, unacknowledged mode).
+pub const SNDCP_OCTETS: u32 = 4;
+/// LLC UI frame: address 1 + control 2 + FCS 3 octets (TS 44.064 §5.5, §6.3.5.2).
+pub const LLC_OCTETS: u32 = 6;
+/// The RLC length indicator closing an LLC frame in its last block (TS 44.060 §10.4.14).
+pub const RLC_LI_OCTETS: u32 = 1;
+/// Octets GPRS adds to each IP packet before it is cut into RLC data blocks: 4 + 6 + 1 = 11.
+pub const OVERHEAD_OCTETS: u32 = SNDCP_OCTETS + LLC_OCTETS + RLC_LI_OCTETS;
+
+/// The parameters of one modem's uplink (each a `[network]` key, docs/networks.md).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GprsUplinkParams {
+    /// Coding scheme 1–4 (CS-1…CS-4).
+    pub coding_scheme: u8,
+    /// Uplink timeslots (PDCHs) the modem is given, 1–8.
+    pub timeslots: u8,
+    /// Octets added to each IP packet (SNDCP, LLC, RLC length indicator).
+    pub overhead_octets: u32,
+    /// Uplink TBF set-up when the TBF had been released.
+    pub tbf_setup: Duration,
+    /// How long the network keeps an idle uplink TBF (extended uplink TBF) before releasing it.
+    pub tbf_hold: Duration,
+    /// Uplink blocks each downlink packet costs (its Packet Downlink Ack/Nack).
+    pub ack_blocks_per_downlink_packet: u32,
+    /// Probability that an uplink radio block is received in error (and sent again).
+    pub block_error_rate: f64,
+    /// Fades: the radio alternates between normal periods (`block_error_rate`) and fades
+    /// with their own block error rate; `None`: no fades.
+    pub fades: Option<Fades>,
+}
+
+/// Periods of poor radio conditions (a Gilbert–Elliott chain over the block errors,
+/// `net::loss::Chain`): normal periods and fades alternate, each lasting an exponential time
+/// of its mean (truncated to [mean / 10, 10 × mean]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fades {
+    /// Mean time between fades.
+    pub interval_mean: Duration,
+    /// Mean duration of a fade.
+    pub mean: Duration,
+    /// Block error rate during a fade.
+    pub block_error_rate: f64,
+}
+
+/// The uplink's radio state: whether a TBF is open, and the control blocks it owes.
+#[derive(Clone, Debug)]
+pub struct GprsUplink {
+    params: GprsUplinkParams,
+    /// Decides each block transmission's fate.
+    errors: LossProcess,
+    /// Draws the block errors.
+    rng: Xoshiro256pp,
+    /// The TBF is open (or kept) until then; `None`: never opened.
+    tbf_until: Option<Instant>,
+    /// Control blocks owed while a packet was on the uplink: sent before the next packet.
+    owed_blocks: u32,
+    /// The uplink is busy with control blocks (while no packet is on it) until then.
+    control_until: Instant,
+    /// TBF set-ups paid.
+    pub tbf_setups: u64,
+    /// Control blocks sent (first transmissions).
+    pub control_blocks: u64,
+    /// Blocks sent again after an error.
+    pub block_retransmissions: u64,
+}
+
+impl GprsUplinkParams {
+    /// How long `n` radio blocks occupy the uplink: one block per timeslot every 20 ms,
+    /// `n × 20 ms / timeslots`, truncated to the nanosecond.
+    pub fn blocks_time(&self, n: u32) -> Duration {
+        BLOCK_PERIOD.mul_ratio(u64::from(n), u64::from(self.timeslots.max(1)))
+    }
+
+    /// Radio blocks one IP packet of `ip_bytes` needs.
+    pub fn blocks(&self, ip_bytes: u32) -> u32 {
+        let cs = usize::from(self.coding_scheme.clamp(1, 4)) - 1;
+        (ip_bytes + self.overhead_octets).div_ceil(RLC_DATA_OCTETS[cs])
+    }
+
+    /// Time on an open TBF for an IP packet of `ip_bytes`.
+    pub fn data_time(&self, ip_bytes: u32) -> Duration {
+        self.blocks_time(self.blocks(ip_bytes))
+    }
+}
+
+impl GprsUplink {
+    pub fn new(params: GprsUplinkParams, rng: Xoshiro256pp) -> Self {
+        let p = params.block_error_rate;
+        let errors = match params.fades {
+            Some(f) => LossProcess::Chain(crate::net::loss::Chain::new(ChainParams {
+                good_mean: f.interval_mean,
+                good_min: f.interval_mean.mul_ratio(1, 10),
+                good_max: f.interval_mean.mul(10),
+                good_loss: p,
+                bad_mean: f.mean,
+                bad_min: f.mean.mul_ratio(1, 10),
+                bad_max: f.mean.mul(10),
+                bad_loss: f.block_error_rate,
+            })),
+            None if p > 0.0 => LossProcess::Bernoulli(p),
+            None => LossProcess::None,
+        };
+        GprsUplink {
+            params,
+            errors,
+            rng,
+            tbf_until: None,
+            owed_blocks: 0,
+            control_until: Instant::ZERO,
+            tbf_setups: 0,
+            control_blocks: 0,
+            block_retransmissions: 0,
+        }
+    }
+
+    /// Block periods `n` blocks sent from `start` take with errors: each block is sent until
+    /// it gets through (the error rates are below 1, so this ends with probability 1).
+    fn sent_blocks(&mut self, start: Instant, n: u32) -> u32 {
+        let mut sent = 0;
+        if matches!(self.errors, LossProcess::None) {
+            return n;
+        }
+        for _ in 0..n {
+            loop {
+                let at = start + self.params.blocks_time(sent + 1);
+                sent += 1;
+                if !self.errors.on_packet(at, &mut self.rng) {
+                    break;
+                }
+            }
+        }
+        self.block_retransmissions += u64::from(sent - n);
+        sent
+    }
+
+    pub fn params(&self) -> &GprsUplinkParams {
+        &self.params
+    }
+
+    /// A packet of `ip_bytes` starts on the idle-or-just-freed uplink at `now`: how long it
+    /// occupies the uplink, from `now` to the end of its last block. In order: control blocks
+    /// still on the air or owed, the TBF set-up if the TBF was released (or never opened),
+    /// its data blocks. The TBF is then kept `tbf_hold` after its last block.
+    pub fn service_time(&mut self, now: Instant, ip_bytes: u32) -> Duration {
+        let mut t = now.max(self.control_until);
+        self.control_blocks += u64::from(self.owed_blocks);
+        let owed = self.sent_blocks(t, self.owed_blocks);
+        self.owed_blocks = 0;
+        t += self.params.blocks_time(owed);
+        if self.tbf_until.is_none_or(|until| t > until) {
+            self.tbf_setups += 1;
+            t += self.params.tbf_setup;
+        }
+        let blocks = self.sent_blocks(t, self.params.blocks(ip_bytes));
+        let done = t + self.params.blocks_time(blocks);
+        self.tbf_until = Some(done + self.params.tbf_hold);
+        done - now
+    }
+
+    /// A downlink packet reached the modem at `now`: it owes its Packet Downlink Ack/Nack
+    /// blocks. `busy`: a packet is on the uplink (the blocks are taken before the next one);
+    /// else they occupy the uplink from now (or after earlier control blocks).
+    pub fn on_downlink_packet(&mut self, now: Instant, busy: bool) {
+        let n = self.params.ack_blocks_per_downlink_packet;
+        if busy {
+            self.owed_blocks += n;
+        } else {
+            self.control_blocks += u64::from(n);
+            let blocks = self.params.blocks_time(n);
+            self.control_until = now.max(self.control_until) + blocks;
+        }
+    }
+
+    /// The uplink fell idle at `now` (no packet waiting): blocks owed go out now.
+    pub fn on_idle(&mut self, now: Instant) {
+        if self.owed_blocks > 0 {
+            self.control_blocks += u64::from(self.owed_blocks);
+            let start = now.max(self.control_until);
+            let sent = self.sent_blocks(start, self.owed_blocks);
+            self.owed_blocks = 0;
+            self.control_until = start + self.params.blocks_time(sent);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(cs: u8, timeslots: u8) -> GprsUplinkParams {
+        GprsUplinkParams {
+            coding_scheme: cs,
+            timeslots,
+            overhead_octets: OVERHEAD_OCTETS,
+            tbf_setup: Duration::from_millis(200),
+            tbf_hold: Duration::from_millis(1000),
+            ack_blocks_per_downlink_packet: 1,
+            block_error_rate: 0.0,
+            fades: None,
+        }
+    }
+
+    fn uplink(p: GprsUplinkParams) -> GprsUplink {
+        GprsUplink::new(p, Xoshiro256pp::seed_from_u64(1))
+    }
+
+    #[test]
+    fn blocks_per_coding_scheme() {
+        // A 40-byte CoAP GET (IPv4 20 + UDP 8 + CoAP 12) + 11 octets = 51 octets:
+        // CS-1 ceil(51/20) = 3, CS-2 ceil(51/30) = 2, CS-3 ceil(51/36) = 2, CS-4 ceil(51/50) = 2.
+        let b: Vec<u32> = (1..=4).map(|cs| params(cs, 1).blocks(40)).collect();
+        assert_eq!(b, [3, 2, 2, 2]);
+        // 39 + 11 = 50 octets fill one CS-4 block exactly; 1500 + 11 = 1511 → ceil(1511/36) = 42.
+        assert_eq!(params(4, 1).blocks(39), 1);
+        assert_eq!(params(3, 1).blocks(1500), 42);
+        // Two timeslots: 3 CS-1 blocks take 3 × 20 / 2 = 30 ms; three timeslots: 2 blocks
+        // take 40/3 ms = 13 333 333 ns (truncated).
+        assert_eq!(params(1, 2).data_time(40), Duration::from_millis(30));
+        assert_eq!(params(3, 3).data_time(40), Duration::from_nanos(13_333_333));
+    }
+
+    #[test]
+    fn the_first_packet_pays_the_tbf_setup_a_kept_tbf_does_not() {
+        let mut up = uplink(params(3, 1));
+        // No TBF yet: 200 ms set-up + 2 blocks × 20 ms = 240 ms.
+        let t0 = Instant::from_secs(1);
+        assert_eq!(up.service_time(t0, 40), Duration::from_millis(240));
+        // Done at 1.240 s; the TBF is kept until 2.240 s. A packet at 2.0 s: 40 ms only.
+        assert_eq!(
+            up.service_time(Instant::from_secs(2), 40),
+            Duration::from_millis(40)
+        );
+        // That one ends at 2.040 s, kept until 3.040 s; at 3.041 s the TBF is gone: 240 ms.
+        assert_eq!(
+            up.service_time(Instant::from_millis(3041), 40),
+            Duration::from_millis(240)
+        );
+        assert_eq!(up.tbf_setups, 2);
+    }
+
+    #[test]
+    fn acknowledgements_take_uplink_blocks() {
+        let mut up = uplink(params(3, 1));
+        let t0 = Instant::from_secs(1);
+        assert_eq!(up.service_time(t0, 40), Duration::from_millis(240));
+        // Two responses reach the modem while the request is on the uplink: 2 blocks owed.
+        up.on_downlink_packet(t0, true);
+        up.on_downlink_packet(t0, true);
+        // The next request, back to back at 1.240 s: 2 × 20 (owed) + 2 × 20 (data) = 80 ms.
+        let t1 = t0 + Duration::from_millis(240);
+        assert_eq!(up.service_time(t1, 40), Duration::from_millis(80));
+        // Idle uplink at 1.320 s: a response's block occupies it until 1.340 s; a request
+        // arriving at 1.330 s ends at 1.340 + 0.040 = 1.380 s: 50 ms after its arrival.
+        let t2 = t1 + Duration::from_millis(80);
+        up.on_downlink_packet(t2, false);
+        let t3 = t2 + Duration::from_millis(10);
+        assert_eq!(up.service_time(t3, 40), Duration::from_millis(50));
+        assert_eq!(up.control_blocks, 3);
+    }
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::*;
+
+    #[test]
+    fn blocks_in_error_are_sent_again() {
+        let p = GprsUplinkParams {
+            coding_scheme: 3,
+            timeslots: 1,
+            overhead_octets: OVERHEAD_OCTETS,
+            tbf_setup: Duration::ZERO,
+            tbf_hold: Duration::from_millis(1000),
+            ack_blocks_per_downlink_packet: 1,
+            block_error_rate: 0.1,
+            fades: None,
+        };
+        // A block is sent 1 / (1 − 0.1) = 1.111… times on average, so the GET's 2 blocks take
+        // 2 × 1.111… × 20 = 44.44 ms. The number of resends of one block is geometric with
+        // standard deviation √0.1 / 0.9 = 0.351 periods: per packet √2 × 0.351 × 20 = 9.9 ms,
+        // over 10 000 packets 0.099 ms; the tolerance 0.444 ms (1 %) is 4.5 of those.
+        let mut up = GprsUplink::new(p, Xoshiro256pp::seed_from_u64(7));
+        let mut total = Duration::ZERO;
+        for i in 0..10_000u64 {
+            let t = up.service_time(Instant::from_secs(i), 40);
+            // Whole block periods, at least the 2 blocks.
+            assert!(t.nanos().is_multiple_of(20_000_000) && t >= Duration::from_millis(40));
+            total += t;
+        }
+        let mean_ms = total.secs_f64() * 1000.0 / 10_000.0;
+        assert!((mean_ms - 44.444).abs() < 0.444, "{mean_ms}");
+        assert_eq!(
+            up.block_retransmissions,
+            (total.nanos() / 20_000_000 - 20_000)
+        );
+    }
+}
