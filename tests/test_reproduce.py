@@ -49,3 +49,16 @@ def test_reproduce_400_client_histograms(cli):
         assert f"retx-hist-400-infinite [{row}]" in out.stdout
     tvs = [float(x) for x in re.findall(r"total-variation distance ([\d.]+)$", out.stdout, re.M)]
     assert len(tvs) == 4 and all(0 <= t <= 1 for t in tvs)
+
+
+def test_targets_without_a_published_figure_print_the_study_metrics():
+    from coaplab.reproduce import study_metric_lines
+
+    s = {"throughput_exchanges_per_s": 14.254, "retransmission_ratio": 0.02345, "mean_rtt_s": 0.6754,
+         "mean_rtt_weak_s": None, "mean_initial_rto_s": 1.5891, "jain_fairness": 0.98765,
+         "settling_time_s": 116.04, "settled_replications": 13, "replications": 15}
+    assert study_metric_lines(s) == [
+        "  throughput 14.25 exch/s, retransmission ratio 0.023, mean RTT 675 ms (weak -), mean initial RTO"
+        " 1589 ms, Jain 0.988, settling 116.0 s (2 of 15 replications not settled by the cap)"]
+    # TCP summaries carry no such metrics: nothing is printed.
+    assert study_metric_lines({"retransmission_ratio": None}) == []

@@ -67,6 +67,26 @@ def mesh_lines(s: dict[str, Any]) -> list[str]:
     return out
 
 
+def study_metric_lines(s: dict[str, Any]) -> list[str]:
+    """The CoCoA study's metrics of a UDP configuration (docs/model.md): what a target without
+    a published figure prints beside its FCTs; nothing for TCP."""
+    if s.get("retransmission_ratio") is None:
+        return []
+
+    def ms(v: float | None) -> str:
+        return "-" if v is None else f"{v * 1000:.0f} ms"
+
+    line = (f"  throughput {s['throughput_exchanges_per_s']:.2f} exch/s, retransmission ratio"
+            f" {s['retransmission_ratio']:.3f}, mean RTT {ms(s.get('mean_rtt_s'))} (weak {ms(s.get('mean_rtt_weak_s'))}),"
+            f" mean initial RTO {ms(s.get('mean_initial_rto_s'))}, Jain {s['jain_fairness']:.3f}")
+    if s.get("settling_time_s") is not None:
+        settled = s.get("settled_replications")
+        line += f", settling {s['settling_time_s']:.1f} s"
+        if settled is not None and settled < s["replications"]:
+            line += f" ({s['replications'] - settled} of {s['replications']} replications not settled by the cap)"
+    return [line]
+
+
 def published_for(config: dict[str, Any], figures: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, float]]]:
     """The published FCT figures whose scenario matches `config`: (figure id, column, stats)."""
     w, link, coap = config["workload"], config["link"], config["coap"]
@@ -117,6 +137,7 @@ def side_by_side(result: Result, figures: list[dict[str, Any]]) -> str:
         if not matches and not histograms:
             lines.append("  no published figure; simulated FCT s: " + "  ".join(
                 f"{k} {s['fct_s'][k]:.3f}" for k in PERCENTILE_KEYS if s["fct_s"][k] is not None))
+            lines.extend(study_metric_lines(s))
         for fig_id, column, stats in matches:
             lines.append(f"  {fig_id} [{column}]")
             lines.append(f"    {'stat':<5} {'published':>10} {'simulated':>10} {'diff':>8}")
