@@ -710,6 +710,69 @@ fn clients_outside_the_mesh_reach_a_sink_through_the_border_router() {
     conservation(&r);
 }
 
+/// A file mesh of sinks only, on a line east of the border router (node 0): node 1 at 30 m,
+/// node 2 at 10 m, node 3 at 20 m (3, 1 and 2 hops), plus `extra` nodes.
+fn sinks_only(extra: serde_json::Value, clients: u32) -> coaplab_engine::config::RunConfig {
+    let mut nodes = vec![
+        json!({"x": 0.0, "y": 0.0, "role": "border-router"}),
+        json!({"x": 30.0, "y": 0.0, "role": "sink"}),
+        json!({"x": 10.0, "y": 0.0, "role": "sink"}),
+        json!({"x": 20.0, "y": 0.0, "role": "sink"}),
+    ];
+    nodes.extend(extra.as_array().unwrap().iter().cloned());
+    common::config(json!({
+        "link": {"path_delay_ms": [10.0, 10.0]},
+        "workload": {"kind": "continuous", "clients": clients, "exchanges": 3, "response_bytes": 0},
+        "network": {"kind": "file", "outside_clients_per_sink": true, "nodes": nodes},
+    }))
+}
+
+#[test]
+fn one_outside_client_per_sink_in_node_order() {
+    // No mesh client: outside client k talks to the k-th sink in node order — nodes 1, 2, 3,
+    // 3, 1 and 2 hops from the border router where the outside clients enter.
+    let r = coaplab_engine::testbed::run(&sinks_only(json!([]), 3), 0, None).unwrap();
+    assert_eq!(r.mesh.as_ref().unwrap().client_hops, vec![3, 1, 2]);
+    assert!(r.clients.iter().all(|c| c.exchanges_completed == 3));
+    conservation(&r);
+    // A mesh client (node 4, at 40 m) naming sink 2: it is client 0 (4 → 1 → 3 → 2 climbs
+    // the DODAG 0 — 2 — 3 — 1 — 4 towards its root, and sink 2 is an ancestor: 3 hops); the
+    // outside clients serve its sink first, then the idle sinks 1 and 3 in node order: 1, 3
+    // and 2 hops.
+    let cfg = sinks_only(json!([{"x": 40.0, "y": 0.0, "role": "client", "sink": 2}]), 4);
+    let r = coaplab_engine::testbed::run(&cfg, 0, None).unwrap();
+    assert_eq!(r.mesh.as_ref().unwrap().client_hops, vec![3, 1, 3, 2]);
+    conservation(&r);
+}
+
+#[test]
+fn file_networks_refuse_unserved_sinks_and_mismatched_counts() {
+    let err = |cfg: &coaplab_engine::config::RunConfig| {
+        coaplab_engine::testbed::run(cfg, 0, None)
+            .err()
+            .expect("refused")
+            .to_string()
+    };
+    // One per sink: 3 sinks, 0 mesh clients, so exactly 3 clients.
+    let e = err(&sinks_only(json!([]), 5));
+    assert!(e.starts_with("workload.clients: 5 clients"), "{e}");
+    assert!(e.ends_with("allowed: 3"), "{e}");
+    // An outside-client count that does not match the sinks.
+    let mut cfg = sinks_only(json!([]), 3);
+    cfg.network.as_mut().unwrap().outside_clients = 2;
+    let e = err(&cfg);
+    assert!(e.starts_with("network.outside_clients: 2"), "{e}");
+    assert!(e.contains("allowed: 0 or 3"), "{e}");
+    // Without one per sink, 2 outside clients serve sinks 1 and 2: sink 3 has no client.
+    cfg.network.as_mut().unwrap().outside_clients_per_sink = false;
+    let e = err(&cfg);
+    assert!(e.starts_with("network.nodes[3]: sink 3 has no client"), "{e}");
+    // No outside client and no mesh client at all.
+    cfg.network.as_mut().unwrap().outside_clients = 0;
+    let e = err(&cfg);
+    assert!(e.starts_with("network.nodes: needs at least one node"), "{e}");
+}
+
 /// Every request copy sent is answered (its response delivered), or dropped with a counted
 /// reason; the run ends when nothing is left in flight.
 fn conservation(r: &coaplab_engine::metrics::RunResult) {
