@@ -368,10 +368,10 @@ fn shadowing_sigma_default() -> f64 {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LinkLossModel {
-    /// `link_loss` on every link, `lossy_links` on the links they list.
+    // `link_loss` on every link, `lossy_links` on the links they list.
     #[default]
     Fixed,
-    /// A per-link packet reception ratio from distance and log-normal shadowing.
+    // A per-link packet reception ratio from distance and log-normal shadowing.
     Shadowing,
 }
 
