@@ -177,6 +177,13 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
                 l.a, l.b
             )));
         }
+        if !(0.0..=1.0).contains(&l.loss) {
+            return Err(ConfigError(format!(
+                "network.lossy_links: {{a = {}, b = {}, loss = {}}}: the loss probability is \
+                 outside [0, 1]; allowed: 0 to 1",
+                l.a, l.b, l.loss
+            )));
+        }
         mesh.set_link_loss(l.a, l.b, l.loss);
     }
     let mut sinks: Vec<u16> = layout.clients.iter().map(|&(_, s)| s).collect();
