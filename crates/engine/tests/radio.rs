@@ -485,6 +485,30 @@ fn a_moved_phase_is_missed_after_max_phase_strobe_time() {
 }
 
 #[test]
+fn the_etx_dodag_takes_the_path_of_least_etx() {
+    // Root 0; node 1 linked to 0 (ETX 1.2) and 2 (1.1); node 2 linked to 0 directly (3.0);
+    // node 3 only to 2 (ETX 1.0). Node 2: via 1, 1.2 + 1.1 = 2.3 < 3.0 → parent 1, two hops;
+    // node 3: 2.3 + 1.0 = 3.3 through 2: three hops.
+    let neighbors = vec![vec![1, 2], vec![0, 2], vec![0, 1, 3], vec![2]];
+    let etx = |a: u16, b: u16| match (a.min(b), a.max(b)) {
+        (0, 1) => 1.2,
+        (1, 2) => 1.1,
+        (0, 2) => 3.0,
+        (2, 3) => 1.0,
+        _ => unreachable!(),
+    };
+    let d = Dodag::build_etx(0, &neighbors, etx).unwrap();
+    assert_eq!(d.parent, vec![NO_PARENT, 0, 1, 2]);
+    assert_eq!(d.depth, vec![0, 1, 2, 3]);
+    // Direct link cheaper (2.2 < 2.3): node 2 hangs off the root.
+    let d = Dodag::build_etx(0, &neighbors, |a, b| if a.min(b) == 0 && a.max(b) == 2 { 2.2 } else { etx(a, b) }).unwrap();
+    assert_eq!(d.parent[2], 0);
+    // Node 3's only link above MAX_LINK_METRIC (10): no acceptable path.
+    let bad = |a: u16, b: u16| if a.max(b) == 3 { 10.5 } else { etx(a, b) };
+    assert_eq!(Dodag::build_etx(0, &neighbors, bad), Err(3));
+}
+
+#[test]
 fn shadowing_prr_at_chosen_distances() {
     use coaplab_engine::net::radio::prr::{mean_snr_db, oqpsk_ber, prr, Shadowing};
     // The defaults (TOSSIM's LinkLayerModel configuration): Pt 0 dBm, PL(1 m) 55.4 dB, η 4.7,

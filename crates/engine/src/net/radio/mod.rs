@@ -46,6 +46,10 @@ const UDP_PORTS: (u16, u16) = (crate::testbed::CLIENT_PORT, 5683);
 /// duty-cycled receiver wakes up for).
 const NO_RECEIVER: u16 = u16::MAX;
 
+/// The frame whose expected transmissions are a link's ETX for routing: the largest data
+/// frame on the air (PHY header 6 + aMaxPHYPacketSize 127 bytes).
+pub const ETX_REFERENCE_FRAME: u32 = phy::PHY_HEADER + phy::MAX_MAC_FRAME;
+
 /// Contiki's real-time clock on the TelosB (Sky): `RTIMER_ARCH_SECOND` = 4096 × 8 = 32768
 /// ticks a second (Contiki 2.6 `cpu/msp430/rtimer-arch.h`).
 const RTIMER_ARCH_SECOND: u64 = 32_768;
@@ -380,9 +384,31 @@ impl Mesh {
     /// Frames between nodes `a` and `b` are lost with the probability of the `shadowing`
     /// model: each link's bit error rate ([`prr::link_bers`], `n × n`) applied to the frame's
     /// bits. Links [`Mesh::set_link_loss`] sets keep their fixed probability.
-    pub fn set_link_bers(&mut self, bers: Vec<f64>) {
-        assert_eq!(bers.len(), self.nodes.len() * self.nodes.len());
+    ///
+    /// Routing follows the link qualities: the DODAG is rebuilt with Contiki's ETX objective
+    /// function ([`Dodag::build_etx`]), each link's ETX being 1 / (PRR of a full data frame
+    /// × PRR of its acknowledgement) — the expected transmissions of a frame of
+    /// [`ETX_REFERENCE_FRAME`] bytes on the air. `Err` names a node left without a usable path.
+    pub fn set_link_bers(&mut self, bers: Vec<f64>) -> Result<(), String> {
+        let n = self.nodes.len();
+        assert_eq!(bers.len(), n * n);
+        let neighbors: Vec<Vec<u16>> = (0..n)
+            .map(|i| {
+                (0..n)
+                    .filter(|&j| self.in_range[i * n + j])
+                    .map(|j| j as u16)
+                    .collect()
+            })
+            .collect();
+        let etx = |a: u16, b: u16| {
+            let ber = bers[a as usize * n + b as usize];
+            1.0 / (prr::prr(ber, ETX_REFERENCE_FRAME) * prr::prr(ber, phy::PHY_HEADER + phy::ACK_FRAME))
+        };
+        self.dodag = Dodag::build_etx(self.border_router, &neighbors, etx).map_err(|lost| {
+            format!("node {lost} has no link to the border router with ETX <= 10")
+        })?;
         self.link_ber = bers;
+        Ok(())
     }
 
     /// The probability that a frame of `bytes` on the air from `a` to `b` is lost (besides

@@ -168,7 +168,8 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
             |i, j| mesh.in_range(i as u16, j as u16),
             &mut rng,
         );
-        mesh.set_link_bers(bers);
+        mesh.set_link_bers(bers)
+            .map_err(|e| ConfigError(format!("network.link_loss_model: \"shadowing\": {e}")))?;
     }
     for l in &net_cfg.lossy_links {
         if l.a as usize >= n || l.b as usize >= n || l.a == l.b {
