@@ -164,9 +164,10 @@ def test_reproduce_prints_per_client_fairness_for_flocklab():
     res = coaplab.run(c, db=None)
     s = res.summaries[0]
     lines = outside_client_lines(s, res.runs[s["config_id"]])
-    assert lines[1].startswith("  completed per client (all replications): min ") and "Jain" in lines[1]
-    assert lines[2].startswith("  burst: settling time ")
-    assert " of 48 burst exchanges completed" in lines[2]  # 24 burst clients x 2
+    assert lines[1].startswith("  CoAP retransmissions per exchange (completed or failed) by hops: 1: ")
+    assert lines[2].startswith("  completed per client (all replications): min ") and "Jain" in lines[2]
+    assert lines[3].startswith("  burst: settling time ")
+    assert " of 48 burst exchanges completed" in lines[3]  # 24 burst clients x 2
     # Not for other networks.
     star = coaplab.run({"name": "s", "workload": {"clients": 2, "exchanges": 2}}, db=None)
     assert outside_client_lines(star.summaries[0], star.runs[star.summaries[0]["config_id"]]) == []

@@ -80,9 +80,13 @@ def outside_client_lines(s: dict[str, Any], runs: list[dict[str, Any]]) -> list[
     per_client = sorted(c["exchanges_completed"] for r in runs for c in r["clients"])
     median = per_client[len(per_client) // 2] if per_client else 0
     jain_s = "n/a" if s["jain_fairness"] is None else f"{s['jain_fairness']:.3f}"
+    by_hops = "  ".join(
+        f"{h}: {b['retransmissions'] / n:.2f}" for h, b in s["mesh"]["by_hops"].items()
+        if (n := b["exchanges_completed"] + b["exchanges_failed"]))
     out = [f"  exchanges {s['exchanges_completed']} completed, {s['exchanges_failed']} failed;"
-           f" CoAP retransmissions {rexmits} ({rexmits / exchanges if exchanges else 0:.3f} per exchange),"
-           f" timeouts {s['timeouts_total']}",
+           f" completed exchanges' CoAP retransmissions {rexmits} ({rexmits / exchanges if exchanges else 0:.3f} each);"
+           f" unnecessary retransmissions {s['unnecessary_retransmissions_total']}, timeouts {s['timeouts_total']}",
+           f"  CoAP retransmissions per exchange (completed or failed) by hops: {by_hops}",
            f"  completed per client (all replications): min {per_client[0] if per_client else 0},"
            f" median {median}, max {per_client[-1] if per_client else 0}; Jain {jain_s}"]
     w = s["config"]["workload"]
