@@ -480,7 +480,10 @@ fn a_moved_phase_is_missed_after_max_phase_strobe_time() {
     let (out, strobes) = second_hop(true, Some(50));
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].0, 639_466);
-    assert!(matches!(out[0].1, MeshOutcome::Dropped(_, DropReason::Radio)));
+    assert!(matches!(
+        out[0].1,
+        MeshOutcome::Dropped(_, DropReason::Radio)
+    ));
     assert_eq!(strobes, 3 + 4 * 6);
 }
 
@@ -501,7 +504,14 @@ fn the_etx_dodag_takes_the_path_of_least_etx() {
     assert_eq!(d.parent, vec![NO_PARENT, 0, 1, 2]);
     assert_eq!(d.depth, vec![0, 1, 2, 3]);
     // Direct link cheaper (2.2 < 2.3): node 2 hangs off the root.
-    let d = Dodag::build_etx(0, &neighbors, |a, b| if a.min(b) == 0 && a.max(b) == 2 { 2.2 } else { etx(a, b) }).unwrap();
+    let d = Dodag::build_etx(0, &neighbors, |a, b| {
+        if a.min(b) == 0 && a.max(b) == 2 {
+            2.2
+        } else {
+            etx(a, b)
+        }
+    })
+    .unwrap();
     assert_eq!(d.parent[2], 0);
     // Node 3's only link above MAX_LINK_METRIC (10): no acceptable path.
     let bad = |a: u16, b: u16| if a.max(b) == 3 { 10.5 } else { etx(a, b) };
@@ -763,7 +773,10 @@ fn one_outside_client_per_sink_in_node_order() {
     // the DODAG 0 — 2 — 3 — 1 — 4 towards its root, and sink 2 is an ancestor: 3 hops); the
     // outside clients serve its sink first, then the idle sinks 1 and 3 in node order: 1, 3
     // and 2 hops.
-    let cfg = sinks_only(json!([{"x": 40.0, "y": 0.0, "role": "client", "sink": 2}]), 4);
+    let cfg = sinks_only(
+        json!([{"x": 40.0, "y": 0.0, "role": "client", "sink": 2}]),
+        4,
+    );
     let r = coaplab_engine::testbed::run(&cfg, 0, None).unwrap();
     assert_eq!(r.mesh.as_ref().unwrap().client_hops, vec![3, 1, 3, 2]);
     conservation(&r);
@@ -771,11 +784,11 @@ fn one_outside_client_per_sink_in_node_order() {
 
 #[test]
 fn file_networks_refuse_unserved_sinks_and_mismatched_counts() {
-    let err = |cfg: &coaplab_engine::config::RunConfig| {
-        coaplab_engine::testbed::run(cfg, 0, None)
-            .err()
-            .expect("refused")
-            .to_string()
+    let err = |cfg: &coaplab_engine::config::RunConfig| match coaplab_engine::testbed::run(
+        cfg, 0, None,
+    ) {
+        Ok(_) => panic!("not refused"),
+        Err(e) => e.to_string(),
     };
     // One per sink: 3 sinks, 0 mesh clients, so exactly 3 clients.
     let e = err(&sinks_only(json!([]), 5));
@@ -790,11 +803,17 @@ fn file_networks_refuse_unserved_sinks_and_mismatched_counts() {
     // Without one per sink, 2 outside clients serve sinks 1 and 2: sink 3 has no client.
     cfg.network.as_mut().unwrap().outside_clients_per_sink = false;
     let e = err(&cfg);
-    assert!(e.starts_with("network.nodes[3]: sink 3 has no client"), "{e}");
+    assert!(
+        e.starts_with("network.nodes[3]: sink 3 has no client"),
+        "{e}"
+    );
     // No outside client and no mesh client at all.
     cfg.network.as_mut().unwrap().outside_clients = 0;
     let e = err(&cfg);
-    assert!(e.starts_with("network.nodes: needs at least one node"), "{e}");
+    assert!(
+        e.starts_with("network.nodes: needs at least one node"),
+        "{e}"
+    );
 }
 
 /// Every request copy sent is answered (its response delivered), or dropped with a counted

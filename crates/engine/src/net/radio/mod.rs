@@ -402,7 +402,8 @@ impl Mesh {
             .collect();
         let etx = |a: u16, b: u16| {
             let ber = bers[a as usize * n + b as usize];
-            1.0 / (prr::prr(ber, ETX_REFERENCE_FRAME) * prr::prr(ber, phy::PHY_HEADER + phy::ACK_FRAME))
+            1.0 / (prr::prr(ber, ETX_REFERENCE_FRAME)
+                * prr::prr(ber, phy::PHY_HEADER + phy::ACK_FRAME))
         };
         self.dodag = Dodag::build_etx(self.border_router, &neighbors, etx).map_err(|lost| {
             format!("node {lost} has no link to the border router with ETX <= 10")

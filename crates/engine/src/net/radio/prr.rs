@@ -71,7 +71,10 @@ pub fn link_bers(
             if !linked(i, j) {
                 continue;
             }
-            let (dx, dy) = (positions[i].0 - positions[j].0, positions[i].1 - positions[j].1);
+            let (dx, dy) = (
+                positions[i].0 - positions[j].0,
+                positions[i].1 - positions[j].1,
+            );
             let snr = mean_snr_db(p, (dx * dx + dy * dy).sqrt()) - p.sigma_db * normal(rng);
             let b = oqpsk_ber(snr);
             ber[i * n + j] = b;

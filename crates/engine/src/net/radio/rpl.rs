@@ -106,15 +106,16 @@ impl Dodag {
         if let Some(lost) = (0..n).position(|i| !done[i]) {
             return Err(lost as u16);
         }
-        let mut depth = vec![0u16; n];
-        for v in 0..n {
-            let (mut d, mut x) = (0u16, v as u16);
-            while x != root {
-                x = parent[x as usize];
-                d += 1;
-            }
-            depth[v] = d;
-        }
+        let depth = (0..n as u16)
+            .map(|v| {
+                let (mut d, mut x) = (0u16, v);
+                while x != root {
+                    x = parent[x as usize];
+                    d += 1;
+                }
+                d
+            })
+            .collect();
         Ok(Dodag {
             root,
             parent,

@@ -89,7 +89,10 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
 
 /// Every sink has a client, and with one outside client per sink the counts agree.
 fn check_clients(cfg: &RunConfig, layout: &Layout, sinks: usize) -> Result<(), ConfigError> {
-    let n = cfg.network.as_ref().expect("a file network has its section");
+    let n = cfg
+        .network
+        .as_ref()
+        .expect("a file network has its section");
     let outside = mesh::outside_sinks(layout);
     if n.outside_clients_per_sink {
         if n.outside_clients != 0 && n.outside_clients as usize != sinks {
