@@ -807,6 +807,15 @@ fn file_networks_refuse_unserved_sinks_and_mismatched_counts() {
         e.starts_with("network.nodes[3]: sink 3 has no client"),
         "{e}"
     );
+    // The built-in meshes too: the chain's 20 client nodes and its one sink (the border
+    // router) want 21 clients.
+    let chain = common::config(json!({
+        "workload": {"kind": "continuous", "clients": 20, "exchanges": 1},
+        "network": {"kind": "chain", "outside_clients_per_sink": true},
+    }));
+    let e = err(&chain);
+    assert!(e.starts_with("workload.clients: 20 clients"), "{e}");
+    assert!(e.ends_with("allowed: 21"), "{e}");
     // No outside client and no mesh client at all.
     cfg.network.as_mut().unwrap().outside_clients = 0;
     let e = err(&cfg);

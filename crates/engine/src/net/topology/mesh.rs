@@ -12,6 +12,7 @@ use crate::net::radio::prr;
 use crate::net::radio::{Mesh, RadioParams};
 use crate::sim::streams::{stream, Stream};
 use crate::testbed::{millis, ConfigError};
+use crate::workload::client_count;
 use coaplab_cc::Duration;
 
 /// A mesh's layout.
@@ -120,12 +121,50 @@ pub fn outside_client_count(n: &NetworkConfig, outside: &[u16]) -> usize {
     }
 }
 
+/// With one outside client per sink: `outside_clients` is 0 or the number of sinks, and the
+/// workload has exactly one client per topology client and per sink.
+fn check_per_sink(
+    cfg: &RunConfig,
+    n: &NetworkConfig,
+    mesh_clients: usize,
+    sinks: usize,
+) -> Result<(), ConfigError> {
+    if n.outside_clients != 0 && n.outside_clients as usize != sinks {
+        return Err(ConfigError(format!(
+            "network.outside_clients: {} with network.outside_clients_per_sink = true; \
+             allowed: 0 or {sinks} (one per sink)",
+            n.outside_clients
+        )));
+    }
+    let total: u32 = if cfg.group.is_empty() {
+        client_count(&cfg.workload)
+    } else {
+        cfg.group.iter().map(|g| client_count(&g.workload)).sum()
+    };
+    let want = mesh_clients + sinks;
+    if total as usize != want {
+        let key = if cfg.group.is_empty() {
+            "workload.clients"
+        } else {
+            "group.clients"
+        };
+        return Err(ConfigError(format!(
+            "{key}: {total} clients, but network.outside_clients_per_sink = true wires \
+             {mesh_clients} mesh clients and one outside client per sink ({sinks}); allowed: {want}"
+        )));
+    }
+    Ok(())
+}
+
 /// Builds replication `replication`'s mesh network of `layout` (plus, with
 /// `network.outside_clients`, a host of clients outside the mesh behind the border router).
 pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topology, ConfigError> {
     let net_cfg = cfg.network.clone().unwrap_or_default();
     let params = radio_params(&net_cfg)?;
     let outside = outside_sinks(&layout);
+    if net_cfg.outside_clients_per_sink {
+        check_per_sink(cfg, &net_cfg, layout.clients.len(), outside.len())?;
+    }
     let n = layout.positions.len();
     let (seed, rep) = (cfg.seed, replication);
     let rngs = (0..n as u32).map(|i| stream(seed, rep, Stream::Radio(i)));
