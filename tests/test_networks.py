@@ -125,6 +125,11 @@ _SINKS = ('nodes = [{x = 0.0, y = 0.0, role = "border-router"}, {x = 10.0, y = 0
          "network.lossy_links: {a = 1, b = 2, loss = -0.1}: the loss probability is outside [0, 1]; allowed: 0 to 1"),
         ("clients = 1", "link_loss = 1.5\noutside_clients = 2",
          "network.link_loss: 1.5 is out of range; expected a number >= 0 and <= 1"),
+        # η 6: SNR at 10 m = 0 − 55.4 − 60 + 105 = −10.4 dB, no frame gets through: no usable link.
+        ("clients = 2", 'outside_clients_per_sink = true\nlink_loss_model = "shadowing"\nshadowing_sigma_db = 0.0\n'
+         "path_loss_exponent = 6.0",
+         'network.link_loss_model: "shadowing": node 1 has no path to the border router over links of ETX <= 10 '
+         '(path ETX <= 100); allowed: a layout where every node has one, or "fixed"'),
     ],
 )
 def test_file_networks_of_sinks_refuse_bad_wiring(cli, tmp_path, workload, network, line):

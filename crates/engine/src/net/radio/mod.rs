@@ -406,7 +406,10 @@ impl Mesh {
                 * prr::prr(ber, phy::PHY_HEADER + phy::ACK_FRAME))
         };
         self.dodag = Dodag::build_etx(self.border_router, &neighbors, etx).map_err(|lost| {
-            format!("node {lost} has no link to the border router with ETX <= 10")
+            format!(
+                "node {lost} has no path to the border router over links of ETX <= 10 (path ETX \
+                 <= 100); allowed: a layout where every node has one, or \"fixed\""
+            )
         })?;
         self.link_ber = bers;
         Ok(())
