@@ -564,6 +564,29 @@ fn shadowing_prr_at_chosen_distances() {
 }
 
 #[test]
+fn shadowing_is_drawn_once_per_link_within_range() {
+    use coaplab_engine::net::radio::prr::{link_bers, oqpsk_ber, Shadowing};
+    // A fixed draw: every uniform is 2^63 / 2^64 = 0.5, so Box–Muller gives
+    // z = √(−2·ln 0.5)·cos(2π·0.5) = −1.177410; SNR = mean − σ·z = 2.6 + 3.2 × 1.177410 =
+    // 6.367712 dB for the 10 m link, the same BER both ways. Nodes 0 and 2 are 30 m apart, out
+    // of range: no draw, BER 0.
+    let p = Shadowing {
+        tx_power_dbm: 0.0,
+        noise_floor_dbm: -105.0,
+        path_loss_exponent: 4.7,
+        path_loss_d0_db: 55.4,
+        sigma_db: 3.2,
+    };
+    let pos = [(0.0, 0.0), (10.0, 0.0), (30.0, 0.0)];
+    let mut rng = Fixed(1 << 63);
+    let ber = link_bers(&p, &pos, |i, j| i + j == 1, &mut rng);
+    let want = oqpsk_ber(6.367712);
+    assert!((ber[1] / want - 1.0).abs() < 1e-4, "{} vs {want}", ber[1]);
+    assert_eq!(ber[1], ber[3]);
+    assert_eq!((ber[2], ber[6], ber[5], ber[7]), (0.0, 0.0, 0.0, 0.0));
+}
+
+#[test]
 fn hidden_terminals_collide_at_the_middle_node() {
     // Nodes 0 and 2 are two ranges apart: they cannot sense each other, but both are within
     // the interference range (2 ranges) of node 1, to which both send at time 0.
