@@ -137,3 +137,80 @@ def test_gprs_radio_keys_are_absent_unless_given():
     assert c["network"] == {"kind": "gprs"}
     c = resolve({"network": {"kind": "gprs", "gprs_coding_scheme": 2, "gprs_uplink_kbps": 15}})
     assert c["network"] == {"kind": "gprs", "gprs_coding_scheme": 2, "gprs_uplink_kbps": 15}
+
+
+# ---- FlockLab as the CoCoA study wired it: servers only, one outside client per sink --------
+
+_SINKS = ('nodes = [{x = 0.0, y = 0.0, role = "border-router"}, {x = 10.0, y = 0.0, role = "sink"}, '
+          '{x = 20.0, y = 0.0, role = "sink"}]\n')
+
+
+@pytest.mark.parametrize(
+    "workload, network, line",
+    [
+        # One outside client per sink: 2 sinks, no mesh client, so exactly 2 clients.
+        ("clients = 3", "outside_clients_per_sink = true",
+         "workload.clients: 3 clients, but network.outside_clients_per_sink = true wires 0 mesh clients and one "
+         "outside client per sink (2); allowed: 2"),
+        ("clients = 2", "outside_clients_per_sink = true\noutside_clients = 1",
+         "network.outside_clients: 1 with network.outside_clients_per_sink = true; allowed: 0 or 2 (one per sink)"),
+        # One outside client serves the first sink only: sink 2 has nobody.
+        ("clients = 1", "outside_clients = 1",
+         'network.nodes[2]: sink 2 has no client (no node with role "client" names it and network.outside_clients = 1 '
+         "serves the first 1 of the sinks [1, 2]); allowed: a client for every sink (a client's `sink`, more "
+         "network.outside_clients, or network.outside_clients_per_sink = true)"),
+        ("clients = 1", 'lossy_links = [{a = 1, b = 2, loss = -0.1}]\noutside_clients = 2',
+         "network.lossy_links: {a = 1, b = 2, loss = -0.1}: the loss probability is outside [0, 1]; allowed: 0 to 1"),
+        ("clients = 1", "link_loss = 1.5\noutside_clients = 2",
+         "network.link_loss: 1.5 is out of range; expected a number >= 0 and <= 1"),
+        # η 6: SNR at 10 m = 0 − 55.4 − 60 + 105 = −10.4 dB, no frame gets through: no usable link.
+        ("clients = 2", 'outside_clients_per_sink = true\nlink_loss_model = "shadowing"\nshadowing_sigma_db = 0.0\n'
+         "path_loss_exponent = 6.0",
+         'network.link_loss_model: "shadowing": node 1 has no path to the border router over links of ETX <= 10 '
+         '(path ETX <= 100); allowed: a layout where every node has one, or "fixed"'),
+    ],
+)
+def test_file_networks_of_sinks_refuse_bad_wiring(cli, tmp_path, workload, network, line):
+    p = tmp_path / "bad.toml"
+    p.write_text(f'[workload]\n{workload}\nexchanges = 2\n[network]\nkind = "file"\n{network}\n{_SINKS}')
+    out = cli("run", p, "--no-db")
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"coaplab: error: {line}"
+    assert out.stdout == ""
+
+
+def test_the_cocoa2016_flocklab_targets_wire_one_client_per_mote():
+    for name in ("cocoa2016-flocklab-continuous", "cocoa2016-flocklab-burst"):
+        configs = load(name).configurations()
+        assert [c["coap"]["cc"] for c in configs] == ["default", "cocoa", "cocoa-s", "basic-rto", "linux-rto",
+                                                       "peakhopper-rto"]
+        c = configs[0]
+        net, w, coap = c["network"], c["workload"], c["coap"]
+        # 30 motes: the border router and 29 servers, one outside client each.
+        assert len(net["nodes"]) == 30
+        assert sum(n["role"] == "sink" for n in net["nodes"]) == 29
+        assert net["outside_clients_per_sink"] and net["rdc"] == "contikimac"
+        assert net["link_loss_model"] == "shadowing"
+        clients = w["background"] + w["burst_clients"] if w["kind"] == "burst" else w["clients"]
+        assert clients == 29
+        # Californium's parameters.
+        assert (coap["ack_timeout_s"], coap["ack_random_factor"], coap["max_retransmit"], coap["nstart"]) == (2.0, 1.5, 4, 1)
+        assert c["replications"] == 15
+
+
+def test_reproduce_prints_per_client_fairness_for_flocklab():
+    from coaplab.reproduce import outside_client_lines
+    # The burst target, cut short: one replication, `default`, 2 burst requests per mote.
+    c = load("cocoa2016-flocklab-burst").configurations()[0]
+    c = {**c, "replications": 1, "workload": {**c["workload"], "duration_s": 20.0, "burst_at_s": 5.0,
+                                              "burst_exchanges": 2}}
+    res = coaplab.run(c, db=None)
+    s = res.summaries[0]
+    lines = outside_client_lines(s, res.runs[s["config_id"]])
+    assert lines[1].startswith("  CoAP retransmissions per exchange (completed or failed) by hops: 1: ")
+    assert lines[2].startswith("  completed per client (all replications): min ") and "Jain" in lines[2]
+    assert lines[3].startswith("  burst: settling time ")
+    assert " of 48 burst exchanges completed" in lines[3]  # 24 burst clients x 2
+    # Not for other networks.
+    star = coaplab.run({"name": "s", "workload": {"clients": 2, "exchanges": 2}}, db=None)
+    assert outside_client_lines(star.summaries[0], star.runs[star.summaries[0]["config_id"]]) == []

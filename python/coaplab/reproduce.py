@@ -12,7 +12,7 @@ from .calibration import (COCOA_GPRS_TARGET, _shares, cocoa_table2_rows, cocoa_t
 from .errors import CoaplabError
 from .runner import Result, run_scenario
 from .scenario import load_scenario
-from .stats import PERCENTILE_KEYS
+from .stats import PERCENTILE_KEYS, jain
 
 
 def _scenario_dir():
@@ -87,6 +87,43 @@ def study_metric_lines(s: dict[str, Any]) -> list[str]:
     return [line]
 
 
+def outside_client_lines(s: dict[str, Any], runs: list[dict[str, Any]]) -> list[str]:
+    """Meshes whose clients run outside, one per sink (FlockLab as the CoCoA study wired it,
+    docs/reproduce.md): exchanges and retransmissions, per-client completed exchanges and
+    Jain's fairness index over them (mean over replications), and for burst workloads the
+    settling time and the burst clients' own fairness. Nothing for other networks."""
+    net = s["config"].get("network") or {}
+    if not net.get("outside_clients_per_sink") or not runs:
+        return []
+    hist = s["retransmission_histogram"]
+    exchanges = sum(hist)
+    rexmits = sum(k * n for k, n in enumerate(hist))
+    per_client = sorted(c["exchanges_completed"] for r in runs for c in r["clients"])
+    median = per_client[len(per_client) // 2] if per_client else 0
+    jain_s = "n/a" if s["jain_fairness"] is None else f"{s['jain_fairness']:.3f}"
+    by_hops = "  ".join(
+        f"{h}: {b['retransmissions'] / n:.2f}" for h, b in s["mesh"]["by_hops"].items()
+        if (n := b["exchanges_completed"] + b["exchanges_failed"]))
+    out = [f"  exchanges {s['exchanges_completed']} completed, {s['exchanges_failed']} failed;"
+           f" completed exchanges' CoAP retransmissions {rexmits} ({rexmits / exchanges if exchanges else 0:.3f} each);"
+           f" unnecessary retransmissions {s['unnecessary_retransmissions_total']}, timeouts {s['timeouts_total']}",
+           f"  CoAP retransmissions per exchange (completed or failed) by hops: {by_hops}",
+           f"  completed per client (all replications): min {per_client[0] if per_client else 0},"
+           f" median {median}, max {per_client[-1] if per_client else 0}; Jain {jain_s}"]
+    w = s["config"]["workload"]
+    if w["kind"] == "burst":
+        first = w["background"]
+        burst = [[c["exchanges_completed"] for c in r["clients"] if c["client"] >= first] for r in runs]
+        jains = [j for b in burst if (j := jain(b)) is not None]
+        done = sum(sum(b) for b in burst)
+        total = len(runs) * w["burst_clients"] * w["burst_exchanges"]
+        settle = s.get("settling_time_s")
+        settle_s = "never (80 % not reached)" if settle is None else f"{settle:.3f} s"
+        out.append(f"  burst: settling time {settle_s}; {done} of {total} burst exchanges completed;"
+                   f" Jain over burst clients {sum(jains) / len(jains):.3f}" if jains else "  burst: no burst clients")
+    return out
+
+
 def published_for(config: dict[str, Any], figures: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, float]]]:
     """The published FCT figures whose scenario matches `config`: (figure id, column, stats)."""
     w, link, coap = config["workload"], config["link"], config["coap"]
@@ -132,6 +169,7 @@ def side_by_side(result: Result, figures: list[dict[str, Any]]) -> str:
         swept = ", ".join(f"{k}={v}" for k, v in s.get("swept", {}).items())
         lines.append(f"{s['name']}  {swept}")
         lines.extend(mesh_lines(s))
+        lines.extend(outside_client_lines(s, result.runs.get(s["config_id"], [])))
         matches = published_for(s["config"], figures)
         histograms = published_histograms_for(s["config"], figures)
         if not matches and not histograms:

@@ -168,6 +168,13 @@ pub struct NetworkConfig {
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(max = 100000))]
     pub outside_clients: u32,
+    /// Meshes: one outside client per sink (client `k` of the outside clients talks to the
+    /// `k`-th sink: the sinks the mesh clients use, then the others in node order). The
+    /// workload must then have exactly (mesh clients + sinks) clients; `outside_clients` must
+    /// be 0 or the number of sinks.
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub outside_clients_per_sink: bool,
     /// Radio duty cycling: `nullrdc` (always on) or `contikimac` (ContikiMAC-style: nodes wake
     /// up `channel_check_rate_hz` times a second; senders strobe a frame until it is taken).
     #[serde(default)]
@@ -183,6 +190,45 @@ pub struct NetworkConfig {
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 0.0, max = 1e6))]
     pub strobe_gap_us: f64,
+    /// ContikiMAC: Contiki's phase optimisation (`WITH_PHASE_OPTIMIZATION`, on by default in
+    /// Contiki 2.6's `core/net/mac/contikimac.c`): after an acknowledged frame the sender
+    /// records when the receiver took it and later starts strobing `GUARD_TIME` before the
+    /// receiver's next wake-up instead of at once.
+    #[serde(default = "phase_optimization_default")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub contikimac_phase_optimization: bool,
+    /// Meshes: how frames are lost on a link besides collisions: `fixed` (`link_loss`, and
+    /// `lossy_links` per link) or `shadowing` (a packet reception ratio from the link's
+    /// distance under log-normal shadowing, drawn per link from the seed; docs/networks.md).
+    /// `lossy_links` still override the links they list.
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub link_loss_model: LinkLossModel,
+    /// `shadowing`: transmit power, dBm.
+    #[serde(default = "tx_power_default")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = -100.0, max = 100.0))]
+    pub tx_power_dbm: f64,
+    /// `shadowing`: noise floor, dBm.
+    #[serde(default = "noise_floor_default")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = -200.0, max = 0.0))]
+    pub noise_floor_dbm: f64,
+    /// `shadowing`: path-loss exponent.
+    #[serde(default = "path_loss_exponent_default")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1.0, max = 10.0))]
+    pub path_loss_exponent: f64,
+    /// `shadowing`: path loss at the reference distance of 1 m, dB.
+    #[serde(default = "path_loss_d0_default")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 200.0))]
+    pub path_loss_d0_db: f64,
+    /// `shadowing`: standard deviation of the per-link shadowing, dB.
+    #[serde(default = "shadowing_sigma_default")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 30.0))]
+    pub shadowing_sigma_db: f64,
     /// Meshes: per-link loss probabilities that replace `link_loss` on those links (both
     /// directions; nodes by index).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -402,6 +448,50 @@ fn gprs_delay() -> [f64; 2] {
 }
 fn d0_002() -> f64 {
     0.002
+}
+
+/// Contiki 2.6 `core/net/mac/contikimac.c`: `#define WITH_PHASE_OPTIMIZATION 1` unless the
+/// channel check rate is 64 Hz or more.
+pub const CONTIKIMAC_PHASE_OPTIMIZATION: bool = true;
+fn phase_optimization_default() -> bool {
+    CONTIKIMAC_PHASE_OPTIMIZATION
+}
+
+/// The log-normal shadowing defaults of the link-layer model of Zuniga & Krishnamachari
+/// ("Analyzing the transitional region in low power wireless links", IEEE SECON 2004) as
+/// TinyOS 2.x's TOSSIM ships them (the `usc-topologies` tutorial's configuration:
+/// PATH_LOSS_EXPONENT 4.7, SHADOWING_STANDARD_DEVIATION 3.2, D0 1.0, PL_D0 55.4,
+/// NOISE_FLOOR −105.0), with the CC2420's highest output power, 0 dBm (TelosB).
+pub const SHADOWING_PATH_LOSS_EXPONENT: f64 = 4.7;
+pub const SHADOWING_SIGMA_DB: f64 = 3.2;
+pub const SHADOWING_PL_D0_DB: f64 = 55.4;
+pub const SHADOWING_NOISE_FLOOR_DBM: f64 = -105.0;
+pub const SHADOWING_TX_POWER_DBM: f64 = 0.0;
+fn tx_power_default() -> f64 {
+    SHADOWING_TX_POWER_DBM
+}
+fn noise_floor_default() -> f64 {
+    SHADOWING_NOISE_FLOOR_DBM
+}
+fn path_loss_exponent_default() -> f64 {
+    SHADOWING_PATH_LOSS_EXPONENT
+}
+fn path_loss_d0_default() -> f64 {
+    SHADOWING_PL_D0_DB
+}
+fn shadowing_sigma_default() -> f64 {
+    SHADOWING_SIGMA_DB
+}
+
+/// How a mesh link loses frames besides collisions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkLossModel {
+    // `link_loss` on every link, `lossy_links` on the links they list.
+    #[default]
+    Fixed,
+    // A per-link packet reception ratio from distance and log-normal shadowing.
+    Shadowing,
 }
 
 /// A mesh link with its own loss probability.

@@ -300,6 +300,7 @@ fn params(min_be: u8, max_be: u8, retries: u8) -> RadioParams {
         border_router_queue_frames: 6,
         wake_period: None,
         strobe_gap: Duration::from_micros(544),
+        phase_lock: false,
     }
 }
 
@@ -405,6 +406,184 @@ fn contikimac_strobes_until_the_receiver_wakes_up() {
         vec![(12832, MeshOutcome::Exit(id))]
     );
     assert_eq!((mesh.counters.strobes, mesh.counters.frames_sent), (3, 1));
+}
+
+/// Node 0 sends a 95-byte request to node 1 (wake-up phase 10 ms, 8 Hz) at 0, then a second
+/// at 200 ms; what happened to the second, and the strobes of both.
+fn second_hop(phase_lock: bool, moved_phase: Option<u64>) -> (Vec<(u64, MeshOutcome)>, u64) {
+    let mut p = params(0, 0, 3);
+    p.wake_period = Some(Duration::from_millis(125));
+    p.phase_lock = phase_lock;
+    let mut mesh = line(2, 1, p);
+    mesh.wake_phases = vec![Duration::ZERO, Duration::from_millis(10)];
+    let (mut packets, mut q, first) = enter_one(&mut mesh, 95);
+    // As in contikimac_strobes_until_the_receiver_wakes_up: the copy taken is on the air
+    // 10 112–12 832 µs (its acknowledgement 13 024–13 376 µs).
+    assert_eq!(
+        drive(&mut mesh, &packets, &mut q),
+        vec![(12832, MeshOutcome::Exit(first))]
+    );
+    if let Some(ms) = moved_phase {
+        mesh.wake_phases[1] = Duration::from_millis(ms);
+    }
+    let r = request(95);
+    let id = packets.insert(r);
+    mesh.enter(US(200_000), id, &r, 0, 1, &mut q).unwrap();
+    (drive(&mut mesh, &packets, &mut q), mesh.counters.strobes)
+}
+
+#[test]
+fn a_phase_locked_hop_strobes_from_just_before_the_wake_up() {
+    // Contiki 2.6 phase.c: the first frame's acknowledged copy went on the air at
+    // e = 10 112 µs (phase_update's encounter time). The second frame is handed over at
+    // t = 200 000 µs: phase_wait's wait = (e − t) mod 125 000 = 125 000 − (189 888 mod
+    // 125 000) = 125 000 − 64 888 = 60 112 µs ≥ GUARD_TIME (520 ticks of 32 768 Hz =
+    // 15 869 140 ns), so the node waits 60 112 000 − 15 869 140 = 44 242 860 ns: the channel
+    // access starts at 244 242 860 ns, the CCA ends 128 µs later and the strobe starts after
+    // the turnaround at 244 562 860 ns. Node 1 wakes at 10 000 + 2 × 125 000 = 260 000 µs:
+    // k = ⌈(260 000 000 − 244 562 860) / 3 264 000⌉ = ⌈4.73⌉ = 5 copies before the one
+    // taken (5 × 3264 = 16 320 µs, below MAX_PHASE_STROBE_TIME's 16 662.6 µs), which is on
+    // the air from 244 562 860 + 16 320 000 = 260 882 860 ns to 263 602 860 ns.
+    let (out, strobes) = second_hop(true, None);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].0, 263_602);
+    assert_eq!(strobes, 3 + 5);
+}
+
+#[test]
+fn an_unlocked_hop_strobes_from_the_start() {
+    // Without phase optimisation the second frame's strobe starts at 200 000 + 128 + 192 =
+    // 200 320 µs; the same wake-up at 260 000 µs: k = ⌈59 680 / 3264⌉ = ⌈18.28⌉ = 19 copies
+    // before the one taken, on the air from 200 320 + 19 × 3264 = 262 336 µs to 265 056 µs.
+    // The same wake-up serves both: the lock saves 14 copies of channel time, and 1.45 ms
+    // here only because its strobe's grid lands closer to the wake-up.
+    let (out, strobes) = second_hop(false, None);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].0, 265_056);
+    assert_eq!(strobes, 3 + 19);
+}
+
+#[test]
+fn a_moved_phase_is_missed_after_max_phase_strobe_time() {
+    // Node 1's phase moves to 50 ms after the first exchange (a reboot). The locked strobe
+    // starts at 244 562 860 ns as above; node 1 next wakes at 50 000 + 125 000 × 2 =
+    // 300 000 µs, 55 437 µs later: more than MAX_PHASE_STROBE_TIME (546 ticks = 16 662 597
+    // ns), so the strobe sends the ⌈16 662 597 / 3 264 000⌉ = 6 copies that start before it
+    // and ends at 244 562 860 + 5 × 3 264 000 + 2 720 000 = 263 602 860 ns; no
+    // acknowledgement by 263 602 860 + 864 000 = 264 466 860 ns. The phase is kept (1 of
+    // MAX_NOACKS); the retry waits for the old phase again: (e − t) mod P = 125 000 000 −
+    // (254 354 860 mod 125 000 000) = 120 645 140 ns, minus the guard time: the access
+    // starts at 264 466 860 + 104 776 000 = 369 242 860 ns, the strobe at 369 562 860 ns —
+    // 125 ms after the first, so each of the 4 attempts (macMaxFrameRetries 3) misses the
+    // same way; the last times out at 244 562 860 + 3 × 125 000 000 + 19 904 000 =
+    // 639 466 860 ns and the frame is given up.
+    let (out, strobes) = second_hop(true, Some(50));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].0, 639_466);
+    assert!(matches!(
+        out[0].1,
+        MeshOutcome::Dropped(_, DropReason::Radio)
+    ));
+    assert_eq!(strobes, 3 + 4 * 6);
+}
+
+#[test]
+fn the_etx_dodag_takes_the_path_of_least_etx() {
+    // Root 0; node 1 linked to 0 (ETX 1.2) and 2 (1.1); node 2 linked to 0 directly (3.0);
+    // node 3 only to 2 (ETX 1.0). Node 2: via 1, 1.2 + 1.1 = 2.3 < 3.0 → parent 1, two hops;
+    // node 3: 2.3 + 1.0 = 3.3 through 2: three hops.
+    let neighbors = vec![vec![1, 2], vec![0, 2], vec![0, 1, 3], vec![2]];
+    let etx = |a: u16, b: u16| match (a.min(b), a.max(b)) {
+        (0, 1) => 1.2,
+        (1, 2) => 1.1,
+        (0, 2) => 3.0,
+        (2, 3) => 1.0,
+        _ => unreachable!(),
+    };
+    let d = Dodag::build_etx(0, &neighbors, etx).unwrap();
+    assert_eq!(d.parent, vec![NO_PARENT, 0, 1, 2]);
+    assert_eq!(d.depth, vec![0, 1, 2, 3]);
+    // Direct link cheaper (2.2 < 2.3): node 2 hangs off the root.
+    let d = Dodag::build_etx(0, &neighbors, |a, b| {
+        if a.min(b) == 0 && a.max(b) == 2 {
+            2.2
+        } else {
+            etx(a, b)
+        }
+    })
+    .unwrap();
+    assert_eq!(d.parent[2], 0);
+    // Node 3's only link above MAX_LINK_METRIC (10): no acceptable path.
+    let bad = |a: u16, b: u16| if a.max(b) == 3 { 10.5 } else { etx(a, b) };
+    assert_eq!(Dodag::build_etx(0, &neighbors, bad), Err(3));
+}
+
+#[test]
+fn shadowing_prr_at_chosen_distances() {
+    use coaplab_engine::net::radio::prr::{mean_snr_db, oqpsk_ber, prr, Shadowing};
+    // The defaults (TOSSIM's LinkLayerModel configuration): Pt 0 dBm, PL(1 m) 55.4 dB, η 4.7,
+    // noise floor −105 dBm. At 10 m: SNR = 0 − 55.4 − 47 + 105 = 2.6 dB, γ = 10^0.26 = 1.8197;
+    // the sum's terms: k = 2: 120·e^(−20γ/2) = 120·e^(−18.197) = 1.5008e−6; k = 3:
+    // −560·e^(−24.263) = −1.625e−8; k = 4: +1820·e^(−27.296) = +2.5e−9; k = 5: −4368·
+    // e^(−29.116) = −9.9e−10; the rest below 5e−10: sum ≈ 1.4864e−6, BER = sum / 30 =
+    // 4.955e−8; a 100-byte frame survives with (1 − 4.955e−8)^800 = 0.99996.
+    let d = Shadowing {
+        tx_power_dbm: 0.0,
+        noise_floor_dbm: -105.0,
+        path_loss_exponent: 4.7,
+        path_loss_d0_db: 55.4,
+        sigma_db: 0.0,
+    };
+    assert!((mean_snr_db(&d, 10.0) - 2.6).abs() < 1e-9);
+    let ber = oqpsk_ber(2.6);
+    assert!((ber / 4.955e-8 - 1.0).abs() < 1e-3, "{ber}");
+    assert!((prr(ber, 100) - 0.99996).abs() < 5e-6);
+    // η 4, PL(1 m) 65 dB: SNR = 40 − 40·log10(d). At 10 m, 0 dB, γ = 1: the terms
+    // (−1)^k·C(16, k)·e^(20(1/k − 1)) are, k = 2…16: 5.44799e−3, −9.06974e−4, 5.56742e−4,
+    // −4.91554e−4, 4.62682e−4, −4.10561e−4, 3.23166e−4, −2.17588e−4, 1.21962e−4,
+    // −5.54650e−5, 1.98612e−5, −5.37581e−6, 1.03208e−6, −1.25109e−7, 7.19413e−9: sum
+    // 4.84580e−3, BER = 1.61527e−4. A 106-byte frame on the air (the 100-byte MAC frame of a
+    // request plus the PHY header) survives with (1 − 1.61527e−4)^848 = 0.87198, an
+    // acknowledgement (11 bytes) with (1 − 1.61527e−4)^88 = 0.98589.
+    let e = Shadowing {
+        path_loss_exponent: 4.0,
+        path_loss_d0_db: 65.0,
+        ..d
+    };
+    assert!(mean_snr_db(&e, 10.0).abs() < 1e-9);
+    let ber = oqpsk_ber(0.0);
+    assert!((ber / 1.61527e-4 - 1.0).abs() < 1e-5, "{ber}");
+    assert!((prr(ber, 106) - 0.87198).abs() < 1e-5);
+    assert!((prr(ber, 11) - 0.98589).abs() < 1e-5);
+    // At 5 m: SNR = 40 − 40 × 0.69897 = 12.04 dB: the k = 2 term 120·e^(−10 × 16.0) is
+    // below 1e−60: the frame always arrives. Very close, d0 = 1 m bounds the SNR (40 dB).
+    assert_eq!(prr(oqpsk_ber(mean_snr_db(&e, 5.0)), 106), 1.0);
+    assert_eq!(mean_snr_db(&e, 0.2), 40.0);
+    // No signal at all: BER 1/2 (the sum's terms at γ = 0 add up to 1 − 16 + 30 = 15: 15/30).
+    assert!((oqpsk_ber(-300.0) - 0.5).abs() < 1e-12);
+}
+
+#[test]
+fn shadowing_is_drawn_once_per_link_within_range() {
+    use coaplab_engine::net::radio::prr::{link_bers, oqpsk_ber, Shadowing};
+    // A fixed draw: every uniform is 2^63 / 2^64 = 0.5, so Box–Muller gives
+    // z = √(−2·ln 0.5)·cos(2π·0.5) = −1.177410; SNR = mean − σ·z = 2.6 + 3.2 × 1.177410 =
+    // 6.367712 dB for the 10 m link, the same BER both ways. Nodes 0 and 2 are 30 m apart, out
+    // of range: no draw, BER 0.
+    let p = Shadowing {
+        tx_power_dbm: 0.0,
+        noise_floor_dbm: -105.0,
+        path_loss_exponent: 4.7,
+        path_loss_d0_db: 55.4,
+        sigma_db: 3.2,
+    };
+    let pos = [(0.0, 0.0), (10.0, 0.0), (30.0, 0.0)];
+    let mut rng = Fixed(1 << 63);
+    let ber = link_bers(&p, &pos, |i, j| i + j == 1, &mut rng);
+    let want = oqpsk_ber(6.367712);
+    assert!((ber[1] / want - 1.0).abs() < 1e-4, "{} vs {want}", ber[1]);
+    assert_eq!(ber[1], ber[3]);
+    assert_eq!((ber[2], ber[6], ber[5], ber[7]), (0.0, 0.0, 0.0, 0.0));
 }
 
 #[test]
@@ -586,6 +765,87 @@ fn clients_outside_the_mesh_reach_a_sink_through_the_border_router() {
     // The outside client's exchange takes at least the 2 × 10 ms of its path.
     assert!(r.clients[1].fct_s.unwrap() >= 5.0 * 0.020);
     conservation(&r);
+}
+
+/// A file mesh of sinks only, on a line east of the border router (node 0): node 1 at 30 m,
+/// node 2 at 10 m, node 3 at 20 m (3, 1 and 2 hops), plus `extra` nodes.
+fn sinks_only(extra: serde_json::Value, clients: u32) -> coaplab_engine::config::RunConfig {
+    let mut nodes = vec![
+        json!({"x": 0.0, "y": 0.0, "role": "border-router"}),
+        json!({"x": 30.0, "y": 0.0, "role": "sink"}),
+        json!({"x": 10.0, "y": 0.0, "role": "sink"}),
+        json!({"x": 20.0, "y": 0.0, "role": "sink"}),
+    ];
+    nodes.extend(extra.as_array().unwrap().iter().cloned());
+    common::config(json!({
+        "link": {"path_delay_ms": [10.0, 10.0]},
+        "workload": {"kind": "continuous", "clients": clients, "exchanges": 3, "response_bytes": 0},
+        "network": {"kind": "file", "outside_clients_per_sink": true, "nodes": nodes},
+    }))
+}
+
+#[test]
+fn one_outside_client_per_sink_in_node_order() {
+    // No mesh client: outside client k talks to the k-th sink in node order — nodes 1, 2, 3,
+    // 3, 1 and 2 hops from the border router where the outside clients enter.
+    let r = coaplab_engine::testbed::run(&sinks_only(json!([]), 3), 0, None).unwrap();
+    assert_eq!(r.mesh.as_ref().unwrap().client_hops, vec![3, 1, 2]);
+    assert!(r.clients.iter().all(|c| c.exchanges_completed == 3));
+    conservation(&r);
+    // A mesh client (node 4, at 40 m) naming sink 2: it is client 0 (4 → 1 → 3 → 2 climbs
+    // the DODAG 0 — 2 — 3 — 1 — 4 towards its root, and sink 2 is an ancestor: 3 hops); the
+    // outside clients serve its sink first, then the idle sinks 1 and 3 in node order: 1, 3
+    // and 2 hops.
+    let cfg = sinks_only(
+        json!([{"x": 40.0, "y": 0.0, "role": "client", "sink": 2}]),
+        4,
+    );
+    let r = coaplab_engine::testbed::run(&cfg, 0, None).unwrap();
+    assert_eq!(r.mesh.as_ref().unwrap().client_hops, vec![3, 1, 3, 2]);
+    conservation(&r);
+}
+
+#[test]
+fn file_networks_refuse_unserved_sinks_and_mismatched_counts() {
+    let err = |cfg: &coaplab_engine::config::RunConfig| match coaplab_engine::testbed::run(
+        cfg, 0, None,
+    ) {
+        Ok(_) => panic!("not refused"),
+        Err(e) => e.to_string(),
+    };
+    // One per sink: 3 sinks, 0 mesh clients, so exactly 3 clients.
+    let e = err(&sinks_only(json!([]), 5));
+    assert!(e.starts_with("workload.clients: 5 clients"), "{e}");
+    assert!(e.ends_with("allowed: 3"), "{e}");
+    // An outside-client count that does not match the sinks.
+    let mut cfg = sinks_only(json!([]), 3);
+    cfg.network.as_mut().unwrap().outside_clients = 2;
+    let e = err(&cfg);
+    assert!(e.starts_with("network.outside_clients: 2"), "{e}");
+    assert!(e.contains("allowed: 0 or 3"), "{e}");
+    // Without one per sink, 2 outside clients serve sinks 1 and 2: sink 3 has no client.
+    cfg.network.as_mut().unwrap().outside_clients_per_sink = false;
+    let e = err(&cfg);
+    assert!(
+        e.starts_with("network.nodes[3]: sink 3 has no client"),
+        "{e}"
+    );
+    // The built-in meshes too: the chain's 20 client nodes and its one sink (the border
+    // router) want 21 clients.
+    let chain = common::config(json!({
+        "workload": {"kind": "continuous", "clients": 20, "exchanges": 1},
+        "network": {"kind": "chain", "outside_clients_per_sink": true},
+    }));
+    let e = err(&chain);
+    assert!(e.starts_with("workload.clients: 20 clients"), "{e}");
+    assert!(e.ends_with("allowed: 21"), "{e}");
+    // No outside client and no mesh client at all.
+    cfg.network.as_mut().unwrap().outside_clients = 0;
+    let e = err(&cfg);
+    assert!(
+        e.starts_with("network.nodes: needs at least one node"),
+        "{e}"
+    );
 }
 
 /// Every request copy sent is answered (its response delivered), or dropped with a counted

@@ -20,6 +20,7 @@
 
 pub mod mac;
 pub mod phy;
+pub mod prr;
 pub mod rpl;
 pub mod sixlowpan;
 
@@ -44,6 +45,53 @@ const UDP_PORTS: (u16, u16) = (crate::testbed::CLIENT_PORT, 5683);
 /// The receiver of a transmission nobody is meant to receive (the strobes before the copy a
 /// duty-cycled receiver wakes up for).
 const NO_RECEIVER: u16 = u16::MAX;
+
+/// The frame whose expected transmissions are a link's ETX for routing: the largest data
+/// frame on the air (PHY header 6 + aMaxPHYPacketSize 127 bytes).
+pub const ETX_REFERENCE_FRAME: u32 = phy::PHY_HEADER + phy::MAX_MAC_FRAME;
+
+/// Contiki's real-time clock on the TelosB (Sky): `RTIMER_ARCH_SECOND` = 4096 × 8 = 32768
+/// ticks a second (Contiki 2.6 `cpu/msp430/rtimer-arch.h`).
+const RTIMER_ARCH_SECOND: u64 = 32_768;
+
+/// `ticks` of Contiki's real-time clock (rounded down to the nanosecond).
+const fn rtimer_ticks(ticks: u64) -> Duration {
+    Duration::from_nanos(ticks * 1_000_000_000 / RTIMER_ARCH_SECOND)
+}
+
+/// ContikiMAC's `GUARD_TIME` (Contiki 2.6 `core/net/mac/contikimac.c`): how long before a
+/// phase-locked neighbour's expected wake-up the sender starts strobing. `GUARD_TIME = 10 ×
+/// CHECK_TIME + CHECK_TIME_TX`, `CHECK_TIME = CCA_COUNT_MAX (2) × (CCA_CHECK_TIME +
+/// CCA_SLEEP_TIME)`, `CHECK_TIME_TX = CCA_COUNT_MAX_TX (6) × (CCA_CHECK_TIME +
+/// CCA_SLEEP_TIME)`, `CCA_CHECK_TIME = RTIMER_ARCH_SECOND / 8192` = 4 ticks,
+/// `CCA_SLEEP_TIME = RTIMER_ARCH_SECOND / 2000` = 16 ticks: 10 × 40 + 120 = 520 ticks
+/// = 15.869 ms.
+pub const GUARD_TIME: Duration = rtimer_ticks(520);
+
+/// ContikiMAC's `MAX_PHASE_STROBE_TIME` = `RTIMER_ARCH_SECOND / 60` = 546 ticks (16.663 ms):
+/// towards a phase-locked neighbour no copy starts later than this after the strobe's start;
+/// a strobe that has not been taken by then is a miss (no acknowledgement).
+pub const MAX_PHASE_STROBE_TIME: Duration = rtimer_ticks(RTIMER_ARCH_SECOND / 60);
+
+/// Contiki 2.6 `core/net/mac/phase.c`: `MAX_NOACKS` (16) unacknowledged transmissions, or
+/// `MAX_NOACKS_TIME` (30 s) since the first of them, and the neighbour's phase is forgotten.
+const MAX_NOACKS: u32 = 16;
+const MAX_NOACKS_TIME: Duration = Duration::from_secs(30);
+
+/// Contiki 2.6 `core/net/mac/contikimac.c`: `MAX_PHASE_NEIGHBORS` (30) phases per node; a new
+/// one beyond them replaces the oldest (`list_chop` in `phase_update`).
+const MAX_PHASE_NEIGHBORS: usize = 30;
+
+/// What a node knows of one neighbour's wake-up phase (Contiki's `struct phase`).
+#[derive(Clone, Copy, Debug)]
+struct Phase {
+    neighbor: u16,
+    /// When a copy the neighbour acknowledged went on the air (`encounter_time`).
+    time: Instant,
+    noacks: u32,
+    /// When the first of the current run of unacknowledged transmissions happened.
+    first_noack: Instant,
+}
 
 /// What a radio event is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +150,10 @@ pub struct RadioParams {
     pub wake_period: Option<Duration>,
     /// Gap between two strobed copies of a frame (room for the acknowledgement).
     pub strobe_gap: Duration,
+    /// ContikiMAC's phase optimisation (Contiki's `WITH_PHASE_OPTIMIZATION`): a sender that
+    /// had a frame acknowledged records when, and later waits until [`GUARD_TIME`] before
+    /// the receiver's next expected wake-up to strobe (docs/networks.md).
+    pub phase_lock: bool,
 }
 
 /// One frame in a MAC queue: fragment `frag` of the packet's hop transfer `xfer`.
@@ -121,6 +173,8 @@ struct Air {
     node: u16,
     rx: u16,
     corrupted: bool,
+    /// Bytes on the air (PHY header included), for the link's bit error rate.
+    bytes: u32,
 }
 
 struct Node {
@@ -134,6 +188,10 @@ struct Node {
     last_air_end: Instant,
     /// Until then the node owes an acknowledgement (turnaround + ACK): its CCA is busy.
     ack_busy_until: Instant,
+    /// Duty cycling: when the copy on the air towards its receiver started.
+    copy_start: Instant,
+    /// Phase optimisation: the neighbours' phases it learnt, newest first.
+    phases: Vec<Phase>,
 }
 
 /// Where a packet in the mesh is.
@@ -173,9 +231,11 @@ pub struct Mesh {
     pub counters: MeshCounters,
     /// Duty cycling: each node's wake-up phase in `[0, wake_period)`.
     pub wake_phases: Vec<Duration>,
-    /// Per-link loss probabilities (`n × n`, both directions) where they differ from
-    /// `params.link_loss`; empty when none does.
+    /// Per-link loss probabilities (`n × n`, both directions; NaN: not set) that override
+    /// the model; empty when none is set.
     link_loss: Vec<f64>,
+    /// Per-link bit error rates (`n × n`) of the `shadowing` loss model; empty without it.
+    link_ber: Vec<f64>,
 }
 
 /// `(x1, y1)` and `(x2, y2)` are at most `r` apart (with a relative tolerance of 1e-9, so
@@ -295,6 +355,8 @@ impl Mesh {
                     on_air: false,
                     last_air_end: Instant::ZERO,
                     ack_busy_until: Instant::ZERO,
+                    copy_start: Instant::ZERO,
+                    phases: Vec::new(),
                 }
             })
             .collect();
@@ -315,7 +377,53 @@ impl Mesh {
             counters: MeshCounters::default(),
             wake_phases,
             link_loss: Vec::new(),
+            link_ber: Vec::new(),
         })
+    }
+
+    /// Frames between nodes `a` and `b` are lost with the probability of the `shadowing`
+    /// model: each link's bit error rate ([`prr::link_bers`], `n × n`) applied to the frame's
+    /// bits. Links [`Mesh::set_link_loss`] sets keep their fixed probability.
+    ///
+    /// Routing follows the link qualities: the DODAG is rebuilt with Contiki's ETX objective
+    /// function ([`Dodag::build_etx`]), each link's ETX being 1 / (PRR of a full data frame
+    /// × PRR of its acknowledgement) — the expected transmissions of a frame of
+    /// [`ETX_REFERENCE_FRAME`] bytes on the air. `Err` names a node left without a usable path.
+    pub fn set_link_bers(&mut self, bers: Vec<f64>) -> Result<(), String> {
+        let n = self.nodes.len();
+        assert_eq!(bers.len(), n * n);
+        let neighbors: Vec<Vec<u16>> = (0..n)
+            .map(|i| {
+                (0..n)
+                    .filter(|&j| self.in_range[i * n + j])
+                    .map(|j| j as u16)
+                    .collect()
+            })
+            .collect();
+        let etx = |a: u16, b: u16| {
+            let ber = bers[a as usize * n + b as usize];
+            1.0 / (prr::prr(ber, ETX_REFERENCE_FRAME)
+                * prr::prr(ber, phy::PHY_HEADER + phy::ACK_FRAME))
+        };
+        self.dodag = Dodag::build_etx(self.border_router, &neighbors, etx).map_err(|lost| {
+            format!(
+                "node {lost} has no path to the border router over links of ETX <= 10 (path ETX \
+                 <= 100); allowed: a layout where every node has one, or \"fixed\""
+            )
+        })?;
+        self.link_ber = bers;
+        Ok(())
+    }
+
+    /// The probability that a frame of `bytes` on the air from `a` to `b` is lost (besides
+    /// collisions).
+    pub fn frame_loss(&self, a: u16, b: u16, bytes: u32) -> f64 {
+        let i = self.idx(a, b);
+        match (self.link_loss.get(i), self.link_ber.get(i)) {
+            (Some(&p), _) if !p.is_nan() => p,
+            (_, Some(&ber)) => 1.0 - prr::prr(ber, bytes),
+            _ => self.params.link_loss,
+        }
     }
 
     /// Frames between nodes `a` and `b` (both directions) are lost with probability `p`
@@ -323,7 +431,7 @@ impl Mesh {
     pub fn set_link_loss(&mut self, a: u16, b: u16, p: f64) {
         let n = self.nodes.len();
         if self.link_loss.is_empty() {
-            self.link_loss = vec![self.params.link_loss; n * n];
+            self.link_loss = vec![f64::NAN; n * n];
         }
         self.link_loss[a as usize * n + b as usize] = p;
         self.link_loss[b as usize * n + a as usize] = p;
@@ -506,13 +614,15 @@ impl Mesh {
         None
     }
 
-    /// Node `u` starts the channel access for its head frame.
+    /// Node `u` starts the channel access for its head frame (after the phase optimisation's
+    /// wait, if it knows its receiver's phase).
     fn start_head(&mut self, now: Instant, u: u16, q: &mut impl Scheduler) {
-        let node = &mut self.nodes[u as usize];
-        if node.queue.is_empty() {
+        let Some(to) = self.nodes[u as usize].queue.front().map(|f| f.to) else {
             return;
-        }
-        let cca_end = node.mac.begin(now, &self.params.mac, &mut node.rng);
+        };
+        let start = now + self.phase_defer(now, u, to);
+        let node = &mut self.nodes[u as usize];
+        let cca_end = node.mac.begin(start, &self.params.mac, &mut node.rng);
         let gen = node.gen;
         self.schedule(q, cca_end, RadioKind::CcaEnd, u, 0, gen);
     }
@@ -534,7 +644,7 @@ impl Mesh {
 
     /// `node` starts transmitting to `rx` (or [`NO_RECEIVER`]); the frames it disturbs are
     /// marked corrupted, and so is its own if a transmission already disturbs `rx`.
-    fn start_air(&mut self, node: u16, rx: u16) {
+    fn start_air(&mut self, node: u16, rx: u16, mac_bytes: u32) {
         let n = self.nodes.len();
         // Every frame being received within interference range of `node` (or by `node`
         // itself) is corrupted.
@@ -555,6 +665,7 @@ impl Mesh {
             node,
             rx,
             corrupted,
+            bytes: phy::PHY_HEADER + mac_bytes,
         });
         self.nodes[node as usize].on_air = true;
     }
@@ -574,14 +685,10 @@ impl Mesh {
             self.counters.collisions += 1;
             return false;
         }
-        if !self.in_range(node, a.rx) {
+        if a.rx == NO_RECEIVER || !self.in_range(node, a.rx) {
             return false;
         }
-        let p = if self.link_loss.is_empty() {
-            self.params.link_loss
-        } else {
-            self.link_loss[self.idx(node, a.rx)]
-        };
+        let p = self.frame_loss(node, a.rx, a.bytes);
         if p > 0.0 && self.loss_rng.unit_f64() < p {
             self.counters.link_losses += 1;
             return false;
@@ -650,7 +757,8 @@ impl Mesh {
                 if self.nodes[u as usize].mac.retries > 0 {
                     self.counters.retransmissions += 1;
                 }
-                let airtime = phy::airtime(u32::from(f.bytes));
+                let bytes = u32::from(f.bytes);
+                let airtime = phy::airtime(bytes);
                 if let Some(period) = self.params.wake_period {
                     // Strobe: copies every airtime + gap until the receiver wakes up; it
                     // detects the strobe at its wake-up and receives the next whole copy.
@@ -664,15 +772,29 @@ impl Mesh {
                     };
                     let step = (airtime + self.params.strobe_gap).nanos();
                     let k = (wake - t).div_ceil(step);
+                    // Towards a phase-locked receiver no copy starts after
+                    // MAX_PHASE_STROBE_TIME (contikimac.c `send_packet`, `is_known_receiver`):
+                    // a wake-up beyond it is a miss — the copies that started before it, then
+                    // no acknowledgement.
+                    let known = self.params.phase_lock && self.phase_of(u, f.to).is_some();
+                    if known && k * step >= MAX_PHASE_STROBE_TIME.nanos() {
+                        let sent = MAX_PHASE_STROBE_TIME.nanos().div_ceil(step);
+                        self.counters.strobes += sent;
+                        self.start_air(u, NO_RECEIVER, bytes);
+                        let end = Instant::from_nanos(t + (sent - 1) * step) + airtime;
+                        self.schedule(q, end, RadioKind::TxEnd, u, f.to, ev.gen);
+                        return MeshOutcome::Nothing;
+                    }
                     if k > 0 {
                         self.counters.strobes += k;
-                        self.start_air(u, NO_RECEIVER);
+                        self.start_air(u, NO_RECEIVER, bytes);
                         let copy = Instant::from_nanos(t + k * step);
                         self.schedule(q, copy, RadioKind::StrobeCopy, u, f.to, ev.gen);
                         return MeshOutcome::Nothing;
                     }
                 }
-                self.start_air(u, f.to);
+                self.nodes[u as usize].copy_start = now;
+                self.start_air(u, f.to, bytes);
                 self.schedule(q, now + airtime, RadioKind::TxEnd, u, f.to, ev.gen);
                 MeshOutcome::Nothing
             }
@@ -686,7 +808,8 @@ impl Mesh {
                     .expect("the node is strobing");
                 self.air.swap_remove(i);
                 let f = *self.nodes[u as usize].queue.front().expect("a head frame");
-                self.start_air(u, f.to);
+                self.nodes[u as usize].copy_start = now;
+                self.start_air(u, f.to, u32::from(f.bytes));
                 let end = now + phy::airtime(u32::from(f.bytes));
                 self.schedule(q, end, RadioKind::TxEnd, u, f.to, ev.gen);
                 MeshOutcome::Nothing
@@ -722,7 +845,7 @@ impl Mesh {
                     return MeshOutcome::Nothing;
                 }
                 self.counters.acks_sent += 1;
-                self.start_air(u, ev.peer);
+                self.start_air(u, ev.peer, phy::ACK_FRAME);
                 let end = now + phy::airtime(phy::ACK_FRAME);
                 self.schedule(q, end, RadioKind::AckEnd, u, ev.peer, ev.gen);
                 MeshOutcome::Nothing
@@ -732,19 +855,27 @@ impl Mesh {
                 let t = ev.peer;
                 let tn = &self.nodes[t as usize];
                 if ok && tn.gen == ev.gen && tn.mac.state == MacState::WaitAck {
+                    let encounter = tn.copy_start;
+                    self.phase_update(now, t, u, Some(encounter));
                     self.nodes[t as usize].mac.on_ack();
                     return self.resolve_head(now, t, true, q);
                 }
                 MeshOutcome::Nothing
             }
             RadioKind::AckTimeout => {
-                let node = &mut self.nodes[u as usize];
+                let node = &self.nodes[u as usize];
                 if ev.gen != node.gen || node.mac.state != MacState::WaitAck {
                     return MeshOutcome::Nothing;
                 }
+                let to = node.queue.front().expect("a head frame").to;
+                self.phase_update(now, u, to, None);
+                // The retransmission goes through phase_wait again (csma.c resends through
+                // the RDC's `send`).
+                let start = now + self.phase_defer(now, u, to);
+                let node = &mut self.nodes[u as usize];
                 match node
                     .mac
-                    .on_ack_timeout(now, &self.params.mac, &mut node.rng)
+                    .on_ack_timeout(start, &self.params.mac, &mut node.rng)
                 {
                     Some(cca_end) => {
                         let gen = node.gen;
@@ -758,6 +889,80 @@ impl Mesh {
                 }
             }
             RadioKind::Refused => MeshOutcome::Dropped(ev.gen, DropReason::MacQueue),
+        }
+    }
+
+    /// What node `u` knows of `neighbor`'s phase.
+    fn phase_of(&self, u: u16, neighbor: u16) -> Option<&Phase> {
+        self.nodes[u as usize]
+            .phases
+            .iter()
+            .find(|p| p.neighbor == neighbor)
+    }
+
+    /// Contiki 2.6 `phase.c` `phase_wait`: how long node `u` waits at `now` before its channel
+    /// access towards `neighbor` so that its strobe starts [`GUARD_TIME`] before the
+    /// neighbour's next expected wake-up. With the recorded encounter `e` and the cycle `P`,
+    /// `wait = (e − now) mod P`, plus `P` if below the guard time; the node waits
+    /// `wait − GUARD_TIME`. Zero without duty cycling, phase optimisation or a known phase.
+    fn phase_defer(&self, now: Instant, u: u16, neighbor: u16) -> Duration {
+        let Some(period) = self.params.wake_period.filter(|_| self.params.phase_lock) else {
+            return Duration::ZERO;
+        };
+        let Some(e) = self.phase_of(u, neighbor) else {
+            return Duration::ZERO;
+        };
+        let p = period.nanos();
+        let (sync, t) = (e.time.nanos(), now.nanos());
+        // (sync − now) mod P, in [0, P) (sync is in the past)
+        let mut wait = (p - (t - sync) % p) % p;
+        if wait < GUARD_TIME.nanos() {
+            wait += p;
+        }
+        Duration::from_nanos(wait - GUARD_TIME.nanos())
+    }
+
+    /// Contiki 2.6 `phase.c` `phase_update`: node `u`'s transmission to `neighbor` was
+    /// acknowledged (`Some(encounter)`: when the acknowledged copy went on the air) or not
+    /// (`None`). An acknowledgement records (or renews) the phase and clears the
+    /// unacknowledged count; [`MAX_NOACKS`] unacknowledged transmissions in a row, or
+    /// [`MAX_NOACKS_TIME`] since the first of them, forget it.
+    fn phase_update(&mut self, now: Instant, u: u16, neighbor: u16, encounter: Option<Instant>) {
+        if !self.params.phase_lock || self.params.wake_period.is_none() {
+            return;
+        }
+        let phases = &mut self.nodes[u as usize].phases;
+        let i = phases.iter().position(|p| p.neighbor == neighbor);
+        match (i, encounter) {
+            (Some(i), Some(time)) => {
+                phases[i].time = time;
+                phases[i].noacks = 0;
+            }
+            (Some(i), None) => {
+                let e = &mut phases[i];
+                e.noacks += 1;
+                if e.noacks == 1 {
+                    e.first_noack = now;
+                }
+                if e.noacks >= MAX_NOACKS || now >= e.first_noack + MAX_NOACKS_TIME {
+                    phases.remove(i);
+                }
+            }
+            (None, Some(time)) => {
+                if phases.len() >= MAX_PHASE_NEIGHBORS {
+                    phases.pop();
+                }
+                phases.insert(
+                    0,
+                    Phase {
+                        neighbor,
+                        time,
+                        noacks: 0,
+                        first_noack: Instant::ZERO,
+                    },
+                );
+            }
+            (None, None) => {}
         }
     }
 

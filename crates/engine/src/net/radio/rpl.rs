@@ -3,9 +3,20 @@
 //! lowest-numbered neighbour one hop closer to the root — used in storing mode: a packet
 //! climbs towards the root until it reaches an ancestor of its destination (the lowest common
 //! ancestor of source and destination), then descends. No control traffic is simulated.
+//!
+//! With per-link qualities (the `shadowing` loss model) the DODAG is built as Contiki 2.6's
+//! default objective function does (`core/net/rpl/rpl-of-etx.c`): a node's path cost is its
+//! parent's plus the link's ETX, its preferred parent the neighbour of least path cost
+//! (`best_parent`; ties to the lowest number), links whose ETX exceeds `MAX_LINK_METRIC` (10)
+//! and paths whose cost exceeds `MAX_PATH_COST` (100) are rejected — see [`Dodag::build_etx`].
 
 /// A node with no parent (the root).
 pub const NO_PARENT: u16 = u16::MAX;
+
+/// Contiki 2.6 `rpl-of-etx.c`: "Reject parents that have a higher link metric than the
+/// following" (`MAX_LINK_METRIC` 10) and "… a higher path cost" (`MAX_PATH_COST` 100), in ETX.
+pub const MAX_LINK_METRIC: f64 = 10.0;
+pub const MAX_PATH_COST: f64 = 100.0;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dodag {
@@ -46,6 +57,63 @@ impl Dodag {
                         .min()
                         .expect("a node at depth d > 0 has a neighbour at depth d - 1")
                 }
+            })
+            .collect();
+        Ok(Dodag {
+            root,
+            parent,
+            depth,
+        })
+    }
+
+    /// Contiki 2.6 `rpl-of-etx.c`: the DODAG of least path ETX, `etx(v, u)` being the ETX of
+    /// the link from `v` to its candidate parent `u` (links above [`MAX_LINK_METRIC`] unused,
+    /// paths above [`MAX_PATH_COST`] rejected); `depth` is then the hop count along the
+    /// parents. `Err` names a node with no acceptable path.
+    pub fn build_etx(
+        root: u16,
+        neighbors: &[Vec<u16>],
+        etx: impl Fn(u16, u16) -> f64,
+    ) -> Result<Dodag, u16> {
+        let n = neighbors.len();
+        let mut cost = vec![f64::INFINITY; n];
+        let mut parent = vec![NO_PARENT; n];
+        let mut done = vec![false; n];
+        cost[root as usize] = 0.0;
+        // Dijkstra; n is small (a scenario's nodes), so a linear scan for the minimum does.
+        for _ in 0..n {
+            let Some(u) = (0..n)
+                .filter(|&i| !done[i] && cost[i].is_finite())
+                .min_by(|&a, &b| cost[a].total_cmp(&cost[b]).then(a.cmp(&b)))
+            else {
+                break;
+            };
+            done[u] = true;
+            for &v in &neighbors[u] {
+                let link = etx(v, u as u16);
+                if done[v as usize] || link > MAX_LINK_METRIC {
+                    continue;
+                }
+                let c = cost[u] + link;
+                let better = c < cost[v as usize]
+                    || (c == cost[v as usize] && (u as u16) < parent[v as usize]);
+                if c <= MAX_PATH_COST && better {
+                    cost[v as usize] = c;
+                    parent[v as usize] = u as u16;
+                }
+            }
+        }
+        if let Some(lost) = (0..n).position(|i| !done[i]) {
+            return Err(lost as u16);
+        }
+        let depth = (0..n as u16)
+            .map(|v| {
+                let (mut d, mut x) = (0u16, v);
+                while x != root {
+                    x = parent[x as usize];
+                    d += 1;
+                }
+                d
             })
             .collect();
         Ok(Dodag {

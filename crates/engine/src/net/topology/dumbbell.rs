@@ -42,6 +42,7 @@ pub fn layout(range: f64) -> Layout {
         border_router: BORDER_ROUTER,
         links: None,
         clients,
+        idle_sinks: Vec::new(),
     }
 }
 

@@ -2,7 +2,10 @@
 //! with a position and a role (`border-router`, exactly one; `sink`, running the CoAP server;
 //! `client`, running one CoAP client, optionally naming its `sink`; `router`), and optionally
 //! `network.links`, explicit links that replace the unit disk. Client `i` of the workload runs
-//! on the `i`-th client node (in node order).
+//! on the `i`-th client node (in node order); clients outside the mesh
+//! (`network.outside_clients`, or one per sink with `network.outside_clients_per_sink`) follow.
+//! A network may have no mesh client at all when clients outside serve its sinks (FlockLab as
+//! the CoCoA study wired it: every mote a server, one cloud client per mote).
 
 use super::mesh::{self, Layout};
 use super::Topology;
@@ -31,9 +34,11 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
             brs.len()
         ));
     }
-    if sinks.is_empty() || clients.is_empty() {
+    let outside_asked = n.outside_clients > 0 || n.outside_clients_per_sink;
+    if sinks.is_empty() || (clients.is_empty() && !outside_asked) {
         return err(
-            "network.nodes: needs at least one node with role \"sink\" and one with role \"client\""
+            "network.nodes: needs at least one node with role \"sink\" and a client: a node with \
+             role \"client\" or clients outside the mesh (network.outside_clients)"
                 .into(),
         );
     }
@@ -65,14 +70,45 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
         }
         Some(n.links.clone())
     };
-    mesh::build(
-        cfg,
-        replication,
-        Layout {
-            positions: nodes.iter().map(|s| (s.x, s.y)).collect(),
-            border_router: brs[0],
-            clients: pairs,
-            links,
-        },
-    )
+    let idle_sinks: Vec<u16> = sinks
+        .iter()
+        .copied()
+        .filter(|s| !pairs.iter().any(|&(_, t)| t == *s))
+        .collect();
+    let layout = Layout {
+        positions: nodes.iter().map(|s| (s.x, s.y)).collect(),
+        border_router: brs[0],
+        clients: pairs,
+        links,
+        idle_sinks,
+    };
+    check_clients(cfg, &layout)?;
+    mesh::build(cfg, replication, layout)
+}
+
+/// Every sink has a client.
+fn check_clients(cfg: &RunConfig, layout: &Layout) -> Result<(), ConfigError> {
+    let n = cfg
+        .network
+        .as_ref()
+        .expect("a file network has its section");
+    let outside = mesh::outside_sinks(layout);
+    if n.outside_clients_per_sink {
+        // Every sink has its client; the counts are checked by `mesh::build`.
+        return Ok(());
+    }
+    let served = mesh::outside_client_count(n, &outside).min(outside.len());
+    if let Some(&idle) = outside[served..]
+        .iter()
+        .find(|s| layout.idle_sinks.contains(s))
+    {
+        return Err(ConfigError(format!(
+            "network.nodes[{idle}]: sink {idle} has no client (no node with role \"client\" names \
+             it and network.outside_clients = {} serves the first {served} of the sinks {outside:?}); \
+             allowed: a client for every sink (a client's `sink`, more network.outside_clients, \
+             or network.outside_clients_per_sink = true)",
+            n.outside_clients
+        )));
+    }
+    Ok(())
 }

@@ -4,13 +4,15 @@
 //! sinks and back.
 
 use super::Topology;
-use crate::config::{NetworkConfig, RunConfig};
+use crate::config::{LinkLossModel, NetworkConfig, RunConfig};
 use crate::net::network::{Element, Network, Node, NodeId, NodeRole, PathElement, Route};
 use crate::net::path::PathDelay;
 use crate::net::radio::mac::MacParams;
+use crate::net::radio::prr;
 use crate::net::radio::{Mesh, RadioParams};
 use crate::sim::streams::{stream, Stream};
 use crate::testbed::{millis, ConfigError};
+use crate::workload::client_count;
 use coaplab_cc::Duration;
 
 /// A mesh's layout.
@@ -22,6 +24,9 @@ pub struct Layout {
     pub clients: Vec<(u16, u16)>,
     /// Explicit links instead of the unit disk (`file` topologies).
     pub links: Option<Vec<[u16; 2]>>,
+    /// Sinks no mesh client talks to (`file` topologies), in node order: outside clients
+    /// serve them after the mesh clients' sinks.
+    pub idle_sinks: Vec<u16>,
 }
 
 impl Layout {
@@ -33,6 +38,7 @@ impl Layout {
             positions,
             border_router,
             links: None,
+            idle_sinks: Vec::new(),
             clients: (0..n)
                 .filter(|&i| i != border_router)
                 .map(|i| (i, border_router))
@@ -47,6 +53,23 @@ pub fn range_m(cfg: &RunConfig) -> f64 {
     cfg.network
         .as_ref()
         .map_or_else(|| NetworkConfig::default().range_m, |n| n.range_m)
+}
+
+/// Contiki 2.6 `core/net/mac/contikimac.c`: `#if NETSTACK_RDC_CHANNEL_CHECK_RATE >= 64`,
+/// `WITH_PHASE_OPTIMIZATION` is 0.
+const PHASE_OPTIMIZATION_MAX_RATE_HZ: u32 = 64;
+
+/// The sinks outside clients serve, in turn: the mesh clients' sinks in client order (each
+/// once), then the idle sinks.
+pub fn outside_sinks(layout: &Layout) -> Vec<u16> {
+    let mut out: Vec<u16> = Vec::new();
+    for &(_, s) in &layout.clients {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out.extend(layout.idle_sinks.iter().copied());
+    out
 }
 
 fn micros(us: f64) -> Duration {
@@ -82,7 +105,55 @@ pub fn radio_params(n: &NetworkConfig) -> Result<RadioParams, ConfigError> {
         wake_period: (n.rdc == crate::config::RdcKind::Contikimac)
             .then(|| Duration::from_nanos(1_000_000_000 / u64::from(n.channel_check_rate_hz))),
         strobe_gap: micros(n.strobe_gap_us),
+        // contikimac.c: phase optimisation is compiled out from 64 channel checks a second.
+        phase_lock: n.contikimac_phase_optimization
+            && n.channel_check_rate_hz < PHASE_OPTIMIZATION_MAX_RATE_HZ,
     })
+}
+
+/// How many clients run outside the mesh: one per sink of `outside` with
+/// `outside_clients_per_sink`, else `outside_clients`.
+pub fn outside_client_count(n: &NetworkConfig, outside: &[u16]) -> usize {
+    if n.outside_clients_per_sink {
+        outside.len()
+    } else {
+        n.outside_clients as usize
+    }
+}
+
+/// With one outside client per sink: `outside_clients` is 0 or the number of sinks, and the
+/// workload has exactly one client per topology client and per sink.
+fn check_per_sink(
+    cfg: &RunConfig,
+    n: &NetworkConfig,
+    mesh_clients: usize,
+    sinks: usize,
+) -> Result<(), ConfigError> {
+    if n.outside_clients != 0 && n.outside_clients as usize != sinks {
+        return Err(ConfigError(format!(
+            "network.outside_clients: {} with network.outside_clients_per_sink = true; \
+             allowed: 0 or {sinks} (one per sink)",
+            n.outside_clients
+        )));
+    }
+    let total: u32 = if cfg.group.is_empty() {
+        client_count(&cfg.workload)
+    } else {
+        cfg.group.iter().map(|g| client_count(&g.workload)).sum()
+    };
+    let want = mesh_clients + sinks;
+    if total as usize != want {
+        let key = if cfg.group.is_empty() {
+            "workload.clients"
+        } else {
+            "group.clients"
+        };
+        return Err(ConfigError(format!(
+            "{key}: {total} clients, but network.outside_clients_per_sink = true wires \
+             {mesh_clients} mesh clients and one outside client per sink ({sinks}); allowed: {want}"
+        )));
+    }
+    Ok(())
 }
 
 /// Builds replication `replication`'s mesh network of `layout` (plus, with
@@ -90,6 +161,10 @@ pub fn radio_params(n: &NetworkConfig) -> Result<RadioParams, ConfigError> {
 pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topology, ConfigError> {
     let net_cfg = cfg.network.clone().unwrap_or_default();
     let params = radio_params(&net_cfg)?;
+    let outside = outside_sinks(&layout);
+    if net_cfg.outside_clients_per_sink {
+        check_per_sink(cfg, &net_cfg, layout.clients.len(), outside.len())?;
+    }
     let n = layout.positions.len();
     let (seed, rep) = (cfg.seed, replication);
     let rngs = (0..n as u32).map(|i| stream(seed, rep, Stream::Radio(i)));
@@ -115,11 +190,38 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
     }
     .map_err(|e| ConfigError(format!("network.kind: {}: {e}", net_cfg.kind.as_str())))?;
     let mut mesh = mesh;
+    if net_cfg.link_loss_model == LinkLossModel::Shadowing {
+        // One draw per link, from the seed alone: every replication runs on the same links,
+        // as the runs of a testbed do.
+        let model = prr::Shadowing {
+            tx_power_dbm: net_cfg.tx_power_dbm,
+            noise_floor_dbm: net_cfg.noise_floor_dbm,
+            path_loss_exponent: net_cfg.path_loss_exponent,
+            path_loss_d0_db: net_cfg.path_loss_d0_db,
+            sigma_db: net_cfg.shadowing_sigma_db,
+        };
+        let mut rng = stream(seed, 0, Stream::Radio(u32::MAX - 1));
+        let bers = prr::link_bers(
+            &model,
+            &mesh.positions,
+            |i, j| mesh.in_range(i as u16, j as u16),
+            &mut rng,
+        );
+        mesh.set_link_bers(bers)
+            .map_err(|e| ConfigError(format!("network.link_loss_model: \"shadowing\": {e}")))?;
+    }
     for l in &net_cfg.lossy_links {
         if l.a as usize >= n || l.b as usize >= n || l.a == l.b {
             return Err(ConfigError(format!(
                 "network.lossy_links: {{a = {}, b = {}}} is not a link between two of the {n} nodes",
                 l.a, l.b
+            )));
+        }
+        if !(0.0..=1.0).contains(&l.loss) {
+            return Err(ConfigError(format!(
+                "network.lossy_links: {{a = {}, b = {}, loss = {}}}: the loss probability is \
+                 outside [0, 1]; allowed: 0 to 1",
+                l.a, l.b, l.loss
             )));
         }
         mesh.set_link_loss(l.a, l.b, l.loss);
@@ -129,7 +231,7 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
     let mut nodes: Vec<Node> = (0..n as u16)
         .map(|i| Node {
             name: format!("node-{i}"),
-            role: if sinks.contains(&i) {
+            role: if sinks.contains(&i) || layout.idle_sinks.contains(&i) {
                 NodeRole::Server
             } else if i == layout.border_router {
                 NodeRole::Router
@@ -155,7 +257,7 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
     let mut elements = vec![Element::Mesh(Box::new(mesh))];
     // Clients outside the mesh: one host ("cloud") behind the border router, over a path of
     // `link.path_delay_ms` each way; each sends to the mesh's sinks in turn.
-    if net_cfg.outside_clients > 0 {
+    if outside_client_count(&net_cfg, &outside) > 0 {
         let cloud = n as u16;
         nodes.push(Node {
             name: "cloud".into(),
@@ -171,14 +273,8 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
         };
         elements.push(path("cloud-in", Stream::PathDelayUp));
         elements.push(path("cloud-out", Stream::PathDelayDown));
-        let mut distinct: Vec<u16> = Vec::new();
-        for &s in &sinks {
-            if !distinct.contains(&s) {
-                distinct.push(s);
-            }
-        }
-        for k in 0..net_cfg.outside_clients as usize {
-            let s = distinct[k % distinct.len()];
+        for k in 0..outside_client_count(&net_cfg, &outside) {
+            let s = outside[k % outside.len()];
             client_nodes.push(cloud);
             sinks.push(s);
             if !routes.iter().any(|r| r.from == cloud && r.to == s) {
