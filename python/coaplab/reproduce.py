@@ -7,7 +7,7 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from .calibration import (COCOA_GPRS_TARGET, _shares, cocoa_table2_rows, cocoa_table2_text, load_reference,
+from .calibration import (COCOA_GPRS_TARGETS, _shares, cocoa_table2_rows, cocoa_table2_text, load_reference,
                           tv_distance)
 from .errors import CoaplabError
 from .runner import Result, run_scenario
@@ -228,7 +228,7 @@ def reproduce(names: list[str], jobs: int | None = None, db: str | None = None, 
                 out.append(side_by_side(result, figures))
             else:
                 table.extend(rows(part, result, figures))
-            if part == COCOA_GPRS_TARGET:  # the CoCoA study's Table II: mean RTT and initial RTO
+            if part in COCOA_GPRS_TARGETS:  # the CoCoA study's Table II: mean RTT and initial RTO
                 study = cocoa_table2_rows(result.summaries)
                 if fmt == "text":
                     out.append(cocoa_table2_text(study))
