@@ -85,6 +85,26 @@ pub struct MeshCounters {
     pub fragmented_packets: u64,
     /// Frames received again (their acknowledgement was lost) and ignored.
     pub duplicates: u64,
+    /// Contiki profile (`network.mac = "contiki"`; absent from results when zero, so results
+    /// of the IEEE profile are unchanged): packets refused because both neighbour entries
+    /// (CSMA_MAX_NEIGHBOR_QUEUES) were taken by other next hops (also in `mac_queue_drops`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub neighbor_queue_drops: u64,
+    /// Contiki profile: packets refused for want of a free packet buffer (QUEUEBUF_NUM; also
+    /// in `mac_queue_drops`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub buffer_drops: u64,
+    /// Contiki profile: sends reported MAC_TX_COLLISION (busy channel at the CC2420's CCA,
+    /// or activity without an acknowledgement), each retried after a backoff.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tx_collisions: u64,
+    /// Contiki profile without autoack: packets lost because a frame was corrupted at its
+    /// receiver (collision or link loss) and, counted as sent, never retried.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub collision_drops: u64,
+    /// Contiki profile: frames dropped by a receiver busy reassembling another packet.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reassembly_drops: u64,
     /// Request packets that reached the node where they leave the mesh (a sink, or the
     /// border router towards a server outside).
     pub requests_delivered: u64,
@@ -289,4 +309,8 @@ mod tests {
         // Only 7 of 10 completed: never settled.
         assert_eq!(settling_time(10.0, &done[..7], 10), None);
     }
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }

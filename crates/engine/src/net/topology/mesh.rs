@@ -8,6 +8,8 @@ use crate::config::{NetworkConfig, RunConfig};
 use crate::net::network::{Element, Network, Node, NodeId, NodeRole, PathElement, Route};
 use crate::net::path::PathDelay;
 use crate::net::radio::mac::MacParams;
+use crate::config::MacKind;
+use crate::net::radio::contiki::ContikiParams;
 use crate::net::radio::{Mesh, RadioParams};
 use crate::sim::streams::{stream, Stream};
 use crate::testbed::{millis, ConfigError};
@@ -82,7 +84,35 @@ pub fn radio_params(n: &NetworkConfig) -> Result<RadioParams, ConfigError> {
         wake_period: (n.rdc == crate::config::RdcKind::Contikimac)
             .then(|| Duration::from_nanos(1_000_000_000 / u64::from(n.channel_check_rate_hz))),
         strobe_gap: micros(n.strobe_gap_us),
+        contiki: contiki_params(n)?,
     })
+}
+
+/// The Contiki profile's parameters (`network.mac = "contiki"`), or `None`.
+fn contiki_params(n: &NetworkConfig) -> Result<Option<ContikiParams>, ConfigError> {
+    if n.mac != MacKind::Contiki {
+        return Ok(None);
+    }
+    // default_timebase(): CLOCK_SECOND / NETSTACK_RDC_CHANNEL_CHECK_RATE in whole ticks, as C's
+    // integer division computes it (ContikiMAC's channel-check interval is the same).
+    let ticks = n.contiki_clock_second / n.channel_check_rate_hz;
+    if ticks == 0 {
+        return Err(ConfigError(format!(
+            "network.channel_check_rate_hz: {} gives a Contiki time base of 0 ticks \
+             (contiki_clock_second {} / rate); allowed: 1 ..= contiki_clock_second",
+            n.channel_check_rate_hz, n.contiki_clock_second
+        )));
+    }
+    Ok(Some(ContikiParams {
+        tick: Duration::from_nanos(1_000_000_000 / u64::from(n.contiki_clock_second)),
+        timebase_ticks: ticks,
+        max_neighbor_queues: n.contiki_max_neighbor_queues as usize,
+        max_transmissions: n.contiki_max_mac_transmissions,
+        wait_ack: n.contiki_autoack || n.rdc == crate::config::RdcKind::Contikimac,
+        ack_wait: micros(n.contiki_ack_wait_us),
+        after_ack_wait: micros(n.contiki_after_ack_wait_us),
+        reassembly_timeout: micros(n.contiki_reassembly_timeout_s * 1e6),
+    }))
 }
 
 /// Builds replication `replication`'s mesh network of `layout` (plus, with
