@@ -82,8 +82,9 @@ def test_the_reproduce_targets_are_shipped_and_valid():
                  "flocklab-continuous", "flocklab-burst"):
         assert name in names
         assert load(name).configurations()
-    # The Cooja targets: NSTART 1 and 4 × three algorithms × five offered loads.
-    assert len(load("cooja-grid").configurations()) == 2 * 3 * 5
+    # The Cooja targets: NSTART 1 and 4 × three algorithms × 10 (grid 11) offered loads.
+    assert len(load("cooja-grid").configurations()) == 2 * 3 * 11
+    assert len(load("cooja-dumbbell").configurations()) == 2 * 3 * 10
     assert len(load("gprs-continuous").configurations()) == 4 * 6
 
 

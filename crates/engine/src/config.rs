@@ -392,10 +392,10 @@ fn d544() -> f64 {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum MacKind {
-    /// IEEE 802.15.4-2006 unslotted CSMA/CA (`net/radio/mac.rs`).
+    // IEEE 802.15.4-2006 unslotted CSMA/CA (`net/radio/mac.rs`).
     #[default]
     Ieee802154,
-    /// Contiki 2.6's CSMA driver (`net/radio/contiki.rs`).
+    // Contiki 2.6's CSMA driver (`net/radio/contiki.rs`).
     Contiki,
 }
 
