@@ -100,3 +100,74 @@ def test_lossy_links_name_existing_nodes(cli, tmp_path):
     out = cli("run", p, "--no-db")
     assert out.returncode == 2
     assert "network.lossy_links: {a = 3, b = 40} is not a link between two of the 21 nodes" in out.stderr
+
+
+# --------------------------------------------------------------------------- Contiki MAC profile
+
+def test_contiki_keys_keep_other_configurations_identity():
+    c = resolve({"workload": PERIODIC, "network": {"kind": "dumbbell", "mac": "contiki"}})
+    assert c["network"] == {"kind": "dumbbell", "mac": "contiki"}
+
+
+@pytest.mark.parametrize(
+    "network, fragment",
+    [
+        ({"contiki_max_neighbor_queues": 0}, "network.contiki_max_neighbor_queues: 0 is out of range"),
+        ({"contiki_max_mac_transmissions": 0}, "network.contiki_max_mac_transmissions: 0 is out of range"),
+        ({"contiki_clock_second": 0}, "network.contiki_clock_second: 0 is out of range"),
+        ({"mac": "csma"}, 'network.mac: "csma" is not allowed'),
+    ],
+)
+def test_bad_contiki_keys(network, fragment):
+    with pytest.raises(ScenarioError, match=None) as e:
+        resolve({"workload": PERIODIC, "network": {"kind": "chain", "mac": "contiki", **network}})
+    assert fragment in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "network, request_bytes, fragment",
+    [
+        # 128 ticks / 200 Hz = 0 whole ticks: default_timebase() would be 0.
+        ({"channel_check_rate_hz": 200}, 95, "network.channel_check_rate_hz: 200 gives a Contiki time base of 0 ticks"),
+        # A 300-byte request on a middle hop: 2 + 1 + 8 + 8 (IPHC) + 7 (UDP) + 252 (CoAP) = 278 B
+        # of 6LoWPAN > 104: FRAG1 4 + 26 + 72 = 102 B (72 = 120 − 48 B of the uncompressed
+        # datagram, a multiple of 8), then FRAGNs of 96 B for 180 B: 3 fragments, plus the
+        # temporary copy: 4 buffers.
+        ({"mac_queue_frames": 3}, 300, "network.mac_queue_frames: 3 buffers cannot take one 300-byte request"),
+        ({"border_router_queue_frames": 2}, 300, "network.border_router_queue_frames: 2 buffers"),
+    ],
+)
+def test_contiki_engine_checks_exit_2(cli, tmp_path, network, request_bytes, fragment):
+    p = tmp_path / "bad.toml"
+    keys = "\n".join(f"{k} = {v}" for k, v in network.items())
+    p.write_text(f'[workload]\nkind = "periodic"\nperiod_s = 2.0\nduration_s = 5.0\nrequest_bytes = {request_bytes}\n'
+                 f'[network]\nkind = "chain"\nmac = "contiki"\n{keys}\n')
+    out = cli("run", p, "--no-db")
+    assert out.returncode == 2, out.stderr
+    assert fragment in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_mesh_runs_one_client_per_client_node_by_default():
+    # chain 20, grid 48, dumbbell 20 client nodes (docs/networks.md); a file mesh its
+    # client-role nodes plus its outside clients; an explicit clients key wins.
+    w = {k: v for k, v in PERIODIC.items() if k != "clients"}
+    assert resolve({"workload": w, "network": {"kind": "grid"}})["workload"]["clients"] == 48
+    assert resolve({"workload": w, "network": {"kind": "chain"}})["workload"]["clients"] == 20
+    assert resolve({"workload": w, "network": {"kind": "dumbbell", "outside_clients": 2}})["workload"]["clients"] == 22
+    nodes = [{"x": 0.0, "y": 0.0, "role": "border-router"}, {"x": 5.0, "y": 0.0, "role": "sink"},
+             {"x": 10.0, "y": 0.0, "role": "client"}, {"x": 0.0, "y": 5.0, "role": "client"}]
+    assert resolve({"workload": w, "network": {"kind": "file", "nodes": nodes}})["workload"]["clients"] == 2
+    assert resolve({"workload": {**w, "clients": 3}, "network": {"kind": "grid"}})["workload"]["clients"] == 3
+    assert resolve({"workload": w, "network": {"kind": "gprs"}})["workload"]["clients"] == 1
+    assert resolve({"workload": w})["workload"]["clients"] == 1
+
+
+def test_contiki_drop_causes_are_reported(tmp_path):
+    r = coaplab.run({"name": "ck", "workload": {**PERIODIC, "period_s": 0.5},
+                     "network": {"kind": "dumbbell", "mac": "contiki"}}, db=None)
+    m = r.summaries[0]["mesh"]
+    # Without autoack collided frames are lost, never retried: counted as collision drops.
+    assert m["collision_drops"] > 0
+    assert m["mac_queue_drops"] == m.get("neighbor_queue_drops", 0) + m.get("buffer_drops", 0)

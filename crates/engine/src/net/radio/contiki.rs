@@ -611,3 +611,25 @@ impl Mesh {
         self.ck.iter().map(|c| c.used).sum()
     }
 }
+
+/// Buffers a node needs to take one UDP packet of `ipv6_bytes` on a middle hop (both
+/// addresses inline, the hop limit too: the most 6LoWPAN bytes): 1 unfragmented; a fragmented
+/// one queues all its fragments at once (`output()`'s loop) and its last one needs the
+/// temporary copy besides, so fragments + 1.
+pub fn buffers_for_packet(ipv6_bytes: u32, addressing: crate::config::MacAddressing) -> Option<u32> {
+    use super::sixlowpan::{self, Hop};
+    let hop = Hop {
+        from_origin: false,
+        to_destination: false,
+        source_outside: false,
+        destination_outside: false,
+        addressing,
+    };
+    let f = sixlowpan::fragment(
+        sixlowpan::compressed_headers(hop, Some(super::UDP_PORTS)),
+        sixlowpan::IPV6_HEADER + sixlowpan::UDP_HEADER,
+        ipv6_bytes.saturating_sub(sixlowpan::IPV6_HEADER + sixlowpan::UDP_HEADER),
+        super::phy::frame_space(addressing),
+    )?;
+    Some(if f.count > 1 { f.count + 1 } else { 1 })
+}

@@ -120,6 +120,22 @@ fn contiki_params(n: &NetworkConfig) -> Result<Option<ContikiParams>, ConfigErro
 pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topology, ConfigError> {
     let net_cfg = cfg.network.clone().unwrap_or_default();
     let params = radio_params(&net_cfg)?;
+    if let (Some(_), Some(bytes)) = (params.contiki, cfg.workload.request_bytes) {
+        // Contiki's buffer pool must hold one request's fragments (`contiki.rs`).
+        let need = crate::net::radio::contiki::buffers_for_packet(bytes, net_cfg.mac_addressing);
+        let have = net_cfg.mac_queue_frames.min(net_cfg.border_router_queue_frames);
+        if let Some(need) = need.filter(|&n| have < n) {
+            let key = if net_cfg.mac_queue_frames < need {
+                "mac_queue_frames"
+            } else {
+                "border_router_queue_frames"
+            };
+            return Err(ConfigError(format!(
+                "network.{key}: {have} buffers cannot take one {bytes}-byte request (its fragments and \
+                 6LoWPAN's temporary copy need {need}); allowed with mac = \"contiki\": >= {need}"
+            )));
+        }
+    }
     let n = layout.positions.len();
     let (seed, rep) = (cfg.seed, replication);
     let rngs = (0..n as u32).map(|i| stream(seed, rep, Stream::Radio(i)));
