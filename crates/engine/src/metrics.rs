@@ -133,6 +133,11 @@ pub struct MeshResult {
     /// Each client's mean exchange time (first request → response, completed exchanges), s;
     /// `None` for a client that completed none.
     pub client_mean_exchange_s: Vec<Option<f64>>,
+    /// Contiki profile: each node's packet drops as [queue overflow, retry limit, collision]
+    /// (a collision drop counts at the sender of the lost frame, a reassembly drop at its
+    /// receiver); absent for the IEEE profile.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub node_drops: Vec<[u64; 3]>,
 }
 
 /// One client population's measurements (docs/design.md "Client populations"); per-client

@@ -419,6 +419,7 @@ impl Mesh {
                         Refusal::NoBuffer => self.counters.buffer_drops += 1,
                     }
                     self.counters.mac_queue_drops += 1;
+                    self.node_drops[at as usize][0] += 1;
                     self.transit[id as usize].xfer = 0;
                     return Some(DropReason::MacQueue);
                 }
@@ -484,6 +485,7 @@ impl Mesh {
             if t.xfer == f.xfer {
                 t.xfer = 0;
                 self.counters.radio_drops += 1;
+                self.node_drops[u as usize][1] += 1;
                 result = MeshOutcome::Dropped(f.packet, DropReason::Radio);
             }
         }
@@ -575,6 +577,7 @@ impl Mesh {
                 t.xfer = 0;
                 self.counters.collision_drops += 1;
                 self.counters.radio_drops += 1;
+                self.node_drops[u as usize][2] += 1;
                 out = MeshOutcome::Dropped(f.packet, DropReason::Radio);
             }
         }
@@ -599,6 +602,7 @@ impl Mesh {
             if t.xfer == f.xfer && t.to == r {
                 t.xfer = 0;
                 self.counters.radio_drops += 1;
+                self.node_drops[r as usize][2] += 1;
                 return Err(MeshOutcome::Dropped(f.packet, DropReason::Radio));
             }
             return Err(MeshOutcome::Nothing);

@@ -191,6 +191,8 @@ pub struct Mesh {
     link_loss: Vec<f64>,
     /// The Contiki profile's per-node CSMA state (empty without it).
     ck: Vec<ContikiCsma<Frame>>,
+    /// The Contiki profile: each node's drops [queue overflow, retry limit, collision].
+    pub node_drops: Vec<[u64; 3]>,
 }
 
 /// `(x1, y1)` and `(x2, y2)` are at most `r` apart (with a relative tolerance of 1e-9, so
@@ -335,6 +337,7 @@ impl Mesh {
             counters: MeshCounters::default(),
             wake_phases,
             link_loss: Vec::new(),
+            node_drops: vec![[0; 3]; ck.len()],
             ck,
         })
     }
