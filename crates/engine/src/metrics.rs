@@ -57,6 +57,11 @@ pub struct NonResult {
     pub rule_con: u64,
 }
 
+/// Serde: counters that appear only when non-zero.
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
 /// Counters of a multi-hop IEEE 802.15.4 mesh over a run (docs/networks.md "Metrics").
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct MeshCounters {
@@ -314,8 +319,4 @@ mod tests {
         // Only 7 of 10 completed: never settled.
         assert_eq!(settling_time(10.0, &done[..7], 10), None);
     }
-}
-
-fn is_zero(x: &u64) -> bool {
-    *x == 0
 }

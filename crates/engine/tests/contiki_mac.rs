@@ -125,7 +125,10 @@ fn a_third_neighbour_is_refused_while_two_queues_exist() {
     let t1 = c.enqueue(MS(0.0), 1, 1, false, &p).unwrap().unwrap();
     c.enqueue(MS(0.0), 2, 2, false, &p).unwrap();
     // CSMA_MAX_NEIGHBOR_QUEUES 2: a third next hop gets no entry, though buffers are free.
-    assert_eq!(c.enqueue(MS(0.0), 3, 3, false, &p), Err(Refusal::NoNeighbor));
+    assert_eq!(
+        c.enqueue(MS(0.0), 3, 3, false, &p),
+        Err(Refusal::NoNeighbor)
+    );
     // Once neighbour 1's only frame is sent, its entry is freed and 3 gets one.
     assert_eq!(c.on_timer(1, t1.gen), Some(1));
     let out = c.packet_sent(MS(3.0), TxStatus::Ok, &p, &mut Draws(vec![]));
@@ -256,7 +259,10 @@ fn two_packets_to_one_neighbour_are_one_time_base_apart() {
     // 128 104–130 824 µs.
     assert_eq!(
         out,
-        vec![(2912, MeshOutcome::Exit(ia)), (130_824, MeshOutcome::Exit(ib))]
+        vec![
+            (2912, MeshOutcome::Exit(ia)),
+            (130_824, MeshOutcome::Exit(ib))
+        ]
     );
     assert_eq!(mesh.queued_frames(), 0);
 }
@@ -283,7 +289,10 @@ fn the_cooja_dumbbell_runs_with_the_contiki_profile() {
         .iter()
         .map(|c| u64::from(c.exchanges_completed + c.duplicate_responses))
         .sum();
-    assert_eq!(sent, answered + c.mac_queue_drops + c.radio_drops + c.oversized_drops);
+    assert_eq!(
+        sent,
+        answered + c.mac_queue_drops + c.radio_drops + c.oversized_drops
+    );
     assert_eq!(c.mac_queue_drops, c.neighbor_queue_drops + c.buffer_drops);
     // No IEEE machinery ran: no channel-access failures.
     assert_eq!(c.channel_access_failures, 0);

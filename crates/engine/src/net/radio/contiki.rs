@@ -386,7 +386,7 @@ impl<F: Copy> ContikiCsma<F> {
 // ---------------------------------------------------------------------------------------------
 // The mesh's side: Contiki's CSMA driving the shared medium of `mod.rs`.
 
-use super::{Frame, Mesh, MeshOutcome, RadioKind};
+use super::{Frame, Mesh, MeshOutcome, RadioEvent, RadioKind};
 use crate::net::network::{DropReason, Scheduler};
 use crate::packet::NetPacket;
 use crate::sim::slab::{PacketId, Slab};
@@ -506,14 +506,12 @@ impl Mesh {
     pub(super) fn ck_handle(
         &mut self,
         now: Instant,
-        kind: RadioKind,
-        u: u16,
-        peer: u16,
-        gen: u32,
+        ev: RadioEvent,
         packets: &Slab<NetPacket>,
         q: &mut impl Scheduler,
     ) -> MeshOutcome {
-        match kind {
+        let (u, peer, gen) = (ev.node, ev.peer, ev.gen);
+        match ev.kind {
             RadioKind::CkTimer => {
                 if self.ck[u as usize].on_timer(peer, gen).is_none() {
                     return MeshOutcome::Nothing;
@@ -556,13 +554,13 @@ impl Mesh {
         &mut self,
         now: Instant,
         u: u16,
-        f: Frame,
         ok: bool,
         received: MeshOutcome,
         packets: &Slab<NetPacket>,
         q: &mut impl Scheduler,
     ) -> MeshOutcome {
         let p = self.ck_params();
+        let f = self.ck_sending_frame(u);
         if p.wait_ack {
             let gen = self.nodes[u as usize].gen;
             self.schedule(q, now + p.ack_wait, RadioKind::CkAckCheck, u, 0, gen);
@@ -589,7 +587,13 @@ impl Mesh {
     /// Node `r` received frame `f` from `from` cleanly: duplicate and reassembly checks
     /// (`nullrdc.c` `packet_input`, `sicslowpan.c` `input()`). `Err(outcome)`: the frame
     /// goes no further.
-    pub(super) fn ck_receive(&mut self, now: Instant, r: u16, from: u16, f: Frame) -> Result<(), MeshOutcome> {
+    pub(super) fn ck_receive(
+        &mut self,
+        now: Instant,
+        r: u16,
+        from: u16,
+        f: Frame,
+    ) -> Result<(), MeshOutcome> {
         let p = self.ck_params();
         let c = &mut self.ck[r as usize];
         if p.wait_ack && c.duplicate(from, f.xfer, f.frag) {
@@ -620,7 +624,10 @@ impl Mesh {
 /// addresses inline, the hop limit too: the most 6LoWPAN bytes): 1 unfragmented; a fragmented
 /// one queues all its fragments at once (`output()`'s loop) and its last one needs the
 /// temporary copy besides, so fragments + 1.
-pub fn buffers_for_packet(ipv6_bytes: u32, addressing: crate::config::MacAddressing) -> Option<u32> {
+pub fn buffers_for_packet(
+    ipv6_bytes: u32,
+    addressing: crate::config::MacAddressing,
+) -> Option<u32> {
     use super::sixlowpan::{self, Hop};
     let hop = Hop {
         from_origin: false,

@@ -316,7 +316,10 @@ impl Mesh {
             })
             .collect::<Vec<Node>>();
         let ck = if params.contiki.is_some() {
-            nodes.iter().map(|nd| ContikiCsma::new(nd.capacity)).collect()
+            nodes
+                .iter()
+                .map(|nd| ContikiCsma::new(nd.capacity))
+                .collect()
         } else {
             Vec::new()
         };
@@ -672,7 +675,7 @@ impl Mesh {
         let u = ev.node;
         match ev.kind {
             RadioKind::CkTimer | RadioKind::CkAckCheck | RadioKind::CkAckDone => {
-                self.ck_handle(now, ev.kind, u, ev.peer, ev.gen, packets, q)
+                self.ck_handle(now, ev, packets, q)
             }
             RadioKind::CcaEnd => {
                 if ev.gen != self.nodes[u as usize].gen {
@@ -780,7 +783,7 @@ impl Mesh {
                 } else {
                     MeshOutcome::Nothing
                 };
-                self.ck_tx_end(now, u, f, ok, received, packets, q)
+                self.ck_tx_end(now, u, ok, received, packets, q)
             }
             RadioKind::TxEnd => {
                 let ok = self.end_air(now, u);

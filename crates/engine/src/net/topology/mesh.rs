@@ -4,12 +4,12 @@
 //! sinks and back.
 
 use super::Topology;
+use crate::config::MacKind;
 use crate::config::{NetworkConfig, RunConfig};
 use crate::net::network::{Element, Network, Node, NodeId, NodeRole, PathElement, Route};
 use crate::net::path::PathDelay;
-use crate::net::radio::mac::MacParams;
-use crate::config::MacKind;
 use crate::net::radio::contiki::ContikiParams;
+use crate::net::radio::mac::MacParams;
 use crate::net::radio::{Mesh, RadioParams};
 use crate::sim::streams::{stream, Stream};
 use crate::testbed::{millis, ConfigError};
@@ -123,7 +123,9 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
     if let (Some(_), Some(bytes)) = (params.contiki, cfg.workload.request_bytes) {
         // Contiki's buffer pool must hold one request's fragments (`contiki.rs`).
         let need = crate::net::radio::contiki::buffers_for_packet(bytes, net_cfg.mac_addressing);
-        let have = net_cfg.mac_queue_frames.min(net_cfg.border_router_queue_frames);
+        let have = net_cfg
+            .mac_queue_frames
+            .min(net_cfg.border_router_queue_frames);
         if let Some(need) = need.filter(|&n| have < n) {
             let key = if net_cfg.mac_queue_frames < need {
                 "mac_queue_frames"
