@@ -210,6 +210,10 @@ fn request(ipv6: u32) -> NetPacket {
 }
 
 fn mesh() -> Mesh {
+    mesh_with(None, params())
+}
+
+fn mesh_with(wake_period: Option<Duration>, ck: ContikiParams) -> Mesh {
     let p = RadioParams {
         range_m: 10.0,
         interference_m: 20.0,
@@ -219,9 +223,9 @@ fn mesh() -> Mesh {
         mac: MacParams::default(),
         queue_frames: 4,
         border_router_queue_frames: 6,
-        wake_period: None,
+        wake_period,
         strobe_gap: Duration::from_micros(544),
-        contiki: Some(params()),
+        contiki: Some(ck),
     };
     Mesh::new(
         p,
@@ -243,16 +247,7 @@ fn two_packets_to_one_neighbour_are_one_time_base_apart() {
     let (ia, ib) = (packets.insert(a), packets.insert(b));
     mesh.enter(Instant::ZERO, ia, &a, 0, 1, &mut q).unwrap();
     mesh.enter(Instant::ZERO, ib, &b, 0, 1, &mut q).unwrap();
-    let mut out = Vec::new();
-    while let Some(Reverse((t, _, i))) = q.heap.pop() {
-        let NetEvent::Radio(_, ev) = q.events[i] else {
-            unreachable!()
-        };
-        match mesh.handle(Instant::from_nanos(t), ev, &packets, &mut q) {
-            MeshOutcome::Nothing => {}
-            o => out.push((t / 1000, o)),
-        }
-    }
+    let out = drive(&mut mesh, &packets, &mut q);
     // 95-byte POST, one hop: a 79-byte MAC frame, (6 + 79) × 32 = 2720 µs on the air. No
     // backoff: the CCA at 0, the frame on the air after the 192 µs turnaround, 192–2912 µs.
     // Packet b waits one T = 125 ms after a's send ended: CCA at 127 912 µs, on the air
@@ -264,6 +259,53 @@ fn two_packets_to_one_neighbour_are_one_time_base_apart() {
             (130_824, MeshOutcome::Exit(ib))
         ]
     );
+    assert_eq!(mesh.queued_frames(), 0);
+}
+
+fn drive(mesh: &mut Mesh, packets: &Slab<NetPacket>, q: &mut Queue) -> Vec<(u64, MeshOutcome)> {
+    let mut out = Vec::new();
+    while let Some(Reverse((t, _, i))) = q.heap.pop() {
+        let NetEvent::Radio(_, ev) = q.events[i] else {
+            unreachable!()
+        };
+        match mesh.handle(Instant::from_nanos(t), ev, packets, q) {
+            MeshOutcome::Nothing => {}
+            o => out.push((t / 1000, o)),
+        }
+    }
+    out
+}
+
+#[test]
+fn under_contikimac_the_driver_strobes_and_waits_for_the_ack() {
+    // ContikiMAC at 8 Hz: node 1 wakes up at 10 ms (+ k × 125 ms); the sender waits for the
+    // acknowledgement of the copy taken.
+    let ck = ContikiParams {
+        wait_ack: true,
+        ..params()
+    };
+    let mut mesh = mesh_with(Some(Duration::from_millis(125)), ck);
+    mesh.wake_phases = vec![Duration::ZERO, Duration::from_millis(10)];
+    let mut packets = Slab::default();
+    let mut q = Queue::default();
+    let a = request(95);
+    let id = packets.insert(a);
+    mesh.enter(Instant::ZERO, id, &a, 0, 1, &mut q).unwrap();
+    // No backoff: CCA at 0, the strobe from 192 µs, a 79-byte copy (2720 µs) every 2720 + 544
+    // = 3264 µs. Node 1 wakes at 10 000 µs and takes the next whole copy: k = ⌈(10 000 − 192)
+    // / 3264⌉ = ⌈3.005⌉ = 4, from 192 + 4 × 3264 = 13 248 to 15 968 µs.
+    assert_eq!(
+        drive(&mut mesh, &packets, &mut q),
+        vec![(15968, MeshOutcome::Exit(id))]
+    );
+    // The ACK (192 µs turnaround, 352 µs on the air) is under way at ACK_WAIT_TIME (15 968 +
+    // 396.7 µs) and read after AFTER_ACK_DETECTED_WAIT_TIME: MAC_TX_OK, the queue is empty.
+    let c = mesh.counters;
+    assert_eq!(
+        (c.strobes, c.frames_sent, c.acks_sent, c.tx_collisions),
+        (4, 1, 1, 0)
+    );
+    assert_eq!((c.retransmissions, c.retry_failures), (0, 0));
     assert_eq!(mesh.queued_frames(), 0);
 }
 
