@@ -180,11 +180,12 @@ def test_load_curves_on_a_mesh(tmp_path, cli):
             "workload": {"kind": "periodic", "clients": 20, "duration_s": 60.0, "request_bytes": 95,
                          "response_bytes": 0},
             "coap": {"max_retransmit": 4},
-            "sweep": {"coap.cc": ["default", "cocoa"], "workload.period_s": [4.0, 1.0]}}
+            "sweep": {"coap.cc": ["default", "cocoa"], "workload.period_s": [4.0, 1.0],
+                      "network.mac": ["ieee802154", "contiki"]}}
     res = coaplab.run(scen, jobs=2, db=db)
     loads = sorted(s["mesh"]["offered_kbps"] for s in res.summaries)
     assert loads[0] < loads[-1]  # the period sweep moves the offered load
-    for kind in ("load", "mac-drops"):
+    for kind in ("load", "mac-drops", "drop-causes"):
         out = cli("plot", "--db", db, "--kind", kind, "--out", tmp_path / f"{kind}.png")
         assert out.returncode == 0, out.stderr
         assert (tmp_path / f"{kind}.png").stat().st_size > 10_000

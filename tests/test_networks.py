@@ -82,8 +82,9 @@ def test_the_reproduce_targets_are_shipped_and_valid():
                  "flocklab-continuous", "flocklab-burst"):
         assert name in names
         assert load(name).configurations()
-    # The Cooja targets: NSTART 1 and 4 × three algorithms × five offered loads.
-    assert len(load("cooja-grid").configurations()) == 2 * 3 * 5
+    # The Cooja targets: NSTART 1 and 4 × three algorithms × 10 (grid 11) offered loads.
+    assert len(load("cooja-grid").configurations()) == 2 * 3 * 11
+    assert len(load("cooja-dumbbell").configurations()) == 2 * 3 * 10
     assert len(load("gprs-continuous").configurations()) == 4 * 6
     # The CoCoA study's GPRS targets: 4 client counts (continuous) or 3 burst sizes × six
     # algorithms, 15 replications, Californium's MAX_RETRANSMIT 4.
@@ -214,3 +215,78 @@ def test_reproduce_prints_per_client_fairness_for_flocklab():
     # Not for other networks.
     star = coaplab.run({"name": "s", "workload": {"clients": 2, "exchanges": 2}}, db=None)
     assert outside_client_lines(star.summaries[0], star.runs[star.summaries[0]["config_id"]]) == []
+
+
+# --------------------------------------------------------------------------- Contiki MAC profile
+
+def test_contiki_keys_keep_other_configurations_identity():
+    c = resolve({"workload": PERIODIC, "network": {"kind": "dumbbell", "mac": "contiki"}})
+    assert c["network"] == {"kind": "dumbbell", "mac": "contiki"}
+
+
+@pytest.mark.parametrize(
+    "network, fragment",
+    [
+        ({"contiki_max_neighbor_queues": 0}, "network.contiki_max_neighbor_queues: 0 is out of range"),
+        ({"contiki_max_mac_transmissions": 0}, "network.contiki_max_mac_transmissions: 0 is out of range"),
+        ({"contiki_clock_second": 0}, "network.contiki_clock_second: 0 is out of range"),
+        ({"mac": "csma"}, 'network.mac: "csma" is not allowed'),
+    ],
+)
+def test_bad_contiki_keys(network, fragment):
+    with pytest.raises(ScenarioError, match=None) as e:
+        resolve({"workload": PERIODIC, "network": {"kind": "chain", "mac": "contiki", **network}})
+    assert fragment in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "network, request_bytes, fragment",
+    [
+        # 128 ticks / 200 Hz = 0 whole ticks: default_timebase() would be 0.
+        ({"channel_check_rate_hz": 200}, 95, "network.channel_check_rate_hz: 200 gives a Contiki time base of 0 ticks"),
+        # A 300-byte request on a middle hop: 2 + 1 + 8 + 8 (IPHC) + 7 (UDP) + 252 (CoAP) = 278 B
+        # of 6LoWPAN > 104: FRAG1 4 + 26 + 72 = 102 B (72 = 120 − 48 B of the uncompressed
+        # datagram, a multiple of 8), then FRAGNs of 96 B for 180 B: 3 fragments, plus the
+        # temporary copy: 4 buffers.
+        ({"mac_queue_frames": 3}, 300, "network.mac_queue_frames: 3 buffers cannot take one 300-byte request"),
+        ({"border_router_queue_frames": 2}, 300, "network.border_router_queue_frames: 2 buffers"),
+    ],
+)
+def test_contiki_engine_checks_exit_2(cli, tmp_path, network, request_bytes, fragment):
+    p = tmp_path / "bad.toml"
+    keys = "\n".join(f"{k} = {v}" for k, v in network.items())
+    p.write_text(f'[workload]\nkind = "periodic"\nperiod_s = 2.0\nduration_s = 5.0\nrequest_bytes = {request_bytes}\n'
+                 f'[network]\nkind = "chain"\nmac = "contiki"\n{keys}\n')
+    out = cli("run", p, "--no-db")
+    assert out.returncode == 2, out.stderr
+    assert fragment in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_mesh_runs_one_client_per_client_node_by_default():
+    # chain 20, grid 48, dumbbell 20 client nodes (docs/networks.md); a file mesh its
+    # client-role nodes plus its outside clients; an explicit clients key wins.
+    w = {k: v for k, v in PERIODIC.items() if k != "clients"}
+    assert resolve({"workload": w, "network": {"kind": "grid"}})["workload"]["clients"] == 48
+    assert resolve({"workload": w, "network": {"kind": "chain"}})["workload"]["clients"] == 20
+    assert resolve({"workload": w, "network": {"kind": "dumbbell", "outside_clients": 2}})["workload"]["clients"] == 22
+    nodes = [{"x": 0.0, "y": 0.0, "role": "border-router"}, {"x": 5.0, "y": 0.0, "role": "sink"},
+             {"x": 10.0, "y": 0.0, "role": "client"}, {"x": 0.0, "y": 5.0, "role": "client"}]
+    assert resolve({"workload": w, "network": {"kind": "file", "nodes": nodes}})["workload"]["clients"] == 2
+    # Every mote a server, one outside client per sink (FlockLab as the CoCoA study wired it).
+    servers = [nodes[0], nodes[1], {"x": 10.0, "y": 0.0, "role": "sink"}, {"x": 0.0, "y": 5.0, "role": "router"}]
+    per_sink = {"kind": "file", "nodes": servers, "outside_clients_per_sink": True}
+    assert resolve({"workload": w, "network": per_sink})["workload"]["clients"] == 2
+    assert resolve({"workload": {**w, "clients": 3}, "network": {"kind": "grid"}})["workload"]["clients"] == 3
+    assert resolve({"workload": w, "network": {"kind": "gprs"}})["workload"]["clients"] == 1
+    assert resolve({"workload": w})["workload"]["clients"] == 1
+
+
+def test_contiki_drop_causes_are_reported(tmp_path):
+    r = coaplab.run({"name": "ck", "workload": {**PERIODIC, "period_s": 0.5},
+                     "network": {"kind": "dumbbell", "mac": "contiki"}}, db=None)
+    m = r.summaries[0]["mesh"]
+    # Without autoack collided frames are lost, never retried: counted as collision drops.
+    assert m["collision_drops"] > 0
+    assert m["mac_queue_drops"] == m.get("neighbor_queue_drops", 0) + m.get("buffer_drops", 0)

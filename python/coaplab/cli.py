@@ -177,7 +177,7 @@ def _parser() -> argparse.ArgumentParser:
                             "client's timer and RTO estimate (runs with trace = true).")
     plot.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
     plot.add_argument("--kind", choices=("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf",
-                                         "time-sequence", "rto", "load", "mac-drops"),
+                                         "time-sequence", "rto", "load", "mac-drops", "drop-causes"),
                       default="fct",
                       help="what to draw (default: fct)")
     plot.add_argument("--out", metavar="FILE", required=True, help="the figure file; the extension picks the format: .png, .pdf or .svg")
@@ -395,6 +395,11 @@ def _cmd_plot(args) -> int:
                 raise CoaplabError(f"--{opt}: not for --kind {args.kind} (its x axis is the offered load)")
         metric = "carried_kbps" if args.kind == "load" else "mac_queue_drops"
         fig = figures.load_curves(load(db, args.where).summaries(), metric, hue=args.hue, col=args.col, width=width)
+    elif args.kind == "drop-causes":  # meshes: MAC drops by cause vs offered load
+        for opt in ("config", "replication", "client", "connection", "x", "hue"):
+            if getattr(args, opt) is not None:
+                raise CoaplabError(f"--{opt}: not for --kind drop-causes (x: offered load, lines: coap.cc, rows: cause)")
+        fig = figures.drop_cause_curves(load(db, args.where).summaries(), col=args.col, width=width)
     elif args.kind in ("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf"):
         for opt in ("config", "replication", "client", "connection"):
             if getattr(args, opt) is not None:

@@ -590,6 +590,69 @@ def load_curves(summaries: Sequence[dict[str, Any]], metric: str = "carried_kbps
     return fig
 
 
+#: MAC-layer packet drops by cause, from a mesh summary's counters (docs/networks.md "Metrics"):
+#: queue overflow (a full buffer pool or, with `network.mac = "contiki"`, no neighbour queue
+#: free), the retry limit (a frame given up after its link-layer transmissions, or after
+#: macMaxCSMABackoffs busy CCAs), and collisions (Contiki without autoack: a frame corrupted at its
+#: receiver and never retried; or dropped by a receiver reassembling another packet).
+DROP_CAUSES: dict[str, tuple[str, ...]] = {
+    "queue overflow": ("mac_queue_drops",),
+    "retry limit": ("retry_failures", "channel_access_failures"),
+    "collision": ("collision_drops", "reassembly_drops"),
+}
+
+
+def drop_cause_curves(summaries: Sequence[dict[str, Any]], col=None, width: str | float = "two",
+                      panel_height: float = 1.8) -> Figure:
+    """MAC-layer drops per replication vs offered load on a mesh, one row of panels per cause
+    (`DROP_CAUSES`), one column per ``col`` value (e.g. ``coap.nstart``), one line per
+    algorithm — the Cooja study's MAC-drop figure, split by cause."""
+    from matplotlib.lines import Line2D
+
+    mesh = [s for s in summaries if s.get("mesh")]
+    if not mesh:
+        raise CoaplabError("no runs on a multi-hop mesh to plot (drop curves need network.kind chain, grid, "
+                           "dumbbell or file)")
+    rows = [(f, s) for f, s in _rows(mesh, False)]
+    for f, _ in rows:
+        for k in _LOAD_KEYS:
+            f.pop(k, None)
+    known = set().union(*(f.keys() for f, _ in rows))
+    _, hues, cols = _layout(rows, None, "coap.cc" if "coap.cc" in known else None, col, known)
+    hues = [k for k in hues if k not in _LOAD_KEYS]
+    panels = _ordered(_value(f, cols) for f, _ in rows)
+    hue_vals = _ordered(_value(f, hues) for f, _ in rows)
+    colours = dict(zip(hue_vals, _colours(len(hue_vals))))
+    markers = dict(zip(hue_vals, "osD^v<>pX*hH"))
+    ncols, nrows = len(panels), len(DROP_CAUSES)
+    fig = _new_figure(width, panel_height * nrows + (0.35 if len(hue_vals) > 1 else 0))
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):
+        axes = fig.subplots(nrows, ncols, sharex=True, squeeze=False)
+        for r, (cause, keys) in enumerate(DROP_CAUSES.items()):
+            for i, pv in enumerate(panels):
+                ax = axes[r][i]
+                _style(ax)
+                for hv in hue_vals:
+                    pts = sorted((s["mesh"]["offered_kbps"],
+                                  sum(s["mesh"].get(k, 0) for k in keys) / s["replications"])
+                                 for f, s in rows if _value(f, cols) == pv and _value(f, hues) == hv)
+                    if pts:
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=markers[hv], markersize=3,
+                                color=colours[hv], linewidth=1.1)
+                if r == nrows - 1:
+                    ax.set_xlabel("offered load (kbit/s)")
+                if i == 0:
+                    ax.set_ylabel(f"{cause}\ndrops per replication")
+                if cols and r == 0:
+                    ax.set_title(_panel_title(cols, pv))
+        if len(hue_vals) > 1:
+            handles = [Line2D([], [], color=colours[v], marker=markers[v], markersize=3) for v in hue_vals]
+            _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
+    return fig
+
+
 # --------------------------------------------------------------------------- traces
 
 

@@ -204,6 +204,12 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
                          figures.load_curves(sums, "carried_kbps")))
             figs.append((f"mac-drops-{n}", "MAC queue drops per replication vs offered load.",
                          figures.load_curves(sums, "mac_queue_drops")))
+            col = "coap.nstart" if len({s["config"]["coap"]["nstart"] for s in sums}) > 1 else None
+            figs.append((f"drop-causes-{n}", "MAC-layer packet drops per replication vs offered load, by cause: "
+                         "queue overflow (buffer pool or neighbour queues full), retry limit (a frame given up "
+                         "after its link-layer transmissions or busy CCAs), collision (a frame corrupted at its "
+                         "receiver and never retried, or refused during another packet's reassembly).",
+                         figures.drop_cause_curves(sums, col=col)))
         if any(sum(s.get("retransmission_histogram") or []) for s in sums):
             figs.append((f"histogram-{n}", "Share of exchanges that needed 0, 1, … retransmissions.",
                          figures.retransmission_histogram(sums)))

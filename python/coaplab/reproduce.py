@@ -59,6 +59,11 @@ def mesh_lines(s: dict[str, Any]) -> list[str]:
            f" app drops {m['app_drops']}, MAC queue drops {m['mac_queue_drops']},"
            f" collisions {m['collisions']}, link-layer retransmissions {m['retransmissions']},"
            f" CSMA failures {m['channel_access_failures']}"]
+    if "node_drops" in m:  # the Contiki profile (network.mac = "contiki"): drops by cause
+        out.append(f"    Contiki MAC: queue drops {m.get('neighbor_queue_drops', 0)} no neighbour queue +"
+                   f" {m.get('buffer_drops', 0)} no buffer; retry limit {m['retry_failures']};"
+                   f" collision drops {m.get('collision_drops', 0)}; reassembly drops {m.get('reassembly_drops', 0)};"
+                   f" busy-channel retries {m.get('tx_collisions', 0)}")
     for h, b in m["by_hops"].items():
         ex = b.get("mean_exchange_s") or {}
         if ex.get("p50") is not None:

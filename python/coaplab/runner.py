@@ -107,7 +107,7 @@ class Result:
                 row.update({f"packets_{k}": v for k, v in r["packets"].items()})
                 row.update({f"tcp_{k}": v for k, v in (r.get("tcp") or {}).items()})
                 row.update({f"mesh_{k}": v for k, v in (row.pop("mesh", None) or {}).items()
-                            if k not in ("client_hops", "client_mean_exchange_s")})
+                            if k not in ("client_hops", "client_mean_exchange_s", "node_drops")})
                 rows.append(row)
         return pd.DataFrame(rows, columns=None if rows else ["config_id", *keys, "replication"])
 

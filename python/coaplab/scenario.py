@@ -396,9 +396,33 @@ def resolve(raw: dict[str, Any]) -> dict[str, Any]:
         out["tcp"] = tcp
     if "network" in raw:
         out["network"] = _section("network", NETWORK, _given(raw, "network"))
+        if "clients" not in _given(raw, "workload") and not groups:
+            mesh_clients = _mesh_client_nodes(out["network"])
+            if mesh_clients is not None:
+                out["workload"]["clients"] = mesh_clients
     if groups:
         out["group"] = groups
     return out
+
+
+#: Client nodes of the built-in meshes (docs/networks.md "Built-in topologies").
+_MESH_CLIENT_NODES = {"chain": 20, "grid": 48, "dumbbell": 20}
+
+
+def _mesh_client_nodes(network: dict[str, Any]) -> int | None:
+    """A mesh's default `workload.clients`: one client per client node of its topology (plus
+    its `outside_clients`); None for networks that are not meshes."""
+    kind = network.get("kind", "star")
+    if kind in _MESH_CLIENT_NODES:
+        nodes = _MESH_CLIENT_NODES[kind]
+    elif kind == "file":
+        nodes = sum(1 for n in network.get("nodes") or [] if isinstance(n, dict) and n.get("role") == "client")
+        if network.get("outside_clients_per_sink"):  # one outside client per sink (FlockLab)
+            return max(1, nodes + sum(1 for n in network.get("nodes") or []
+                                      if isinstance(n, dict) and n.get("role") == "sink"))
+    else:
+        return None
+    return max(1, nodes + int(network.get("outside_clients") or 0))
 
 
 def _group_label(index: int, g: Any) -> str:

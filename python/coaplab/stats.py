@@ -162,6 +162,10 @@ def summarize_mesh(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
         for k, v in r["mesh"].items():
             if k in ("client_hops", "client_mean_exchange_s", "nodes"):
                 continue
+            if k == "node_drops":  # Contiki profile: per node [queue overflow, retry limit, collision]
+                prev = out.get(k) or [[0, 0, 0] for _ in v]
+                out[k] = [[a + b for a, b in zip(p, q)] for p, q in zip(prev, v)]
+                continue
             out[k] = out.get(k, 0) + v
     for k in _MESH_MEANS:
         out[k] /= len(runs)

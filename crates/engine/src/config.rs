@@ -229,6 +229,53 @@ pub struct NetworkConfig {
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 0.0, max = 30.0))]
     pub shadowing_sigma_db: f64,
+    /// The mesh MAC: `ieee802154` (unslotted CSMA/CA of IEEE 802.15.4-2006, the default) or
+    /// `contiki` (Contiki 2.6's CSMA driver over NullRDC or ContikiMAC on a CC2420:
+    /// per-neighbour queues, retries in units of the channel-check interval;
+    /// `net/radio/contiki.rs`, docs/networks.md).
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub mac: MacKind,
+    /// `mac = "contiki"`: clock ticks per second (CLOCK_CONF_SECOND, 128 on Sky and Z1); the
+    /// time base is `contiki_clock_second / channel_check_rate_hz` whole ticks.
+    #[serde(default = "contiki_clock_second")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 1000000))]
+    pub contiki_clock_second: u32,
+    /// `mac = "contiki"`: neighbours with a queue at once (CSMA_MAX_NEIGHBOR_QUEUES, 2).
+    #[serde(default = "contiki_neighbor_queues")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 1000))]
+    pub contiki_max_neighbor_queues: u32,
+    /// `mac = "contiki"`: transmissions of a frame before it is given up
+    /// (SICSLOWPAN_MAX_MAC_TRANSMISSIONS, 4; Sky's contiki-conf.h sets 5).
+    #[serde(default = "contiki_max_transmissions")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 255))]
+    pub contiki_max_mac_transmissions: u8,
+    /// `mac = "contiki"`: NULLRDC_802154_AUTOACK (0 on Sky and Z1: a frame counts as sent once
+    /// on the air); `true`: wait for the acknowledgement and retry a missing one.
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub contiki_autoack: bool,
+    /// `mac = "contiki"`, autoack: ACK_WAIT_TIME, µs (RTIMER_SECOND / 2500 = 13 ticks of
+    /// 1/32768 s).
+    #[serde(default = "contiki_ack_wait_us")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1e6))]
+    pub contiki_ack_wait_us: f64,
+    /// `mac = "contiki"`, autoack: AFTER_ACK_DETECTED_WAIT_TIME, µs (RTIMER_SECOND / 1500 =
+    /// 21 ticks of 1/32768 s).
+    #[serde(default = "contiki_after_ack_wait_us")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1e6))]
+    pub contiki_after_ack_wait_us: f64,
+    /// `mac = "contiki"`: 6LoWPAN reassembly timeout, s (SICSLOWPAN_CONF_MAXAGE, 8 on Sky and
+    /// Z1).
+    #[serde(default = "contiki_reassembly_s")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1e6))]
+    pub contiki_reassembly_timeout_s: f64,
     /// Meshes: per-link loss probabilities that replace `link_loss` on those links (both
     /// directions; nodes by index).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -548,6 +595,36 @@ fn d8_u32() -> u32 {
 }
 fn d544() -> f64 {
     544.0
+}
+
+/// The mesh's MAC layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MacKind {
+    // IEEE 802.15.4-2006 unslotted CSMA/CA (`net/radio/mac.rs`).
+    #[default]
+    Ieee802154,
+    // Contiki 2.6's CSMA driver (`net/radio/contiki.rs`).
+    Contiki,
+}
+
+fn contiki_clock_second() -> u32 {
+    crate::net::radio::contiki::CLOCK_SECOND
+}
+fn contiki_neighbor_queues() -> u32 {
+    crate::net::radio::contiki::CSMA_MAX_NEIGHBOR_QUEUES
+}
+fn contiki_max_transmissions() -> u8 {
+    crate::net::radio::contiki::SICSLOWPAN_MAX_MAC_TRANSMISSIONS
+}
+fn contiki_ack_wait_us() -> f64 {
+    crate::net::radio::contiki::ACK_WAIT_US
+}
+fn contiki_after_ack_wait_us() -> f64 {
+    crate::net::radio::contiki::AFTER_ACK_DETECTED_WAIT_US
+}
+fn contiki_reassembly_s() -> f64 {
+    crate::net::radio::contiki::SICSLOWPAN_REASS_MAXAGE_S
 }
 
 /// IEEE 802.15.4 MAC addressing of the mesh nodes.

@@ -66,6 +66,11 @@ pub struct NonResult {
     pub rule_con: u64,
 }
 
+/// Serde: counters that appear only when non-zero.
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
 /// Counters of a multi-hop IEEE 802.15.4 mesh over a run (docs/networks.md "Metrics").
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct MeshCounters {
@@ -94,6 +99,26 @@ pub struct MeshCounters {
     pub fragmented_packets: u64,
     /// Frames received again (their acknowledgement was lost) and ignored.
     pub duplicates: u64,
+    /// Contiki profile (`network.mac = "contiki"`; absent from results when zero, so results
+    /// of the IEEE profile are unchanged): packets refused because both neighbour entries
+    /// (CSMA_MAX_NEIGHBOR_QUEUES) were taken by other next hops (also in `mac_queue_drops`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub neighbor_queue_drops: u64,
+    /// Contiki profile: packets refused for want of a free packet buffer (QUEUEBUF_NUM; also
+    /// in `mac_queue_drops`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub buffer_drops: u64,
+    /// Contiki profile: sends reported MAC_TX_COLLISION (busy channel at the CC2420's CCA,
+    /// or activity without an acknowledgement), each retried after a backoff.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tx_collisions: u64,
+    /// Contiki profile without autoack: packets lost because a frame was corrupted at its
+    /// receiver (collision or link loss) and, counted as sent, never retried.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub collision_drops: u64,
+    /// Contiki profile: frames dropped by a receiver busy reassembling another packet.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reassembly_drops: u64,
     /// Request packets that reached the node where they leave the mesh (a sink, or the
     /// border router towards a server outside).
     pub requests_delivered: u64,
@@ -122,6 +147,11 @@ pub struct MeshResult {
     /// Each client's mean exchange time (first request → response, completed exchanges), s;
     /// `None` for a client that completed none.
     pub client_mean_exchange_s: Vec<Option<f64>>,
+    /// Contiki profile: each node's packet drops as [queue overflow, retry limit, collision]
+    /// (a collision drop counts at the sender of the lost frame, a reassembly drop at its
+    /// receiver); absent for the IEEE profile.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub node_drops: Vec<[u64; 3]>,
 }
 
 /// One client population's measurements (docs/design.md "Client populations"); per-client

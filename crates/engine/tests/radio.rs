@@ -301,6 +301,7 @@ fn params(min_be: u8, max_be: u8, retries: u8) -> RadioParams {
         wake_period: None,
         strobe_gap: Duration::from_micros(544),
         phase_lock: false,
+        contiki: None,
     }
 }
 
@@ -883,13 +884,16 @@ proptest! {
         seed in 0u64..1000,
         loss in prop::sample::select(vec![0.0, 0.1]),
         rdc in prop::sample::select(vec!["nullrdc", "contikimac"]),
+        mac in prop::sample::select(vec!["ieee802154", "contiki"]),
+        autoack in any::<bool>(),
     ) {
         let clients = if kind == "grid" { 48 } else { 20 };
         let mut cfg = common::config(json!({
             "workload": {"kind": "periodic", "clients": clients, "period_s": period,
                          "duration_s": 5.0, "request_bytes": 95, "response_bytes": 0},
             "coap": {"nstart": nstart, "max_retransmit": 2},
-            "network": {"kind": kind, "mac_queue_frames": queue, "link_loss": loss, "rdc": rdc},
+            "network": {"kind": kind, "mac_queue_frames": queue, "link_loss": loss, "rdc": rdc,
+                        "mac": mac, "contiki_autoack": autoack},
         }));
         cfg.seed = seed;
         let r = coaplab_engine::testbed::run(&cfg, 0, None).unwrap();

@@ -72,6 +72,7 @@ impl World {
             carried_kbps: kbps(carried_bytes),
             client_hops,
             client_mean_exchange_s,
+            node_drops: mesh.node_drops.clone(),
         })
     }
 }

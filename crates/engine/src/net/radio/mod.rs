@@ -18,6 +18,7 @@
 //! per-frame loss probability applies on top. Clear channel assessment finds the channel busy
 //! if a node within the carrier-sense range is on the air or was during the CCA window.
 
+pub mod contiki;
 pub mod mac;
 pub mod phy;
 pub mod prr;
@@ -34,6 +35,7 @@ use crate::metrics::MeshCounters;
 use crate::net::network::{DropReason, ElementId, NetEvent, NodeId, Scheduler};
 use crate::packet::{AppPacket, NetPacket, PacketKind};
 use crate::sim::slab::{PacketId, Slab};
+use contiki::{ContikiCsma, ContikiParams};
 use mac::{CcaDecision, Csma, MacParams, MacState};
 use rpl::Dodag;
 use sixlowpan::{Fragments, Hop};
@@ -110,6 +112,12 @@ pub enum RadioKind {
     AckEnd,
     /// `node`'s wait for an acknowledgement ends (`gen`: its MAC generation then).
     AckTimeout,
+    /// Contiki profile: `node`'s transmit timer for its queue to `peer` expires.
+    CkTimer,
+    /// Contiki profile, autoack: `node`'s ACK_WAIT_TIME after its frame ends.
+    CkAckCheck,
+    /// Contiki profile, autoack: `node`'s AFTER_ACK_DETECTED_WAIT_TIME ends.
+    CkAckDone,
     /// A packet (`gen` = its id) refused when it was handed to the mesh from a resend
     /// (`peer` = 0: MAC queue full).
     Refused,
@@ -154,6 +162,9 @@ pub struct RadioParams {
     /// had a frame acknowledged records when, and later waits until [`GUARD_TIME`] before
     /// the receiver's next expected wake-up to strobe (docs/networks.md).
     pub phase_lock: bool,
+    /// `network.mac = "contiki"`: Contiki 2.6's CSMA driver (`contiki.rs`) instead of the
+    /// IEEE 802.15.4 CSMA/CA of `mac`; `queue_frames` is then its buffer pool.
+    pub contiki: Option<ContikiParams>,
 }
 
 /// One frame in a MAC queue: fragment `frag` of the packet's hop transfer `xfer`.
@@ -162,6 +173,8 @@ struct Frame {
     packet: PacketId,
     xfer: u32,
     frag: u16,
+    /// The packet's fragments on this hop (1: not fragmented).
+    count: u16,
     /// MAC frame bytes (header, 6LoWPAN content, FCS).
     bytes: u16,
     to: u16,
@@ -236,6 +249,10 @@ pub struct Mesh {
     link_loss: Vec<f64>,
     /// Per-link bit error rates (`n × n`) of the `shadowing` loss model; empty without it.
     link_ber: Vec<f64>,
+    /// The Contiki profile's per-node CSMA state (empty without it).
+    ck: Vec<ContikiCsma<Frame>>,
+    /// The Contiki profile: each node's drops [queue overflow, retry limit, collision].
+    pub node_drops: Vec<[u64; 3]>,
 }
 
 /// `(x1, y1)` and `(x2, y2)` are at most `r` apart (with a relative tolerance of 1e-9, so
@@ -359,7 +376,15 @@ impl Mesh {
                     phases: Vec::new(),
                 }
             })
-            .collect();
+            .collect::<Vec<Node>>();
+        let ck = if params.contiki.is_some() {
+            nodes
+                .iter()
+                .map(|nd| ContikiCsma::new(nd.capacity))
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(Mesh {
             params,
             positions,
@@ -378,6 +403,8 @@ impl Mesh {
             wake_phases,
             link_loss: Vec::new(),
             link_ber: Vec::new(),
+            node_drops: vec![[0; 3]; ck.len()],
+            ck,
         })
     }
 
@@ -580,6 +607,9 @@ impl Mesh {
             self.transit[id as usize].xfer = 0;
             return Some(DropReason::MacQueue);
         };
+        if self.params.contiki.is_some() && frags.count <= 64 {
+            return self.ck_forward(now, id, at, to, frags, q);
+        }
         let node = &self.nodes[at as usize];
         if node.queue.len() + frags.count as usize > node.capacity || frags.count > 64 {
             self.counters.mac_queue_drops += 1;
@@ -604,6 +634,7 @@ impl Mesh {
                 packet: id,
                 xfer,
                 frag: i as u16,
+                count: frags.count as u16,
                 bytes: (header + frags.bytes(i)) as u16,
                 to,
             });
@@ -612,6 +643,50 @@ impl Mesh {
             self.start_head(now, at, q);
         }
         None
+    }
+
+    /// `forward` under the Contiki profile.
+    fn ck_forward(
+        &mut self,
+        now: Instant,
+        id: PacketId,
+        at: u16,
+        to: u16,
+        frags: Fragments,
+        q: &mut impl Scheduler,
+    ) -> Option<DropReason> {
+        if frags.count > 1 {
+            self.counters.fragmented_packets += 1;
+        }
+        let xfer = self.next_xfer;
+        self.next_xfer = self.next_xfer.wrapping_add(1).max(1);
+        let tr = &mut self.transit[id as usize];
+        tr.xfer = xfer;
+        tr.to = to;
+        tr.got = 0;
+        tr.count = frags.count as u16;
+        let header = phy::mac_header(self.params.addressing) + phy::FCS;
+        let frames: Vec<Frame> = (0..frags.count)
+            .map(|i| Frame {
+                packet: id,
+                xfer,
+                frag: i as u16,
+                count: frags.count as u16,
+                bytes: (header + frags.bytes(i)) as u16,
+                to,
+            })
+            .collect();
+        self.ck_enqueue(now, id, at, to, &frames, q)
+    }
+
+    /// The frame node `u` is sending (its queue's head; under the Contiki profile, the head
+    /// of the neighbour queue being served).
+    fn sending_frame(&self, u: u16) -> Frame {
+        if self.params.contiki.is_some() {
+            self.ck_sending_frame(u)
+        } else {
+            *self.nodes[u as usize].queue.front().expect("a head frame")
+        }
     }
 
     /// Node `u` starts the channel access for its head frame (after the phase optimisation's
@@ -706,6 +781,9 @@ impl Mesh {
     ) -> MeshOutcome {
         let u = ev.node;
         match ev.kind {
+            RadioKind::CkTimer | RadioKind::CkAckCheck | RadioKind::CkAckDone => {
+                self.ck_handle(now, ev, packets, q)
+            }
             RadioKind::CcaEnd => {
                 if ev.gen != self.nodes[u as usize].gen {
                     return MeshOutcome::Nothing;
@@ -752,9 +830,14 @@ impl Mesh {
                     self.schedule(q, at, RadioKind::TxStart, u, 0, ev.gen);
                     return MeshOutcome::Nothing;
                 }
-                let f = *self.nodes[u as usize].queue.front().expect("a head frame");
+                let f = self.sending_frame(u);
                 self.counters.frames_sent += 1;
-                if self.nodes[u as usize].mac.retries > 0 {
+                let again = if self.params.contiki.is_some() {
+                    self.ck[u as usize].is_retransmission()
+                } else {
+                    self.nodes[u as usize].mac.retries > 0
+                };
+                if again {
                     self.counters.retransmissions += 1;
                 }
                 let bytes = u32::from(f.bytes);
@@ -807,12 +890,23 @@ impl Mesh {
                     .position(|a| a.node == u)
                     .expect("the node is strobing");
                 self.air.swap_remove(i);
-                let f = *self.nodes[u as usize].queue.front().expect("a head frame");
+                let f = self.sending_frame(u);
                 self.nodes[u as usize].copy_start = now;
                 self.start_air(u, f.to, u32::from(f.bytes));
                 let end = now + phy::airtime(u32::from(f.bytes));
                 self.schedule(q, end, RadioKind::TxEnd, u, f.to, ev.gen);
                 MeshOutcome::Nothing
+            }
+            RadioKind::TxEnd if self.params.contiki.is_some() => {
+                let ok = self.end_air(now, u);
+                let f = self.sending_frame(u);
+                let received = if ok {
+                    self.acknowledge(now, u, f, q);
+                    self.receive(now, f.to, u, f, packets, q)
+                } else {
+                    MeshOutcome::Nothing
+                };
+                self.ck_tx_end(now, u, ok, received, packets, q)
             }
             RadioKind::TxEnd => {
                 let ok = self.end_air(now, u);
@@ -824,20 +918,8 @@ impl Mesh {
                 if !ok {
                     return MeshOutcome::Nothing;
                 }
-                // The receiver acknowledges after its turnaround, whatever the frame held.
-                let r = f.to;
-                let ack_end = now + self.params.mac.turnaround + phy::airtime(phy::ACK_FRAME);
-                let rn = &mut self.nodes[r as usize];
-                rn.ack_busy_until = rn.ack_busy_until.max(ack_end);
-                self.schedule(
-                    q,
-                    now + self.params.mac.turnaround,
-                    RadioKind::AckStart,
-                    r,
-                    u,
-                    gen,
-                );
-                self.receive(now, r, f, packets, q)
+                self.acknowledge(now, u, f, q);
+                self.receive(now, f.to, u, f, packets, q)
             }
             RadioKind::AckStart => {
                 if self.nodes[u as usize].on_air {
@@ -854,6 +936,12 @@ impl Mesh {
                 let ok = self.end_air(now, u);
                 let t = ev.peer;
                 let tn = &self.nodes[t as usize];
+                if self.params.contiki.is_some() {
+                    if ok && tn.gen == ev.gen {
+                        self.ck[t as usize].acked = true;
+                    }
+                    return MeshOutcome::Nothing;
+                }
                 if ok && tn.gen == ev.gen && tn.mac.state == MacState::WaitAck {
                     let encounter = tn.copy_start;
                     self.phase_update(now, t, u, Some(encounter));
@@ -993,15 +1081,39 @@ impl Mesh {
         out
     }
 
-    /// Node `r` received frame `f` cleanly at `now`.
+    /// Frame `f` from node `u` arrived cleanly at `now`: its receiver acknowledges it after
+    /// its turnaround, whatever the frame held (the acknowledgement carries `u`'s generation).
+    fn acknowledge(&mut self, now: Instant, u: u16, f: Frame, q: &mut impl Scheduler) {
+        let r = f.to;
+        let gen = self.nodes[u as usize].gen;
+        let ack_end = now + self.params.mac.turnaround + phy::airtime(phy::ACK_FRAME);
+        let rn = &mut self.nodes[r as usize];
+        rn.ack_busy_until = rn.ack_busy_until.max(ack_end);
+        self.schedule(
+            q,
+            now + self.params.mac.turnaround,
+            RadioKind::AckStart,
+            r,
+            u,
+            gen,
+        );
+    }
+
+    /// Node `r` received frame `f` from node `sender` cleanly at `now`.
     fn receive(
         &mut self,
         now: Instant,
         r: u16,
+        sender: u16,
         f: Frame,
         packets: &Slab<NetPacket>,
         q: &mut impl Scheduler,
     ) -> MeshOutcome {
+        if self.params.contiki.is_some() {
+            if let Err(out) = self.ck_receive(now, r, sender, f) {
+                return out;
+            }
+        }
         let t = &mut self.transit[f.packet as usize];
         if t.xfer != f.xfer || t.to != r || t.got & (1 << f.frag) != 0 {
             self.counters.duplicates += 1;
@@ -1010,6 +1122,9 @@ impl Mesh {
         t.got |= 1 << f.frag;
         if t.got.count_ones() < u32::from(t.count) {
             return MeshOutcome::Nothing;
+        }
+        if let Some(c) = self.ck.get_mut(r as usize) {
+            c.reassembled(f.xfer);
         }
         let p = packets.get(f.packet);
         if r == t.exit {
@@ -1036,7 +1151,7 @@ impl Mesh {
 
     /// Frames waiting in every MAC queue (for the end-of-run check).
     pub fn queued_frames(&self) -> usize {
-        self.nodes.iter().map(|n| n.queue.len()).sum()
+        self.nodes.iter().map(|n| n.queue.len()).sum::<usize>() + self.ck_queued()
     }
 
     /// Time a node spends on one frame of `mac_bytes` on an idle channel with no backoff:

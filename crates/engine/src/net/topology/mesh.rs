@@ -4,9 +4,10 @@
 //! sinks and back.
 
 use super::Topology;
-use crate::config::{LinkLossModel, NetworkConfig, RunConfig};
+use crate::config::{LinkLossModel, MacKind, NetworkConfig, RunConfig};
 use crate::net::network::{Element, Network, Node, NodeId, NodeRole, PathElement, Route};
 use crate::net::path::PathDelay;
+use crate::net::radio::contiki::ContikiParams;
 use crate::net::radio::mac::MacParams;
 use crate::net::radio::prr;
 use crate::net::radio::{Mesh, RadioParams};
@@ -108,6 +109,7 @@ pub fn radio_params(n: &NetworkConfig) -> Result<RadioParams, ConfigError> {
         // contikimac.c: phase optimisation is compiled out from 64 channel checks a second.
         phase_lock: n.contikimac_phase_optimization
             && n.channel_check_rate_hz < PHASE_OPTIMIZATION_MAX_RATE_HZ,
+        contiki: contiki_params(n)?,
     })
 }
 
@@ -156,6 +158,33 @@ fn check_per_sink(
     Ok(())
 }
 
+/// The Contiki profile's parameters (`network.mac = "contiki"`), or `None`.
+fn contiki_params(n: &NetworkConfig) -> Result<Option<ContikiParams>, ConfigError> {
+    if n.mac != MacKind::Contiki {
+        return Ok(None);
+    }
+    // default_timebase(): CLOCK_SECOND / NETSTACK_RDC_CHANNEL_CHECK_RATE in whole ticks, as C's
+    // integer division computes it (ContikiMAC's channel-check interval is the same).
+    let ticks = n.contiki_clock_second / n.channel_check_rate_hz;
+    if ticks == 0 {
+        return Err(ConfigError(format!(
+            "network.channel_check_rate_hz: {} gives a Contiki time base of 0 ticks \
+             (contiki_clock_second {} / rate); allowed: 1 ..= contiki_clock_second",
+            n.channel_check_rate_hz, n.contiki_clock_second
+        )));
+    }
+    Ok(Some(ContikiParams {
+        tick: Duration::from_nanos(1_000_000_000 / u64::from(n.contiki_clock_second)),
+        timebase_ticks: ticks,
+        max_neighbor_queues: n.contiki_max_neighbor_queues as usize,
+        max_transmissions: n.contiki_max_mac_transmissions,
+        wait_ack: n.contiki_autoack || n.rdc == crate::config::RdcKind::Contikimac,
+        ack_wait: micros(n.contiki_ack_wait_us),
+        after_ack_wait: micros(n.contiki_after_ack_wait_us),
+        reassembly_timeout: micros(n.contiki_reassembly_timeout_s * 1e6),
+    }))
+}
+
 /// Builds replication `replication`'s mesh network of `layout` (plus, with
 /// `network.outside_clients`, a host of clients outside the mesh behind the border router).
 pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topology, ConfigError> {
@@ -164,6 +193,24 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
     let outside = outside_sinks(&layout);
     if net_cfg.outside_clients_per_sink {
         check_per_sink(cfg, &net_cfg, layout.clients.len(), outside.len())?;
+    }
+    if let (Some(_), Some(bytes)) = (params.contiki, cfg.workload.request_bytes) {
+        // Contiki's buffer pool must hold one request's fragments (`contiki.rs`).
+        let need = crate::net::radio::contiki::buffers_for_packet(bytes, net_cfg.mac_addressing);
+        let have = net_cfg
+            .mac_queue_frames
+            .min(net_cfg.border_router_queue_frames);
+        if let Some(need) = need.filter(|&n| have < n) {
+            let key = if net_cfg.mac_queue_frames < need {
+                "mac_queue_frames"
+            } else {
+                "border_router_queue_frames"
+            };
+            return Err(ConfigError(format!(
+                "network.{key}: {have} buffers cannot take one {bytes}-byte request (its fragments and \
+                 6LoWPAN's temporary copy need {need}); allowed with mac = \"contiki\": >= {need}"
+            )));
+        }
     }
     let n = layout.positions.len();
     let (seed, rep) = (cfg.seed, replication);

@@ -1,0 +1,646 @@
+//! Contiki 2.6's MAC stack on a CC2420 (`network.mac = "contiki"`, docs/networks.md): the CSMA
+//! driver (`core/net/mac/csma.c`) over NullRDC (`core/net/mac/nullrdc.c`) or ContikiMAC, with
+//! 6LoWPAN's one-at-a-time reassembly (`core/net/sicslowpan.c`), all at tag 2.6.
+//!
+//! What it does, per node:
+//!
+//! - **Time base** T (`default_timebase()`): the RDC's channel-check interval, or with
+//!   NullRDC (whose `channel_check_interval()` returns 0) `CLOCK_SECOND /
+//!   NETSTACK_RDC_CHANNEL_CHECK_RATE` — 128 / 8 = 16 ticks = 125 ms. ContikiMAC's interval is
+//!   the same 16 ticks at 8 Hz, so both use `clock_second / channel_check_rate_hz` whole ticks.
+//! - **Queues** (`send_packet`): one queue per next hop (`struct neighbor_queue`), at most
+//!   `CSMA_MAX_NEIGHBOR_QUEUES` (2) of them (`MEMB(neighbor_memb, …)`), all drawing on one pool
+//!   of `QUEUEBUF_NUM` buffers (`MEMB(packet_memb, …)` and `queuebuf_new_from_packetbuf()`).
+//!   6LoWPAN hands the MAC one frame at a time (`sicslowpan.c` `output()` → `send_packet()`
+//!   → `NETSTACK_MAC.send` per fragment), so a buffer holds a frame: a fragment, or a whole
+//!   unfragmented packet. For a fragment `output()` first copies the packetbuf into a
+//!   temporary queuebuf of the same pool and frees it after the MAC took its own, so a
+//!   fragment needs two free buffers at that moment. A frame for a neighbour without an entry
+//!   when both entries are taken, or finding no buffer, is dropped (counted by cause); the
+//!   fragments already queued stay (sent for nothing, as in Contiki).
+//! - **Sending** (`transmit_packet_list` → `nullrdc.c` `send_packet` → `cc2420.c`
+//!   `cc2420_transmit`): no random backoff before a first attempt (`ctimer_set(…, 0, …)`); the
+//!   CC2420 assesses the channel (`WITH_SEND_CCA`: `STXONCCA`) and a busy channel is reported
+//!   as `MAC_TX_COLLISION`. The radio answers acknowledgements in hardware
+//!   (`CC2420_CONF_AUTOACK` 1), but with `NULLRDC_802154_AUTOACK` 0 (Sky, Z1) the sender does
+//!   not wait for them: a frame on the air is `MAC_TX_OK`, whether or not it arrived. With
+//!   autoack 1 the sender waits `ACK_WAIT_TIME` for an acknowledgement to start, then
+//!   `AFTER_ACK_DETECTED_WAIT_TIME` for it to end: no activity — `MAC_TX_NOACK`; activity but
+//!   no acknowledgement for it — `MAC_TX_COLLISION`. ContikiMAC always waits for it.
+//! - **Retries** (`packet_sent`): `MAC_TX_OK` and `MAC_TX_NOACK` count a transmission,
+//!   `MAC_TX_COLLISION` only a collision. After a collision or a missing acknowledgement the
+//!   frame is sent again after `T + random_rand() % (k·T)` ticks, k = min(transmissions + 1, 3)
+//!   — a collision does not count as a transmission, so collisions alone keep k = 1 and are
+//!   retried without limit — unless `transmissions` reached the frame's maximum
+//!   (`SICSLOWPAN_MAX_MAC_TRANSMISSIONS`, 4), when it is given up.
+//! - **Spacing** (`free_first_packet`): once a frame leaves its queue (sent or given up), the
+//!   next one in that queue waits one time base T; the last one frees the neighbour entry.
+//! - **Reassembly** (`sicslowpan.c` `input()`): one packet at a time. While a reassembly is
+//!   under way (started by any fragment, FRAG1 or not), every frame that is not the next
+//!   fragment of that packet from that sender — fragments of another packet and unfragmented
+//!   packets alike — is dropped, until the packet is complete or `SICSLOWPAN_REASS_MAXAGE`
+//!   (8 s on Sky and Z1) expired.
+//!
+//! The node's CPU runs one send at a time (the NullRDC send busy-waits): a neighbour queue
+//! whose timer expires during another queue's send is served when that send is done.
+//!
+//! Not modelled: the MSP430's processing time (copying a frame into the CC2420's FIFO,
+//! 6LoWPAN compression — a few hundred µs per frame, against the 125 ms time base that spaces
+//! every frame of a queue: under 1 % of a node's sending time), broadcasts (no RPL traffic is
+//! simulated), `MAC_TX_DEFERRED` (NullRDC never defers), the sequence-number check of received
+//! frames without autoack (no retransmission then, so no duplicates), and `last_tx_status`'s
+//! quirk in `output()` (it reads a previous frame's status, CSMA answering asynchronously).
+
+use std::collections::VecDeque;
+
+use coaplab_cc::rng::Rng;
+use coaplab_cc::{Duration, Instant};
+
+/// `CLOCK_CONF_SECOND` (platform/sky and platform/z1 `platform-conf.h`): clock ticks per second.
+pub const CLOCK_SECOND: u32 = 128;
+/// `CSMA_MAX_NEIGHBOR_QUEUES` (`csma.c`).
+pub const CSMA_MAX_NEIGHBOR_QUEUES: u32 = 2;
+/// `SICSLOWPAN_MAX_MAC_TRANSMISSIONS` (`sicslowpan.c`; platform/z1 keeps it, platform/sky's
+/// `contiki-conf.h` sets `SICSLOWPAN_CONF_MAX_MAC_TRANSMISSIONS` 5).
+pub const SICSLOWPAN_MAX_MAC_TRANSMISSIONS: u8 = 4;
+/// `RTIMER_ARCH_SECOND` on the MSP430 (`cpu/msp430/rtimer-arch.h`): 4096 · 8.
+const RTIMER_SECOND: f64 = 32768.0;
+/// `ACK_WAIT_TIME` = `RTIMER_SECOND / 2500` = 13 rtimer ticks (`nullrdc.c`), µs.
+pub const ACK_WAIT_US: f64 = (32768 / 2500) as f64 * 1e6 / RTIMER_SECOND;
+/// `AFTER_ACK_DETECTED_WAIT_TIME` = `RTIMER_SECOND / 1500` = 21 rtimer ticks, µs.
+pub const AFTER_ACK_DETECTED_WAIT_US: f64 = (32768 / 1500) as f64 * 1e6 / RTIMER_SECOND;
+/// `SICSLOWPAN_CONF_MAXAGE` (platform/sky and platform/z1 `contiki-conf.h`; the core default
+/// `SICSLOWPAN_REASS_MAXAGE` is 20), s.
+pub const SICSLOWPAN_REASS_MAXAGE_S: f64 = 8.0;
+/// `packet_sent`'s clamp of the linear backoff factor.
+const MAX_BACKOFF_FACTOR: u32 = 3;
+/// `MAX_SEQNOS` (`nullrdc.c`): received (sender, sequence number) pairs remembered to drop
+/// duplicates (with autoack only).
+const MAX_SEQNOS: usize = 16;
+
+/// The Contiki profile's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContikiParams {
+    /// One clock tick (1 / `CLOCK_SECOND`).
+    pub tick: Duration,
+    /// The time base T in ticks (`default_timebase()`), at least 1.
+    pub timebase_ticks: u32,
+    pub max_neighbor_queues: usize,
+    pub max_transmissions: u8,
+    /// The sender waits for acknowledgements (`NULLRDC_802154_AUTOACK`, or ContikiMAC).
+    pub wait_ack: bool,
+    pub ack_wait: Duration,
+    pub after_ack_wait: Duration,
+    pub reassembly_timeout: Duration,
+}
+
+impl ContikiParams {
+    /// T.
+    pub fn timebase(&self) -> Duration {
+        self.tick.mul(u64::from(self.timebase_ticks))
+    }
+}
+
+/// What the radio driver reported for one send (`mac.h`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxStatus {
+    Ok,
+    NoAck,
+    Collision,
+}
+
+/// Why a frame was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// No neighbour entry free (`neighbor_memb` exhausted).
+    NoNeighbor,
+    /// No packet buffer free (`packet_memb` / queuebuf exhausted).
+    NoBuffer,
+}
+
+/// A neighbour queue's transmit timer armed to expire at `at` (`gen` identifies it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timer {
+    pub neighbor: u16,
+    pub at: Instant,
+    pub gen: u32,
+}
+
+/// What `packet_sent` did with the head frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SentOutcome<F> {
+    /// The frame left the queue: `(frame, given_up)`.
+    pub freed: Option<(F, bool)>,
+    /// The timer armed for this neighbour (retry, or the next frame after T).
+    pub timer: Option<Timer>,
+}
+
+/// One neighbour's queue (`struct neighbor_queue`).
+#[derive(Clone, Debug)]
+pub struct NeighborQueue<F> {
+    pub addr: u16,
+    pub frames: VecDeque<F>,
+    pub transmissions: u8,
+    pub collisions: u8,
+    /// The armed timer's generation (0: none).
+    timer: u32,
+}
+
+/// One node's CSMA driver state.
+#[derive(Clone, Debug)]
+pub struct ContikiCsma<F> {
+    pub neighbors: Vec<NeighborQueue<F>>,
+    /// `QUEUEBUF_NUM`.
+    pub buffers: usize,
+    /// Buffers holding queued frames.
+    pub used: usize,
+    /// The neighbour whose head frame is being sent (CCA to `packet_sent`).
+    pub sending: Option<u16>,
+    /// Timers that expired during a send, in order.
+    deferred: VecDeque<u16>,
+    next_timer: u32,
+    /// Autoack: an acknowledgement for the current send arrived.
+    pub acked: bool,
+    /// The reassembly under way: (transfer, sender, expiry).
+    pub reassembly: Option<(u32, u16, Instant)>,
+    /// Autoack: recently received (sender, transfer, fragment).
+    seqnos: VecDeque<(u16, u32, u16)>,
+}
+
+impl<F: Copy> ContikiCsma<F> {
+    pub fn new(buffers: usize) -> Self {
+        ContikiCsma {
+            neighbors: Vec::new(),
+            buffers,
+            used: 0,
+            sending: None,
+            deferred: VecDeque::new(),
+            next_timer: 0,
+            acked: false,
+            reassembly: None,
+            seqnos: VecDeque::new(),
+        }
+    }
+
+    fn find(&self, addr: u16) -> Option<usize> {
+        self.neighbors.iter().position(|n| n.addr == addr)
+    }
+
+    fn arm(&mut self, i: usize, at: Instant) -> Timer {
+        self.next_timer = self.next_timer.wrapping_add(1).max(1);
+        self.neighbors[i].timer = self.next_timer;
+        Timer {
+            neighbor: self.neighbors[i].addr,
+            at,
+            gen: self.next_timer,
+        }
+    }
+
+    /// `send_packet`: queue `frame` for neighbour `to` at `now`. `fragment`: the frame is a
+    /// 6LoWPAN fragment (needs a second, temporary buffer). `Ok(Some(timer))` when it is its
+    /// queue's head (sent at once: the timer expires at `now`).
+    pub fn enqueue(
+        &mut self,
+        now: Instant,
+        to: u16,
+        frame: F,
+        fragment: bool,
+        p: &ContikiParams,
+    ) -> Result<Option<Timer>, Refusal> {
+        let free = self.buffers.saturating_sub(self.used);
+        // A fragment's temporary copy (`output()`) is taken before the MAC runs.
+        let temp = usize::from(fragment);
+        if free < temp {
+            return Err(Refusal::NoBuffer);
+        }
+        // `send_packet`: the neighbour entry first, then the buffer (an entry allocated for
+        // nothing is freed again).
+        if self.find(to).is_none() && self.neighbors.len() >= p.max_neighbor_queues {
+            return Err(Refusal::NoNeighbor);
+        }
+        if free < temp + 1 {
+            return Err(Refusal::NoBuffer);
+        }
+        let i = match self.find(to) {
+            Some(i) => i,
+            None if self.neighbors.len() < p.max_neighbor_queues => {
+                self.neighbors.push(NeighborQueue {
+                    addr: to,
+                    frames: VecDeque::new(),
+                    transmissions: 0,
+                    collisions: 0,
+                    timer: 0,
+                });
+                self.neighbors.len() - 1
+            }
+            None => return Err(Refusal::NoNeighbor),
+        };
+        self.used += 1;
+        self.neighbors[i].frames.push_back(frame);
+        if self.neighbors[i].frames.len() == 1 {
+            return Ok(Some(self.arm(i, now)));
+        }
+        Ok(None)
+    }
+
+    /// Timer `gen` of neighbour `addr` expired: `Some(frame)` to send now, or `None` (a stale
+    /// timer, or the radio is busy with another send: served after it).
+    pub fn on_timer(&mut self, addr: u16, gen: u32) -> Option<F> {
+        let i = self.find(addr)?;
+        if self.neighbors[i].timer != gen || gen == 0 {
+            return None;
+        }
+        self.neighbors[i].timer = 0;
+        if self.sending.is_some() {
+            self.deferred.push_back(addr);
+            return None;
+        }
+        self.sending = Some(addr);
+        self.acked = false;
+        self.neighbors[i].frames.front().copied()
+    }
+
+    /// After a send finished: the next deferred queue to serve, with its head frame.
+    pub fn next_deferred(&mut self) -> Option<(u16, F)> {
+        while let Some(addr) = self.deferred.pop_front() {
+            if let Some(i) = self.find(addr) {
+                if let Some(&f) = self.neighbors[i].frames.front() {
+                    self.sending = Some(addr);
+                    self.acked = false;
+                    return Some((addr, f));
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether the frame being sent was on the air before (a retransmission).
+    pub fn is_retransmission(&self) -> bool {
+        self.sending
+            .and_then(|a| self.find(a))
+            .is_some_and(|i| self.neighbors[i].transmissions > 0)
+    }
+
+    /// `packet_sent`: the send of the head frame of the queue being served ended at `now`
+    /// with `status`.
+    pub fn packet_sent(
+        &mut self,
+        now: Instant,
+        status: TxStatus,
+        p: &ContikiParams,
+        rng: &mut dyn Rng,
+    ) -> SentOutcome<F> {
+        let addr = self.sending.take().expect("a send under way");
+        let i = self.find(addr).expect("the queue being served");
+        let n = &mut self.neighbors[i];
+        match status {
+            TxStatus::Ok | TxStatus::NoAck => n.transmissions = n.transmissions.saturating_add(1),
+            TxStatus::Collision => n.collisions = n.collisions.saturating_add(1),
+        }
+        if status != TxStatus::Ok {
+            if n.transmissions < p.max_transmissions {
+                let k = (u32::from(n.transmissions) + 1).min(MAX_BACKOFF_FACTOR);
+                let t = u64::from(p.timebase_ticks);
+                // random_rand() is 16 bits (`lib/random.c`: `(unsigned short)rand()`).
+                let draw = u64::from(rng.next_u64() as u16);
+                let ticks = t + draw % (u64::from(k) * t);
+                let timer = self.arm(i, now + p.tick.mul(ticks));
+                return SentOutcome {
+                    freed: None,
+                    timer: Some(timer),
+                };
+            }
+            let (f, timer) = self.free_first(i, now, p);
+            return SentOutcome {
+                freed: Some((f, true)),
+                timer,
+            };
+        }
+        let (f, timer) = self.free_first(i, now, p);
+        SentOutcome {
+            freed: Some((f, false)),
+            timer,
+        }
+    }
+
+    /// `free_first_packet`: the head frame leaves; the next waits T, or the entry is freed.
+    fn free_first(&mut self, i: usize, now: Instant, p: &ContikiParams) -> (F, Option<Timer>) {
+        let n = &mut self.neighbors[i];
+        let f = n.frames.pop_front().expect("a head frame");
+        self.used -= 1;
+        if n.frames.is_empty() {
+            self.neighbors.remove(i);
+            return (f, None);
+        }
+        n.transmissions = 0;
+        n.collisions = 0;
+        let timer = self.arm(i, now + p.timebase());
+        (f, Some(timer))
+    }
+
+    /// A frame of transfer `xfer` arrived from `from` at `now` (`fragment`: it is one of
+    /// several). `false`: `input()` drops it, a reassembly of another packet being under way.
+    pub fn reassembly_accepts(
+        &mut self,
+        now: Instant,
+        from: u16,
+        xfer: u32,
+        fragment: bool,
+        p: &ContikiParams,
+    ) -> bool {
+        if let Some((x, s, until)) = self.reassembly {
+            if now >= until {
+                self.reassembly = None;
+            } else {
+                return fragment && x == xfer && s == from;
+            }
+        }
+        if fragment {
+            self.reassembly = Some((xfer, from, now + p.reassembly_timeout));
+        }
+        true
+    }
+
+    /// The reassembly of transfer `xfer` completed.
+    pub fn reassembled(&mut self, xfer: u32) {
+        if self.reassembly.is_some_and(|(x, _, _)| x == xfer) {
+            self.reassembly = None;
+        }
+    }
+
+    /// Autoack: whether (from, xfer, frag) was received lately (`packet_input`'s
+    /// `received_seqnos`); remembers it otherwise.
+    pub fn duplicate(&mut self, from: u16, xfer: u32, frag: u16) -> bool {
+        let key = (from, xfer, frag);
+        if self.seqnos.contains(&key) {
+            return true;
+        }
+        if self.seqnos.len() == MAX_SEQNOS {
+            self.seqnos.pop_back();
+        }
+        self.seqnos.push_front(key);
+        false
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The mesh's side: Contiki's CSMA driving the shared medium of `mod.rs`.
+
+use super::{Frame, Mesh, MeshOutcome, RadioEvent, RadioKind};
+use crate::net::network::{DropReason, Scheduler};
+use crate::packet::NetPacket;
+use crate::sim::slab::{PacketId, Slab};
+
+impl Mesh {
+    fn ck_params(&self) -> ContikiParams {
+        self.params.contiki.expect("the Contiki profile")
+    }
+
+    /// `forward` under the Contiki profile: the packet's frames go to node `at`'s queue for
+    /// `to`, one by one; the first refused one loses the packet (those before it stay queued).
+    pub(super) fn ck_enqueue(
+        &mut self,
+        now: Instant,
+        id: PacketId,
+        at: u16,
+        to: u16,
+        frames: &[Frame],
+        q: &mut impl Scheduler,
+    ) -> Option<DropReason> {
+        let p = self.ck_params();
+        let fragment = frames.len() > 1;
+        for &f in frames {
+            match self.ck[at as usize].enqueue(now, to, f, fragment, &p) {
+                Ok(None) => {}
+                Ok(Some(t)) => self.schedule(q, t.at, RadioKind::CkTimer, at, t.neighbor, t.gen),
+                Err(why) => {
+                    match why {
+                        Refusal::NoNeighbor => self.counters.neighbor_queue_drops += 1,
+                        Refusal::NoBuffer => self.counters.buffer_drops += 1,
+                    }
+                    self.counters.mac_queue_drops += 1;
+                    self.node_drops[at as usize][0] += 1;
+                    self.transit[id as usize].xfer = 0;
+                    return Some(DropReason::MacQueue);
+                }
+            }
+        }
+        None
+    }
+
+    /// The frame node `u` is sending.
+    pub(super) fn ck_sending_frame(&self, u: u16) -> Frame {
+        let c = &self.ck[u as usize];
+        let a = c.sending.expect("a send under way");
+        let n = c.neighbors.iter().find(|n| n.addr == a).expect("its queue");
+        *n.frames.front().expect("a head frame")
+    }
+
+    /// Node `u` starts sending its queue's head frame at `now` (`transmit_packet_list`): the
+    /// CC2420's CCA, then the frame after the turnaround, or a collision report at once.
+    fn ck_send(
+        &mut self,
+        now: Instant,
+        u: u16,
+        packets: &Slab<NetPacket>,
+        q: &mut impl Scheduler,
+    ) -> MeshOutcome {
+        let node = &mut self.nodes[u as usize];
+        node.gen = node.gen.wrapping_add(1);
+        let gen = node.gen;
+        if self.channel_busy(now, u) {
+            self.counters.tx_collisions += 1;
+            return self.ck_sent(now, u, TxStatus::Collision, packets, q);
+        }
+        self.schedule(
+            q,
+            now + self.params.mac.turnaround,
+            RadioKind::TxStart,
+            u,
+            0,
+            gen,
+        );
+        MeshOutcome::Nothing
+    }
+
+    /// `packet_sent` at node `u`; then the next queue waiting for the radio.
+    fn ck_sent(
+        &mut self,
+        now: Instant,
+        u: u16,
+        status: TxStatus,
+        packets: &Slab<NetPacket>,
+        q: &mut impl Scheduler,
+    ) -> MeshOutcome {
+        let p = self.ck_params();
+        let node = &mut self.nodes[u as usize];
+        let out = self.ck[u as usize].packet_sent(now, status, &p, &mut node.rng);
+        if let Some(t) = out.timer {
+            self.schedule(q, t.at, RadioKind::CkTimer, u, t.neighbor, t.gen);
+        }
+        let mut result = MeshOutcome::Nothing;
+        if let Some((f, true)) = out.freed {
+            self.counters.retry_failures += 1;
+            let t = &mut self.transit[f.packet as usize];
+            if t.xfer == f.xfer {
+                t.xfer = 0;
+                self.counters.radio_drops += 1;
+                self.node_drops[u as usize][1] += 1;
+                result = MeshOutcome::Dropped(f.packet, DropReason::Radio);
+            }
+        }
+        if let Some((_, _)) = self.ck[u as usize].next_deferred() {
+            // The deferred send starts now, right after this one (same CPU).
+            let r = self.ck_send(now, u, packets, q);
+            // A send ends at once only on a busy channel, and a collision is retried, never
+            // a drop: `r` is `Nothing`.
+            debug_assert!(r == MeshOutcome::Nothing, "two outcomes from one event");
+            if result == MeshOutcome::Nothing {
+                result = r;
+            }
+        }
+        result
+    }
+
+    /// Handles the Contiki profile's own events.
+    pub(super) fn ck_handle(
+        &mut self,
+        now: Instant,
+        ev: RadioEvent,
+        packets: &Slab<NetPacket>,
+        q: &mut impl Scheduler,
+    ) -> MeshOutcome {
+        let (u, peer, gen) = (ev.node, ev.peer, ev.gen);
+        match ev.kind {
+            RadioKind::CkTimer => {
+                if self.ck[u as usize].on_timer(peer, gen).is_none() {
+                    return MeshOutcome::Nothing;
+                }
+                self.ck_send(now, u, packets, q)
+            }
+            RadioKind::CkAckCheck => {
+                if gen != self.nodes[u as usize].gen {
+                    return MeshOutcome::Nothing;
+                }
+                // ACK_WAIT_TIME is over: an acknowledgement under way (or any activity) is
+                // read after AFTER_ACK_DETECTED_WAIT_TIME; silence is MAC_TX_NOACK.
+                let acking = self.air.iter().any(|a| a.rx == u);
+                if acking || self.ck[u as usize].acked || self.channel_busy(now, u) {
+                    let at = now + self.ck_params().after_ack_wait;
+                    self.schedule(q, at, RadioKind::CkAckDone, u, 0, gen);
+                    return MeshOutcome::Nothing;
+                }
+                self.ck_sent(now, u, TxStatus::NoAck, packets, q)
+            }
+            RadioKind::CkAckDone => {
+                if gen != self.nodes[u as usize].gen {
+                    return MeshOutcome::Nothing;
+                }
+                let status = if self.ck[u as usize].acked {
+                    TxStatus::Ok
+                } else {
+                    self.counters.tx_collisions += 1;
+                    TxStatus::Collision
+                };
+                self.ck_sent(now, u, status, packets, q)
+            }
+            _ => unreachable!("not a Contiki event"),
+        }
+    }
+
+    /// Node `u`'s frame left the air at `now`, `ok` if it reached its receiver (which then
+    /// got `received`'s outcome).
+    pub(super) fn ck_tx_end(
+        &mut self,
+        now: Instant,
+        u: u16,
+        ok: bool,
+        received: MeshOutcome,
+        packets: &Slab<NetPacket>,
+        q: &mut impl Scheduler,
+    ) -> MeshOutcome {
+        let p = self.ck_params();
+        let f = self.ck_sending_frame(u);
+        if p.wait_ack {
+            let gen = self.nodes[u as usize].gen;
+            self.schedule(q, now + p.ack_wait, RadioKind::CkAckCheck, u, 0, gen);
+            return received;
+        }
+        // NullRDC without autoack: MAC_TX_OK whatever became of the frame; a frame lost at
+        // its receiver loses its packet, unseen by the sender.
+        let mut out = received;
+        if !ok {
+            let t = &mut self.transit[f.packet as usize];
+            if t.xfer == f.xfer && t.to == f.to {
+                t.xfer = 0;
+                self.counters.collision_drops += 1;
+                self.counters.radio_drops += 1;
+                self.node_drops[u as usize][2] += 1;
+                out = MeshOutcome::Dropped(f.packet, DropReason::Radio);
+            }
+        }
+        let r = self.ck_sent(now, u, TxStatus::Ok, packets, q);
+        debug_assert!(r == MeshOutcome::Nothing, "an OK send drops nothing");
+        out
+    }
+
+    /// Node `r` received frame `f` from `from` cleanly: duplicate and reassembly checks
+    /// (`nullrdc.c` `packet_input`, `sicslowpan.c` `input()`). `Err(outcome)`: the frame
+    /// goes no further.
+    pub(super) fn ck_receive(
+        &mut self,
+        now: Instant,
+        r: u16,
+        from: u16,
+        f: Frame,
+    ) -> Result<(), MeshOutcome> {
+        let p = self.ck_params();
+        let c = &mut self.ck[r as usize];
+        if p.wait_ack && c.duplicate(from, f.xfer, f.frag) {
+            self.counters.duplicates += 1;
+            return Err(MeshOutcome::Nothing);
+        }
+        if !c.reassembly_accepts(now, from, f.xfer, f.count > 1, &p) {
+            self.counters.reassembly_drops += 1;
+            let t = &mut self.transit[f.packet as usize];
+            if t.xfer == f.xfer && t.to == r {
+                t.xfer = 0;
+                self.counters.radio_drops += 1;
+                self.node_drops[r as usize][2] += 1;
+                return Err(MeshOutcome::Dropped(f.packet, DropReason::Radio));
+            }
+            return Err(MeshOutcome::Nothing);
+        }
+        Ok(())
+    }
+
+    /// Frames held in the nodes' buffers.
+    pub(super) fn ck_queued(&self) -> usize {
+        self.ck.iter().map(|c| c.used).sum()
+    }
+}
+
+/// Buffers a node needs to take one UDP packet of `ipv6_bytes` on a middle hop (both
+/// addresses inline, the hop limit too: the most 6LoWPAN bytes): 1 unfragmented; a fragmented
+/// one queues all its fragments at once (`output()`'s loop) and its last one needs the
+/// temporary copy besides, so fragments + 1.
+pub fn buffers_for_packet(
+    ipv6_bytes: u32,
+    addressing: crate::config::MacAddressing,
+) -> Option<u32> {
+    use super::sixlowpan::{self, Hop};
+    let hop = Hop {
+        from_origin: false,
+        to_destination: false,
+        source_outside: false,
+        destination_outside: false,
+        addressing,
+    };
+    let f = sixlowpan::fragment(
+        sixlowpan::compressed_headers(hop, Some(super::UDP_PORTS)),
+        sixlowpan::IPV6_HEADER + sixlowpan::UDP_HEADER,
+        ipv6_bytes.saturating_sub(sixlowpan::IPV6_HEADER + sixlowpan::UDP_HEADER),
+        super::phy::frame_space(addressing),
+    )?;
+    Some(if f.count > 1 { f.count + 1 } else { 1 })
+}
