@@ -192,6 +192,7 @@ def test_the_cocoa2016_flocklab_targets_wire_one_client_per_mote():
         assert sum(n["role"] == "sink" for n in net["nodes"]) == 29
         assert net["outside_clients_per_sink"] and net["rdc"] == "contikimac"
         assert net["link_loss_model"] == "shadowing"
+        assert net["mac"] == "contiki" and net["contiki_max_mac_transmissions"] == 5  # Contiki 2.6 on Sky
         clients = w["background"] + w["burst_clients"] if w["kind"] == "burst" else w["clients"]
         assert clients == 29
         # Californium's parameters.
