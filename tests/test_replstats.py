@@ -52,14 +52,142 @@ def test_interval_is_deterministic_and_uses_the_seed():
 
 def test_weighted_median_matches_the_expanded_sample():
     # Resampling picks replication 0 twice and replication 2 once: the pooled sample is
-    # [1, 5, 1, 5, 3, 3.5] → sorted 1 1 3 3.5 5 5 → median (3 + 3.5) / 2 = 3.25.
+    # [1, 5, 1, 5, 3, 3.5] → sorted 1 1 3 3.5 5 5 → median (3 + 3.5) / 2 = 3.25. Picking
+    # replication 1 three times: [2, 8] × 3 → 2 2 2 8 8 8 → (2 + 8) / 2 = 5. Picking 0, 1, 2
+    # once each: 1 2 3 3.5 5 8 → (3 + 3.5) / 2 = 3.25. Picking 2 once and 0 not at all: 3, 3.5
+    # → 3.25; picking 0 once: 1, 5 → 3; picking 0 and 1 once and 2 twice: 1 2 3 3 3.5 3.5 5 8
+    # → (3 + 3.5) / 2 = 3.25.
     import numpy as np
 
-    from coaplab.replstats import _weighted_median
+    from coaplab.replstats import _weighted_medians
 
     values = np.array([1.0, 2.0, 3.0, 3.5, 5.0, 8.0])
     owner = np.array([0, 1, 2, 2, 0, 1])
-    assert _weighted_median(values, owner, np.array([2, 0, 1])) == 3.25
+    counts = np.array([[2, 0, 1], [0, 3, 0], [1, 1, 1], [0, 0, 1], [1, 0, 0], [1, 1, 2]])
+    assert _weighted_medians(values, owner, counts).tolist() == [3.25, 5.0, 3.25, 3.25, 3.0, 3.25]
+
+
+# The bootstrap as first written: one resample at a time, Python's random() and sum(), the
+# median over the cumulative counts of every value. The vectorised replication_stats must give
+# the same numbers to the last bit.
+def _reference_weighted_median(values, owner, counts):
+    import math
+
+    import numpy as np
+
+    cum = np.cumsum(counts[owner])
+    n = int(cum[-1])
+    h = (n - 1) * 0.5
+    lo_rank = math.floor(h)
+    hi_rank = min(lo_rank + 1, n - 1)
+    lo_v, hi_v = values[np.searchsorted(cum, [lo_rank, hi_rank], side="right")]
+    return float(lo_v + (h - lo_rank) * (hi_v - lo_v))
+
+
+def reference_bootstrap(runs, resamples=2000, seed=20260101, level=0.95):
+    import random
+
+    import numpy as np
+
+    from coaplab.stats import percentile
+
+    per_rep = [v for v in (sorted(c["fct_s"] for c in r["clients"] if c.get("fct_s") is not None) for r in runs) if v]
+    r = len(per_rep)
+    pooled = sorted((v, i) for i, vs in enumerate(per_rep) for v in vs)
+    values = np.array([v for v, _ in pooled])
+    owner = np.array([i for _, i in pooled])
+    sums = [sum(v) for v in per_rep]
+    lens = [len(v) for v in per_rep]
+    rng = random.Random(seed)
+    boot_median, boot_mean = [], []
+    for _ in range(resamples):
+        counts = np.zeros(r, dtype=np.int64)
+        for _ in range(r):
+            counts[int(rng.random() * r)] += 1
+        boot_median.append(_reference_weighted_median(values, owner, counts))
+        boot_mean.append(sum(int(c) * s for c, s in zip(counts, sums)) / sum(int(c) * n for c, n in zip(counts, lens)))
+    tail = (1 - level) / 2
+    boot_median.sort()
+    boot_mean.sort()
+    return {"median": {"estimate": percentile([v for v, _ in pooled], 0.5), "low": percentile(boot_median, tail),
+                       "high": percentile(boot_median, 1 - tail)},
+            "mean": {"estimate": sum(sums) / sum(lens), "low": percentile(boot_mean, tail),
+                     "high": percentile(boot_mean, 1 - tail)}}
+
+
+def random_study(rng, r, clients):
+    """r replications of `clients` clients: FCTs of very different magnitudes (so that sums
+    round), repeated values (ties within and across replications) and clients without an FCT."""
+    pick = [0.5, 1.0, 1.0, 2.25, 1e-3, 3e4, 7.0]
+    out = []
+    for _ in range(r):
+        n = rng.randint(0, clients) if clients > 1 else 1
+        fcts = [rng.choice(pick) if rng.random() < 0.2 else rng.lognormvariate(0, 2) for _ in range(n)]
+        fcts += [None] * rng.randint(0, 2)
+        out.append(fcts)
+    return runs(*out)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_vectorised_bootstrap_equals_the_loop_bit_for_bit(seed):
+    import random
+
+    rng = random.Random(seed)
+    data = random_study(rng, rng.randint(2, 25), rng.choice([1, 2, 5, 40, 300]))
+    resamples = rng.choice([1, 7, 400])
+    got = replication_stats(data, resamples=resamples, seed=seed)
+    if got["replications"] < 2:
+        pytest.skip("fewer than two replications with an FCT")
+    want = reference_bootstrap(data, resamples=resamples, seed=seed)
+    for k in ("median", "mean"):
+        assert got[k] == want[k]  # ==, not approx: the same floats
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_blocked_median_search_equals_the_loop(seed, monkeypatch):
+    # A small table limit makes the median search table every k-th position only and walk
+    # the k values of the block (the path for very large pools).
+    import random
+
+    from coaplab import replstats
+
+    monkeypatch.setattr(replstats, "PREFIX_ENTRIES", 17)
+    rng = random.Random(100 + seed)
+    data = random_study(rng, rng.randint(2, 12), 60)
+    got = replication_stats(data, resamples=300, seed=seed)
+    want = reference_bootstrap(data, resamples=300, seed=seed)
+    assert (got["median"], got["mean"]) == (want["median"], want["mean"])
+
+
+def test_resample_counts_are_the_python_draws():
+    # The picks of random.Random(seed), r per resample, counted per replication.
+    import random
+
+    from coaplab.replstats import resample_counts
+
+    for seed, r in ((20260101, 20), (7, 3), (2**40 + 5, 11)):
+        rng = random.Random(seed)
+        want = [[0] * r for _ in range(50)]
+        for b in range(50):
+            for _ in range(r):
+                want[b][int(rng.random() * r)] += 1
+        assert resample_counts(seed, 50, r).tolist() == want
+
+
+def test_row_sums_are_pythons_sum():
+    # Magnitudes 1e-8 … 1e16 make every addition round; the rows must equal sum() exactly,
+    # on whichever interpreter runs (sum() compensates from Python 3.12 on).
+    import random
+
+    import numpy as np
+
+    from coaplab.replstats import _row_sums
+
+    rng = random.Random(3)
+    rows = [[rng.choice([1.0, -1.0]) * 10 ** rng.uniform(-8, 16) for _ in range(rng.randint(1, 30))] for _ in range(300)]
+    rows += [[1e16, 1.0, -1e16], [0.1] * 10, [1e100, 1.0, -1e100, 3.0]]
+    for row in rows:
+        assert _row_sums(np.array([row]))[0] == sum(row)
 
 
 def test_too_few_replications():
