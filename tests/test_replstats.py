@@ -9,7 +9,17 @@ def runs(*per_replication):
     return [{"clients": [{"fct_s": v} for v in fcts]} for fcts in per_replication]
 
 
-def test_spread_of_per_replication_medians():
+@pytest.fixture(params=["numpy", "loop"])
+def path(request, monkeypatch):
+    """Both ways replication_stats resamples: vectorised with numpy, or the plain-Python loop it
+    takes for small pools while numpy is not loaded."""
+    from coaplab import replstats
+
+    monkeypatch.setattr(replstats, "_small_without_numpy", lambda *_: request.param == "loop")
+    return request.param
+
+
+def test_spread_of_per_replication_medians(path):
     # Medians: [1, 2, 9] → 2; [4, 6] → 5; [3] → 3. Mean 10/3; sample variance
     # ((2 − 10/3)² + (5 − 10/3)² + (3 − 10/3)²) / 2 = (16/9 + 25/9 + 1/9) / 2 = 7/3.
     s = replication_stats(runs([9.0, 1.0, 2.0], [4.0, 6.0], [3.0]))
@@ -21,7 +31,7 @@ def test_spread_of_per_replication_medians():
     assert s["median"]["estimate"] == 3.5 and s["mean"]["estimate"] == pytest.approx(25 / 6)
 
 
-def test_two_single_client_replications():
+def test_two_single_client_replications(path):
     # Replications {1} and {3}: a resample is (1,1), (1,3), (3,1) or (3,3), each with
     # probability 1/4, so the bootstrap median and mean are 1, 2 or 3 with probabilities
     # 1/4, 1/2, 1/4. The 2.5th percentile of 2000 draws is 1 and the 97.5th is 3 unless fewer
@@ -31,14 +41,14 @@ def test_two_single_client_replications():
         assert s[k] == {"estimate": 2.0, "low": 1.0, "high": 3.0}
 
 
-def test_identical_replications_give_a_zero_width_interval():
+def test_identical_replications_give_a_zero_width_interval(path):
     s = replication_stats(runs([1.0, 2.0, 4.0], [1.0, 2.0, 4.0], [1.0, 2.0, 4.0]))
     assert s["median"] == {"estimate": 2.0, "low": 2.0, "high": 2.0}
     assert s["mean"]["low"] == pytest.approx(7 / 3) and s["mean"]["high"] == pytest.approx(7 / 3)
     assert s["median_spread"]["std"] == 0.0
 
 
-def test_interval_is_deterministic_and_uses_the_seed():
+def test_interval_is_deterministic_and_uses_the_seed(path):
     data = runs([1.0, 5.0], [2.0, 8.0], [3.0, 3.5], [10.0, 0.5], [4.0, 4.5])
     a, b = replication_stats(data), replication_stats(data)
     assert a == b
@@ -68,8 +78,8 @@ def test_weighted_median_matches_the_expanded_sample():
 
 
 # The bootstrap as first written: one resample at a time, Python's random() and sum(), the
-# median over the cumulative counts of every value. The vectorised replication_stats must give
-# the same numbers to the last bit.
+# median over the cumulative counts of every value (numpy). replication_stats, vectorised or
+# in its plain-Python loop, must give the same numbers to the last bit.
 def _reference_weighted_median(values, owner, counts):
     import math
 
@@ -129,7 +139,7 @@ def random_study(rng, r, clients):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_vectorised_bootstrap_equals_the_loop_bit_for_bit(seed):
+def test_bootstrap_equals_the_first_loop_bit_for_bit(seed, path):
     import random
 
     rng = random.Random(seed)
@@ -144,7 +154,7 @@ def test_vectorised_bootstrap_equals_the_loop_bit_for_bit(seed):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_blocked_median_search_equals_the_loop(seed, monkeypatch):
+def test_blocked_median_search_equals_the_first_loop(seed, monkeypatch):
     # A small table limit makes the median search table every k-th position only and walk
     # the k values of the block (the path for very large pools).
     import random

@@ -190,29 +190,78 @@ def replication_stats(runs: list[dict[str, Any]], resamples: int = RESAMPLES, se
     mean_m = sum(medians) / r
     std = math.sqrt(sum((m - mean_m) ** 2 for m in medians) / (r - 1)) if r > 1 else None
     out["median_spread"] = {"min": min(medians), "max": max(medians), "mean": mean_m, "std": std}
-    import numpy as np
-
     sums = [sum(v) for v in per_rep]
     lens = [len(v) for v in per_rep]
-    # Every value with its replication, in (value, replication) order: sorting the pairs.
-    unsorted = np.fromiter(itertools.chain.from_iterable(per_rep), dtype=np.float64, count=sum(lens))
-    owners = np.repeat(np.arange(r, dtype=np.int64), lens)
-    order = np.lexsort((owners, unsorted))
-    values, owner = unsorted[order], owners[order]
-    est_median = float(percentile(values, 0.5))
-    est_mean = sum(sums) / sum(lens)
-    if r < 2:
-        out["median"] = {"estimate": est_median, "low": None, "high": None}
-        out["mean"] = {"estimate": est_mean, "low": None, "high": None}
-        return out
-    counts = resample_counts(seed, resamples, r)
-    boot_median = _weighted_medians(values, owner, counts)
-    # Σ count·sum over Σ count·len per resample; int × float is the float product, and the
-    # integer denominators are exact.
-    boot_mean = _row_sums(counts * np.array(sums, dtype=np.float64)) / (counts @ np.array(lens, dtype=np.int64))
+    m = sum(lens)
+    est_mean = sum(sums) / m
     tail = (1 - level) / 2
-    boot_median = np.sort(boot_median, kind="stable").tolist()
-    boot_mean = np.sort(boot_mean, kind="stable").tolist()
-    out["median"] = {"estimate": est_median, "low": percentile(boot_median, tail), "high": percentile(boot_median, 1 - tail)}
-    out["mean"] = {"estimate": est_mean, "low": percentile(boot_mean, tail), "high": percentile(boot_mean, 1 - tail)}
+    if r < 2 or _small_without_numpy(resamples, r, m):
+        # Every value with its replication, in (value, replication) order.
+        pooled = sorted((x, i) for i, v in enumerate(per_rep) for x in v)
+        out["median"] = {"estimate": percentile([x for x, _ in pooled], 0.5), "low": None, "high": None}
+        out["mean"] = {"estimate": est_mean, "low": None, "high": None}
+        if r < 2:
+            return out
+        boot_median, boot_mean = _bootstrap_loop(pooled, sums, lens, resamples, seed)
+    else:
+        import numpy as np
+
+        # Every value with its replication, in (value, replication) order: sorting the pairs.
+        unsorted = np.fromiter(itertools.chain.from_iterable(per_rep), dtype=np.float64, count=m)
+        owners = np.repeat(np.arange(r, dtype=np.int64), lens)
+        order = np.lexsort((owners, unsorted))
+        values, owner = unsorted[order], owners[order]
+        out["median"] = {"estimate": float(percentile(values, 0.5))}
+        out["mean"] = {"estimate": est_mean}
+        counts = resample_counts(seed, resamples, r)
+        # Σ count·sum over Σ count·len per resample; int × float is the float product, and the
+        # integer denominators are exact.
+        boot_mean = _row_sums(counts * np.array(sums, dtype=np.float64)) / (counts @ np.array(lens, dtype=np.int64))
+        boot_median = np.sort(_weighted_medians(values, owner, counts), kind="stable").tolist()
+        boot_mean = np.sort(boot_mean, kind="stable").tolist()
+    for key, boot in (("median", boot_median), ("mean", boot_mean)):
+        out[key].update(low=percentile(boot, tail), high=percentile(boot, 1 - tail))
     return out
+
+
+#: The most resamples × (replications + values) that :func:`_bootstrap_loop` takes on when numpy
+#: is not loaded yet: the loop runs ≈ 3 M of those steps per second (2000 resamples of 10
+#: one-client replications: 12 ms), so at most ≈ 70 ms, while importing numpy costs ≈ 0.15 s
+#: of CPU (0.3 s wall) on the project's machine (docs/performance.md, "Start-up").
+LOOP_STEPS = 200_000
+
+
+def _small_without_numpy(resamples: int, r: int, m: int) -> bool:
+    """Whether to resample in plain Python: numpy is not loaded yet (importing it is most of
+    a small run's start-up) and the loop costs less than the import. Both ways give the same
+    numbers (tests/test_replstats.py)."""
+    return "numpy" not in sys.modules and resamples * (r + m) <= LOOP_STEPS
+
+
+def _bootstrap_loop(pooled, sums, lens, resamples: int, seed: int) -> tuple[list[float], list[float]]:
+    """The bootstrap medians and means, sorted, one resample at a time in plain Python: the
+    same draws, and each resample's median found by walking the pooled (value, replication)
+    pairs with the resample's counts; the same arithmetic as the vectorised path."""
+    r = len(sums)
+    draw = random.Random(seed).random
+    boot_median, boot_mean = [], []
+    for _ in range(resamples):
+        counts = [0] * r
+        for _ in range(r):
+            counts[int(draw() * r)] += 1
+        n = sum(c * k for c, k in zip(counts, lens))
+        h = (n - 1) * 0.5
+        lo_rank = math.floor(h)
+        hi_rank = min(lo_rank + 1, n - 1)
+        cum, lo_v = 0, None
+        for x, i in pooled:
+            cum += counts[i]
+            if lo_v is None and cum > lo_rank:
+                lo_v = x
+            if cum > hi_rank:
+                break
+        boot_median.append(lo_v + (h - lo_rank) * (x - lo_v))
+        boot_mean.append(sum(c * s for c, s in zip(counts, sums)) / n)
+    boot_median.sort()
+    boot_mean.sort()
+    return boot_median, boot_mean
