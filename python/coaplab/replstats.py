@@ -39,6 +39,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 import random
 import sys
 from typing import Any
@@ -225,10 +226,11 @@ def replication_stats(runs: list[dict[str, Any]], resamples: int = RESAMPLES, se
 
 
 #: The most resamples × (replications + values) that :func:`_bootstrap_loop` takes on when numpy
-#: is not loaded yet: the loop runs ≈ 3 M of those steps per second (2000 resamples of 10
-#: one-client replications: 12 ms), so at most ≈ 70 ms, while importing numpy costs ≈ 0.15 s
-#: of CPU (0.3 s wall) on the project's machine (docs/performance.md, "Start-up").
-LOOP_STEPS = 200_000
+#: is not loaded yet. The loop does ≈ 6 M of those steps per CPU-second (2000 resamples of 10
+#: one-client replications: 6.4 ms), so at most ≈ 17 ms, while importing numpy costs ≈ 75 ms:
+#: the first `coaplab.run` of one TCP firmware client × 10 replications in a fresh process took
+#: 0.106 s of CPU through numpy and 0.030 s through the loop (docs/performance.md, "Start-up").
+LOOP_STEPS = 100_000
 
 
 def _small_without_numpy(resamples: int, r: int, m: int) -> bool:
@@ -244,24 +246,31 @@ def _bootstrap_loop(pooled, sums, lens, resamples: int, seed: int) -> tuple[list
     pairs with the resample's counts; the same arithmetic as the vectorised path."""
     r = len(sums)
     draw = random.Random(seed).random
+    picks = [int(draw() * r) for _ in range(resamples * r)]
+    values = [x for x, _ in pooled]
+    owner = [i for _, i in pooled]
+    mul = operator.mul
     boot_median, boot_mean = [], []
-    for _ in range(resamples):
+    for b in range(0, resamples * r, r):
         counts = [0] * r
-        for _ in range(r):
-            counts[int(draw() * r)] += 1
-        n = sum(c * k for c, k in zip(counts, lens))
+        for j in picks[b:b + r]:
+            counts[j] += 1
+        n = sum(map(mul, counts, lens))
         h = (n - 1) * 0.5
         lo_rank = math.floor(h)
         hi_rank = min(lo_rank + 1, n - 1)
-        cum, lo_v = 0, None
-        for x, i in pooled:
+        cum = 0
+        for k, i in enumerate(owner):  # the first position whose cumulative count exceeds lo_rank
             cum += counts[i]
-            if lo_v is None and cum > lo_rank:
-                lo_v = x
-            if cum > hi_rank:
+            if cum > lo_rank:
                 break
-        boot_median.append(lo_v + (h - lo_rank) * (x - lo_v))
-        boot_mean.append(sum(c * s for c, s in zip(counts, sums)) / n)
+        lo_v = values[k]
+        while cum <= hi_rank:  # rank lo was that value's last copy: on to the next one picked
+            k += 1
+            cum += counts[owner[k]]
+        boot_median.append(lo_v + (h - lo_rank) * (values[k] - lo_v))
+        # int × float in the order of the first loop (`sum(int(c) * s for …)`), summed by sum().
+        boot_mean.append(sum(map(mul, counts, sums)) / n)
     boot_median.sort()
     boot_mean.sort()
     return boot_median, boot_mean
