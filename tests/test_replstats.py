@@ -162,10 +162,28 @@ def test_blocked_median_search_equals_the_first_loop(seed, monkeypatch):
     from coaplab import replstats
 
     monkeypatch.setattr(replstats, "PREFIX_ENTRIES", 17)
+    monkeypatch.setattr(replstats, "_small_without_numpy", lambda *_: False)
     rng = random.Random(100 + seed)
     data = random_study(rng, rng.randint(2, 12), 60)
     got = replication_stats(data, resamples=300, seed=seed)
     want = reference_bootstrap(data, resamples=300, seed=seed)
+    assert (got["median"], got["mean"]) == (want["median"], want["mean"])
+
+
+@pytest.mark.parametrize("window", [1, 2])
+def test_upper_middle_search_equals_the_first_loop(window, monkeypatch):
+    # With a window of one or two values, the upper middle value of many resamples whose lower
+    # middle value was its last copy is searched instead of found just after it.
+    import random
+
+    from coaplab import replstats
+
+    monkeypatch.setattr(replstats, "NEXT_WINDOW", window)
+    monkeypatch.setattr(replstats, "_small_without_numpy", lambda *_: False)
+    rng = random.Random(200 + window)
+    data = random_study(rng, 9, 40)
+    got = replication_stats(data, resamples=500, seed=window)
+    want = reference_bootstrap(data, resamples=500, seed=window)
     assert (got["median"], got["mean"]) == (want["median"], want["mean"])
 
 

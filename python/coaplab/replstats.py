@@ -58,6 +58,11 @@ LEVEL = 0.95
 PREFIX_ENTRIES = 1 << 20
 
 
+#: How many positions past the lower middle value the median looks for the upper one before
+#: searching (:func:`_weighted_medians`).
+NEXT_WINDOW = 8
+
+
 def _fcts(run: dict[str, Any]) -> list[float]:
     fcts = [f for c in run["clients"] if (f := c.get("fct_s")) is not None]
     fcts.sort()
@@ -140,11 +145,19 @@ def _weighted_medians(values, owner, counts):
     table = _cumulative_table(owner, r, step, dtype)
     cnt = counts.astype(dtype)
     lo_pos, cum = _first_above(table, owner, cnt, lo_rank, step)
-    # The element of rank lo + 1 is the same value unless rank lo is its last copy.
+    # The element of rank lo + 1 is the same value unless rank lo is its last copy; then it is
+    # the next value the resample picked, mostly within a few positions (a value is skipped
+    # only if its replication was not picked: probability (1 − 1/R)^R ≤ 0.37); the rest search.
     hi_pos = lo_pos.copy()
     again = np.flatnonzero(cum <= hi_rank)
     if len(again):
-        hi_pos[again] = _first_above(table, owner, cnt[again], hi_rank[again], step)[0]
+        ahead = lo_pos[again, None] + np.arange(1, NEXT_WINDOW + 1)
+        picked = (ahead < m) & (np.take_along_axis(cnt[again], owner[np.minimum(ahead, m - 1)], axis=1) > 0)
+        found = picked.any(axis=1)
+        hi_pos[again[found]] = ahead[found, np.argmax(picked[found], axis=1)]
+        rest = again[~found]
+        if len(rest):
+            hi_pos[rest] = _first_above(table, owner, cnt[rest], hi_rank[rest], step)[0]
     lo_v, hi_v = values[lo_pos], values[hi_pos]
     return lo_v + (h - lo_rank) * (hi_v - lo_v)
 
