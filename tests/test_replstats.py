@@ -218,6 +218,15 @@ def test_row_sums_are_pythons_sum():
         assert _row_sums(np.array([row]))[0] == sum(row)
 
 
+def test_another_client_value(path):
+    # key= resamples another per-client field exactly as the FCT: the same data under another
+    # name gives the same statistics.
+    data = [{"clients": [{"fct_s": None, "rtt_s": v} for v in vs]} for vs in ([1.0, 5.0], [2.0, 8.0], [3.0])]
+    as_fct = runs([1.0, 5.0], [2.0, 8.0], [3.0])
+    assert replication_stats(data, key="rtt_s") == replication_stats(as_fct)
+    assert replication_stats(data)["replications"] == 0
+
+
 def test_too_few_replications():
     one = replication_stats(runs([1.0, 3.0]))
     assert one["median"] == {"estimate": 2.0, "low": None, "high": None}

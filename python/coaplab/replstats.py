@@ -63,10 +63,11 @@ PREFIX_ENTRIES = 1 << 20
 NEXT_WINDOW = 8
 
 
-def _fcts(run: dict[str, Any]) -> list[float]:
-    fcts = [f for c in run["clients"] if (f := c.get("fct_s")) is not None]
-    fcts.sort()
-    return fcts
+def _client_values(run: dict[str, Any], key: str) -> list[float]:
+    """The clients' ``key`` values of one run, sorted; clients without one are left out."""
+    values = [v for c in run["clients"] if (v := c.get(key)) is not None]
+    values.sort()
+    return values
 
 
 @functools.lru_cache(maxsize=8)
@@ -183,15 +184,16 @@ def _row_sums(terms):
 
 
 def replication_stats(runs: list[dict[str, Any]], resamples: int = RESAMPLES, seed: int = SEED,
-                      level: float = LEVEL) -> dict[str, Any]:
+                      level: float = LEVEL, key: str = "fct_s") -> dict[str, Any]:
     """The spread of FCT across replications and bootstrap intervals of the pooled median and
     mean FCT, for one configuration's runs (each a per-replication result with ``clients``).
+    ``key`` names another per-client value to treat the same way (the FCT by default).
 
     Returns ``{"replications", "median_per_replication", "median_spread": {min, max, mean,
     std}, "median": {estimate, low, high}, "mean": {estimate, low, high}, "level",
     "resamples", "seed"}``; intervals are ``None`` with fewer than two replications that
     completed exchanges (nothing to resample), the spread's ``std`` likewise."""
-    per_rep = [_fcts(r) for r in runs]
+    per_rep = [_client_values(r, key) for r in runs]
     per_rep = [v for v in per_rep if v]
     medians = [percentile(v, 0.5) for v in per_rep]
     r = len(per_rep)
