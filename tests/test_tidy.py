@@ -202,14 +202,15 @@ def test_cluster_without_the_extra_is_one_line(monkeypatch, capsys, tmp_path):
 
 
 def test_light_imports(tmp_path):
-    # `coaplab --help` loads no runner, scenario checker, pandas, DuckDB or matplotlib, and
-    # `run --no-db` no pandas, DuckDB or matplotlib (docs/experiments.md, start-up time).
+    # `coaplab --help` loads no runner, scenario checker, emulator driver, numpy, pandas, DuckDB
+    # or matplotlib, and `run --no-db` of one client none but the first two — its bootstrap
+    # intervals over 10 replications included (docs/performance.md, "Start-up").
     import subprocess
     import sys
 
     scen = tmp_path / "s.toml"
-    scen.write_text("replications = 1\n[workload]\nexchanges = 2\n")
-    heavy = ("pandas", "duckdb", "matplotlib", "pyarrow", "distributed")
+    scen.write_text("replications = 10\n[workload]\nclients = 1\nexchanges = 2\n")
+    heavy = ("numpy", "pandas", "duckdb", "matplotlib", "pyarrow", "distributed", "coaplab.emulate")
     probe = ("import sys, contextlib, io\nfrom coaplab.cli import main\nargs = sys.argv[1:]\n"
              "with contextlib.redirect_stdout(io.StringIO()):\n"
              "    try:\n        main(args)\n    except SystemExit:\n        pass\n"

@@ -233,7 +233,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="--suite: interleaved repetitions per configuration (min and median are printed)")
     bench.add_argument("--exchanges", type=_positive_int, default=None,
                        help="--suite: exchanges per client (default max(50, 100000 / clients))")
-    from .emulate import CLIENT_KINDS, SERVER_KINDS
+    from .stacks import CLIENT_KINDS, SERVER_KINDS  # not .emulate: its imports would slow every command
 
     for name, help_ in (("emulate", "run a scenario over real network stacks on the emulated link (root; docs/emulation.md)"),
                         ("crossval", "run a scenario in the simulator and in emulation; metrics side by side")):

@@ -31,10 +31,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import CoaplabError
+from .stacks import CLIENT_KINDS, SERVER_KINDS
 
-#: Endpoint kinds: which program plays the clients and which the server.
-CLIENT_KINDS = ("coaplab", "libcoap", "aiocoap")
-SERVER_KINDS = ("coaplab", "aiocoap", "libcoap")
 #: The TUN device's name inside each namespace.
 TUN = "coaplab0"
 #: Delivery lateness p99 beyond which a run is marked invalid (µs).

@@ -12,15 +12,37 @@ to the next, and how sure its pooled FCT median and mean are.
   is the 2.5th–97.5th percentile of those (Efron & Tibshirani, *An Introduction to the
   Bootstrap*, 1993, ch. 13, percentile interval).
 
-The draws come from Python's ``random.Random(seed).random()``, whose sequence Python keeps the
-same across versions, so the intervals are deterministic and portable.
+The draws are those of Python's ``random.Random(seed).random()``, whose sequence Python keeps the
+same across versions, so the intervals are deterministic and portable: resample b picks
+replication ``int(u * R)`` for its R draws u, taken in order.
+
+All resamples are computed at once with numpy, and give the numbers, to the last bit, of the
+plain loop this module first had (one resample at a time, Python's ``sum``; the test suite
+keeps that loop as the reference, ``tests/test_replstats.py``):
+
+- the draws: Python's generator is the Mersenne Twister MT19937 and ``random()`` its
+  ``genrand_res53`` (CPython ``Modules/_randommodule.c``, ``_random_Random_random_impl``); numpy's
+  legacy ``RandomState.random_sample`` draws the same doubles the same way (numpy
+  ``random/src/mt19937/mt19937.h``, ``mt19937_next_double``) once given Python's state
+  (``Random.getstate``), and NEP 19 freezes that stream. The draws depend only on the seed, so
+  the matrix of picks is made once per (seed, resamples, R) and reused;
+- the medians: a binary search per resample for the pooled element of each middle rank, using
+  the resample's cumulative weights at any position (its pick counts times the number of each
+  replication's values up to there) instead of building the cumulative sum over every value;
+- the means: the same products summed term by term in the same order, as ``sum`` does (since
+  Python 3.12 ``sum`` of floats compensates rounding, Neumaier's algorithm; it is replicated
+  for the interpreter that runs).
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
+import operator
 import random
-from typing import Any, Sequence
+import sys
+from typing import Any
 
 from .stats import percentile
 
@@ -29,36 +51,149 @@ RESAMPLES = 2000
 SEED = 20260101
 LEVEL = 0.95
 
+#: At most this many entries (positions × replications) in the table of cumulative counts per
+#: replication that the median search reads; beyond it, only every k-th position is tabled and
+#: the last step sums the weights of up to k values per resample (bounds memory for very large
+#: pools: 2^20 int64 entries = 8 MB).
+PREFIX_ENTRIES = 1 << 20
 
-def _fcts(run: dict[str, Any]) -> list[float]:
-    return sorted(c["fct_s"] for c in run["clients"] if c.get("fct_s") is not None)
+
+#: How many positions past the lower middle value the median looks for the upper one before
+#: searching (:func:`_weighted_medians`).
+NEXT_WINDOW = 8
 
 
-def _weighted_median(values, owner, counts) -> float:
-    """Median (linear interpolation between closest ranks) of the multiset in which the sorted
-    ``values[i]`` (a numpy array) appears ``counts[owner[i]]`` times."""
+def _client_values(run: dict[str, Any], key: str) -> list[float]:
+    """The clients' ``key`` values of one run, sorted; clients without one are left out."""
+    values = [v for c in run["clients"] if (v := c.get(key)) is not None]
+    values.sort()
+    return values
+
+
+@functools.lru_cache(maxsize=8)
+def resample_counts(seed: int, resamples: int, r: int):
+    """counts[b, j]: how many times resample b picks replication j — the picks
+    ``int(random.Random(seed).random() * r)``, r per resample, in order. Read-only (cached)."""
     import numpy as np
 
-    cum = np.cumsum(counts[owner])
-    n = int(cum[-1])
+    state = random.Random(seed).getstate()[1]  # 624 words of MT19937 state, then the position
+    mt = np.random.RandomState()
+    mt.set_state(("MT19937", np.array(state[:-1], dtype=np.uint32), state[-1]))
+    picks = (mt.random_sample(resamples * r) * r).astype(np.int64)  # int() truncates likewise
+    rows = np.repeat(np.arange(resamples, dtype=np.int64), r)
+    counts = np.bincount(rows * r + picks, minlength=resamples * r).reshape(resamples, r)
+    counts.setflags(write=False)
+    return counts
+
+
+def _cumulative_table(owner, r: int, step: int, dtype):
+    """``table[q, j]``: how many of replication j's values lie at pooled positions
+    0 … (q + 1)·step − 1 (the last row: up to the end)."""
+    import numpy as np
+
+    block = np.arange(len(owner)) // step
+    table = np.bincount(block * r + owner, minlength=(int(block[-1]) + 1) * r).reshape(-1, r).astype(dtype)
+    return np.cumsum(table, axis=0, out=table)
+
+
+def _first_above(table, owner, counts, ranks, step: int):
+    """For each row b of ``counts``: the position in the pooled sorted values of the element of
+    rank ``ranks[b]`` (0-based) in the multiset where value i appears ``counts[b, owner[i]]``
+    times — the first position whose cumulative count exceeds the rank — and the cumulative
+    count there.
+
+    A row's cumulative count at the end of block q is ``counts[b] · table[q]``
+    (:func:`_cumulative_table`), which never decreases with q (counts are >= 0), so a binary
+    search over the blocks finds the block; with ``step`` > 1, the weights of the block's
+    values, one after the other, then find the position."""
+    import numpy as np
+
+    b, m, q_max = len(ranks), len(owner), len(table) - 1
+    # Binary lifting: q = how many blocks end with a cumulative count <= the rank.
+    q = np.zeros(b, dtype=np.int64)
+    bit = 1 << q_max.bit_length()
+    while bit:
+        cand = np.minimum(q + bit, q_max + 1)
+        below = np.einsum("ij,ij->i", counts, table[cand - 1]) <= ranks
+        q = np.where(below, cand, q)
+        bit >>= 1
+    if step == 1:
+        return q, np.einsum("ij,ij->i", counts, table[q])
+    start = q * step
+    base = np.where(q > 0, np.einsum("ij,ij->i", counts, table[np.maximum(q - 1, 0)]), 0)
+    offsets = start[:, None] + np.arange(step)
+    weights = np.where(offsets < m, np.take_along_axis(counts, owner[np.minimum(offsets, m - 1)], axis=1), 0)
+    cum = base[:, None] + np.cumsum(weights, axis=1)
+    within = np.argmax(cum > ranks[:, None], axis=1)
+    return start + within, cum[np.arange(b), within]
+
+
+def _weighted_medians(values, owner, counts):
+    """The median (linear interpolation between closest ranks, as
+    :func:`coaplab.stats.percentile`) of each resample b's multiset, in which the sorted
+    ``values[i]`` appears ``counts[b, owner[i]]`` times; one float64 per resample."""
+    import numpy as np
+
+    r = counts.shape[1]
+    m = len(owner)
+    n = counts @ np.bincount(owner, minlength=r)
     h = (n - 1) * 0.5
-    lo_rank = math.floor(h)
-    hi_rank = min(lo_rank + 1, n - 1)
-    # The element of rank k (0-based) is the first whose cumulative count exceeds k.
-    lo_v, hi_v = values[np.searchsorted(cum, [lo_rank, hi_rank], side="right")]
-    return float(lo_v + (h - lo_rank) * (hi_v - lo_v))
+    lo_rank = np.floor(h).astype(np.int64)
+    hi_rank = np.minimum(lo_rank + 1, n - 1)
+    # 32-bit counts halve the memory the search reads; they hold any cumulative count < 2^31.
+    dtype = np.int32 if int(n.max()) < 2**31 else np.int64
+    step = max(1, -(-m * r // PREFIX_ENTRIES))
+    table = _cumulative_table(owner, r, step, dtype)
+    cnt = counts.astype(dtype)
+    lo_pos, cum = _first_above(table, owner, cnt, lo_rank, step)
+    # The element of rank lo + 1 is the same value unless rank lo is its last copy; then it is
+    # the next value the resample picked, mostly within a few positions (a value is skipped
+    # only if its replication was not picked: probability (1 − 1/R)^R ≤ 0.37); the rest search.
+    hi_pos = lo_pos.copy()
+    again = np.flatnonzero(cum <= hi_rank)
+    if len(again):
+        ahead = lo_pos[again, None] + np.arange(1, NEXT_WINDOW + 1)
+        picked = (ahead < m) & (np.take_along_axis(cnt[again], owner[np.minimum(ahead, m - 1)], axis=1) > 0)
+        found = picked.any(axis=1)
+        hi_pos[again[found]] = ahead[found, np.argmax(picked[found], axis=1)]
+        rest = again[~found]
+        if len(rest):
+            hi_pos[rest] = _first_above(table, owner, cnt[rest], hi_rank[rest], step)[0]
+    lo_v, hi_v = values[lo_pos], values[hi_pos]
+    return lo_v + (h - lo_rank) * (hi_v - lo_v)
+
+
+def _row_sums(terms):
+    """Each row of ``terms`` summed as Python's built-in ``sum`` sums a sequence of floats
+    (starting from the integer 0): left to right, and from Python 3.12 on with Neumaier's
+    compensation (CPython ``Python/bltinmodule.c``, ``builtin_sum_impl``)."""
+    import numpy as np
+
+    total = 0 + terms[:, 0]
+    if sys.version_info < (3, 12):
+        for j in range(1, terms.shape[1]):
+            total = total + terms[:, j]
+        return total
+    comp = np.zeros_like(total)
+    for j in range(1, terms.shape[1]):
+        x = terms[:, j]
+        t = total + x
+        comp = comp + np.where(np.abs(total) >= np.abs(x), (total - t) + x, (x - t) + total)
+        total = t
+    return np.where((comp != 0) & np.isfinite(comp), total + comp, total)
 
 
 def replication_stats(runs: list[dict[str, Any]], resamples: int = RESAMPLES, seed: int = SEED,
-                      level: float = LEVEL) -> dict[str, Any]:
+                      level: float = LEVEL, key: str = "fct_s") -> dict[str, Any]:
     """The spread of FCT across replications and bootstrap intervals of the pooled median and
     mean FCT, for one configuration's runs (each a per-replication result with ``clients``).
+    ``key`` names another per-client value to treat the same way (the FCT by default).
 
     Returns ``{"replications", "median_per_replication", "median_spread": {min, max, mean,
     std}, "median": {estimate, low, high}, "mean": {estimate, low, high}, "level",
     "resamples", "seed"}``; intervals are ``None`` with fewer than two replications that
     completed exchanges (nothing to resample), the spread's ``std`` likewise."""
-    per_rep = [_fcts(r) for r in runs]
+    per_rep = [_client_values(r, key) for r in runs]
     per_rep = [v for v in per_rep if v]
     medians = [percentile(v, 0.5) for v in per_rep]
     r = len(per_rep)
@@ -71,30 +206,86 @@ def replication_stats(runs: list[dict[str, Any]], resamples: int = RESAMPLES, se
     mean_m = sum(medians) / r
     std = math.sqrt(sum((m - mean_m) ** 2 for m in medians) / (r - 1)) if r > 1 else None
     out["median_spread"] = {"min": min(medians), "max": max(medians), "mean": mean_m, "std": std}
-    pooled = sorted((v, i) for i, vs in enumerate(per_rep) for v in vs)
-    import numpy as np
-
-    values = np.array([v for v, _ in pooled])
-    owner = np.array([i for _, i in pooled])
     sums = [sum(v) for v in per_rep]
     lens = [len(v) for v in per_rep]
-    est_median = percentile([v for v, _ in pooled], 0.5)
-    est_mean = sum(sums) / sum(lens)
-    if r < 2:
-        out["median"] = {"estimate": est_median, "low": None, "high": None}
-        out["mean"] = {"estimate": est_mean, "low": None, "high": None}
-        return out
-    rng = random.Random(seed)
-    boot_median, boot_mean = [], []
-    for _ in range(resamples):
-        counts = np.zeros(r, dtype=np.int64)
-        for _ in range(r):
-            counts[int(rng.random() * r)] += 1
-        boot_median.append(_weighted_median(values, owner, counts))
-        boot_mean.append(sum(int(c) * s for c, s in zip(counts, sums)) / sum(int(c) * n for c, n in zip(counts, lens)))
+    m = sum(lens)
+    est_mean = sum(sums) / m
     tail = (1 - level) / 2
+    if r < 2 or _small_without_numpy(resamples, r, m):
+        # Every value with its replication, in (value, replication) order.
+        pooled = sorted((x, i) for i, v in enumerate(per_rep) for x in v)
+        out["median"] = {"estimate": percentile([x for x, _ in pooled], 0.5), "low": None, "high": None}
+        out["mean"] = {"estimate": est_mean, "low": None, "high": None}
+        if r < 2:
+            return out
+        boot_median, boot_mean = _bootstrap_loop(pooled, sums, lens, resamples, seed)
+    else:
+        import numpy as np
+
+        # Every value with its replication, in (value, replication) order: sorting the pairs.
+        unsorted = np.fromiter(itertools.chain.from_iterable(per_rep), dtype=np.float64, count=m)
+        owners = np.repeat(np.arange(r, dtype=np.int64), lens)
+        order = np.lexsort((owners, unsorted))
+        values, owner = unsorted[order], owners[order]
+        out["median"] = {"estimate": float(percentile(values, 0.5))}
+        out["mean"] = {"estimate": est_mean}
+        counts = resample_counts(seed, resamples, r)
+        # Σ count·sum over Σ count·len per resample; int × float is the float product, and the
+        # integer denominators are exact.
+        boot_mean = _row_sums(counts * np.array(sums, dtype=np.float64)) / (counts @ np.array(lens, dtype=np.int64))
+        boot_median = np.sort(_weighted_medians(values, owner, counts), kind="stable").tolist()
+        boot_mean = np.sort(boot_mean, kind="stable").tolist()
+    for key, boot in (("median", boot_median), ("mean", boot_mean)):
+        out[key].update(low=percentile(boot, tail), high=percentile(boot, 1 - tail))
+    return out
+
+
+#: The most resamples × (replications + values) that :func:`_bootstrap_loop` takes on when numpy
+#: is not loaded yet. The loop does ≈ 6 M of those steps per CPU-second (2000 resamples of 10
+#: one-client replications: 6.4 ms), so at most ≈ 17 ms, while importing numpy costs ≈ 75 ms:
+#: the first `coaplab.run` of one TCP firmware client × 10 replications in a fresh process took
+#: 0.106 s of CPU through numpy and 0.030 s through the loop (docs/performance.md, "Start-up").
+LOOP_STEPS = 100_000
+
+
+def _small_without_numpy(resamples: int, r: int, m: int) -> bool:
+    """Whether to resample in plain Python: numpy is not loaded yet (importing it is most of
+    a small run's start-up) and the loop costs less than the import. Both ways give the same
+    numbers (tests/test_replstats.py)."""
+    return "numpy" not in sys.modules and resamples * (r + m) <= LOOP_STEPS
+
+
+def _bootstrap_loop(pooled, sums, lens, resamples: int, seed: int) -> tuple[list[float], list[float]]:
+    """The bootstrap medians and means, sorted, one resample at a time in plain Python: the
+    same draws, and each resample's median found by walking the pooled (value, replication)
+    pairs with the resample's counts; the same arithmetic as the vectorised path."""
+    r = len(sums)
+    draw = random.Random(seed).random
+    picks = [int(draw() * r) for _ in range(resamples * r)]
+    values = [x for x, _ in pooled]
+    owner = [i for _, i in pooled]
+    mul = operator.mul
+    boot_median, boot_mean = [], []
+    for b in range(0, resamples * r, r):
+        counts = [0] * r
+        for j in picks[b:b + r]:
+            counts[j] += 1
+        n = sum(map(mul, counts, lens))
+        h = (n - 1) * 0.5
+        lo_rank = math.floor(h)
+        hi_rank = min(lo_rank + 1, n - 1)
+        cum = 0
+        for k, i in enumerate(owner):  # the first position whose cumulative count exceeds lo_rank
+            cum += counts[i]
+            if cum > lo_rank:
+                break
+        lo_v = values[k]
+        while cum <= hi_rank:  # rank lo was that value's last copy: on to the next one picked
+            k += 1
+            cum += counts[owner[k]]
+        boot_median.append(lo_v + (h - lo_rank) * (values[k] - lo_v))
+        # int × float in the order of the first loop (`sum(int(c) * s for …)`), summed by sum().
+        boot_mean.append(sum(map(mul, counts, sums)) / n)
     boot_median.sort()
     boot_mean.sort()
-    out["median"] = {"estimate": est_median, "low": percentile(boot_median, tail), "high": percentile(boot_median, 1 - tail)}
-    out["mean"] = {"estimate": est_mean, "low": percentile(boot_mean, tail), "high": percentile(boot_mean, 1 - tail)}
-    return out
+    return boot_median, boot_mean
