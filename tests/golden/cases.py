@@ -4,7 +4,8 @@ Every refactor or optimisation that should not change results (the network-as-da
 a new event queue, ...) is checked against the stored JSON summaries (``--format json`` minus
 ``wall_s``), pcap hashes and trace-CSV hashes of these configurations, byte for byte
 (``tests/test_golden.py``). They cover both transports, every workload kind, every error profile
-and a custom chain, 1–400 clients, all twelve UDP algorithms, NSTART > 1, limited uplink buffers,
+and a custom chain, 1–400 clients, all twelve UDP algorithms and Californium's five, the GPRS
+uplink, Contiki's MAC on a mesh and FlockLab's wiring, NSTART > 1, limited uplink buffers,
 link overhead, TCP options and connection failures; traces and pcaps are on.
 
 ``python tests/golden/cases.py --write`` regenerates the stored files. Run it only on a
@@ -19,11 +20,19 @@ UDP_ALGORITHMS = (
 )
 
 
-def _case(name, link=None, workload=None, coap=None, tcp=None, trace=True, replications=2, seed=7):
+CALIFORNIUM_ALGORITHMS = (
+    "cocoa@californium", "cocoa-s@californium", "basic-rto@californium", "linux-rto@californium",
+    "peakhopper-rto@californium",
+)
+
+
+def _case(name, link=None, workload=None, coap=None, tcp=None, network=None, trace=True, replications=2, seed=7):
     d = {"name": name, "seed": seed, "replications": replications, "trace": trace,
          "link": link or {}, "workload": workload or {}, "coap": coap or {}}
     if tcp is not None:
         d["tcp"] = tcp
+    if network is not None:
+        d["network"] = network
     return d
 
 
@@ -99,7 +108,30 @@ def cases() -> list[dict]:
         _case("g-bbr-10-medium", link={"errors": "medium"}, workload={"clients": 10, "exchanges": 10},
               coap={"transport": "tcp", "cc": "bbr"}),
     ]
-    return out + udp + tcps
+    # Model 4: Californium's implementations, the GPRS radio-block uplink, Contiki 2.6's MAC,
+    # FlockLab's wiring (servers only, one outside client per sink, phase lock, shadowing).
+    for i, cc in enumerate(CALIFORNIUM_ALGORITHMS):
+        out.append(_case(f"g-alg-{cc}", link={"buffer_bytes": 2500, "errors": "medium"},
+                         workload={"kind": "continuous", "clients": 10, "exchanges": 30},
+                         coap={"cc": cc, "max_retransmit": 20}, trace=i % 2 == 0))
+    californium = {"ack_timeout_s": 2.0, "ack_random_factor": 1.5, "max_retransmit": 4}
+    sinks = [{"x": 0.0, "y": 0.0, "role": "border-router"}, {"x": 10.0, "y": 0.0, "role": "sink"},
+             {"x": 20.0, "y": 0.0, "role": "sink"}, {"x": 10.0, "y": 10.0, "role": "sink"}]
+    model4 = [
+        _case("g-gprs-30", network={"kind": "gprs"}, workload={"clients": 30, "duration_s": 60.0},
+              coap={"cc": "cocoa", **californium}, trace=False),
+        _case("g-gprs-burst", network={"kind": "gprs"},
+              workload={"kind": "burst", "background": 5, "duration_s": 40.0, "burst_at_s": 10.0, "burst_clients": 5,
+                        "burst_exchanges": 10, "settling_cap_s": 20.0},
+              coap={"cc": "default", **californium}),
+        _case("g-contiki-dumbbell", network={"kind": "dumbbell", "mac": "contiki"},
+              workload={"kind": "periodic", "period_s": 2.0, "duration_s": 60.0, "request_bytes": 95},
+              coap={"cc": "cocoa", "max_retransmit": 4, "nstart": 1}, trace=False),
+        _case("g-flocklab-sinks", network={"kind": "file", "nodes": sinks, "outside_clients_per_sink": True,
+                                           "rdc": "contikimac", "mac": "contiki", "link_loss_model": "shadowing"},
+              workload={"clients": 3, "duration_s": 60.0}, coap={"cc": "default", **californium}, trace=False),
+    ]
+    return out + udp + tcps + model4
 
 
 if __name__ == "__main__":
