@@ -34,6 +34,11 @@ impl MeasuredPeriod {
         Some((b - a).secs_f64())
     }
 
+    /// (first request, last end), s; None if no client completed anything.
+    fn bounds(&self) -> Option<(f64, f64)> {
+        (self.last > self.first).then_some((self.first, self.last))
+    }
+
     /// Its length, s (0 if no client completed anything).
     fn length(&self) -> f64 {
         if self.last > self.first {
@@ -224,7 +229,7 @@ impl World {
             settling_time_s: settling.flatten(),
             retransmission_histogram: hist,
             packets: self.sh.net.packet_stats(
-                period,
+                measured.bounds(),
                 crate::net::topology::downlink_kbps(&self.cfg),
                 unnecessary_bytes,
             ),

@@ -94,6 +94,7 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
     let (seed, rep) = (cfg.seed, replication);
     let rngs = (0..n as u32).map(|i| stream(seed, rep, Stream::Radio(i)));
     let loss_rng = stream(seed, rep, Stream::Radio(u32::MAX));
+    let layout_links = layout.links.is_some();
     let mesh = match &layout.links {
         None => Mesh::new(
             params,
@@ -113,7 +114,16 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
             loss_rng,
         ),
     }
-    .map_err(|e| ConfigError(format!("network.kind: {}: {e}", net_cfg.kind.as_str())))?;
+    .map_err(|e| {
+        // Name the key that decides who hears whom: the listed links, the listed positions
+        // (with the radio range), or the generated layout's spacing.
+        let key = match (net_cfg.kind.as_str(), layout_links) {
+            ("file", true) => "network.links".to_string(),
+            ("file", false) => "network.nodes (positions, with network.range_m)".to_string(),
+            (kind, _) => format!("network.kind = \"{kind}\" (its spacing, with network.range_m)"),
+        };
+        ConfigError(format!("{key}: {e}"))
+    })?;
     let mut mesh = mesh;
     for l in &net_cfg.lossy_links {
         if l.a as usize >= n || l.b as usize >= n || l.a == l.b {
