@@ -295,11 +295,6 @@ def _cmd_run(args) -> int:
         raise CoaplabError("--max-output-mb and --yes belong to --pcap; add --pcap DIR or drop them")
     from .runner import MAX_OUTPUT_MB
 
-    from .files import output_dir
-
-    for option, path in (("--pcap", args.pcap), ("--trace", args.trace)):
-        if path is not None:  # before anything runs: not after every run finished
-            output_dir(path, option)
     limit = None if args.yes else (args.max_output_mb or MAX_OUTPUT_MB)
     db = None if args.no_db else _db(args)
     result = run_scenario(args.scenario, jobs=args.jobs, progress=not args.no_progress, pcap_dir=args.pcap,

@@ -159,6 +159,24 @@ def _reason(e: OSError) -> str:
     return e.strerror or str(e)
 
 
+def missing_dirs(path: str | Path) -> list[Path]:
+    """The directories `output_dir(path)` would create, innermost last."""
+    out, missing = Path(path), []
+    while not out.exists() and out != out.parent:
+        missing.append(out)
+        out = out.parent
+    return missing[::-1]
+
+
+def remove_dirs(created: list[Path]) -> None:
+    """Removes directories :func:`output_dir` created, if still empty (innermost first)."""
+    for d in reversed(created):
+        try:
+            d.rmdir()
+        except OSError:
+            return
+
+
 def output_dir(path: str | Path, option: str) -> Path:
     """Creates the output directory `path` (with its parents) and checks that files can be
     written in it, before anything runs; one line naming the option otherwise."""

@@ -487,11 +487,14 @@ def run_scenario(
                 swept = ", ".join(f"{k} = {_fmt(v)}" for k, v in scenario.swept_values(c).items())
                 name = f" (in the sweep configuration {swept})" if scenario.sweep else ""
                 raise RunError(f"{e}{name}") from None
-    from .files import output_dir
+    from .files import missing_dirs, output_dir, remove_dirs
 
+    created: list[Path] = []  # removed again if the sweep is refused before anything ran
     for option, directory in (("--pcap", pcap_dir), ("--trace", trace_dir)):
         if directory is not None:  # before anything runs: a directory that cannot be written is one line
+            missing = missing_dirs(directory)
             output_dir(directory, option)
+            created += missing
             remove_stale_partials(Path(directory))  # left by a killed sweep
     store = SweepWriter(db) if db is not None else None
     try:
@@ -539,7 +542,11 @@ def run_scenario(
             if store is not None and done:
                 with store.read() as rdb:
                     sent = rdb.packets_sent(done)
-            _check_pcap_output(pcaps, sent, by_id, max_output_mb, announce=progress)
+            try:
+                _check_pcap_output(pcaps, sent, by_id, max_output_mb, announce=progress)
+            except OutputTooLarge:
+                remove_dirs(created)  # nothing written, not even the directories
+                raise
         pcap_of = {(cid, rep): pcap for cid, rep, _, pcap in tasks if pcap is not None}
 
         def written(cid: str, rep: int) -> list[tuple]:
@@ -558,6 +565,7 @@ def run_scenario(
         bar = Progress(len(tasks), progress, label)
         execute = _dask(runner, tasks, cluster) if cluster else _local(runner, tasks, jobs)
         try:
+            traced: dict[tuple[str, int], str] = {}  # the batch's runs whose trace files are wanted
             for batch in execute:
                 rows = []
                 outputs: list[tuple] = []
@@ -570,6 +578,8 @@ def run_scenario(
                         continue
                     if error is None:
                         outputs.extend(written(cid, rep))
+                        if trace_dir is not None and rerun.get((cid, rep), True):
+                            traced[(cid, rep)] = out
                     if (cid, rep) in rerun:
                         if error is not None:
                             raise RunError(f"the re-run of stored run {by_id[cid]['name']} [{cid}] replication {rep} "
@@ -583,6 +593,9 @@ def run_scenario(
                         memory[(cid, rep)] = (result, wall)
                     else:
                         failures[(cid, rep)] = error
+                if traced:  # as the runs finish: a kill later loses none of them
+                    outputs.extend(_write_traces(by_id, traced, Path(trace_dir)))
+                    traced.clear()
                 if store is not None:
                     store.note_outputs(outputs)
                     store.store(rows, engine_version, MODEL_VERSION)
@@ -616,18 +629,6 @@ def run_scenario(
                 raise RunError(f"the re-run of stored run {by_id[cid]['name']} [{cid}] replication {rep} differs from "
                                "the stored result (stored by another engine version?); its pcap / trace files do not "
                                "belong to the stored results: write them into another directory with --no-db")
-        if trace_dir is not None:
-            traced = dict(memory)
-            traced.update({k: v for k, v in rerun_results.items() if rerun[k]})
-            try:
-                files = write_traces(configs, traced, Path(trace_dir))
-            except OSError as e:
-                raise ResourceError(f"--trace: cannot write into {str(trace_dir)!r}: {e.strerror or e}; the runs "
-                                    "stored are kept: free space and re-run the same command to write the "
-                                    "missing trace files") from None
-            if store is not None and files:
-                store.note_outputs([(p.name, cid, rep, *digest(p)) for p, cid, rep in files])
-                store.flush(engine_version, MODEL_VERSION)
         available.update(memory)
         summaries, runs = [], {}
         for cid, c in zip(ids, configs):
@@ -665,43 +666,53 @@ def _trace_files(config: dict[str, Any]) -> list[str]:
     return ["-trace.csv"] + (["-cc-state.csv"] if uses_bbr(config) else [])
 
 
-def write_traces(configs, results, directory: Path) -> list[tuple[Path, str, int]]:
-    """One CSV per replication run now: every client's timer / RTO trace in time order (UDP),
-    or every connection's time-sequence trace (TCP); runs with BBR add a second CSV,
-    ``…-cc-state.csv``, with the congestion controller's state rows (``cc_state`` table).
-    Returns (path, config_id, replication) of every file written."""
+def _write_traces(configs: dict[str, dict[str, Any]], results: dict[tuple[str, int], str],
+                  directory: Path) -> list[tuple]:
+    """The trace files of finished runs (config_id → configuration; (config_id, replication) →
+    the run's result JSON): one CSV per replication, every client's timer / RTO trace in time
+    order (UDP), or every connection's time-sequence trace (TCP); runs with BBR add a second
+    CSV, ``…-cc-state.csv``, with the congestion controller's state rows (``cc_state`` table).
+    Returns the output records (file name, config_id, replication, bytes, SHA-256) of the
+    files written. A full disk stops the sweep with one line (:class:`ResourceError`)."""
+    try:
+        return [(p.name, cid, rep, *digest(p)) for p, cid, rep in write_traces(configs, results, directory)]
+    except OSError as e:
+        raise ResourceError(f"--trace: cannot write into {str(directory)!r}: {e.strerror or e}; the sweep stopped, "
+                            "the runs stored before are kept: free space and re-run the same command to resume") from None
+
+
+def write_traces(configs: dict[str, dict[str, Any]], results: dict[tuple[str, int], str],
+                 directory: Path) -> list[tuple[Path, str, int]]:
+    """Writes the trace files of :func:`_write_traces`; returns (path, config_id, replication)
+    of each. Each file is written under a partial name and renamed once whole (atomic_write):
+    a kill or a full disk leaves no cut-short trace under the final name."""
     import csv
 
     from .store import CC_STATE_COLUMNS, cc_state_rows
 
     directory.mkdir(parents=True, exist_ok=True)
     files: list[tuple[Path, str, int]] = []
-    for c in configs:
-        cid = config_id(c)
-        for rep in range(c["replications"]):
-            if (cid, rep) not in results:
-                continue
-            run, _ = results[(cid, rep)]
-            stem = f"{file_stem(c['name'])}-{cid}-rep{rep}"
-            # Each file under a partial name until whole (atomic_write): a kill or a full disk
-            # leaves no cut-short trace under the final name.
-            if uses_bbr(c):
-                files.append((directory / f"{stem}-cc-state.csv", cid, rep))
-                with atomic_write(files[-1][0], "w", newline="") as f:
-                    w = csv.writer(f)
-                    w.writerow(CC_STATE_COLUMNS)
-                    w.writerows(cc_state_rows(run))
-            files.append((directory / f"{stem}-trace.csv", cid, rep))
+    for (cid, rep), text in sorted(results.items()):
+        c = configs[cid]
+        run = json.loads(text)
+        stem = f"{file_stem(c['name'])}-{cid}-rep{rep}"
+        if uses_bbr(c):
+            files.append((directory / f"{stem}-cc-state.csv", cid, rep))
             with atomic_write(files[-1][0], "w", newline="") as f:
                 w = csv.writer(f)
-                if c["coap"]["transport"] == "tcp":
-                    w.writerow(SEQ_TRACE_COLUMNS)
-                    for t in run.get("seq_traces") or []:
-                        for point in t["points"]:
-                            w.writerow([t["client"], t["connection"], *point])
-                    continue
-                w.writerow(TRACE_COLUMNS)
-                for t in run.get("traces") or []:
+                w.writerow(CC_STATE_COLUMNS)
+                w.writerows(cc_state_rows(run))
+        files.append((directory / f"{stem}-trace.csv", cid, rep))
+        with atomic_write(files[-1][0], "w", newline="") as f:
+            w = csv.writer(f)
+            if c["coap"]["transport"] == "tcp":
+                w.writerow(SEQ_TRACE_COLUMNS)
+                for t in run.get("seq_traces") or []:
                     for point in t["points"]:
-                        w.writerow([t["client"], *point])
+                        w.writerow([t["client"], t["connection"], *point])
+                continue
+            w.writerow(TRACE_COLUMNS)
+            for t in run.get("traces") or []:
+                for point in t["points"]:
+                    w.writerow([t["client"], *point])
     return files
