@@ -69,8 +69,9 @@ def _names(*directories: Path) -> set[str]:
 def test_sigkills_while_writing_pcaps_and_traces_then_resume_equals_an_uninterrupted_run(tmp_path):
     # 30 runs of 20 clients × 40 exchanges with 1200-byte responses, each writing a pcap
     # (≈ 2 MB) and a trace CSV (≈ 0.1 MB): a few seconds with one job. Each attempt is killed
-    # either at a random moment 0.5–2.5 s after it starts, or the moment the r-th new file name
-    # (r random, 1–8) appears in the output directories — that is, while a file is written.
+    # either the moment the r-th new file name (r random, 1–12; each run makes 4: a partial
+    # and a final pcap and trace) appears in the output directories — that is, while a file
+    # is written — or at a random moment up to 0.3 s after the first.
     scen, db, out = tmp_path / "k.toml", tmp_path / "k.duckdb", tmp_path / "out"
     scen.write_text(KILLS_TOML)
     cmd = [sys.executable, "-m", "coaplab.cli", "run", str(scen), "--db", str(db), "--pcap", str(out / "pcap"),
@@ -79,15 +80,17 @@ def test_sigkills_while_writing_pcaps_and_traces_then_resume_equals_an_uninterru
     kills, history = 0, []
     while kills < 10:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path)
+        # Odd attempts: at the r-th new file name; even ones: a random moment 0–0.3 s after
+        # the first (timed from the sweep's progress, not from the start: machines differ).
+        seen, deadline = _names(out / "pcap", out / "trace"), time.monotonic() + 20
+        wanted = rng.randint(1, 12) if kills % 2 else 1
+        while proc.poll() is None and time.monotonic() < deadline and wanted > 0:
+            now = _names(out / "pcap", out / "trace")
+            wanted -= len(now - seen)
+            seen = now
+            time.sleep(0.0005)
         if kills % 2 == 0:
-            time.sleep(rng.uniform(0.5, 2.5))
-        else:
-            seen, wanted, deadline = _names(out / "pcap", out / "trace"), rng.randint(1, 8), time.monotonic() + 10
-            while proc.poll() is None and time.monotonic() < deadline and wanted > 0:
-                now = _names(out / "pcap", out / "trace")
-                wanted -= len(now - seen)
-                seen = now
-                time.sleep(0.0005)
+            time.sleep(rng.uniform(0.0, 0.3))
         if proc.poll() is not None:
             break  # the sweep finished before this kill
         proc.send_signal(signal.SIGKILL)
