@@ -297,3 +297,65 @@ def test_algorithm_file_naming_a_directory_says_so(cli, write_json, tmp_path):
     script = write_json([{"start": 0, "lost": 0, "rtt": 0.5}])
     line = one_line(cli("replay", "--algorithm-file", f"{tmp_path}:X", script), 2, "is a directory")
     assert "not found" not in line
+
+
+# --- 14. the run guard follows link rates, delays and durations --------------------------------
+
+@pytest.mark.parametrize("change", [
+    # The allowed minimum rate, 1 bit/s: the 50 requests with their retransmissions queue for
+    # ≈ 80 000 s of simulated time (above the earlier bound 3600 + 50·6·90 = 30 600 s).
+    {"link": {"uplink_kbps": 0.001}},
+    # The allowed maximum delay, 10 000 s each way: one exchange's response arrives after
+    # 10 000 s (above the earlier bound 3600 + 1·6·90 = 4140 s).
+    {"link": {"downlink_delay_ms": 1e7}, "workload": {"clients": 1, "exchanges": 1}},
+    # Background clients going on for duration_s = 3·10⁶ s with a ≈ 1 s round trip: ≈ 2.8
+    # million exchanges and ≈ 1.7·10⁷ events (above the earlier 10⁷ + (50 + 2)·192).
+    {"link": {"downlink_delay_ms": 500, "uplink_delay_ms": 500},
+     "workload": {"kind": "burst", "background": 1, "burst_clients": 2, "burst_exchanges": 1, "burst_at_s": 10,
+                  "duration_s": 3e6}},
+])
+def test_valid_slow_scenarios_are_not_called_non_converging(change):
+    # The bounds are worked out by hand in crates/engine/src/sim/guard.rs (its tests).
+    res = coaplab.run({"name": "slow", **change})
+    assert not res.failures, res.failures
+    s = res.summaries[0]
+    assert s["exchanges_completed"] + s["exchanges_failed"] > 0
+
+
+# --- 15, 16. utilisation over the link window ----------------------------------------------
+
+def test_utilisation_stays_within_0_and_1_when_links_stay_busy():
+    # max_timer_s = 0.001: the client retransmits every millisecond, the links stay busy
+    # long after the last exchange ended (24.8 before: busy time / measured period).
+    res = coaplab.run({"name": "busy", "workload": {"clients": 1, "exchanges": 50},
+                       "coap": {"cc": "default", "max_timer_s": 0.001}})
+    p = res.summaries[0]["packets"]
+    assert 0 < p["utilisation_uplink"] <= 1 and 0 < p["utilisation_downlink"] <= 1, p
+    # The unnecessary share counts bytes serialised on the downlink: part of its busy time.
+    assert 0 < p["unnecessary_downlink_share"] <= p["utilisation_downlink"], p
+
+
+def test_utilisation_of_one_exchange_is_serialisation_over_its_duration():
+    # One exchange, no loss: the first packet starts serialising at the request and the window
+    # ends with the response's delivery (its serialisation end + 400 ms of downlink delay),
+    # i.e. the window is the exchange's FCT. Downlink busy time = bytes·8 / 30 000 bit/s
+    # (link_overhead_bytes 0), so utilisation_downlink = bytes_downlink·8 / 30 000 / FCT.
+    res = coaplab.run({"name": "one", "workload": {"clients": 1, "exchanges": 1, "start_spread_s": 0}})
+    run = res.runs[res.summaries[0]["config_id"]][0]
+    p, fct = run["packets"], run["clients"][0]["fct_s"]
+    assert p["utilisation_downlink"] == pytest.approx(p["bytes_downlink"] * 8 / 30_000 / fct, rel=1e-6)
+    assert p["utilisation_uplink"] == pytest.approx(p["bytes_uplink"] * 8 / 60_000 / fct, rel=1e-6)
+
+
+def test_non_only_runs_report_utilisation_and_non_figures(cli, tmp_path):
+    scen = tmp_path / "non.toml"
+    scen.write_text('name = "non"\nseed = 2\nreplications = 2\n[workload]\nclients = 3\nexchanges = 32\n'
+                    'start_spread_s = 1.0\n[coap]\ncc = "cocoa"\nmax_retransmit = 20\nnon_rate_per_s = 0.5\n')
+    res = coaplab.run(str(scen))
+    p = res.summaries[0]["packets"]
+    assert p["bytes_downlink"] > 0 and 0 < p["utilisation_downlink"] <= 1, p
+    proc = cli("run", scen, "--no-db", "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    # 3 clients × 32 messages × 2 replications, all NON, all answered on a loss-free link.
+    assert "NON: 192 sent, 192 answered (delivery ratio 1.000)" in proc.stdout, proc.stdout
+    assert "bootstrap over 0 replications" not in proc.stdout
