@@ -355,11 +355,21 @@ impl Network {
             s
         };
         let (up, down) = (sum(LinkRole::Uplink), sum(LinkRole::Downlink));
-        let starts = [up.first_start, down.first_start].into_iter().flatten().map(|t| t.secs_f64());
-        let ends = [up.last_end, down.last_end].into_iter().flatten().map(|t| t.secs_f64());
+        let starts = [up.first_start, down.first_start]
+            .into_iter()
+            .flatten()
+            .map(|t| t.secs_f64());
+        let ends = [up.last_end, down.last_end]
+            .into_iter()
+            .flatten()
+            .map(|t| t.secs_f64());
         let (first, last) = measured.unwrap_or((f64::INFINITY, f64::NEG_INFINITY));
         let window = ends.fold(last, f64::max) - starts.fold(first, f64::min);
-        let window = if window.is_finite() && window > 0.0 { window } else { 0.0 };
+        let window = if window.is_finite() && window > 0.0 {
+            window
+        } else {
+            0.0
+        };
         let per = |x: f64| if window > 0.0 { x / window } else { 0.0 };
         let down_capacity_bytes = window * downlink_kbps * 1000.0 / 8.0;
         PacketStats {

@@ -359,7 +359,9 @@ mod tests {
         // Population: 0.05 + 1·(6·90 + 0.64) = 540.69 s; serialization 1·1·6·4·2368 = 56 832 s.
         // Limit: 3600 + 540.69 + 56 832 = 60 972.69 s. One 296-byte packet alone takes 2368 s
         // on this uplink, and the request with its 4 retransmissions 5·2368 = 11 840 s.
-        let c = config(r#"{"link": {"uplink_kbps": 0.001}, "workload": {"clients": 1, "exchanges": 1}}"#);
+        let c = config(
+            r#"{"link": {"uplink_kbps": 0.001}, "workload": {"clients": 1, "exchanges": 1}}"#,
+        );
         let l = GuardLimits::for_config(&c);
         assert!((secs(l) - 60_972.69).abs() < 1e-6, "{}", secs(l));
     }
@@ -371,9 +373,11 @@ mod tests {
         // 1 client, 1 exchange: 3600 + 0.05 + 6·90 + 10 000.24 + 24·0.078 933… s
         //                     = 14 140.29 + 1.8944 = 14 142.1844 s.
         // The exchange itself needs one round trip, 10 000.62 s with the shortest path delay.
-        let c = config(r#"{"link": {"downlink_delay_ms": 1e7}, "workload": {"clients": 1, "exchanges": 1}}"#);
+        let c = config(
+            r#"{"link": {"downlink_delay_ms": 1e7}, "workload": {"clients": 1, "exchanges": 1}}"#,
+        );
         let l = GuardLimits::for_config(&c);
-        assert!((secs(l) - 14_142.1844).abs() < 1e-6, "{}", secs(l));
+        assert!((secs(l) - 14_142.184_4).abs() < 1e-6, "{}", secs(l));
     }
 
     #[test]
