@@ -331,7 +331,7 @@ def _cmd_run(args) -> int:
 def _db(args) -> str:
     """The results database a command uses: --db, or ./coaplab.duckdb when it is not given. An
     empty --db is refused (it would otherwise silently mean the default)."""
-
+    from .store import DEFAULT_DB
 
     if args.db is None:
         return DEFAULT_DB
