@@ -185,6 +185,8 @@ def test_a_reversed_mesh_link_is_accepted():
     # Links are unordered pairs: [1, 0] is the link [0, 1].
     sc = coaplab.load_scenario(mesh(links=[[1, 0], [2, 1]]))
     assert sc.configurations()[0]["network"]["links"] == [[1, 0], [2, 1]]
+    res = coaplab.run(mesh(links=[[1, 0], [2, 1]]))  # the engine takes it too: 2 exchanges over 2 hops
+    assert not res.failures and res.summaries[0]["exchanges_completed"] == 2
 
 
 @pytest.mark.parametrize("change, needles", [
