@@ -18,8 +18,8 @@ from coaplab.store import SCHEMA_VERSION, ResultsDB, connect
 SMALL = 'name = "small"\nreplications = 2\n[workload]\nclients = 2\nexchanges = 3\n'
 
 
-def one_line_error(proc, *needles):
-    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+def one_line_error(proc, *needles, code=2):
+    assert proc.returncode == code, (proc.returncode, proc.stderr)
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("coaplab: error: --db: "), proc.stderr
     assert "Traceback" not in proc.stderr
@@ -151,7 +151,8 @@ def test_a_full_disk_stops_the_sweep_keeps_committed_runs_and_resumes(tmp_path, 
     assert strip(resumed.summaries) == strip(coaplab.run(SWEEP, jobs=2).summaries)
 
 
-def test_a_full_disk_is_one_line_and_exit_2_on_the_command_line(scen, tmp_path):
+def test_a_full_disk_is_one_line_and_exit_1_on_the_command_line(scen, tmp_path):
+    # Exit 1, not 2: the command was valid, the machine stopped it (issue #22, item 2).
     db = tmp_path / "full.duckdb"
     # The store fails on its first commit, as a full disk would make it.
     code = (
@@ -164,7 +165,7 @@ def test_a_full_disk_is_one_line_and_exit_2_on_the_command_line(scen, tmp_path):
         f"sys.exit(main(['run', {str(scen)!r}, '--db', {str(db)!r}, '--no-progress']))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
-    line = one_line_error(proc, "No space left on device", "re-run the same command to resume")
+    line = one_line_error(proc, "No space left on device", "re-run the same command to resume", code=1)
     assert str(db) in line
 
 

@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -233,17 +234,11 @@ def _libcoap_servers() -> set[int]:
     return found
 
 
-@pytest.mark.parametrize("server", ["coaplab", "libcoap"])
-def test_sigint_to_the_command_removes_everything(server, tmp_path):
-    """SIGINT while a run is under way: the command exits 130 and leaves no namespace, no
-    interface and no process behind (libcoap's coap-server included)."""
-    _need_root()
-    if server == "libcoap":
-        _need_libcoap("server")
-        _need_libcoap("client")
-    before = _libcoap_servers()
+def _start_long_emulation(server, tmp_path):
+    """`coaplab emulate` of a long run, once its namespaces exist and its processes run;
+    returns (process, namespaces(), processes()) — the latter two list what it created."""
     scenario = tmp_path / "long.toml"
-    scenario.write_text('name = "emu-sigint"\n[workload]\nkind = "continuous"\nclients = 3\nexchanges = 50\n')
+    scenario.write_text('name = "emu-signal"\n[workload]\nkind = "continuous"\nclients = 3\nexchanges = 50\n')
     p = subprocess.Popen([sys.executable, "-m", "coaplab.cli", "emulate", str(scenario), "--no-db", "--no-progress",
                           "--server", server],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
@@ -270,23 +265,104 @@ def test_sigint_to_the_command_removes_everything(server, tmp_path):
         time.sleep(0.05)
     assert len(namespaces()) == 2, p.stderr.read() if p.poll() is not None else "namespaces never appeared"
     time.sleep(1.0)  # the emulator and endpoints are running now
+    return p, namespaces, processes
+
+
+@pytest.mark.parametrize("server, sig", [("coaplab", signal.SIGINT), ("libcoap", signal.SIGINT),
+                                         ("coaplab", signal.SIGHUP), ("coaplab", signal.SIGTERM)])
+def test_a_signal_to_the_command_removes_everything(server, sig, tmp_path):
+    """SIGINT (Ctrl-C), SIGHUP (a closed terminal) or SIGTERM while a run is under way: the
+    command exits 128 + signal and leaves no namespace, no interface and no process behind
+    (libcoap's coap-server included)."""
+    _need_root()
     if server == "libcoap":
+        _need_libcoap("server")
+        _need_libcoap("client")
+    before = _libcoap_servers()
+    p, namespaces, processes = _start_long_emulation(server, tmp_path)
+    if server == "libcoap":
+        deadline = time.monotonic() + 20
         while not _libcoap_servers() - before and time.monotonic() < deadline and p.poll() is None:
             time.sleep(0.05)
         assert _libcoap_servers() - before, "coap-server should be running in the server namespace"
     assert processes(), "the emulator should be running inside the run's namespaces"
-    p.send_signal(signal.SIGINT)
+    p.send_signal(sig)
     try:
         p.wait(timeout=30)
     finally:
         if p.poll() is None:
             p.kill()
-    assert p.returncode == 130, p.stderr.read()
+    assert p.returncode == 128 + sig, p.stderr.read()
     assert namespaces() == []
     assert processes() == []
     assert _libcoap_servers() - before == set()
     host_links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
     assert em.TUN not in host_links
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below `pid` (children, their children, ...)."""
+    parents: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                parents[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    out, frontier = set(), {pid}
+    while frontier:
+        frontier = {c for c, p in parents.items() if p in frontier} - out
+        out |= frontier
+    return out
+
+
+def _alive(pids: set[int]) -> set[int]:
+    out = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.add(pid)
+    return out
+
+
+def test_after_a_sigkill_the_emulator_and_endpoints_end_too(tmp_path):
+    """SIGKILL runs no clean-up in the command, but its children are tied to it
+    (PR_SET_PDEATHSIG): the emulator, server and clients end within seconds instead of running
+    on for up to --max-seconds. The namespaces stay until the next run removes them."""
+    _need_root()
+    p, namespaces, processes = _start_long_emulation("coaplab", tmp_path)
+    children = _descendants(p.pid)
+    left = namespaces()
+    work = set()  # the run's temporary directory, which a SIGKILL leaves behind
+    for pid in children:
+        try:
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+        except OSError:
+            continue
+        for a in args:  # e.g. --config <tmp>/coaplab-emulate-XXXX/config.json, --out <tmp>/coaplab-emulate-XXXX
+            for d in (Path(a), *Path(a).parents):
+                if d.parent == Path(tempfile.gettempdir()) and d.name.startswith("coaplab-emulate-"):
+                    work.add(d)
+    try:
+        assert len(children) >= 3, "the emulator, the server and the clients should be running"
+        p.kill()
+        p.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while _alive(children) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _alive(children) == set()
+    finally:
+        for pid in _alive(children):  # never leave a process of this run behind, even on failure
+            os.kill(pid, signal.SIGKILL)
+        for ns in left:  # what the next run's remove_stale_namespaces() does
+            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+        for d in work:  # only <tmp>/coaplab-emulate-XXXX directories, never a parent
+            assert d.parent == Path(tempfile.gettempdir()) and d.name.startswith("coaplab-emulate-"), d
+            shutil.rmtree(d, ignore_errors=True)
+    assert namespaces() == []
 
 
 def test_emulate_command_stores_marked_runs(tmp_path):

@@ -140,8 +140,12 @@ def load_class(spec: str) -> type:
     if not sep or not path or not name:
         raise _bad(spec, "not of the form FILE:CLASS")
     file = Path(path)
-    if not file.is_file():
+    if file.is_dir():
+        raise _bad(spec, f"{path!r} is a directory; expected a Python file")
+    if not file.exists():
         raise _bad(spec, f"file {path!r} not found")
+    if not file.is_file():
+        raise _bad(spec, f"{path!r} is not a regular file; expected a Python file")
     module_name = f"coaplab_user_algorithm_{len(_CLASSES)}_{file.stem}"
     try:
         module_spec = importlib.util.spec_from_file_location(module_name, file)

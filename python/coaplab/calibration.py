@@ -15,6 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .files import read_regular_file
+
 from .runner import run_scenario
 
 #: The literature's experiments use MAX_RETRANSMIT 20 so that no exchange fails (docs/design.md §3).
@@ -26,8 +28,12 @@ def load_reference(path: str | Path | None = None) -> list[dict[str, Any]]:
     if path is None:
         text = resources.files("coaplab").joinpath("data/published.toml").read_text(encoding="utf-8")
     else:
-        text = Path(path).read_text(encoding="utf-8")
-    return tomllib.loads(text)["figure"]
+        text = read_regular_file(Path(path), 1024 * 1024, "reference").decode("utf-8")
+    figures = tomllib.loads(text).get("figure")
+    if not isinstance(figures, list) or not figures:
+        raise ValueError("it has no [[figure]] tables; a reference file lists its figures as [[figure]] "
+                         "tables, like the packaged published.toml")
+    return figures
 
 
 def tv_distance(p: list[float], q: list[float]) -> float:

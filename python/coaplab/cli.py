@@ -261,11 +261,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _cmd_emulate(args) -> int:
     from .emulate import crossval, crossval_table, emulate, emulation_table
-    from .store import DEFAULT_DB
+
 
     if args.no_db and args.db is not None:
         raise CoaplabError("--db and --no-db exclude each other")
-    db = None if args.no_db else (args.db or DEFAULT_DB)
+    db = None if args.no_db else _db(args)
     kw = dict(client=args.client, server=args.server, db=db, replications=args.replications, out_dir=args.out,
               max_seconds=float(args.max_seconds), late_us=float(args.late_us), progress=not args.no_progress,
               tcp_congestion=args.tcp_congestion)
@@ -284,7 +284,7 @@ def _cmd_emulate(args) -> int:
 def _cmd_run(args) -> int:
     from .output import json_lines, table
     from .runner import run_scenario
-    from .store import DEFAULT_DB
+
 
     if args.no_db and args.db is not None:
         raise CoaplabError("--db and --no-db exclude each other")
@@ -299,7 +299,7 @@ def _cmd_run(args) -> int:
     from .runner import MAX_OUTPUT_MB
 
     limit = None if args.yes else (args.max_output_mb or MAX_OUTPUT_MB)
-    db = None if args.no_db else (args.db or DEFAULT_DB)
+    db = None if args.no_db else _db(args)
     result = run_scenario(args.scenario, jobs=args.jobs, progress=not args.no_progress, pcap_dir=args.pcap,
                           trace_dir=args.trace, db=db, cluster=args.cluster, max_output_mb=limit)
     total = sum(c["replications"] for c in result.scenario.configurations())
@@ -320,14 +320,27 @@ def _cmd_run(args) -> int:
                      else {**s, "fct_replications": replication_stats(result.runs[s["config_id"]])} for s in result.summaries]
             sys.stdout.write(table(shown))
     if result.failures:
-        print(f"coaplab: {len(result.failures)} of {total} runs failed (stored as failed; re-run the command to retry them):",
-              file=sys.stderr)
+        stored = ("stored as failed; re-run the command to retry them" if db is not None
+                  else "not stored: --no-db")
+        print(f"coaplab: {len(result.failures)} of {total} runs failed ({stored}):", file=sys.stderr)
         for name, cid, rep, err in result.failures[:20]:
             print(f"  {name} [{cid}] replication {rep}: {err}", file=sys.stderr)
         if len(result.failures) > 20:
             print(f"  ... and {len(result.failures) - 20} more", file=sys.stderr)
         return 1
     return 0
+
+
+def _db(args) -> str:
+    """The results database a command uses: --db, or ./coaplab.duckdb when it is not given. An
+    empty --db is refused (it would otherwise silently mean the default)."""
+    from .store import DEFAULT_DB
+
+    if args.db is None:
+        return DEFAULT_DB
+    if not args.db.strip():
+        raise CoaplabError(f"--db: {args.db!r} is not allowed; expected a database file name, e.g. --db study.duckdb")
+    return args.db
 
 
 def _need_distributed() -> None:
@@ -338,9 +351,9 @@ def _need_distributed() -> None:
 
 
 def _cmd_status(args) -> int:
-    from .store import DEFAULT_DB, status
+    from .store import status
 
-    db = args.db or DEFAULT_DB
+    db = _db(args)
     rows = status(db)
     if args.format == "json":
         for r in rows:
@@ -358,10 +371,10 @@ def _cmd_status(args) -> int:
 
 
 def _cmd_export(args) -> int:
-    from .store import DEFAULT_DB
+
     from .tidy import export
 
-    for path in export(args.db or DEFAULT_DB, args.out, args.format, where=args.where):
+    for path in export(_db(args), args.out, args.format, where=args.where):
         print(path)
     return 0
 
@@ -382,13 +395,16 @@ def _cmd_plot(args) -> int:
     from pathlib import Path
 
     from . import figures
-    from .store import DEFAULT_DB
+
     from .tidy import load
 
     width = _width(args.width)
     if Path(args.out).suffix.lower() not in (".png", ".pdf", ".svg"):
         raise CoaplabError(f"--out: {args.out!r} has no known figure extension; allowed: .png, .pdf, .svg")
-    db = args.db or DEFAULT_DB
+    from .files import output_file
+
+    output_file(args.out, "--out")  # before reading the database: a path that cannot be written is one line
+    db = _db(args)
     if args.kind in ("load", "mac-drops"):  # meshes: carried load / MAC queue drops vs offered load
         for opt in ("config", "replication", "client", "connection", "x"):
             if getattr(args, opt) is not None:
@@ -505,12 +521,16 @@ def _cmd_replay(args) -> int:
         if args.algorithm is not None:
             raise CoaplabError("replay: give either ALGORITHM or --compare A,B,..., not both")
         names = first + [n.strip() for n in args.compare.split(",") if n.strip()]
+        if len(names) == len(first):
+            raise CoaplabError(f"--compare: {args.compare!r} names no algorithm; expected a comma-separated list, "
+                               "e.g. --compare default,cocoa")
     elif first:
         names = first
     elif args.algorithm is None:
         raise CoaplabError("replay: ALGORITHM is required (or --compare A,B,... or --algorithm-file FILE:CLASS)")
     else:
         names = [args.algorithm]
+    _check_max_retransmit(args.max_retransmit)
     script = load_script(args.script)
     results = {n: replay(n, script, dither=args.dither == "on", seed=args.seed, max_retransmit=args.max_retransmit) for n in names}
     fmt = args.format or ("table" if len(names) > 1 else "json")
@@ -522,11 +542,21 @@ def _cmd_replay(args) -> int:
     return 0
 
 
+def _check_max_retransmit(value: int) -> None:
+    """--max-retransmit: the option's own range, checked before any algorithm runs (so that a
+    value out of range is not reported as the algorithm's failure)."""
+    from .replay import MAX_MAX_RETRANSMIT
+
+    if value > MAX_MAX_RETRANSMIT:
+        raise CoaplabError(f"--max-retransmit: {value} is out of range; expected an integer from 0 to {MAX_MAX_RETRANSMIT}")
+
+
 def _cmd_check_algorithm(args) -> int:
     from .algorithm import check_algorithm
 
     if not (args.cap > 0 and args.cap < 1e9):
         raise CoaplabError(f"--cap: {args.cap} is out of range; allowed a number of seconds > 0 and < 1e9")
+    _check_max_retransmit(args.max_retransmit)
     try:
         failures = check_algorithm(args.spec, args.compare, scripts=args.scripts, seed=args.seed,
                                    max_retransmit=args.max_retransmit, cap=args.cap)
@@ -568,7 +598,7 @@ def _cmd_calibrate(args) -> int:
 
 def _cmd_reproduce(args) -> int:
     from .reproduce import available, reproduce
-    from .store import DEFAULT_DB
+
 
     if args.list or not args.names:
         for name, desc in available().items():
@@ -578,7 +608,7 @@ def _cmd_reproduce(args) -> int:
         return 0
     if args.cluster is not None:
         _need_distributed()
-    db = None if args.no_db else (args.db or DEFAULT_DB)
+    db = None if args.no_db else _db(args)
     sys.stdout.write(reproduce(args.names, jobs=args.jobs, db=db, progress=not args.no_progress, cluster=args.cluster,
                                fmt=args.format))
     return 0
@@ -586,9 +616,9 @@ def _cmd_reproduce(args) -> int:
 
 def _cmd_report(args) -> int:
     from .report import write
-    from .store import DEFAULT_DB
 
-    print(write(args.db or DEFAULT_DB, args.out, where=args.where))
+
+    print(write(_db(args), args.out, where=args.where))
     return 0
 
 
@@ -601,18 +631,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "check-algorithm": _cmd_check_algorithm, "emulate": _cmd_emulate, "crossval": _cmd_emulate}[args.command](args)
     except CoaplabError as e:
         print(f"coaplab: error: {e}", file=sys.stderr)
-        return 2
+        return getattr(e, "exit_code", 2)
+    except BrokenPipeError:  # `coaplab ... | head`: the reader left; not an error of ours
+        # Before `except Exception` (BrokenPipeError is one). Later writes (the final flush
+        # at exit) go to /dev/null instead of raising again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        _interrupted()
     except Exception as e:
         from .store import is_interrupt
 
         if not is_interrupt(e):  # Ctrl-C during a database query comes back as this
             raise
         _interrupted()
-    except KeyboardInterrupt:
-        _interrupted()
-    except BrokenPipeError:  # `coaplab ... | head`: the reader left; not an error of ours
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
 
 
 def _interrupted() -> NoReturn:

@@ -126,17 +126,23 @@ def cleanup() -> None:
 atexit.register(cleanup)
 
 
+#: Signals that end an emulation the way SIGTERM does (clean-up first): SIGHUP is what a closed
+#: terminal or an ended SSH session sends, and its default action would kill us at once.
+_TERMINATING = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+
 class _Signals:
-    """While active, SIGTERM raises SystemExit (so that `finally` blocks clean up) and SIGINT
-    raises KeyboardInterrupt (Python's default, restored in case it was changed)."""
+    """While active, SIGTERM and SIGHUP raise SystemExit (so that `finally` blocks clean up)
+    and SIGINT raises KeyboardInterrupt (Python's default, restored in case it was changed)."""
 
     def __enter__(self):
-        self._old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        self._old = {s: signal.getsignal(s) for s in (signal.SIGINT, *_TERMINATING)}
 
         def term(signum, frame):
             raise SystemExit(128 + signum)
 
-        signal.signal(signal.SIGTERM, term)
+        for s in _TERMINATING:
+            signal.signal(s, term)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         return self
 
@@ -325,7 +331,32 @@ def _wait_ready(p: subprocess.Popen, timeout: float, log: Path) -> None:
     raise CoaplabError("emulate: the emulator did not become ready within 10 s")
 
 
+#: prctl(2) option: the signal a process receives when its parent dies
+#: (<linux/prctl.h> PR_SET_PDEATHSIG = 1).
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """Runs in the child between fork and exec: asks the kernel to SIGKILL it when coaplab dies
+    (prctl(2), PR_SET_PDEATHSIG), so that after a SIGKILL of coaplab — which runs no clean-up —
+    the emulator, servers and clients do not run on. The setting survives the exec of
+    ``ip netns exec`` and of the command ip executes in its place."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the prctl: go now
+        os._exit(1)
+
+
 def _popen(cmd: list[str], **kw) -> subprocess.Popen:
+    import threading
+
+    # PR_SET_PDEATHSIG fires when the creating *thread* ends: only set it from the main thread,
+    # which lives as long as the process.
+    if sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread():
+        parent = os.getpid()
+        kw.setdefault("preexec_fn", lambda: _die_with_parent(parent))
     p = subprocess.Popen(cmd, **kw)
     _live_procs.add(p)
     return p
@@ -786,12 +817,15 @@ def crossval_time_sequence(cfg: dict[str, Any], cid: str, out_dir: str | Path, r
     captures in ``out_dir/<config_id>-r<r>`` (:func:`coaplab.pcapseq.time_sequence_points`)."""
     from .figures import time_sequence_overlay
     from .pcapseq import time_sequence_points
+    from .scenario import file_stem
 
     sim = simulated_time_sequence(cfg, replication)
     emu = time_sequence_points(Path(out_dir) / f"{cid}-r{replication}", client_address(0))
     caption = f"{cfg['name']} [{cid}], replication {replication}: server → client, connection 0"
     fig = time_sequence_overlay(sim, emu, caption, labels=("simulated", label))
-    return fig.save(Path(out_dir) / f"{cfg['name']}-{cid}-rep{replication}-time-sequence.svg")
+    # The scenario name is user text: reduced as pcap / trace names are (no "/", no "."), so the
+    # file stays inside out_dir.
+    return fig.save(Path(out_dir) / f"{file_stem(cfg['name'])}-{cid}-rep{replication}-time-sequence.svg")
 
 
 def crossval_table(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> str:

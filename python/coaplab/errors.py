@@ -11,3 +11,11 @@ class ScenarioError(CoaplabError):
 
 class ScriptError(CoaplabError):
     """A replay script is invalid."""
+
+
+class ResourceError(CoaplabError):
+    """The machine, not the input, stopped the work: a full disk, an unwritable output. One
+    line like every CoaplabError, but exit code 1 (the command was valid; exit 2 means it was
+    not)."""
+
+    exit_code = 1

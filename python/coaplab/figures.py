@@ -70,11 +70,13 @@ class Figure(_MplFigure):
         ext = path.suffix.lower().lstrip(".")
         if ext not in ("png", "pdf", "svg"):
             raise CoaplabError(f"--out: {str(path)!r} has no known figure extension; allowed: .png, .pdf, .svg")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        from .files import atomic_write, output_file
+
+        output_file(path, "--out")
         import matplotlib
 
-        with matplotlib.rc_context(_RC):
-            self.savefig(path, dpi=dpi, metadata=_NO_DATE.get(ext))
+        with matplotlib.rc_context(_RC), atomic_write(path, "wb") as f:
+            self.savefig(f, format=ext, dpi=dpi, metadata=_NO_DATE.get(ext))
         return path
 
     def to_svg(self) -> str:

@@ -53,7 +53,7 @@ def table(summaries: list[dict[str, Any]]) -> str:
         )
         out.append("  FCT s        " + "  ".join(f"{k:>8}" for k in PERCENTILE_KEYS))
         out.append("               " + "  ".join(f"{_f(s['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
-        if s.get("fct_replications"):
+        if (s.get("fct_replications") or {}).get("replications"):  # none without a completed exchange (NON only)
             out.append(fct_interval_line(s["fct_replications"]))
         out.append("  unnecessary  " + "  ".join(f"{_f(s['unnecessary_retransmissions_per_client'][k], 1):>8}" for k in PERCENTILE_KEYS)
                    + f"   total {s['unnecessary_retransmissions_total']}")
@@ -80,6 +80,10 @@ def table(summaries: list[dict[str, Any]]) -> str:
             f"  throughput {_f(s['throughput_exchanges_per_s'])} exch/s, Jain {_f(s['jain_fairness'])}{settle};"
             f" mean queueing delay {_f(p.get('mean_queue_delay_s'))} s; {s['events']:,} events in {_wall(s['wall_s'])}"
         )
+        if s.get("non"):
+            n = s["non"]
+            out.append(f"  NON: {n['sent']} sent, {n['delivered']} answered (delivery ratio {_f(n['delivery_ratio'])}),"
+                       f" {_f(n['rate_per_s'])} per s per client; {n['rule_con']} sent as CON by the NON rule")
         out.extend(_group_lines(s.get("groups") or {}))
         out.extend(_mesh_lines(s.get("mesh")))
         out.append("")

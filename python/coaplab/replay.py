@@ -7,13 +7,13 @@ sent. Validation happens here, before the single call into the Rust engine.
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 from pathlib import Path
 from typing import Any
 
 from .errors import ScriptError
+from .files import read_regular_file
 
 #: RFC 7252 §4.8 MAX_RETRANSMIT default.
 DEFAULT_MAX_RETRANSMIT = 4
@@ -33,14 +33,7 @@ _FIELDS = ("start", "lost", "rtt")
 
 def load_script(path: str | Path) -> list[dict[str, Any]]:
     """Reads and validates a replay script file."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_SCRIPT_BYTES + 1)
-    except OSError as e:
-        raise ScriptError(f"cannot read script {str(path)!r}: {e.strerror or e}") from None
-    if len(raw) > MAX_SCRIPT_BYTES:
-        raise ScriptError(f"{path}: larger than {MAX_SCRIPT_BYTES} bytes; a script holds at most "
-                          f"{MAX_EXCHANGES} exchanges")
+    raw = read_regular_file(Path(path), MAX_SCRIPT_BYTES, "script", ScriptError)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -141,9 +134,10 @@ def replay(
     if python is None and not isinstance(algorithm, str):
         raise ScriptError(f"algorithm = {_short(algorithm)} is neither an algorithm name nor a coaplab.Algorithm")
     if python is None and algorithm not in _core.algorithms():
-        close = difflib.get_close_matches(algorithm, _core.algorithms(), n=1, cutoff=0.6)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ScriptError(f"unknown algorithm {algorithm!r}{hint}; valid names: {', '.join(_core.algorithms())}")
+        from .scenario import _did_you_mean
+
+        raise ScriptError(f"unknown algorithm {algorithm!r}{_did_you_mean(algorithm, _core.algorithms())}; "
+                          f"valid names: {', '.join(_core.algorithms())}")
     if isinstance(script, (str, Path)):
         steps = load_script(script)
     else:

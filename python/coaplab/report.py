@@ -364,11 +364,13 @@ def _ranges(values: list[int]) -> str:
 
 
 def write(db_path: str | Path, out_dir: str | Path, where: str | None = None) -> Path:
+    from .files import atomic_write, output_dir
+
+    output_dir(out_dir, "--out")  # before the work: a path that cannot be written is one line
     doc, _ = build(db_path, where)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "index.html"
-    path.write_text(doc, encoding="utf-8")
+    path = Path(out_dir) / "index.html"
+    with atomic_write(path, "w", encoding="utf-8") as f:
+        f.write(doc)
     return path
 
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .errors import CoaplabError
+from .errors import CoaplabError, ResourceError
+from .files import atomic_write, commit_partial, digest, partial_path, remove_stale_partials
 from .scenario import MODEL_VERSION, Scenario, config_id, file_stem, load_scenario
 from .stats import summarize
 
@@ -270,13 +271,36 @@ def _timed(runner: RunFn, task: tuple[str, int, str, str | None]) -> tuple[str, 
     Any failure of the run itself — an engine error or a panic — becomes its error text."""
     cid, rep, text, pcap = task
     t0 = time.perf_counter()
+    partial = partial_path(Path(pcap)) if pcap is not None else None
     try:
-        out = runner(text, rep, pcap)
+        # The capture is written under a partial name and renamed once complete and synced:
+        # a kill or a full disk never leaves a cut-short file under the final name.
+        out = runner(text, rep, None if partial is None else str(partial))
+        if partial is not None:
+            try:
+                commit_partial(partial, Path(pcap))
+            except OSError as e:
+                partial.unlink(missing_ok=True)
+                return cid, rep, None, f"{PCAP_ERROR}: {pcap}: {e.strerror or e}", time.perf_counter() - t0
         return cid, rep, out, None, time.perf_counter() - t0
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:  # pyo3's PanicException derives from BaseException
-        return cid, rep, None, f"{type(e).__name__}: {e}".splitlines()[0], time.perf_counter() - t0
+        # The engine's refusals (ValueError) are already one readable line; anything else (a
+        # panic) keeps its type name, which says what went wrong.
+        text = str(e) if type(e) is ValueError else f"{type(e).__name__}: {e}"
+        if partial is not None:
+            partial.unlink(missing_ok=True)
+        return cid, rep, None, (text.splitlines() or [""])[0], time.perf_counter() - t0
+
+
+#: How the engine's (and :func:`_timed`'s) errors writing a capture begin: not a failure of the
+#: run but of the machine (a full disk), which stops the sweep.
+PCAP_ERROR = "writing pcap"
+
+
+def _output_error(error: str) -> bool:
+    return error.startswith(PCAP_ERROR) or error.startswith("cannot create pcap file")
 
 
 def _stop_engine_runs() -> None:
@@ -329,6 +353,9 @@ def _dask(runner: RunFn, tasks: list, address: str) -> Iterator:
             client = Client(address, timeout="20s")
         except OSError as e:
             raise RunError(f"--cluster: cannot reach the scheduler at {address!r}: {e}") from None
+        except (ValueError, TypeError) as e:  # an address Dask cannot parse: bogus://x, tcp://
+            raise RunError(f"--cluster: {address!r} is not allowed ({str(e).splitlines()[0]}); expected a "
+                           "scheduler address such as tcp://host:8786, or local:N") from None
     try:
         futures = [client.submit(_timed, runner, t, pure=False) for t in tasks]
         for batch in dask_completed(futures).batches():
@@ -469,13 +496,42 @@ def run_scenario(
             try:
                 _core.check(json.dumps(c))
             except ValueError as e:
-                name = f" (configuration {scenario.swept_values(c)})" if scenario.sweep else ""
+                from .scenario import _fmt
+
+                swept = ", ".join(f"{k} = {_fmt(v)}" for k, v in scenario.swept_values(c).items())
+                name = f" (in the sweep configuration {swept})" if scenario.sweep else ""
                 raise RunError(f"{e}{name}") from None
+    from .files import missing_dirs, output_dir, remove_dirs
+
+    created: list[Path] = []  # removed again if the sweep is refused before anything ran
+    for option, directory in (("--pcap", pcap_dir), ("--trace", trace_dir)):
+        if directory is not None:  # before anything runs: a directory that cannot be written is one line
+            missing = missing_dirs(directory)
+            output_dir(directory, option)
+            created += missing
+            remove_stale_partials(Path(directory))  # left by a killed sweep
     store = SweepWriter(db) if db is not None else None
     try:
         done: set[tuple[str, int]] = set()
         if store is not None:
             done = store.begin(zip(ids, configs), MODEL_VERSION)
+            if store.recovered and progress:
+                print(f"coaplab: stored {store.recovered} finished runs an earlier sweep kept in {store.journal} "
+                      "while the database was held", file=sys.stderr)
+        recorded = store.outputs if store is not None else {}
+
+        def intact(path: Path) -> bool:
+            """Whether an output file of a stored run is there and whole: the size and checksum
+            recorded when it was written, when it was recorded (older sweeps did not)."""
+            if not path.is_file():
+                return False
+            if path.name not in recorded:
+                return True
+            try:
+                return digest(path) == recorded[path.name]
+            except OSError:
+                return False
+
         tasks = []
         by_id = {}
         #: Stored runs run again for the pcap / trace files they lack (never stored again).
@@ -487,9 +543,9 @@ def run_scenario(
                 stem = f"{file_stem(c['name'])}-{cid}-rep{rep}"
                 pcap = str(Path(pcap_dir) / f"{stem}.pcap") if pcap_dir is not None else None
                 if (cid, rep) in done:
-                    pcap = pcap if pcap is not None and not Path(pcap).exists() else None
+                    pcap = pcap if pcap is not None and not intact(Path(pcap)) else None
                     need_trace = trace_dir is not None and not all(
-                        (Path(trace_dir) / f"{stem}{suffix}").exists() for suffix in _trace_files(c))
+                        intact(Path(trace_dir) / f"{stem}{suffix}") for suffix in _trace_files(c))
                     if pcap is None and not need_trace:
                         continue
                     rerun[(cid, rep)] = need_trace
@@ -500,9 +556,20 @@ def run_scenario(
             if store is not None and done:
                 with store.read() as rdb:
                     sent = rdb.packets_sent(done)
-            _check_pcap_output(pcaps, sent, by_id, max_output_mb, announce=progress)
-        if pcap_dir is not None:
-            Path(pcap_dir).mkdir(parents=True, exist_ok=True)
+            try:
+                _check_pcap_output(pcaps, sent, by_id, max_output_mb, announce=progress)
+            except OutputTooLarge:
+                remove_dirs(created)  # nothing written, not even the directories
+                raise
+        pcap_of = {(cid, rep): pcap for cid, rep, _, pcap in tasks if pcap is not None}
+
+        def written(cid: str, rep: int) -> list[tuple]:
+            """The output record of a run's pcap, once the file is in place (a Dask worker on
+            another machine writes it there: nothing to record here)."""
+            path = pcap_of.get((cid, rep))
+            if path is None or not os.path.isfile(path):
+                return []
+            return [(Path(path).name, cid, rep, *digest(Path(path)))]
 
         memory: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
         rerun_results: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
@@ -512,11 +579,21 @@ def run_scenario(
         bar = Progress(len(tasks), progress, label)
         execute = _dask(runner, tasks, cluster) if cluster else _local(runner, tasks, jobs)
         try:
+            traced: dict[tuple[str, int], str] = {}  # the batch's runs whose trace files are wanted
             for batch in execute:
                 rows = []
+                outputs: list[tuple] = []
+                full: str | None = None
                 for cid, rep, out, error, wall in batch:
                     if error is not None and error.endswith(CANCELLED):
                         continue  # stopped by an interrupt: not a result, never stored
+                    if error is not None and _output_error(error):
+                        full = full or error  # the machine's failure, not the run's: never stored
+                        continue
+                    if error is None:
+                        outputs.extend(written(cid, rep))
+                        if trace_dir is not None and rerun.get((cid, rep), True):
+                            traced[(cid, rep)] = out
                     if (cid, rep) in rerun:
                         if error is not None:
                             raise RunError(f"the re-run of stored run {by_id[cid]['name']} [{cid}] replication {rep} "
@@ -530,10 +607,18 @@ def run_scenario(
                         memory[(cid, rep)] = (result, wall)
                     else:
                         failures[(cid, rep)] = error
+                if traced:  # as the runs finish: a kill later loses none of them
+                    outputs.extend(_write_traces(by_id, traced, Path(trace_dir)))
+                    traced.clear()
                 if store is not None:
+                    store.note_outputs(outputs)
                     store.store(rows, engine_version, MODEL_VERSION)
                 for row in rows:
                     bar.advance(failed=row[4] is not None)
+                if full is not None:
+                    raise ResourceError(f"--pcap: {full}; the sweep stopped" + (
+                        ", the runs stored before are kept: free space and re-run the same command to resume"
+                        if store is not None else ""))
             if store is not None:
                 store.flush(engine_version, MODEL_VERSION)
         except BaseException:
@@ -558,10 +643,6 @@ def run_scenario(
                 raise RunError(f"the re-run of stored run {by_id[cid]['name']} [{cid}] replication {rep} differs from "
                                "the stored result (stored by another engine version?); its pcap / trace files do not "
                                "belong to the stored results: write them into another directory with --no-db")
-        if trace_dir is not None:
-            traced = dict(memory)
-            traced.update({k: v for k, v in rerun_results.items() if rerun[k]})
-            write_traces(configs, traced, Path(trace_dir))
         available.update(memory)
         summaries, runs = [], {}
         for cid, c in zip(ids, configs):
@@ -599,35 +680,53 @@ def _trace_files(config: dict[str, Any]) -> list[str]:
     return ["-trace.csv"] + (["-cc-state.csv"] if uses_bbr(config) else [])
 
 
-def write_traces(configs, results, directory: Path) -> None:
-    """One CSV per replication run now: every client's timer / RTO trace in time order (UDP),
-    or every connection's time-sequence trace (TCP); runs with BBR add a second CSV,
-    ``…-cc-state.csv``, with the congestion controller's state rows (``cc_state`` table)."""
+def _write_traces(configs: dict[str, dict[str, Any]], results: dict[tuple[str, int], str],
+                  directory: Path) -> list[tuple]:
+    """The trace files of finished runs (config_id → configuration; (config_id, replication) →
+    the run's result JSON): one CSV per replication, every client's timer / RTO trace in time
+    order (UDP), or every connection's time-sequence trace (TCP); runs with BBR add a second
+    CSV, ``…-cc-state.csv``, with the congestion controller's state rows (``cc_state`` table).
+    Returns the output records (file name, config_id, replication, bytes, SHA-256) of the
+    files written. A full disk stops the sweep with one line (:class:`ResourceError`)."""
+    try:
+        return [(p.name, cid, rep, *digest(p)) for p, cid, rep in write_traces(configs, results, directory)]
+    except OSError as e:
+        raise ResourceError(f"--trace: cannot write into {str(directory)!r}: {e.strerror or e}; the sweep stopped, "
+                            "the runs stored before are kept: free space and re-run the same command to resume") from None
+
+
+def write_traces(configs: dict[str, dict[str, Any]], results: dict[tuple[str, int], str],
+                 directory: Path) -> list[tuple[Path, str, int]]:
+    """Writes the trace files of :func:`_write_traces`; returns (path, config_id, replication)
+    of each. Each file is written under a partial name and renamed once whole (atomic_write):
+    a kill or a full disk leaves no cut-short trace under the final name."""
     import csv
 
     from .store import CC_STATE_COLUMNS, cc_state_rows
 
     directory.mkdir(parents=True, exist_ok=True)
-    for c in configs:
-        cid = config_id(c)
-        for rep in range(c["replications"]):
-            if (cid, rep) not in results:
-                continue
-            run, _ = results[(cid, rep)]
-            if uses_bbr(c):
-                with open(directory / f"{file_stem(c['name'])}-{cid}-rep{rep}-cc-state.csv", "w", newline="") as f:
-                    w = csv.writer(f)
-                    w.writerow(CC_STATE_COLUMNS)
-                    w.writerows(cc_state_rows(run))
-            with open(directory / f"{file_stem(c['name'])}-{cid}-rep{rep}-trace.csv", "w", newline="") as f:
+    files: list[tuple[Path, str, int]] = []
+    for (cid, rep), text in sorted(results.items()):
+        c = configs[cid]
+        run = json.loads(text)
+        stem = f"{file_stem(c['name'])}-{cid}-rep{rep}"
+        if uses_bbr(c):
+            files.append((directory / f"{stem}-cc-state.csv", cid, rep))
+            with atomic_write(files[-1][0], "w", newline="") as f:
                 w = csv.writer(f)
-                if c["coap"]["transport"] == "tcp":
-                    w.writerow(SEQ_TRACE_COLUMNS)
-                    for t in run.get("seq_traces") or []:
-                        for point in t["points"]:
-                            w.writerow([t["client"], t["connection"], *point])
-                    continue
-                w.writerow(TRACE_COLUMNS)
-                for t in run.get("traces") or []:
+                w.writerow(CC_STATE_COLUMNS)
+                w.writerows(cc_state_rows(run))
+        files.append((directory / f"{stem}-trace.csv", cid, rep))
+        with atomic_write(files[-1][0], "w", newline="") as f:
+            w = csv.writer(f)
+            if c["coap"]["transport"] == "tcp":
+                w.writerow(SEQ_TRACE_COLUMNS)
+                for t in run.get("seq_traces") or []:
                     for point in t["points"]:
-                        w.writerow([t["client"], *point])
+                        w.writerow([t["client"], t["connection"], *point])
+                continue
+            w.writerow(TRACE_COLUMNS)
+            for t in run.get("traces") or []:
+                for point in t["points"]:
+                    w.writerow([t["client"], *point])
+    return files

@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterator
 
 from . import _core
 from .errors import ScenarioError
+from .files import read_regular_file
 
 #: Bumped whenever the simulation model changes results; part of every configuration identity.
 #: model-2: TCP connection start as Linux does it and HZ 250 retransmission timers
@@ -182,12 +183,15 @@ def integer(lo: int | None = None, hi: int | None = None, *, optional: bool = Fa
     return check
 
 
-def pair(item: Callable[[str, Any], Any], what: str):
+def pair(item: Callable[[str, Any], Any], what: str, ordered: bool = True):
+    """Two values: a range [min, max] (`ordered`), or a plain pair such as a mesh link [a, b]
+    (either order)."""
+
     def check(key: str, v: Any) -> Any:
         if not isinstance(v, list) or len(v) != 2:
-            raise _bad(key, v, f"a list [min, max] of two {what}")
+            raise _bad(key, v, f"a list [min, max] of two {what}" if ordered else f"a list [a, b] of two {what}")
         a, b = item(f"{key}[0]", v[0]), item(f"{key}[1]", v[1])
-        if a > b:
+        if ordered and a > b:
             raise ScenarioError(f"{key}: {_fmt(v)} has min > max; expected [min, max] with min <= max")
         return [a, b]
 
@@ -247,10 +251,38 @@ def _table(key: str, v: Any) -> dict[str, Any]:
     return v
 
 
+def record(node: dict[str, Any]) -> Callable[[str, Any], Any]:
+    """A table with known keys (an entry of ``network.nodes`` or ``network.lossy_links``):
+    every key checked here, so that an error names it (``network.nodes[3].role``) instead of
+    a position in the engine's JSON. The value is returned unchanged (its identity too)."""
+    props = node["properties"]
+    required = [k for k in node.get("required", []) if k in props]
+    checks: dict[str, Callable[[str, Any], Any]] = {}
+
+    def check(key: str, v: Any) -> Any:
+        if not checks:
+            checks.update({k: _checker(n) for k, n in props.items()})
+        if not isinstance(v, dict):
+            raise _bad(key, v, "a table with keys " + ", ".join(props))
+        for k in v:
+            if k not in props:
+                raise _unknown(f"{key}.{k}", k, list(props))
+        for k in required:
+            if k not in v:
+                raise ScenarioError(f"{key}.{k}: missing; each entry needs " + ", ".join(required))
+        for k, x in v.items():
+            checks[k](f"{key}.{k}", x)
+        return v
+
+    return check
+
+
 def _unknown(key: str, name: Any, allowed: Any, where: str = "allowed") -> ScenarioError:
     # A key from a file may hold any character: escape the unprintable ones (a newline would
     # break the one-line error).
     key = "".join(c if c.isprintable() else repr(c)[1:-1] for c in key)
+    if name == "":  # `"" = 1` in TOML: say so instead of an empty name
+        key = (key[:-1] if key.endswith(".") else key) + ('.""' if key not in ("", ".") else '""') + " (an empty key)"
     return ScenarioError(f"{key}: unknown key{_did_you_mean(name, allowed)}; {where}: " + ", ".join(allowed))
 
 
@@ -287,8 +319,9 @@ def _types(node: dict[str, Any]) -> tuple[set[str], bool]:
     return types - {"null"}, "null" in types
 
 
-def _checker(node: dict[str, Any]) -> Callable[[str, Any], Any]:
-    """The checker of one schema node (the subset of JSON Schema the engine's types produce)."""
+def _checker(node: dict[str, Any], ordered: bool = True) -> Callable[[str, Any], Any]:
+    """The checker of one schema node (the subset of JSON Schema the engine's types produce).
+    Pairs are ranges [min, max] (`ordered`) except as the items of a list (network.links)."""
     node = _deref(node)
     if "anyOf" in node:
         options = [_deref(o) for o in node["anyOf"]]
@@ -312,9 +345,11 @@ def _checker(node: dict[str, Any]) -> Callable[[str, Any], Any]:
         lo, hi, _ = _bounds(item)
         kind = "integers" if _types(item)[0] == {"integer"} else "numbers"
         what = f"{kind} >= {_num(lo)}" if hi is None else f"{kind} >= {_num(lo)} and <= {_num(hi)}"
-        return pair(_checker(item), what)
+        return pair(_checker(item), what, ordered)
     if types == {"array"} and "items" in node:  # a list: network.nodes, network.links
-        return list_of(_checker(node["items"]), node.get("maxItems"))
+        return list_of(_checker(node["items"], ordered=False), node.get("maxItems"))
+    if types == {"object"} and node.get("properties"):  # an entry of network.nodes, network.lossy_links
+        return record(node)
     if types == {"object"}:
         return _table  # its keys are checked by the engine (runner: _core.check)
     raise AssertionError(f"unsupported schema node {node}")  # the engine's schema changed
@@ -363,6 +398,9 @@ def _given(raw: dict[str, Any], section: str, prefix: str = "") -> dict[str, Any
 def _resolve_tcp(prefix: str, coap: dict[str, Any], given: dict[str, Any], tcp_elsewhere: bool) -> dict[str, Any] | None:
     """The resolved tcp section of a population with `coap`, or None for UDP."""
     if coap["transport"] != "tcp":
+        for key in given:  # a misspelt key is unknown, whatever the transport
+            if key not in SCHEMA["tcp"]:
+                raise _unknown(f"{prefix}tcp.{key}", key, SCHEMA["tcp"])
         if given and not tcp_elsewhere:
             raise ScenarioError(f"{prefix}tcp.{next(iter(given))}: only meaningful with coap.transport = \"tcp\" "
                                 f"(transport is {_fmt(coap['transport'])})")
@@ -627,11 +665,13 @@ class Scenario:
         return {k: _get_dotted(resolved, k) for k in self.sweep}
 
 
+#: The largest scenario file read, bytes: the longest shipped one is a few kB; the limit keeps
+#: `coaplab run /dev/zero` (or a mistaken multi-GB file) from filling memory.
+MAX_SCENARIO_BYTES = 1024 * 1024
+
+
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ScenarioError(f"cannot read scenario {str(path)!r}: {e.strerror or e}") from None
+    data = read_regular_file(path, MAX_SCENARIO_BYTES, "scenario", ScenarioError)
     try:
         text_ = data.decode("utf-8")
     except UnicodeDecodeError as e:

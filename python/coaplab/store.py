@@ -43,7 +43,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import CoaplabError
+from .errors import CoaplabError, ResourceError
 
 #: Where `coaplab run` stores results when no `--db` is given.
 DEFAULT_DB = "coaplab.duckdb"
@@ -100,6 +100,9 @@ ALTER TABLE runs ADD COLUMN IF NOT EXISTS settled BOOLEAN;
 CREATE TABLE IF NOT EXISTS traces (
     config_id TEXT, replication INTEGER, client INTEGER, time_s DOUBLE, event TEXT, exchange INTEGER,
     timer_s DOUBLE, rto_s DOUBLE, sample_s DOUBLE, sample_kind TEXT
+);
+CREATE TABLE IF NOT EXISTS outputs (
+    file TEXT PRIMARY KEY, config_id TEXT, replication INTEGER, bytes BIGINT, sha256 TEXT
 );
 CREATE TABLE IF NOT EXISTS cc_state (
     config_id TEXT, replication INTEGER, client INTEGER, connection INTEGER, time_s DOUBLE, direction TEXT,
@@ -396,7 +399,7 @@ class ResultsDB:
         return {(c, r) for c, r, status in rows if status == "ok"}
 
     def store(self, batch: list[tuple[str, dict[str, Any], int, dict[str, Any] | None, str | None, float]],
-              engine_version: str, model_version: str) -> None:
+              engine_version: str, model_version: str, outputs: list[tuple] = ()) -> None:
         """Stores finished runs — `(config_id, config, replication, result or None, error or
         None, wall_s)` — with their clients and traces, in one transaction (group commit: the
         runs that finished while the previous commit was being written)."""
@@ -435,18 +438,24 @@ class ResultsDB:
         import duckdb
 
         try:
+            self._outputs = list(outputs)
             self._write(batch, frames)
-        except (OSError, duckdb.IOException, duckdb.OutOfMemoryException, duckdb.FatalException) as e:
+        except (OSError, duckdb.IOException, duckdb.OutOfMemoryException, duckdb.FatalException,
+                duckdb.TransactionException) as e:
             # A full disk (or a vanished one): the transaction was rolled back, every run
-            # committed before stays; the sweep stops and a re-run resumes.
+            # committed before stays; the sweep stops and a re-run resumes. (DuckDB reports a
+            # full disk met while committing as a TransactionException.)
             reason = getattr(e, "strerror", None) or str(e).splitlines()[0]
-            raise CoaplabError(f"--db: cannot store results in {str(self.path)!r}: {reason}; the runs stored "
-                               "before are kept: free space and re-run the same command to resume") from None
+            raise ResourceError(f"--db: cannot store results in {str(self.path)!r}: {reason}; the runs stored "
+                                "before are kept: free space and re-run the same command to resume") from None
 
     def _write(self, batch, frames) -> None:
-        """One transaction: removes the stored failures being retried, inserts the rows."""
+        """One transaction: removes the stored failures being retried, inserts the rows, and
+        records the output files written (:meth:`outputs`)."""
         self.con.execute("BEGIN TRANSACTION")
         try:
+            if getattr(self, "_outputs", None):
+                self.con.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?, ?, ?)", self._outputs)
             for cid, _, rep, _, _, _ in batch:
                 self._delete(cid, rep)
             for table, frame in frames.items():
@@ -488,6 +497,14 @@ class ResultsDB:
             return {}
         rows = self.con.execute("SELECT config_id, replication, result, wall_s FROM runs WHERE status = 'ok'").fetchall()
         return {(c, r): (json.loads(res), w) for c, r, res, w in rows if (c, r) in wanted}
+
+    def outputs(self) -> dict[str, tuple[int, str]]:
+        """The output files (pcaps, trace CSVs) written for stored runs: file name → (bytes,
+        SHA-256). A file on disk that differs from its record is cut short or foreign: the
+        sweep writes it again."""
+        if not self._has_table("outputs"):
+            return {}
+        return {f: (int(n), h) for f, n, h in self.con.execute("SELECT file, bytes, sha256 FROM outputs").fetchall()}
 
     def failures(self) -> list[tuple[str, str, int, str]]:
         return self.con.execute(
@@ -535,8 +552,10 @@ class ResultsDB:
         """Writes every table as ``<table>.parquet`` or ``<table>.csv`` into ``out_dir``."""
         if fmt not in ("parquet", "csv"):
             raise CoaplabError(f"--format: {fmt!r} is not allowed; expected parquet or csv")
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
+        from .files import output_dir
+        from .tidy import copy_to
+
+        out = output_dir(out_dir, "--out")
         written = []
         for table in TABLES:
             path = out / f"{table}.{fmt}"
@@ -545,7 +564,7 @@ class ResultsDB:
             if not self._has_table(table):  # cc_state of a database written before it existed
                 self.con.register("cc_rows", self.frame(table))
                 source = "cc_rows"
-            self.con.execute(f"COPY {source} TO '{path.as_posix()}' {opts}")
+            copy_to(self.con, f"SELECT * FROM {source}", path, opts)
             if source != table:
                 self.con.unregister("cc_rows")
             written.append(path)
@@ -563,25 +582,42 @@ class SweepWriter:
     closes it after, so that readers get in between commits. When readers hold the file (a
     notebook connection, a long report) for longer than :data:`WRITE_WAIT_S`, the batch stays
     pending and goes into the next commit; :meth:`flush` waits up to
-    :data:`FINAL_WRITE_WAIT_S` for the last ones."""
+    :data:`FINAL_WRITE_WAIT_S` for the last ones.
+
+    Runs kept waiting are also written to a journal next to the database
+    (``<db>.journal``, JSON Lines, fsynced): if the reader holds on past the final wait, or the
+    sweep is killed meanwhile, nothing computed is lost — the next sweep on the database commits
+    the journal's runs first (:meth:`begin`), without running them again."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        # The lock and the journal belong to the file, not to the name it was given by:
+        # `--db a.duckdb` and `--db link-to-a.duckdb` are one database.
+        self.real = Path(os.path.realpath(self.path))
+        self.journal = self.real.with_name(self.real.name + ".journal")
         self.pending: list = []
+        self.pending_outputs: list[tuple] = []
+        self._journaled = 0  # how many of `pending` the journal holds
         self._failed: set[tuple[str, int]] = set()
         self.broken = False
         self._lock = None
+        #: The output files recorded for stored runs (``ResultsDB.outputs``), read by begin().
+        self.outputs: dict[str, tuple[int, str]] = {}
+        #: Runs committed from an earlier sweep's journal by begin().
+        self.recovered = 0
 
     def _take_lock(self) -> None:
         """One sweep at a time per database: an exclusive lock on ``<db>.sweep-lock`` (flock;
         released by :meth:`close`, or by the system when the process dies), which readers
-        ignore. Without it a second sweep could commit between the first one's commits."""
+        ignore. Without it a second sweep could commit between the first one's commits. The
+        lock file sits next to the resolved database file, so symbolic links to one database
+        share one lock."""
         try:
             import fcntl
         except ImportError:  # not a POSIX system: DuckDB's own lock is all there is
             return
         try:
-            f = open(self.path.with_name(self.path.name + ".sweep-lock"), "a+")
+            f = open(self.real.with_name(self.real.name + ".sweep-lock"), "a+")
         except OSError:
             return  # an unwritable directory: DuckDB refuses to write the database there anyway
         try:
@@ -590,8 +626,9 @@ class SweepWriter:
             f.seek(0)
             holder = f.read().strip() or "another process"
             f.close()
-            raise DatabaseBusy(f"--db: {str(self.path)!r} is being written by another sweep ({holder}); wait for "
-                               "it to end, or give another --db") from None
+            same = "" if self.real == Path(os.path.abspath(self.path)) else f" (the file {str(self.real)!r})"
+            raise DatabaseBusy(f"--db: {str(self.path)!r}{same} is being written by another sweep ({holder}); wait "
+                               "for it to end, or give another --db") from None
         f.seek(0)
         f.truncate()
         f.write(f"PID {os.getpid()}")
@@ -613,30 +650,100 @@ class SweepWriter:
         return db
 
     def begin(self, configs: Iterable[tuple[str, dict[str, Any]]], model_version: str) -> set[tuple[str, int]]:
-        """Creates or migrates the database, records the configurations, and returns the
-        (config, replication) pairs already stored successfully."""
+        """Creates or migrates the database, commits the runs an earlier sweep left in the
+        journal, records the configurations, and returns the (config, replication) pairs
+        already stored successfully."""
         with self._open(READ_WAIT_S, migrate=True) as db:  # refuses a file that is not ours, unchanged
             self._take_lock()
+            db.finished()  # the stored failures a journaled retry replaces
+            self.recovered = self._replay_journal(db)
             db.add_configs(configs, model_version)
             done = db.finished()
             self._failed = db._failed
+            self.outputs = db.outputs()
         return done
+
+    # --- the journal of finished runs waiting for the database ---------------------------------
+
+    def _journal_append(self, engine_version: str, model_version: str) -> None:
+        """Appends the pending runs the journal does not hold yet, fsynced."""
+        new = self.pending[self._journaled:]
+        if not new and not self.pending_outputs:
+            return
+        try:
+            with open(self.journal, "a", encoding="utf-8") as f:
+                for cid, config, rep, result, error, wall in new:
+                    f.write(json.dumps({"run": [cid, config, rep, result, error, wall],
+                                        "engine_version": engine_version, "model_version": model_version}) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError:
+            return  # the runs stay in memory; the final flush says what happened
+        self._journaled = len(self.pending)
+
+    def _journal_clear(self) -> None:
+        self._journaled = 0
+        try:
+            self.journal.unlink()
+        except FileNotFoundError:
+            pass
+
+    def _replay_journal(self, db: ResultsDB) -> int:
+        """Commits the runs a journal holds (an earlier sweep that could not, or was killed
+        while it waited), skipping those stored since; removes the journal. Returns how many."""
+        try:
+            lines = self.journal.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return 0
+        except OSError as e:
+            raise CoaplabError(f"--db: cannot read the journal {str(self.journal)!r}: {e.strerror or e}") from None
+        stored = db.finished()
+        groups: dict[tuple[str, str], dict[tuple[str, int], tuple]] = {}
+        for line in lines:
+            try:
+                entry = json.loads(line)
+                cid, config, rep, result, error, wall = entry["run"]
+                versions = (entry["engine_version"], entry["model_version"])
+            except (ValueError, KeyError, TypeError):
+                continue  # the last line of a journal cut short by a kill
+            if (cid, rep) not in stored:
+                groups.setdefault(versions, {})[(cid, rep)] = (cid, config, rep, result, error, wall)
+        n = 0
+        for (engine_version, model_version), runs in groups.items():
+            db.add_configs([(r[0], r[1]) for r in runs.values()], model_version)
+            db.store(list(runs.values()), engine_version, model_version)
+            n += len(runs)
+        self._journal_clear()
+        return n
+
+    def note_outputs(self, rows: list[tuple]) -> None:
+        """Output files written — (file name, config_id, replication, bytes, SHA-256) — to record
+        with the next commit."""
+        self.pending_outputs.extend(rows)
 
     def store(self, batch: list, engine_version: str, model_version: str, final: bool = False) -> None:
         """Commits `batch` (see :meth:`ResultsDB.store`) with the runs still pending."""
         self.pending.extend(batch)
-        if not self.pending:
+        if not self.pending and not self.pending_outputs:
             return
         try:
             db = self._open(FINAL_WRITE_WAIT_S if final else WRITE_WAIT_S)
         except DatabaseBusy as e:
+            self._journal_append(engine_version, model_version)  # kept on disk, not only in memory
             if not final:
                 return  # readers hold the file: these runs go into the next commit
+            if self._journaled == len(self.pending):
+                raise DatabaseBusy(f"{e}; the {len(self.pending)} finished runs waiting for it are kept in "
+                                   f"{str(self.journal)!r}: re-run the same command once it is free, and they "
+                                   "are stored without running them again") from None
             raise DatabaseBusy(f"{e}; {len(self.pending)} finished runs could not be stored: re-run the same "
                                "command to run them again") from None
         try:
-            db.store(self.pending, engine_version, model_version)
+            db.store(self.pending, engine_version, model_version, self.pending_outputs)
             self.pending = []
+            self.pending_outputs = []
+            if self._journaled:
+                self._journal_clear()  # committed: a replay would skip them anyway
         except BaseException:
             self.broken = True  # a full disk, say: the sweep stops, nothing more is written
             raise

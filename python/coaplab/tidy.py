@@ -286,6 +286,25 @@ def param_columns(keys: list[str], taken: Iterable[str]) -> dict[str, str]:
     return {k: (f"config.{k}" if k in taken else k) for k in keys}
 
 
+def sql_string(text: str) -> str:
+    """`text` as a SQL string literal (quotes doubled): DuckDB's COPY takes no parameter for its
+    file name, so the path the user gave is quoted here, never pasted."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def copy_to(con, query: str, path: Path, opts: str) -> None:
+    """``COPY (query) TO path``, written whole or not at all (a partial name, then a rename)."""
+    from .files import commit_partial, partial_path
+
+    partial = partial_path(path)
+    try:
+        con.execute(f"COPY ({query}) TO {sql_string(partial.as_posix())} {opts}")
+        commit_partial(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
 def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None = None) -> list[Path]:
     """Writes ``configs``, ``runs``, ``clients``, ``traces``, ``time_sequence`` (TCP
     time-sequence traces, one row per event) and ``cc_state`` (BBR's state rows, one per ACK
@@ -300,7 +319,9 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
 
     if fmt not in ("parquet", "csv"):
         raise CoaplabError(f"--format: {fmt!r} is not allowed; expected parquet or csv")
-    out = Path(out_dir)
+    from .files import output_dir
+
+    out = output_dir(out_dir, "--out")
     written = []
     with ResultsDB(db_path, read_only=True) as db:
         con = db.con
@@ -312,7 +333,6 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
         if where and not chosen:
             raise CoaplabError(f"--where: {where!r} matches none of the {len(configs)} configurations in {str(db_path)!r}")
         keys = varying(configs[c] for c in chosen)
-        out.mkdir(parents=True, exist_ok=True)
         seq_rows = []
         for cid, rep, text in con.execute(
                 "SELECT config_id, replication, result FROM runs WHERE status = 'ok' AND result LIKE '%\"seq_traces\"%' "
@@ -350,7 +370,7 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
                        + (order or " ORDER BY p.rn"))
                 path = out / f"{table}.{fmt}"
                 opts = "(FORMAT PARQUET)" if fmt == "parquet" else "(FORMAT CSV, HEADER)"
-                con.execute(f"COPY ({sql}) TO '{path.as_posix()}' {opts}")
+                copy_to(con, sql, path, opts)
                 con.unregister("params")
                 written.append(path)
         finally:

@@ -211,6 +211,14 @@ fn run_one(
             Some(r) => run_with_registry(&cfg, replication, pcap, r),
         }
         .map_err(|e| e.to_string())?;
+        if let (Some(f), Some(path)) = (file, &pcap_path) {
+            // Dropping a BufWriter ignores the error of its last write (a full disk): flush
+            // and sync here so that such a capture is an error, not a file cut short.
+            f.into_inner()
+                .map_err(|e| e.into_error())
+                .and_then(|f| f.sync_all())
+                .map_err(|e| format!("writing pcap: {path}: {e}"))?;
+        }
         serde_json::to_string(&result).map_err(|e| e.to_string())
     });
     if registry.is_some() {

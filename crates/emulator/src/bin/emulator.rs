@@ -313,7 +313,7 @@ fn run() -> Result<bool, String> {
     } else {
         st.lateness.iter().map(|&x| x as f64).sum::<f64>() / st.lateness.len() as f64 / 1e3
     };
-    let ps = net.packet_stats(period, downlink_kbps, 0);
+    let ps = net.packet_stats(Some((0.0, period)), downlink_kbps, 0);
     let report = serde_json::json!({
         "valid": valid,
         "late_threshold_us": us(late_ns),

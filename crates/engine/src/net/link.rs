@@ -55,6 +55,10 @@ pub struct LinkStats {
     pub busy: Duration,
     /// Total time dequeued packets waited in the buffer.
     pub queue_wait: Duration,
+    /// When the first packet started serializing (None: the link never sent).
+    pub first_start: Option<Instant>,
+    /// When the last packet started finishes serializing: the link is idle from then on.
+    pub last_end: Option<Instant>,
 }
 
 pub struct Link<T> {
@@ -167,6 +171,8 @@ impl<T: Copy> Link<T> {
         self.stats.sent += 1;
         self.stats.bytes += u64::from(ip_bytes);
         self.stats.busy += tx;
+        self.stats.first_start.get_or_insert(now);
+        self.stats.last_end = Some(now + tx);
         now + tx
     }
 

@@ -329,16 +329,22 @@ impl Network {
         })
     }
 
-    /// Packet counters of the run (docs/model.md "Packets") over a measured period of
-    /// `period` s; `unnecessary_downlink_bytes` were spent on unnecessary retransmissions (or
-    /// responses to them) out of `downlink_kbps` of capacity.
+    /// Packet counters of the run (docs/model.md "Packets"); `measured` is the measured period
+    /// (first request, last end; s), `unnecessary_downlink_bytes` were spent on unnecessary
+    /// retransmissions (or responses to them) out of `downlink_kbps` of capacity.
+    ///
+    /// Utilisation and the unnecessary share are taken over the *link window*: from the
+    /// earlier of the measured period's start and the first transmission on either link, to
+    /// the later of its end and the end of the last transmission on either link. A link
+    /// serializes one packet at a time, so its busy time fits in that window and the figures
+    /// stay in [0, 1] — also when the links are still busy after the last exchange ended
+    /// (spurious retransmissions), and for NON-only runs, which have no measured period.
     pub fn packet_stats(
         &self,
-        period: f64,
+        measured: Option<(f64, f64)>,
         downlink_kbps: f64,
         unnecessary_downlink_bytes: u64,
     ) -> PacketStats {
-        let per = |x: f64| if period > 0.0 { x / period } else { 0.0 };
         let sum = |role: LinkRole| {
             let mut s = crate::net::link::LinkStats::default();
             for l in self.links(role) {
@@ -348,11 +354,32 @@ impl Network {
                 s.lost_link += l.stats.lost_link;
                 s.busy += l.stats.busy;
                 s.queue_wait += l.stats.queue_wait;
+                s.first_start = match (s.first_start, l.stats.first_start) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                s.last_end = s.last_end.max(l.stats.last_end);
             }
             s
         };
         let (up, down) = (sum(LinkRole::Uplink), sum(LinkRole::Downlink));
-        let down_capacity_bytes = period * downlink_kbps * 1000.0 / 8.0;
+        let starts = [up.first_start, down.first_start]
+            .into_iter()
+            .flatten()
+            .map(|t| t.secs_f64());
+        let ends = [up.last_end, down.last_end]
+            .into_iter()
+            .flatten()
+            .map(|t| t.secs_f64());
+        let (first, last) = measured.unwrap_or((f64::INFINITY, f64::NEG_INFINITY));
+        let window = ends.fold(last, f64::max) - starts.fold(first, f64::min);
+        let window = if window.is_finite() && window > 0.0 {
+            window
+        } else {
+            0.0
+        };
+        let per = |x: f64| if window > 0.0 { x / window } else { 0.0 };
+        let down_capacity_bytes = window * downlink_kbps * 1000.0 / 8.0;
         PacketStats {
             sent: up.sent + down.sent,
             sent_uplink: up.sent,

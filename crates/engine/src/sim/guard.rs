@@ -20,8 +20,20 @@
 //! ```text
 //! max_events   = 10 000 000 + Σ n · u · 32 · (r + 2)
 //! max_sim_time = 3600 s + max over populations of
-//!                (start_spread_s + burst_at_s + duration_s + u · (r + 2) · T)
+//!                (start_spread_s + burst_at_s + duration_s + u · ((r + 2) · T + R))
+//!                + Σ over populations of n · u · (r + 2) · 4 · P
 //! ```
+//!
+//! where the network's terms follow from the link ([`NetTerms`]): `R` the longest round trip
+//! of propagation (`uplink_delay_ms + downlink_delay_ms + 2 · path_delay_ms[1]`, plus
+//! `2 · gprs_delay_ms[1]` on a GPRS network) and `P` the longest serialization of one packet
+//! (`mtu + link_overhead_bytes` bytes at the slowest rate, GPRS rates included); every try
+//! puts at most 4 packets on the links (request, response, and for TCP their ACKs), and the
+//! links are shared by every client. Workloads bounded by `duration_s` (continuous, burst's
+//! background clients) count `u = max(10 · duration_s, duration_s / R_min + 1)` exchanges
+//! per client, `R_min` the shortest round trip on a star (`uplink_delay_ms + downlink_delay_ms
+//! + 2 · path_delay_ms[0]`: an exchange cannot end sooner); other networks keep
+//! `10 · duration_s`.
 //!
 //! Measured runs use far less: the 400-client random benchmark processes ≈ 35 events per
 //! exchange against the 32 · (4 + 2) = 192 allowed. Both limits can be overridden
@@ -33,7 +45,7 @@ use std::sync::Arc;
 
 use coaplab_cc::{Duration, Instant};
 
-use crate::config::{RunConfig, WorkloadConfig, WorkloadKind};
+use crate::config::{NetworkKind, RunConfig, WorkloadConfig, WorkloadKind};
 
 /// The cancellation flag is read once per this many events.
 pub const CANCEL_CHECK_EVERY: u64 = 4096;
@@ -73,8 +85,61 @@ pub const EVENTS_PER_TRY: u64 = 32;
 /// Simulated time allowed whatever the scenario.
 pub const BASE_SIM_TIME: Duration = Duration::from_secs(3600);
 
-/// One client population's part of the limits: (events, simulated seconds).
-fn population(w: &WorkloadConfig, retries: u64, wait_s: f64) -> (u64, f64) {
+/// Packets one try of a unit of work puts on the links, at most: the request, the response,
+/// and (TCP) an ACK of each.
+pub const PACKETS_PER_TRY: u64 = 4;
+
+/// What the network adds to the time a run may take (module documentation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NetTerms {
+    /// The longest round trip of propagation delay, s (`R`).
+    pub round_trip_s: f64,
+    /// The shortest round trip of propagation delay, s (`R_min`; 0 when not known).
+    pub min_round_trip_s: f64,
+    /// The longest serialization of one packet, s (`P`).
+    pub packet_s: f64,
+}
+
+impl NetTerms {
+    pub fn for_config(cfg: &RunConfig) -> Self {
+        let l = &cfg.link;
+        let bits = f64::from(l.mtu.saturating_add(l.link_overhead_bytes)) * 8.0;
+        let mut kbps = l.downlink_kbps.min(l.uplink_kbps);
+        let mut round_trip_ms = l.downlink_delay_ms + l.uplink_delay_ms + 2.0 * l.path_delay_ms[1];
+        let kind = cfg.network.as_ref().map_or(NetworkKind::Star, |n| n.kind);
+        if let Some(n) = cfg.network.as_ref().filter(|n| n.kind == NetworkKind::Gprs) {
+            kbps = kbps.min(n.gprs_uplink_kbps).min(n.gprs_downlink_kbps);
+            round_trip_ms += 2.0 * n.gprs_delay_ms[1];
+        }
+        let min_round_trip_ms = if kind == NetworkKind::Star {
+            l.downlink_delay_ms + l.uplink_delay_ms + 2.0 * l.path_delay_ms[0]
+        } else {
+            0.0
+        };
+        let finite = |x: f64| if x.is_finite() && x > 0.0 { x } else { 0.0 };
+        NetTerms {
+            round_trip_s: finite(round_trip_ms / 1e3),
+            min_round_trip_s: finite(min_round_trip_ms / 1e3),
+            packet_s: finite(bits / (kbps * 1e3)),
+        }
+    }
+
+    /// Exchanges a client can complete in `duration_s`, at most (module documentation).
+    fn exchanges_within(&self, duration_s: f64) -> u64 {
+        let d = duration_s.max(0.0);
+        let by_round_trip = if self.min_round_trip_s > 0.0 {
+            (d / self.min_round_trip_s).ceil() + 1.0
+        } else {
+            0.0
+        };
+        // `as` saturates: a bound beyond u64 stays u64::MAX.
+        (10.0 * d).ceil().max(by_round_trip) as u64
+    }
+}
+
+/// One client population's part of the limits: (events, simulated seconds of its own,
+/// simulated seconds of serialization on the shared links).
+fn population(w: &WorkloadConfig, retries: u64, wait_s: f64, net: &NetTerms) -> (u64, f64, f64) {
     let exchanges = u64::from(w.exchanges);
     let units: Vec<(u64, u64)> = match w.kind {
         WorkloadKind::Firmware => {
@@ -82,15 +147,19 @@ fn population(w: &WorkloadConfig, retries: u64, wait_s: f64) -> (u64, f64) {
             vec![(u64::from(w.clients), w.resource_bytes.div_ceil(block))]
         }
         WorkloadKind::Burst => vec![
-            (u64::from(w.background), exchanges),
+            (
+                u64::from(w.background),
+                // With duration_s the background clients go on until then.
+                w.duration_s.map_or(exchanges, |d| net.exchanges_within(d)),
+            ),
             (
                 u64::from(w.burst_clients.unwrap_or(0)),
                 u64::from(w.burst_exchanges.unwrap_or(1)),
             ),
         ],
         WorkloadKind::Continuous if w.duration_s.is_some() => {
-            let d = w.duration_s.unwrap_or(0.0).max(0.0);
-            vec![(u64::from(w.clients), (10.0 * d).ceil() as u64)]
+            let d = w.duration_s.unwrap_or(0.0);
+            vec![(u64::from(w.clients), net.exchanges_within(d))]
         }
         WorkloadKind::Continuous | WorkloadKind::Random => {
             vec![(u64::from(w.clients), exchanges)]
@@ -118,8 +187,11 @@ fn population(w: &WorkloadConfig, retries: u64, wait_s: f64) -> (u64, f64) {
     let secs = w.start_spread_s.max(0.0)
         + w.burst_at_s.unwrap_or(0.0).max(0.0)
         + w.duration_s.unwrap_or(0.0).max(0.0)
-        + per_client as f64 * tries as f64 * wait_s;
-    (events, secs)
+        + per_client as f64 * (tries as f64 * wait_s + net.round_trip_s);
+    let packets = units.iter().fold(0f64, |acc, &(n, u)| {
+        acc + n as f64 * u as f64 * tries as f64 * PACKETS_PER_TRY as f64
+    });
+    (events, secs, packets * net.packet_s)
 }
 
 impl GuardLimits {
@@ -149,13 +221,17 @@ impl GuardLimits {
                 add(&g.workload, &g.coap, &g.tcp);
             }
         }
+        let net = NetTerms::for_config(cfg);
         let mut events = BASE_EVENTS;
         let mut secs: f64 = 0.0;
+        let mut serialization: f64 = 0.0;
         for (w, retries, wait_s) in pops {
-            let (e, s) = population(w, retries, wait_s);
+            let (e, s, ser) = population(w, retries, wait_s, &net);
             events = events.saturating_add(e);
             secs = secs.max(s);
+            serialization += ser;
         }
+        let secs = secs + serialization;
         GuardLimits {
             max_events: events,
             max_sim_time: Instant::ZERO
@@ -270,6 +346,68 @@ mod tests {
         LOCK.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn secs(l: GuardLimits) -> f64 {
+        l.max_sim_time.secs_f64()
+    }
+
+    #[test]
+    fn a_1_bit_per_s_uplink_is_within_the_time_bound() {
+        // 1 client, 1 exchange, uplink 0.001 kbit/s = 1 bit/s, other keys at their defaults
+        // (max_retransmit 4, max_timer_s 60, mtu 296, delays 400 / 200 ms, path 10–20 ms,
+        // start_spread_s 0.05). By hand: tries r + 2 = 6; T = max(60, 60)·1.5 = 90 s;
+        // R = 0.4 + 0.2 + 2·0.02 = 0.64 s; P = 296·8 bit / 1 bit/s = 2368 s.
+        // Population: 0.05 + 1·(6·90 + 0.64) = 540.69 s; serialization 1·1·6·4·2368 = 56 832 s.
+        // Limit: 3600 + 540.69 + 56 832 = 60 972.69 s. One 296-byte packet alone takes 2368 s
+        // on this uplink, and the request with its 4 retransmissions 5·2368 = 11 840 s.
+        let c = config(
+            r#"{"link": {"uplink_kbps": 0.001}, "workload": {"clients": 1, "exchanges": 1}}"#,
+        );
+        let l = GuardLimits::for_config(&c);
+        assert!((secs(l) - 60_972.69).abs() < 1e-6, "{}", secs(l));
+    }
+
+    #[test]
+    fn a_long_downlink_delay_is_within_the_time_bound() {
+        // downlink_delay_ms = 1e7 (the largest allowed): R = 1e4 + 0.2 + 0.04 = 10 000.24 s;
+        // P = 296·8 / 30 000 bit/s = 0.078 933… s (downlink 30 kbit/s is the slower rate).
+        // 1 client, 1 exchange: 3600 + 0.05 + 6·90 + 10 000.24 + 24·0.078 933… s
+        //                     = 14 140.29 + 1.8944 = 14 142.1844 s.
+        // The exchange itself needs one round trip, 10 000.62 s with the shortest path delay.
+        let c = config(
+            r#"{"link": {"downlink_delay_ms": 1e7}, "workload": {"clients": 1, "exchanges": 1}}"#,
+        );
+        let l = GuardLimits::for_config(&c);
+        assert!((secs(l) - 14_142.184_4).abs() < 1e-6, "{}", secs(l));
+    }
+
+    #[test]
+    fn burst_background_clients_with_a_duration_count_by_the_duration() {
+        // A burst whose 2 background clients run for duration_s = 3e6 s, 1 burst client with
+        // 1 exchange. u = max(10·3e6, ⌈3e6 / 0.62⌉ + 1) = max(3e7, 4 838 711) = 3e7 for the
+        // background (R_min = 0.4 + 0.2 + 2·0.01 = 0.62 s). Events: 10⁷ + 2·3e7·32·6 +
+        // 1·1·32·6 = 10 000 000 + 11 520 000 000 + 192 = 11 530 000 192. (Before, the
+        // background counted `exchanges` = 50 each: 10 019 392 events, which two background
+        // clients exceed long before 3·10⁶ s: an exchange takes about one round trip, so each
+        // goes on for millions of exchanges.)
+        let c = config(
+            r#"{"workload": {"kind": "burst", "background": 2, "burst_clients": 1, "burst_at_s": 10,
+                "duration_s": 3e6}}"#,
+        );
+        assert_eq!(GuardLimits::for_config(&c).max_events, 11_530_000_192);
+    }
+
+    #[test]
+    fn short_round_trips_allow_more_exchanges_within_a_duration() {
+        // Delays 0 and path 1–1 ms: R_min = 0.002 s, so a continuous client can complete up to
+        // ⌈10 / 0.002⌉ + 1 = 5001 exchanges in duration_s = 10 (10·10 = 100 would be too few).
+        // Events: 10⁷ + 1·5001·32·6 = 10 960 192.
+        let c = config(
+            r#"{"link": {"downlink_delay_ms": 0, "uplink_delay_ms": 0, "path_delay_ms": [1, 1]},
+                "workload": {"clients": 1, "duration_s": 10}}"#,
+        );
+        assert_eq!(GuardLimits::for_config(&c).max_events, 10_960_192);
+    }
+
     fn limits(secs: u64, events: u64) -> GuardLimits {
         GuardLimits {
             max_sim_time: Instant::from_secs(secs),
@@ -368,7 +506,9 @@ mod tests {
     fn limits_follow_the_documented_formula() {
         let _serial = serial();
         // 10 random UDP clients × 50 exchanges, max_retransmit 4 → tries 6:
-        // events 10^7 + 10·50·32·6 = 10 096 000; time 3600 + 5 + 50·6·(60·1.5 = 90) = 30 605 s.
+        // events 10^7 + 10·50·32·6 = 10 096 000. Network terms of LINK: R = 0.4 + 0.2 +
+        // 2·0.02 = 0.64 s; P = 296·8 bit / 30 000 bit/s = 0.078 933… s. Time 3600 + 5 +
+        // 50·(6·(60·1.5 = 90) + 0.64) + 10·50·6·4·P = 3605 + 27 032 + 947.2 = 31 584.2 s.
         let cfg = config(&format!(
             "{{\"seed\": 1, {LINK}, {}, {}}}",
             workload("random", ""),
@@ -376,10 +516,11 @@ mod tests {
         ));
         let l = GuardLimits::for_config(&cfg);
         assert_eq!(l.max_events, 10_096_000);
-        assert_eq!(l.max_sim_time, Instant::from_secs(30_605));
+        assert!((secs(l) - 31_584.2).abs() < 1e-6, "{}", secs(l));
         // Firmware over TCP (defaults: syn_retries 40, max_retries 15 → tries 57, max_rto
         // 120 s): 102400 / 256 = 400 blocks; events 10^7 + 10·400·32·57 = 17 296 000;
-        // time 3600 + 5 + 400·57·120 = 2 739 605 s.
+        // time 3600 + 5 + 400·(57·120 + 0.64) + 10·400·57·4·P = 3605 + 2 736 256 + 71 987.2
+        // = 2 811 848.2 s.
         let cfg = config(&format!(
             "{{\"seed\": 1, {LINK}, {}, {}}}",
             workload("firmware", ""),
@@ -387,9 +528,10 @@ mod tests {
         ));
         let l = GuardLimits::for_config(&cfg);
         assert_eq!(l.max_events, 17_296_000);
-        assert_eq!(l.max_sim_time, Instant::from_secs(2_739_605));
+        assert!((secs(l) - 2_811_848.2).abs() < 1e-6, "{}", secs(l));
         // Burst: 3 background × 50 exchanges and 20 burst clients × 1, burst at 30 s:
-        // events 10^7 + (3·50 + 20·1)·32·6 = 10 032 640; time 3600 + 5 + 30 + 50·6·90 = 30 635.
+        // events 10^7 + (3·50 + 20·1)·32·6 = 10 032 640; time 3600 + 5 + 30 + 50·(6·90 + 0.64)
+        // + (3·50 + 20·1)·6·4·P = 3635 + 27 032 + 322.048 = 30 989.048 s.
         let cfg = config(&format!(
             "{{\"seed\": 1, {LINK}, {}, {}}}",
             workload(
@@ -400,7 +542,7 @@ mod tests {
         ));
         let l = GuardLimits::for_config(&cfg);
         assert_eq!(l.max_events, 10_032_640);
-        assert_eq!(l.max_sim_time, Instant::from_secs(30_635));
+        assert!((secs(l) - 30_989.048).abs() < 1e-6, "{}", secs(l));
         let o = l.with_overrides(Some(10.0), None);
         assert_eq!(
             (o.max_sim_time, o.max_events),

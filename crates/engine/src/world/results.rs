@@ -34,6 +34,11 @@ impl MeasuredPeriod {
         Some((b - a).secs_f64())
     }
 
+    /// (first request, last end), s; None if no client completed anything.
+    fn bounds(&self) -> Option<(f64, f64)> {
+        (self.last > self.first).then_some((self.first, self.last))
+    }
+
     /// Its length, s (0 if no client completed anything).
     fn length(&self) -> f64 {
         if self.last > self.first {
@@ -248,7 +253,7 @@ impl World {
             retransmission_histogram: hist,
             exchange: exchange(any_udp, &all),
             packets: self.sh.net.packet_stats(
-                period,
+                measured.bounds(),
                 crate::net::topology::downlink_kbps(&self.cfg),
                 unnecessary_bytes,
             ),

@@ -216,6 +216,7 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
     let (seed, rep) = (cfg.seed, replication);
     let rngs = (0..n as u32).map(|i| stream(seed, rep, Stream::Radio(i)));
     let loss_rng = stream(seed, rep, Stream::Radio(u32::MAX));
+    let layout_links = layout.links.is_some();
     let mesh = match &layout.links {
         None => Mesh::new(
             params,
@@ -235,7 +236,16 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
             loss_rng,
         ),
     }
-    .map_err(|e| ConfigError(format!("network.kind: {}: {e}", net_cfg.kind.as_str())))?;
+    .map_err(|e| {
+        // Name the key that decides who hears whom: the listed links, the listed positions
+        // (with the radio range), or the generated layout's spacing.
+        let key = match (net_cfg.kind.as_str(), layout_links) {
+            ("file", true) => "network.links".to_string(),
+            ("file", false) => "network.nodes (positions, with network.range_m)".to_string(),
+            (kind, _) => format!("network.kind = \"{kind}\" (its spacing, with network.range_m)"),
+        };
+        ConfigError(format!("{key}: {e}"))
+    })?;
     let mut mesh = mesh;
     if net_cfg.link_loss_model == LinkLossModel::Shadowing {
         // One draw per link, from the seed alone: every replication runs on the same links,

@@ -1,0 +1,219 @@
+"""Files the user names: reading them safely, and writing outputs so that a kill or a full disk
+never leaves a file that looks complete but is not (docs/experiments.md, "Limits")."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import CoaplabError
+
+
+def read_regular_file(path: Path, limit: int, what: str, error: type = CoaplabError) -> bytes:
+    """The bytes of `path`, refusing what is not a regular file (a FIFO would block forever, a
+    device never ends) and files over `limit` bytes, with one line naming the file."""
+    import stat
+
+    try:
+        # O_NONBLOCK: opening a FIFO with no writer would block before any check could run.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except IsADirectoryError:
+        raise error(f"cannot read {what} {str(path)!r}: it is a directory; expected a file") from None
+    except OSError as e:
+        raise error(f"cannot read {what} {str(path)!r}: {e.strerror or e}") from None
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):
+        os.close(fd)
+        raise error(f"cannot read {what} {str(path)!r}: it is a directory; expected a file")
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(st.st_mode):
+            raise error(f"cannot read {what} {str(path)!r}: not a regular file (a pipe, socket or device); "
+                        "expected a file")
+        if st.st_size > limit:
+            raise error(f"{what} {str(path)!r} is {st.st_size:,} bytes; allowed: at most {limit:,} bytes")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(f.fileno(), True)
+        try:
+            data = f.read(limit + 1)
+        except OSError as e:
+            raise error(f"cannot read {what} {str(path)!r}: {e.strerror or e}") from None
+    if len(data) > limit:  # grew while being read
+        raise error(f"{what} {str(path)!r} is larger than {limit:,} bytes; allowed: at most {limit:,} bytes")
+    return data
+
+
+#: Temporary outputs end in this suffix: ``.<final name>.<pid>.partial`` in the final file's
+#: directory, so that a rename makes them whole and a glance tells them apart.
+PARTIAL = ".partial"
+
+
+def partial_path(final: Path) -> Path:
+    """The temporary name `final` is written under (same directory: the rename is atomic)."""
+    return final.with_name(f".{final.name}.{os.getpid()}{PARTIAL}")
+
+
+def fsync_dir(directory: Path) -> None:
+    """Makes a rename in `directory` durable (best effort: not every file system allows it)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def commit_partial(partial: Path, final: Path) -> None:
+    """Flushes `partial` to disk and renames it to `final`: `final` is either absent, or the
+    earlier complete file, or the new complete one; never a cut-short file."""
+    fd = os.open(partial, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(partial, final)
+    fsync_dir(final.parent)
+
+
+class atomic_write:
+    """``with atomic_write(path, "w") as f:`` writes `path` whole or not at all: the data goes
+    to :func:`partial_path`, is fsynced and renamed over `path` when the block ends without an
+    error; on an error (a full disk, an interrupt) the partial file is removed."""
+
+    def __init__(self, path: str | Path, mode: str = "w", **kw):
+        self.final = Path(path)
+        self.partial = partial_path(self.final)
+        self.mode, self.kw = mode, kw
+
+    def __enter__(self):
+        self.f = open(self.partial, self.mode, **self.kw)
+        return self.f
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        try:
+            if exc_type is None:
+                self.f.flush()
+                os.fsync(self.f.fileno())
+            self.f.close()
+        except BaseException:
+            self.partial.unlink(missing_ok=True)
+            raise
+        if exc_type is not None:
+            self.partial.unlink(missing_ok=True)
+            return False
+        try:
+            os.replace(self.partial, self.final)
+        except BaseException:
+            self.partial.unlink(missing_ok=True)
+            raise
+        fsync_dir(self.final.parent)
+        return False
+
+
+def remove_stale_partials(directory: Path) -> None:
+    """Removes the partial files that processes no longer alive left in `directory` (a kill
+    in the middle of a write)."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for n in names:
+        if not (n.startswith(".") and n.endswith(PARTIAL)):
+            continue
+        pid = n[: -len(PARTIAL)].rsplit(".", 1)[-1]
+        if pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)):
+            continue
+        try:
+            (directory / n).unlink()
+        except OSError:
+            pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def digest(path: Path) -> tuple[int, str]:
+    """(size in bytes, SHA-256 hex) of a file."""
+    import hashlib
+
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+            size += len(chunk)
+    return size, h.hexdigest()
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or str(e)
+
+
+def missing_dirs(path: str | Path) -> list[Path]:
+    """The directories `output_dir(path)` would create, innermost last."""
+    out, missing = Path(path), []
+    while not out.exists() and out != out.parent:
+        missing.append(out)
+        out = out.parent
+    return missing[::-1]
+
+
+def remove_dirs(created: list[Path]) -> None:
+    """Removes directories :func:`output_dir` created, if still empty (innermost first)."""
+    for d in reversed(created):
+        try:
+            d.rmdir()
+        except OSError:
+            return
+
+
+def output_dir(path: str | Path, option: str) -> Path:
+    """Creates the output directory `path` (with its parents) and checks that files can be
+    written in it, before anything runs; one line naming the option otherwise."""
+    out = Path(path)
+    if str(path) == "":
+        raise CoaplabError(f"{option}: an empty path is not allowed; expected a directory")
+    if out.exists() and not out.is_dir():
+        raise CoaplabError(f"{option}: {str(path)!r} exists and is not a directory; expected a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise CoaplabError(f"{option}: cannot create directory {str(path)!r}: {_reason(e)}") from None
+    probe = out / f".coaplab-write-test.{os.getpid()}{PARTIAL}"
+    try:
+        probe.touch()
+        probe.unlink()
+    except OSError as e:
+        raise CoaplabError(f"{option}: cannot write into {str(path)!r}: {_reason(e)}") from None
+    return out
+
+
+def output_file(path: str | Path, option: str) -> Path:
+    """Checks that the file `path` can be written (its directory created, a file made there,
+    `path` not a directory or a device) before the work that produces it; one line otherwise."""
+    import stat
+
+    out = Path(path)
+    if str(path) == "":
+        raise CoaplabError(f"{option}: an empty path is not allowed; expected a file name")
+    try:
+        st = os.stat(out)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise CoaplabError(f"{option}: cannot write {str(path)!r}: {_reason(e)}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise CoaplabError(f"{option}: cannot write {str(path)!r}: it is {what}; expected a file name")
+    output_dir(out.parent if str(out.parent) else ".", option)
+    return out
