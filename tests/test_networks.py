@@ -161,7 +161,7 @@ _SINKS = ('nodes = [{x = 0.0, y = 0.0, role = "border-router"}, {x = 10.0, y = 0
          "serves the first 1 of the sinks [1, 2]); allowed: a client for every sink (a client's `sink`, more "
          "network.outside_clients, or network.outside_clients_per_sink = true)"),
         ("clients = 1", 'lossy_links = [{a = 1, b = 2, loss = -0.1}]\noutside_clients = 2',
-         "network.lossy_links: {a = 1, b = 2, loss = -0.1}: the loss probability is outside [0, 1]; allowed: 0 to 1"),
+         "network.lossy_links[0].loss: -0.1 is out of range; expected a number >= 0 and <= 1"),
         ("clients = 1", "link_loss = 1.5\noutside_clients = 2",
          "network.link_loss: 1.5 is out of range; expected a number >= 0 and <= 1"),
         # η 6: SNR at 10 m = 0 − 55.4 − 60 + 105 = −10.4 dB, no frame gets through: no usable link.

@@ -49,6 +49,7 @@
 use coaplab_cc::rng::Xoshiro256pp;
 use coaplab_cc::{Duration, Instant};
 
+use crate::config::NetworkConfig;
 use crate::net::loss::{ChainParams, LossProcess};
 
 /// Octets of RLC data in one radio block per coding scheme CS-1…CS-4: the RLC data block of
@@ -127,6 +128,39 @@ pub struct GprsUplink {
 }
 
 impl GprsUplinkParams {
+    /// The radio of `network`'s `gprs_*` keys (docs/networks.md, "The GPRS preset").
+    pub fn from_network(n: &NetworkConfig) -> Self {
+        let ms = |v: f64| Duration::from_secs_f64(v / 1e3);
+        GprsUplinkParams {
+            coding_scheme: n.gprs_coding_scheme,
+            timeslots: n.gprs_uplink_timeslots,
+            overhead_octets: n.gprs_overhead_bytes,
+            tbf_setup: ms(n.gprs_tbf_setup_ms),
+            tbf_hold: ms(n.gprs_tbf_hold_ms),
+            ack_blocks_per_downlink_packet: n.gprs_ack_blocks,
+            block_error_rate: n.gprs_block_error_rate,
+            fades: (n.gprs_fade_mean_ms > 0.0).then(|| Fades {
+                interval_mean: ms(n.gprs_fade_interval_ms),
+                mean: ms(n.gprs_fade_mean_ms),
+                block_error_rate: n.gprs_fade_block_error_rate,
+            }),
+        }
+    }
+
+    /// An upper bound of the mean time one IP packet of `ip_bytes` holds the uplink, s, for the
+    /// run guard (`sim::guard`): a TBF set-up, the packet's blocks and the acknowledgement
+    /// blocks of one downlink packet, each block sent until it gets through at the worse of
+    /// the two block error rates (mean 1 / (1 − BLER) transmissions).
+    pub fn worst_packet_s(&self, ip_bytes: u32) -> f64 {
+        let bler = self
+            .fades
+            .map_or(self.block_error_rate, |f| {
+                f.block_error_rate.max(self.block_error_rate)
+            })
+            .min(0.99);
+        let blocks = self.blocks(ip_bytes) + self.ack_blocks_per_downlink_packet;
+        (self.tbf_setup + self.blocks_time(blocks)).secs_f64() / (1.0 - bler)
+    }
     /// How long `n` radio blocks occupy the uplink: one block per timeslot every 20 ms,
     /// `n × 20 ms / timeslots`, truncated to the nanosecond.
     pub fn blocks_time(&self, n: u32) -> Duration {
@@ -264,6 +298,22 @@ mod tests {
 
     fn uplink(p: GprsUplinkParams) -> GprsUplink {
         GprsUplink::new(p, Xoshiro256pp::seed_from_u64(1))
+    }
+
+    #[test]
+    fn the_guards_worst_packet_time() {
+        // CS-3, 1 timeslot, TBF set-up 200 ms: a 296-byte packet needs ceil((296 + 11) / 36) = 9
+        // blocks, plus 1 acknowledgement block = 10 blocks = 200 ms; (200 + 200) ms at BLER 0.
+        assert!((params(3, 1).worst_packet_s(296) - 0.4).abs() < 1e-12);
+        // Fades at BLER 0.6 (worse than the normal 0.1): 0.4 s / (1 − 0.6) = 1.0 s.
+        let mut p = params(3, 1);
+        p.block_error_rate = 0.1;
+        p.fades = Some(Fades {
+            interval_mean: Duration::from_secs(4),
+            mean: Duration::from_secs(1),
+            block_error_rate: 0.6,
+        });
+        assert!((p.worst_packet_s(296) - 1.0).abs() < 1e-12);
     }
 
     #[test]

@@ -46,6 +46,7 @@ use std::sync::Arc;
 use coaplab_cc::{Duration, Instant};
 
 use crate::config::{NetworkKind, RunConfig, WorkloadConfig, WorkloadKind};
+use crate::net::gprs::GprsUplinkParams;
 
 /// The cancellation flag is read once per this many events.
 pub const CANCEL_CHECK_EVERY: u64 = 4096;
@@ -107,8 +108,18 @@ impl NetTerms {
         let mut kbps = l.downlink_kbps.min(l.uplink_kbps);
         let mut round_trip_ms = l.downlink_delay_ms + l.uplink_delay_ms + 2.0 * l.path_delay_ms[1];
         let kind = cfg.network.as_ref().map_or(NetworkKind::Star, |n| n.kind);
+        // GPRS: the slower of the downlink and the uplink — a plain rate, or the radio-block
+        // uplink's worst mean time per packet (`GprsUplinkParams::worst_packet_s`).
+        let mut gprs_packet_s: f64 = 0.0;
         if let Some(n) = cfg.network.as_ref().filter(|n| n.kind == NetworkKind::Gprs) {
-            kbps = kbps.min(n.gprs_uplink_kbps).min(n.gprs_downlink_kbps);
+            kbps = kbps.min(n.gprs_downlink_kbps);
+            match n.gprs_uplink_kbps {
+                Some(up) => kbps = kbps.min(up),
+                None => {
+                    gprs_packet_s = GprsUplinkParams::from_network(n)
+                        .worst_packet_s(l.mtu.saturating_add(l.link_overhead_bytes))
+                }
+            }
             round_trip_ms += 2.0 * n.gprs_delay_ms[1];
         }
         let min_round_trip_ms = if kind == NetworkKind::Star {
@@ -120,7 +131,7 @@ impl NetTerms {
         NetTerms {
             round_trip_s: finite(round_trip_ms / 1e3),
             min_round_trip_s: finite(min_round_trip_ms / 1e3),
-            packet_s: finite(bits / (kbps * 1e3)),
+            packet_s: finite(bits / (kbps * 1e3)).max(finite(gprs_packet_s)),
         }
     }
 

@@ -18,7 +18,7 @@
 
 use super::Topology;
 use crate::config::RunConfig;
-use crate::net::gprs::{Fades, GprsUplink, GprsUplinkParams};
+use crate::net::gprs::{GprsUplink, GprsUplinkParams};
 use crate::net::link::{Link, LinkParams};
 use crate::net::loss::LossProcess;
 use crate::net::network::{
@@ -73,20 +73,7 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
         buffer_bytes: Some(buffer),
         overhead_bytes: cfg.link.link_overhead_bytes,
     };
-    let radio = GprsUplinkParams {
-        coding_scheme: n.gprs_coding_scheme,
-        timeslots: n.gprs_uplink_timeslots,
-        overhead_octets: n.gprs_overhead_bytes,
-        tbf_setup: millis(n.gprs_tbf_setup_ms),
-        tbf_hold: millis(n.gprs_tbf_hold_ms),
-        ack_blocks_per_downlink_packet: n.gprs_ack_blocks,
-        block_error_rate: n.gprs_block_error_rate,
-        fades: (n.gprs_fade_mean_ms > 0.0).then(|| Fades {
-            interval_mean: millis(n.gprs_fade_interval_ms),
-            mean: millis(n.gprs_fade_mean_ms),
-            block_error_rate: n.gprs_fade_block_error_rate,
-        }),
-    };
+    let radio = GprsUplinkParams::from_network(&n);
     // The radio-block uplink, or (with `gprs_uplink_kbps`) a plain serializer of that rate.
     let (uplink, acked_on) = match n.gprs_uplink_kbps {
         Some(kbps) => (
