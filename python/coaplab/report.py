@@ -148,9 +148,16 @@ def _traces(db_path, cids: list[str]) -> tuple[dict[str, dict[int, list[int]]], 
     return index, drawn
 
 
-def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]]:
-    """The report's HTML and the ids of its figures."""
+def build(db_path: str | Path, where: str | None = None, diff_by: str | None = None) -> tuple[str, list[str]]:
+    """The report's HTML and the ids of its figures. ``diff_by``: the key of each scenario's
+    pairwise differences (default: ``coap.cc`` where it varies; :mod:`coaplab.compare`)."""
+    from .compare import report_section
+
     study = load(db_path, where)
+    if diff_by is not None:
+        from .compare import check_key
+
+        check_key(study.configs.values(), diff_by)
     summaries = {s["config_id"]: s for s in study.summaries()}
     body, ids, toc = [], [], []
     scen = _scenarios(study)
@@ -223,6 +230,9 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
             ids.append(fid)
         body.extend(f'<p class="muted">{_esc(t)}</p>' for t in notes)
         body.append(f"<h3>Configurations</h3>{_config_table(n, study, cids, keys, summaries)}")
+        diffs, diff_ids = report_section(n, study, cids, summaries, diff_by)
+        body.append(diffs)
+        ids.extend(diff_ids)
         body.append(_tcp_table(n, study, cids, keys))
         body.append("</section>")
 
@@ -357,8 +367,8 @@ def _ranges(values: list[int]) -> str:
     return ", ".join(out)
 
 
-def write(db_path: str | Path, out_dir: str | Path, where: str | None = None) -> Path:
-    doc, _ = build(db_path, where)
+def write(db_path: str | Path, out_dir: str | Path, where: str | None = None, diff_by: str | None = None) -> Path:
+    doc, _ = build(db_path, where, diff_by)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "index.html"
