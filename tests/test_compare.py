@@ -295,3 +295,23 @@ def test_report_draws_differences_and_intervals(swept, tmp_path):
     assert "markers: median; whiskers: 95 % bootstrap CI over replications" in doc
     doc, ids = build(swept, diff_by="link.uplink_delay_ms")
     assert "Differences by downlink" not in doc and "link.uplink_delay_ms" in doc
+
+
+def test_resampled_median_equals_the_expanded_sample():
+    # The binary search over cumulative counts against the definition: repeat each replication's
+    # values as often as it was drawn, sort, take stats.percentile(·, 0.5).
+    import random
+
+    import numpy as np
+
+    from coaplab.stats import percentile
+
+    rnd = random.Random(3)
+    per = [[rnd.choice([0.5, 1.0, 2.0, 3.25, 7.0]) for _ in range(rnd.randint(1, 5))] for _ in range(6)]
+    s = compare.Sample(_runs(*per), "x")
+    counts = np.array([[rnd.randint(0, 3) for _ in per] for _ in range(200)])
+    counts[counts.sum(axis=1) == 0, 0] = 1
+    got = s._stat("fct_median_s", counts)
+    for row, value in zip(counts, got):
+        expanded = sorted(v for c, vs in zip(row, per) for v in vs * int(c))
+        assert value == percentile(expanded, 0.5)

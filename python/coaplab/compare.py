@@ -198,15 +198,31 @@ class Sample:
                 return np.where(den > 0, (counts @ d["num"]) / np.where(den > 0, den, 1), np.nan)
         # The pooled median (linear interpolation between closest ranks, as stats.percentile) of
         # the multiset in which each replication's values appear as often as it was drawn.
-        values, owner = d["values"], d["owner"]
-        cum = np.cumsum(counts[:, owner], axis=1)
-        n = cum[:, -1]
+        values = d["values"]
+        if "cm" not in d:
+            # cm[r, i]: how many of the first i + 1 pooled values are replication r's.
+            cm = np.zeros((d["r"], len(values)), dtype=np.int64)
+            cm[d["owner"], np.arange(len(values))] = 1
+            d["cm"] = np.cumsum(cm, axis=1)
+        cm = d["cm"]
+        n = counts @ cm[:, -1]
         h = (n - 1) * 0.5
         lo = np.floor(h).astype(np.int64)
         hi = np.minimum(lo + 1, n - 1)
-        # The value of rank k (0-based) is the first whose cumulative count exceeds k.
-        i_lo = (cum <= lo[:, None]).sum(axis=1)
-        i_hi = (cum <= hi[:, None]).sum(axis=1)
+
+        def first_above(k):
+            # The value of rank k (0-based) is the first whose cumulative count (counts · cm[:, i],
+            # nondecreasing in i) exceeds k: a binary search per resample, all resamples at once.
+            left = np.zeros(len(k), dtype=np.int64)
+            right = np.full(len(k), len(values) - 1, dtype=np.int64)
+            while np.any(left < right):
+                mid = (left + right) // 2
+                above = np.einsum("br,rb->b", counts, cm[:, mid]) > k
+                right = np.where(above, mid, right)
+                left = np.where(above, left, mid + 1)
+            return left
+
+        i_lo, i_hi = first_above(lo), first_above(hi)
         return values[i_lo] + (h - lo) * (values[i_hi] - values[i_lo])
 
     def boot(self, key: str, side: int):
