@@ -315,3 +315,15 @@ def test_resampled_median_equals_the_expanded_sample():
     for row, value in zip(counts, got):
         expanded = sorted(v for c, vs in zip(row, per) for v in vs * int(c))
         assert value == percentile(expanded, 0.5)
+
+
+def test_python_api():
+    import coaplab
+
+    res = coaplab.run({"name": "api", "replications": 2, "link": {"errors": "none"},
+                       "workload": {"kind": "random", "clients": 1, "exchanges": 5},
+                       "sweep": {"link.uplink_delay_ms": [100.0, 150.0]}}, jobs=1)
+    (row,) = res.differences("link.uplink_delay_ms")
+    assert row["name"] == "api" and (row["first"], row["second"]) == (100.0, 150.0)
+    assert row["metrics"]["fct_median_s"]["difference"] == pytest.approx(SHIFT_S, abs=1e-9)
+    assert coaplab.compare_studies is compare.compare_studies

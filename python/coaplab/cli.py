@@ -357,12 +357,9 @@ def _cmd_run(args) -> int:
                      else {**s, "fct_replications": replication_stats(result.runs[s["config_id"]])} for s in result.summaries]
             sys.stdout.write(table(shown))
         if args.diff_by is not None:
-            from .compare import pairwise, pairwise_json, pairwise_table
+            from .compare import pairwise_json, pairwise_table
 
-            ok = {s["config_id"]: s["config"] for s in result.summaries if result.runs.get(s["config_id"])}
-            rows = [{"name": ok[r["config_id_first"]]["name"], **r}
-                    for name in dict.fromkeys(c["name"] for c in ok.values())
-                    for r in pairwise({cid: c for cid, c in ok.items() if c["name"] == name}, result.runs, args.diff_by)]
+            rows = result.differences(args.diff_by)
             sys.stdout.write(pairwise_json(rows) if args.format == "json" else "\n" + pairwise_table(rows))
     if result.failures:
         print(f"coaplab: {len(result.failures)} of {total} runs failed (stored as failed; re-run the command to retry them):",
