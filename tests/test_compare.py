@@ -327,3 +327,25 @@ def test_python_api():
     assert row["name"] == "api" and (row["first"], row["second"]) == (100.0, 150.0)
     assert row["metrics"]["fct_median_s"]["difference"] == pytest.approx(SHIFT_S, abs=1e-9)
     assert coaplab.compare_studies is compare.compare_studies
+
+
+def test_emulated_configurations_match_only_emulated_ones(studies, tmp_path):
+    # crossval stores an emulated configuration with the simulated one's parameters under the
+    # simulated id plus "-emu-<client>-<server>": it must not be taken for the simulation.
+    import shutil
+
+    import duckdb
+
+    other = tmp_path / "emu.duckdb"
+    shutil.copy(studies / "a.duckdb", other)
+    con = duckdb.connect(str(other))
+    (cid,) = con.execute("SELECT config_id FROM configs WHERE name = 'shift'").fetchone()
+    emu = cid + "-emu-libcoap-coaplab"
+    con.execute("INSERT INTO configs SELECT ?, name, 'emulated', config FROM configs WHERE config_id = ?", [emu, cid])
+    con.execute("CREATE TEMP TABLE r AS SELECT * FROM runs WHERE config_id = ?", [cid])
+    con.execute("UPDATE r SET config_id = ?", [emu])
+    con.execute("INSERT INTO runs SELECT * FROM r")
+    con.close()
+    res = compare.compare_studies(studies / "a.duckdb", other)
+    assert len(res["matched"]) == 3 and all(m["config_id_a"] == m["config_id_b"] for m in res["matched"])
+    assert [r["config_id"] for r in res["only_b"]] == [emu] and not res["only_a"]

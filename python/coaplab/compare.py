@@ -292,13 +292,20 @@ def difference(a: Sample, b: Sample, keys: Iterable[str] = METRIC_KEYS, sides: t
 # --------------------------------------------------------------------------- two studies
 
 
-def match_key(config: dict[str, Any], ignore: Iterable[str] = ()) -> str:
+def match_key(config: dict[str, Any], ignore: Iterable[str] = (), config_id: str = "") -> str:
     """What identifies a configuration across studies: its flattened resolved parameters minus
-    ``ignore``, as canonical JSON (the model version is not among them)."""
+    ``ignore``, as canonical JSON (the model version is not among them). An emulated
+    configuration (``coaplab emulate`` / ``crossval`` store it under the simulated one's id plus
+    the endpoints, with the same parameters) is also identified by its endpoints, so that it
+    matches the same emulation in the other study and never the simulation."""
+    from .emulate import EMULATED_MARK
     from .tidy import flatten
 
     skip = set(ignore)
-    return json.dumps({k: v for k, v in flatten(config).items() if k not in skip}, sort_keys=True, default=str)
+    flat = {k: v for k, v in flatten(config).items() if k not in skip}
+    if EMULATED_MARK in config_id:
+        flat["emulated"] = config_id.split(EMULATED_MARK, 1)[1]
+    return json.dumps(flat, sort_keys=True, default=str)
 
 
 def _check_dbs(dbs: Sequence[str | Path]) -> None:
@@ -334,8 +341,12 @@ def compare_studies(db_a: str | Path, db_b: str | Path, ignore: Sequence[str] = 
     def index(study, which):
         out: dict[str, str] = {}
         for cid, c in study.configs.items():
-            key = match_key(c, ignore)
+            key = match_key(c, ignore, cid)
             if key in out:
+                if not ignore:  # the same parameters under two ids: two model versions in one file
+                    raise CoaplabError(f"--db: {which} ({study.source!r}) holds configurations {out[key]} and {cid} "
+                                       "with the same parameters (stored under two model versions); compare a "
+                                       "database written by one model version")
                 raise CoaplabError(f"--ignore: in {which} ({study.source!r}) configurations {out[key]} and {cid} differ "
                                    f"only in {', '.join(ignore)}; ignore fewer keys")
             out[key] = cid
