@@ -7,7 +7,9 @@ scenario: FCT box plots (whiskers p10/p90, box p25/p75, median line), unnecessar
 retransmissions per client, retransmission histograms and ratios (UDP), the distribution of
 completed exchanges per client (clients running for a fixed duration), a table of every configuration
 (throughput, fairness, the median FCT with its 95 % bootstrap interval across replications and
-the spread of the per-replication medians) and TCP counters. Then every recorded RTO / timer
+the spread of the per-replication medians) and TCP counters; the median FCT with its replication
+interval as whiskers and the pairwise differences by ``coap.cc`` (or ``diff_by``) with intervals
+and rank tests (:func:`coaplab.compare.report_section`). Then every recorded RTO / timer
 trace and every TCP time-sequence trace: one figure per configuration (its first traced
 replication), and a list of every traced replication, so that nothing is left out silently.
 """
