@@ -349,3 +349,20 @@ def test_emulated_configurations_match_only_emulated_ones(studies, tmp_path):
     res = compare.compare_studies(studies / "a.duckdb", other)
     assert len(res["matched"]) == 3 and all(m["config_id_a"] == m["config_id_b"] for m in res["matched"])
     assert [r["config_id"] for r in res["only_b"]] == [emu] and not res["only_a"]
+
+
+def test_plot_median_ci_says_what_the_whiskers_are(cli, swept, tmp_path):
+    out = cli("plot", "--db", swept, "--kind", "median-ci", "--x", "link.uplink_delay_ms", "--out", tmp_path / "m.svg")
+    assert out.returncode == 0, out.stderr
+    svg = (tmp_path / "m.svg").read_text()
+    assert "whiskers: 95 % bootstrap CI over replications" in svg
+    # One marker with whiskers per configuration: 3 delays × 2 algorithms, each with an interval
+    # (4 replications) drawn from the summary's replication statistics.
+    from coaplab.tidy import load
+
+    sums = load(swept).summaries()
+    fig = compare.median_intervals(sums, x="link.uplink_delay_ms")
+    bars = [c for ax in fig.axes for c in ax.containers]
+    assert len(bars) == 6 and all(b.has_yerr for b in bars)
+    centres = sorted(float(b.lines[0].get_ydata()[0]) for b in bars)
+    assert centres == sorted(s["fct_replications"]["median"]["estimate"] for s in sums)

@@ -202,12 +202,13 @@ def _parser() -> argparse.ArgumentParser:
                             "p10/p90, box p25/p75, median line) per configuration; histogram: retransmissions per "
                             "exchange; retransmission-ratio: retransmissions / CON transmissions per configuration "
                             "(UDP); completed-pmf: the distribution of completed exchanges per client; "
+                            "median-ci: the median FCT per configuration with its 95 % bootstrap interval over replications as whiskers; "
                             "time-sequence: one TCP connection (runs with trace = true; with BBR a second "
                             "panel shows cwnd, the BDP estimate, pacing rate x RTprop and the modes); rto: one UDP "
                             "client's timer and RTO estimate (runs with trace = true).")
     plot.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
     plot.add_argument("--kind", choices=("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf",
-                                         "time-sequence", "rto", "load", "mac-drops"),
+                                         "time-sequence", "rto", "load", "mac-drops", "median-ci"),
                       default="fct",
                       help="what to draw (default: fct)")
     plot.add_argument("--out", metavar="FILE", required=True, help="the figure file; the extension picks the format: .png, .pdf or .svg")
@@ -437,7 +438,7 @@ def _cmd_plot(args) -> int:
                 raise CoaplabError(f"--{opt}: not for --kind {args.kind} (its x axis is the offered load)")
         metric = "carried_kbps" if args.kind == "load" else "mac_queue_drops"
         fig = figures.load_curves(load(db, args.where).summaries(), metric, hue=args.hue, col=args.col, width=width)
-    elif args.kind in ("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf"):
+    elif args.kind in ("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf", "median-ci"):
         for opt in ("config", "replication", "client", "connection"):
             if getattr(args, opt) is not None:
                 raise CoaplabError(f"--{opt}: only for --kind time-sequence or rto")
@@ -445,13 +446,15 @@ def _cmd_plot(args) -> int:
         draw = {"fct": figures.fct_boxes, "unnecessary": figures.unnecessary_boxes,
                 "histogram": figures.retransmission_histogram,
                 "retransmission-ratio": figures.retransmission_ratio_bars,
-                "completed-pmf": figures.completed_pmf}[args.kind]
+                "completed-pmf": figures.completed_pmf}.get(args.kind)
+        if draw is None:  # median-ci: markers at the median FCT, whiskers its replication interval
+            from .compare import median_intervals as draw
         fig = draw(study.summaries(), x=args.x, hue=args.hue, col=args.col, width=width)
     else:
         for opt in ("x", "hue", "col"):
             if getattr(args, opt) is not None:
-                raise CoaplabError(f"--{opt}: only for --kind fct, unnecessary, histogram, retransmission-ratio or "
-                                   "completed-pmf")
+                raise CoaplabError(f"--{opt}: only for --kind fct, unnecessary, histogram, retransmission-ratio, "
+                                   "completed-pmf or median-ci")
         fig = _trace_figure(db, args, width)
     print(fig.save(args.out))
     return 0
