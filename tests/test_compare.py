@@ -206,11 +206,15 @@ def test_report_of_two_databases(cli, studies, tmp_path):
 def test_compare_refuses_bad_input(cli, studies, tmp_path):
     a, b = studies / "a.duckdb", studies / "b.duckdb"
     (tmp_path / "junk.duckdb").write_bytes(b"not a database at all, just text")
+    import duckdb
+
+    duckdb.connect(str(tmp_path / "empty.duckdb")).close()  # a DuckDB file, but no coaplab tables
     cases = [
         (("compare", "--db", a), "compare takes exactly two"),
         (("compare", "--db", a, "--db", a), "is given twice"),
         (("compare", "--db", a, "--db", tmp_path / "junk.duckdb"), "is not a coaplab results database"),
         (("compare", "--db", a, "--db", tmp_path / "missing.duckdb"), "does not exist"),
+        (("compare", "--db", tmp_path / "empty.duckdb", "--db", b), "is not a coaplab results database"),
         (("compare", "--db", a, "--db", b, "--ignore", "link.bufer_bytes"), "did you mean link.buffer_bytes"),
         (("compare", "--db", a, "--diff-by", "coap.ccc"), "did you mean coap.cc"),
         (("compare", "--db", a, "--db", b, "--diff-by", "coap.cc"), "--diff-by"),
