@@ -748,7 +748,7 @@ def build_comparison(dbs: Sequence[str | Path], ignore: Sequence[str] = (), wher
         ids.append("side-by-side")
         body.append(_figure("differences", f"Differences {b} − {a} per matched configuration; whiskers: 95 % "
                                            "bootstrap CI over replications.",
-                            difference_plot([m["metrics"] for m in matched], labels, METRIC_KEYS, what=f"B − A")))
+                            difference_plot([m["metrics"] for m in matched], labels, METRIC_KEYS, what="B − A")))
         ids.append("differences")
     label = {m.key: m.label for m in METRICS}
     trs = []
