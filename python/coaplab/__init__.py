@@ -13,14 +13,14 @@ from .replay import load_script, replay
 
 __all__ = [
     "Algorithm", "CoaplabError", "ScenarioError", "ScriptError", "Result", "Scenario",
-    "load_scenario", "load_script", "replay", "run", "run_scenario", "__version__",
+    "compare_studies", "load_scenario", "load_script", "replay", "run", "run_scenario", "__version__",
 ]
 
 #: Where each lazily loaded name lives. `coaplab.run(scenario, jobs=None)` is
 #: :func:`run_scenario`.
 _LAZY = {
     "Result": ("runner", "Result"), "run_scenario": ("runner", "run_scenario"), "run": ("runner", "run_scenario"),
-    "Algorithm": ("algorithm", "Algorithm"),
+    "Algorithm": ("algorithm", "Algorithm"), "compare_studies": ("compare", "compare_studies"),
     "Scenario": ("scenario", "Scenario"), "load_scenario": ("scenario", "load_scenario"),
 }
 

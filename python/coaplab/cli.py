@@ -33,6 +33,10 @@ _non_negative_int = _int_at_least(0)
 _DB_HELP = "results database (default: ./coaplab.duckdb)"
 _WHERE_HELP = ("keep the configurations for which this SQL condition on dotted configuration keys holds, "
                "e.g. \"coap.cc in ('cocoa','fasor') and link.buffer_bytes > 2500\"")
+_DIFF_BY_HELP = ("after the summaries, the pairwise differences between configurations that differ only in this "
+                 "dotted key (e.g. coap.cc): median FCT, unnecessary retransmissions per client and throughput, each "
+                 "with a 95 %% bootstrap CI over replications and a Mann-Whitney U test (docs/experiments.md, "
+                 "'Differences')")
 _KEY_HELP = "a dotted configuration key (link.buffer_bytes, coap.cc, coap.nstart, ...) or group"
 
 
@@ -102,6 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--no-db", action="store_true", help="do not store results")
     run.add_argument("--cluster", metavar="ADDRESS",
                      help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N (needs pip install 'coaplab[cluster]')")
+    run.add_argument("--diff-by", metavar="KEY", help=_DIFF_BY_HELP)
 
     exp = _sub(sub, "export", "export the results database as parquet or csv files",
                "  coaplab export --out out/tables\n"
@@ -159,9 +164,34 @@ def _parser() -> argparse.ArgumentParser:
     rp2 = _sub(sub, "report", "a self-contained HTML report from the results database",
                "  coaplab report --out out/report\n"
                "  coaplab report --db study.duckdb --out out/report --where \"workload.clients = 400\"")
-    rp2.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
+    rp2.add_argument("--db", metavar="PATH", action="append", default=None,
+                     help=_DB_HELP + "; twice (--db A --db B): the two studies side by side (as coaplab compare)")
     rp2.add_argument("--out", metavar="DIR", required=True, help="directory for index.html, e.g. out/report")
     rp2.add_argument("--where", metavar="CONDITION", help=_WHERE_HELP)
+    rp2.add_argument("--diff-by", metavar="KEY", help="one database: the key of each scenario's pairwise differences "
+                     "(default: coap.cc where it varies)")
+    rp2.add_argument("--ignore", metavar="KEY", action="append", default=[],
+                     help="two databases: leave this key out when matching configurations (repeatable)")
+
+    cmp_ = _sub(sub, "compare", "compare two studies, or the configurations of one, with confidence intervals",
+                "  coaplab compare --db before.duckdb --db after.duckdb\n"
+                "  coaplab compare --db small.duckdb --db large.duckdb --ignore link.buffer_bytes --format json\n"
+                "  coaplab compare --db study.duckdb --diff-by coap.cc",
+                description="Two databases (--db A --db B): configurations are matched by their resolved parameters "
+                            "(the model version is not one of them; --ignore leaves out more keys); per matched "
+                            "configuration and metric (median FCT, median unnecessary retransmissions per client, "
+                            "throughput, UDP: retransmission ratio and mean RTT) both values, the difference B - A "
+                            "and its 95 % bootstrap confidence interval over replications, with the configurations "
+                            "found in one database only. One database with --diff-by KEY: the pairwise differences "
+                            "between its configurations that differ only in KEY, with intervals and a Mann-Whitney "
+                            "U test (docs/experiments.md, 'Differences').")
+    cmp_.add_argument("--db", metavar="PATH", action="append", default=[], help="a results database (give two, or one with --diff-by)")
+    cmp_.add_argument("--ignore", metavar="KEY", action="append", default=[],
+                      help="leave this dotted key out when matching configurations, e.g. link.buffer_bytes (repeatable)")
+    cmp_.add_argument("--diff-by", metavar="KEY", help="one database: differences between configurations differing only in KEY")
+    cmp_.add_argument("--where", metavar="CONDITION", help=_WHERE_HELP)
+    cmp_.add_argument("--format", choices=("table", "json"), default="table",
+                      help="table (default) or JSON Lines (one object per matched configuration or pair)")
 
     plot = _sub(sub, "plot", "draw one figure from the results database (PNG, PDF or SVG)",
                 "  coaplab plot --kind fct --x link.buffer_bytes --hue coap.cc --col coap.nstart --out fig.pdf\n"
@@ -172,12 +202,13 @@ def _parser() -> argparse.ArgumentParser:
                             "p10/p90, box p25/p75, median line) per configuration; histogram: retransmissions per "
                             "exchange; retransmission-ratio: retransmissions / CON transmissions per configuration "
                             "(UDP); completed-pmf: the distribution of completed exchanges per client; "
+                            "median-ci: the median FCT per configuration with its 95 % bootstrap interval over replications as whiskers; "
                             "time-sequence: one TCP connection (runs with trace = true; with BBR a second "
                             "panel shows cwnd, the BDP estimate, pacing rate x RTprop and the modes); rto: one UDP "
                             "client's timer and RTO estimate (runs with trace = true).")
     plot.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
     plot.add_argument("--kind", choices=("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf",
-                                         "time-sequence", "rto", "load", "mac-drops", "drop-causes"),
+                                         "time-sequence", "rto", "load", "mac-drops", "drop-causes", "median-ci"),
                       default="fct",
                       help="what to draw (default: fct)")
     plot.add_argument("--out", metavar="FILE", required=True, help="the figure file; the extension picks the format: .png, .pdf or .svg")
@@ -300,7 +331,14 @@ def _cmd_run(args) -> int:
 
     limit = None if args.yes else (args.max_output_mb or MAX_OUTPUT_MB)
     db = None if args.no_db else _db(args)
-    result = run_scenario(args.scenario, jobs=args.jobs, progress=not args.no_progress, pcap_dir=args.pcap,
+    scenario = args.scenario
+    if args.diff_by is not None:  # a bad key is refused before anything runs
+        from .compare import check_key
+        from .scenario import load_scenario
+
+        scenario = load_scenario(args.scenario)
+        check_key(scenario.configurations(), args.diff_by)
+    result = run_scenario(scenario, jobs=args.jobs, progress=not args.no_progress, pcap_dir=args.pcap,
                           trace_dir=args.trace, db=db, cluster=args.cluster, max_output_mb=limit)
     total = sum(c["replications"] for c in result.scenario.configurations())
     if db is not None and result.executed < total and not args.no_progress:
@@ -319,6 +357,11 @@ def _cmd_run(args) -> int:
             shown = [s if "fct_replications" in s or s["replications"] < 2
                      else {**s, "fct_replications": replication_stats(result.runs[s["config_id"]])} for s in result.summaries]
             sys.stdout.write(table(shown))
+        if args.diff_by is not None:
+            from .compare import pairwise_json, pairwise_table
+
+            rows = result.differences(args.diff_by)
+            sys.stdout.write(pairwise_json(rows) if args.format == "json" else "\n" + pairwise_table(rows))
     if result.failures:
         stored = ("stored as failed; re-run the command to retry them" if db is not None
                   else "not stored: --no-db")
@@ -334,13 +377,18 @@ def _cmd_run(args) -> int:
 def _db(args) -> str:
     """The results database a command uses: --db, or ./coaplab.duckdb when it is not given. An
     empty --db is refused (it would otherwise silently mean the default)."""
+    return _db_path(args.db)
+
+
+def _db_path(path: str | None) -> str:
+    """One --db value (`_db`; commands that take --db twice check each)."""
     from .store import DEFAULT_DB
 
-    if args.db is None:
+    if path is None:
         return DEFAULT_DB
-    if not args.db.strip():
-        raise CoaplabError(f"--db: {args.db!r} is not allowed; expected a database file name, e.g. --db study.duckdb")
-    return args.db
+    if not path.strip():
+        raise CoaplabError(f"--db: {path!r} is not allowed; expected a database file name, e.g. --db study.duckdb")
+    return path
 
 
 def _need_distributed() -> None:
@@ -416,7 +464,7 @@ def _cmd_plot(args) -> int:
             if getattr(args, opt) is not None:
                 raise CoaplabError(f"--{opt}: not for --kind drop-causes (x: offered load, lines: coap.cc, rows: cause)")
         fig = figures.drop_cause_curves(load(db, args.where).summaries(), col=args.col, width=width)
-    elif args.kind in ("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf"):
+    elif args.kind in ("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf", "median-ci"):
         for opt in ("config", "replication", "client", "connection"):
             if getattr(args, opt) is not None:
                 raise CoaplabError(f"--{opt}: only for --kind time-sequence or rto")
@@ -424,13 +472,15 @@ def _cmd_plot(args) -> int:
         draw = {"fct": figures.fct_boxes, "unnecessary": figures.unnecessary_boxes,
                 "histogram": figures.retransmission_histogram,
                 "retransmission-ratio": figures.retransmission_ratio_bars,
-                "completed-pmf": figures.completed_pmf}[args.kind]
+                "completed-pmf": figures.completed_pmf}.get(args.kind)
+        if draw is None:  # median-ci: markers at the median FCT, whiskers its replication interval
+            from .compare import median_intervals as draw
         fig = draw(study.summaries(), x=args.x, hue=args.hue, col=args.col, width=width)
     else:
         for opt in ("x", "hue", "col"):
             if getattr(args, opt) is not None:
-                raise CoaplabError(f"--{opt}: only for --kind fct, unnecessary, histogram, retransmission-ratio or "
-                                   "completed-pmf")
+                raise CoaplabError(f"--{opt}: only for --kind fct, unnecessary, histogram, retransmission-ratio, "
+                                   "completed-pmf or median-ci")
         fig = _trace_figure(db, args, width)
     print(fig.save(args.out))
     return 0
@@ -617,8 +667,39 @@ def _cmd_reproduce(args) -> int:
 def _cmd_report(args) -> int:
     from .report import write
 
+    dbs = [_db_path(d) for d in args.db] if args.db else [_db_path(None)]
+    if len(dbs) > 2:
+        raise CoaplabError(f"--db: given {len(dbs)} times; a report takes one database, or two side by side")
+    if len(dbs) == 2:
+        from .compare import _check_dbs, write_comparison
 
-    print(write(_db(args), args.out, where=args.where))
+        if args.diff_by is not None:
+            raise CoaplabError("--diff-by: only with one --db (two databases are compared configuration by configuration)")
+        _check_dbs(dbs)
+        print(write_comparison(dbs, args.out, ignore=args.ignore, where=args.where))
+        return 0
+    if args.ignore:
+        raise CoaplabError("--ignore: only with two --db (it says which keys to leave out when matching them)")
+    print(write(dbs[0], args.out, where=args.where, diff_by=args.diff_by))
+    return 0
+
+
+def _cmd_compare(args) -> int:
+    from . import compare
+
+    if args.diff_by is not None:
+        if len(args.db) != 1:
+            raise CoaplabError(f"--diff-by: compares the configurations of one database; given {len(args.db)} --db")
+        if args.ignore:
+            raise CoaplabError("--ignore: only with two --db (it says which keys to leave out when matching them)")
+        from .tidy import load
+
+        rows = compare.study_pairwise(load(_db_path(args.db[0]), args.where), args.diff_by)
+        sys.stdout.write(compare.pairwise_json(rows) if args.format == "json" else compare.pairwise_table(rows))
+        return 0
+    compare._check_dbs([_db_path(d) for d in args.db])
+    result = compare.compare_studies(args.db[0], args.db[1], ignore=args.ignore, where=args.where)
+    sys.stdout.write(compare.compare_json(result) if args.format == "json" else compare.compare_table(result))
     return 0
 
 
@@ -627,7 +708,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return {"run": _cmd_run, "replay": _cmd_replay, "bench": _cmd_bench, "calibrate": _cmd_calibrate,
                 "export": _cmd_export, "status": _cmd_status, "reproduce": _cmd_reproduce, "report": _cmd_report,
-                "plot": _cmd_plot, "completion": _cmd_completion,
+                "plot": _cmd_plot, "completion": _cmd_completion, "compare": _cmd_compare,
                 "check-algorithm": _cmd_check_algorithm, "emulate": _cmd_emulate, "crossval": _cmd_emulate}[args.command](args)
     except CoaplabError as e:
         print(f"coaplab: error: {e}", file=sys.stderr)

@@ -7,7 +7,9 @@ scenario: FCT box plots (whiskers p10/p90, box p25/p75, median line), unnecessar
 retransmissions per client, retransmission histograms and ratios (UDP), the distribution of
 completed exchanges per client (clients running for a fixed duration), a table of every configuration
 (throughput, fairness, the median FCT with its 95 % bootstrap interval across replications and
-the spread of the per-replication medians) and TCP counters. Then every recorded RTO / timer
+the spread of the per-replication medians) and TCP counters; the median FCT with its replication
+interval as whiskers and the pairwise differences by ``coap.cc`` (or ``diff_by``) with intervals
+and rank tests (:func:`coaplab.compare.report_section`). Then every recorded RTO / timer
 trace and every TCP time-sequence trace: one figure per configuration (its first traced
 replication), and a list of every traced replication, so that nothing is left out silently.
 """
@@ -148,9 +150,16 @@ def _traces(db_path, cids: list[str]) -> tuple[dict[str, dict[int, list[int]]], 
     return index, drawn
 
 
-def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]]:
-    """The report's HTML and the ids of its figures."""
+def build(db_path: str | Path, where: str | None = None, diff_by: str | None = None) -> tuple[str, list[str]]:
+    """The report's HTML and the ids of its figures. ``diff_by``: the key of each scenario's
+    pairwise differences (default: ``coap.cc`` where it varies; :mod:`coaplab.compare`)."""
+    from .compare import report_section
+
     study = load(db_path, where)
+    if diff_by is not None:
+        from .compare import check_key
+
+        check_key(study.configs.values(), diff_by)
     summaries = {s["config_id"]: s for s in study.summaries()}
     body, ids, toc = [], [], []
     scen = _scenarios(study)
@@ -229,6 +238,9 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
             ids.append(fid)
         body.extend(f'<p class="muted">{_esc(t)}</p>' for t in notes)
         body.append(f"<h3>Configurations</h3>{_config_table(n, study, cids, keys, summaries)}")
+        diffs, diff_ids = report_section(n, study, cids, summaries, diff_by)
+        body.append(diffs)
+        ids.extend(diff_ids)
         body.append(_tcp_table(n, study, cids, keys))
         body.append("</section>")
 
@@ -363,11 +375,11 @@ def _ranges(values: list[int]) -> str:
     return ", ".join(out)
 
 
-def write(db_path: str | Path, out_dir: str | Path, where: str | None = None) -> Path:
+def write(db_path: str | Path, out_dir: str | Path, where: str | None = None, diff_by: str | None = None) -> Path:
     from .files import atomic_write, output_dir
 
     output_dir(out_dir, "--out")  # before the work: a path that cannot be written is one line
-    doc, _ = build(db_path, where)
+    doc, _ = build(db_path, where, diff_by)
     path = Path(out_dir) / "index.html"
     with atomic_write(path, "w", encoding="utf-8") as f:
         f.write(doc)

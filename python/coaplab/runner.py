@@ -56,6 +56,18 @@ class Result:
         names = param_columns(keys, ("name", "seed"))
         return list(names.values()), {cid: {names[k]: flatten(c).get(k) for k in keys} for cid, c in configs.items()}
 
+    def differences(self, key: str) -> list[dict[str, Any]]:
+        """Pairwise differences between this result's configurations that differ only in
+        ``key`` (a dotted key such as ``coap.cc``): median FCT, unnecessary retransmissions per
+        client and throughput, each with a 95 % bootstrap interval over replications and a
+        Mann–Whitney U test (:func:`coaplab.compare.pairwise`; ``coaplab run --diff-by KEY``)."""
+        from .compare import pairwise
+
+        configs = {s["config_id"]: s["config"] for s in self.summaries if self.runs.get(s["config_id"])}
+        return [{"name": configs[r["config_id_first"]]["name"], **r}
+                for name in dict.fromkeys(c["name"] for c in configs.values())
+                for r in pairwise({cid: c for cid, c in configs.items() if c["name"] == name}, self.runs, key)]
+
     def plot_fct(self, x: str | None = None, hue: str | None = None, col: str | None = None, width: str | float = "two"):
         """FCT box plots (whiskers p10/p90, box p25/p75, median line) laid out by any
         configuration keys (``x``, ``hue``, ``col``: dotted keys such as ``link.buffer_bytes``,
