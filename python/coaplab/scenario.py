@@ -36,7 +36,11 @@ from .files import read_regular_file
 #: (docs/model.md "Connection start", "Host timers"); TCP results changed, UDP results did not.
 #: model-3: BBR connections count in flight and detect reordering as Linux does without SACK
 #: (docs/model.md "BBR"), and BBR's long-term bandwidth sampling; only BBR results changed.
-MODEL_VERSION = "coaplab-model-3"
+#: model-4: the GPRS radio-block uplink (docs/networks.md "The GPRS preset"), ContikiMAC's phase
+#: optimisation on by default, a mesh without `clients` runs one client per client node, and
+#: utilisation over the links' own activity window (docs/model.md); every summary gains the
+#: CoCoA study's metrics. Star UDP results are unchanged but for utilisation where it exceeded 1.
+MODEL_VERSION = "coaplab-model-4"
 
 #: The most configurations one scenario's sweep may expand to; larger studies are split into
 #: several scenario files (each is checked and resumed on its own).

@@ -110,14 +110,14 @@ def cases() -> list[dict]:
     ]
     # Model 4: Californium's implementations, the GPRS radio-block uplink, Contiki 2.6's MAC,
     # FlockLab's wiring (servers only, one outside client per sink, phase lock, shadowing).
-    for i, cc in enumerate(CALIFORNIUM_ALGORITHMS):
-        out.append(_case(f"g-alg-{cc}", link={"buffer_bytes": 2500, "errors": "medium"},
-                         workload={"kind": "continuous", "clients": 10, "exchanges": 30},
-                         coap={"cc": cc, "max_retransmit": 20}, trace=i % 2 == 0))
+    model4 = [_case(f"g-alg-{cc}", link={"buffer_bytes": 2500, "errors": "medium"},
+                    workload={"kind": "continuous", "clients": 10, "exchanges": 30},
+                    coap={"cc": cc, "max_retransmit": 20}, trace=i % 2 == 0)
+              for i, cc in enumerate(CALIFORNIUM_ALGORITHMS)]
     californium = {"ack_timeout_s": 2.0, "ack_random_factor": 1.5, "max_retransmit": 4}
     sinks = [{"x": 0.0, "y": 0.0, "role": "border-router"}, {"x": 10.0, "y": 0.0, "role": "sink"},
              {"x": 20.0, "y": 0.0, "role": "sink"}, {"x": 10.0, "y": 10.0, "role": "sink"}]
-    model4 = [
+    model4 += [
         _case("g-gprs-30", network={"kind": "gprs"}, workload={"clients": 30, "duration_s": 60.0},
               coap={"cc": "cocoa", **californium}, trace=False),
         _case("g-gprs-burst", network={"kind": "gprs"},
