@@ -70,8 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"summarise / engine   {min(sums) / engine:.1%} (min) / {statistics.median(sums) / engine:.1%} (median)")
     if args.out:
         with open(args.out, "w") as f:
-            for s in summaries:
-                f.write(json.dumps({k: v for k, v in s.items() if k != "wall_s"}, sort_keys=True) + "\n")
+            f.writelines(json.dumps({k: v for k, v in s.items() if k != "wall_s"}, sort_keys=True) + "\n" for s in summaries)
     return 0
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything and runs every check and test: formatting, clippy (warnings denied), the
-# no_std build of the algorithm crate, the Rust test suites, and the Python test suite.
+# no_std build of the algorithm crate, the Rust test suites, ruff and mypy on the Python code, and the
+# Python test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,5 +37,8 @@ if grep -q "^running 0 tests" target/cargo-test.log; then
   echo "error: a Rust test target ran no test; give it doctest = false / test = false in its Cargo.toml" >&2
   exit 1
 fi
+echo "== ruff (default rules) and mypy (pyproject.toml [tool.mypy]) =="
+.venv/bin/ruff check .
+.venv/bin/mypy
 echo "== pytest =="
 .venv/bin/python -m pytest -q

@@ -14,7 +14,7 @@ def run_cli(*args, cwd=None):
     import tempfile
 
     cwd = cwd or tempfile.mkdtemp(prefix="coaplab-cli-")
-    return subprocess.run([sys.executable, "-m", "coaplab.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run([sys.executable, "-m", "coaplab.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd, check=False)
 
 
 @pytest.fixture

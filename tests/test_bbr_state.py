@@ -8,12 +8,12 @@ ProbeBW's pacing gains 5/4, 3/4 and 1; ProbeRTT's cwnd 4 segments; cwnd at least
 """
 
 import csv
+import itertools
 import math
 
+import coaplab
 import pandas as pd
 import pytest
-
-import coaplab
 from coaplab import figures
 from coaplab.store import CC_STATE_COLUMNS, ResultsDB
 
@@ -70,7 +70,7 @@ def test_the_api_frame_and_what_docs_model_says(runs):
     assert 0.62 < first.rtprop_s < 0.7
     modes = [m for i, m in enumerate(down["mode"]) if i == 0 or m != down["mode"].iloc[i - 1]]
     assert modes[0] == "startup" and "probe_bw" in modes  # the pipe is filled, then probed
-    assert all(pair in ALLOWED for pair in zip(modes, modes[1:])), modes
+    assert all(pair in ALLOWED for pair in itertools.pairwise(modes)), modes
     # No loss on the infinite buffer: cwnd never below 4 segments.
     assert (down.cwnd_bytes >= 4 * MSS).all()
     # BtlBw, in payload bytes per second, ends near the downlink's payload rate: 30 kbit/s =
@@ -224,7 +224,7 @@ def xspan(patch) -> tuple[float, float]:
 def test_report_draws_the_state_panel_for_bbr(runs):
     from coaplab.report import build
 
-    db, bbr, _ = runs
+    db, _bbr, _ = runs
     html, ids = build(db)
     # One time-sequence graph per traced configuration: the two BBR ones carry the panel.
     assert html.count('id="cc-cwnd"') == 2 and html.count("BBR state: cwnd, the BDP estimate") == 2

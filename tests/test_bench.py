@@ -4,7 +4,6 @@ The suite itself is a benchmark (prints figures, asserts nothing): it is not run
 """
 
 import pytest
-
 from coaplab.bench import suite_command
 from conftest import run_cli
 

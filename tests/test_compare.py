@@ -6,10 +6,8 @@ import json
 import math
 
 import pytest
-
 from coaplab import compare
 from coaplab.compare import mann_whitney_u
-
 
 # --------------------------------------------------------------------------- Mann–Whitney U by hand
 
@@ -307,7 +305,6 @@ def test_resampled_median_equals_the_expanded_sample():
     import random
 
     import numpy as np
-
     from coaplab.stats import percentile
 
     rnd = random.Random(3)

@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from coaplab import emulate as em
 from coaplab.cli import main
 
@@ -36,13 +35,13 @@ def _need_root():
         pytest.skip("emulation needs iproute2 and /dev/net/tun")
     try:
         em.binaries()
-    except Exception as e:  # not built and no cargo
+    except Exception as e:  # noqa: BLE001 - not built and no cargo: any error skips
         pytest.skip(f"coaplab-emulator is not built: {e}")
 
 
 def _ours() -> list[str]:
     """Namespaces this test process's emulations created and left behind."""
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
     return [line.split()[0] for line in out.splitlines() if line.startswith(f"coaplab-{os.getpid()}-")]
 
 
@@ -245,7 +244,7 @@ def _start_long_emulation(server, tmp_path):
     prefix = f"coaplab-{p.pid}-"
 
     def namespaces() -> list[str]:
-        out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
         return [line.split()[0] for line in out.splitlines() if line.startswith(prefix)]
 
     def processes() -> list[str]:
@@ -296,7 +295,7 @@ def test_a_signal_to_the_command_removes_everything(server, sig, tmp_path):
     assert namespaces() == []
     assert processes() == []
     assert _libcoap_servers() - before == set()
-    host_links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    host_links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=False).stdout
     assert em.TUN not in host_links
 
 
@@ -333,7 +332,7 @@ def test_after_a_sigkill_the_emulator_and_endpoints_end_too(tmp_path):
     (PR_SET_PDEATHSIG): the emulator, server and clients end within seconds instead of running
     on for up to --max-seconds. The namespaces stay until the next run removes them."""
     _need_root()
-    p, namespaces, processes = _start_long_emulation("coaplab", tmp_path)
+    p, namespaces, _processes = _start_long_emulation("coaplab", tmp_path)
     children = _descendants(p.pid)
     left = namespaces()
     work = set()  # the run's temporary directory, which a SIGKILL leaves behind
@@ -358,7 +357,7 @@ def test_after_a_sigkill_the_emulator_and_endpoints_end_too(tmp_path):
         for pid in _alive(children):  # never leave a process of this run behind, even on failure
             os.kill(pid, signal.SIGKILL)
         for ns in left:  # what the next run's remove_stale_namespaces() does
-            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL, check=False)
         for d in work:  # only <tmp>/coaplab-emulate-XXXX directories, never a parent
             assert d.parent == Path(tempfile.gettempdir()) and d.name.startswith("coaplab-emulate-"), d
             shutil.rmtree(d, ignore_errors=True)
@@ -378,7 +377,7 @@ def test_emulate_command_stores_marked_runs(tmp_path):
                         'clients = 1\nexchanges = 2\n')
     db = tmp_path / "r.duckdb"
     out = subprocess.run([sys.executable, "-m", "coaplab.cli", "emulate", str(scenario), "--db", str(db), "--format",
-                          "json", "--no-progress"], capture_output=True, text=True, cwd=tmp_path)
+                          "json", "--no-progress"], capture_output=True, text=True, cwd=tmp_path, check=False)
     # Exit 1 would only say that the machine was too loaded for the run to be valid.
     assert out.returncode in (0, 1), out.stderr
     (summary,) = json.loads(out.stdout)
@@ -402,12 +401,12 @@ def test_stale_namespaces_of_dead_processes_are_removed():
         subprocess.run(["ip", "netns", "add", ns], check=True)
     try:
         removed = em.remove_stale_namespaces()
-        listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
         assert stale in removed and stale not in listed
         assert alive in listed
     finally:
         for ns in (stale, alive):
-            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL, check=False)
 
 
 def test_link_errors_hit_the_same_packets_as_in_the_simulator(tmp_path):
@@ -458,11 +457,11 @@ _TCP_ONLY_OURS = ("coaplab: error: emulate: over TCP only coaplab's endpoints ru
      _TCP_ONLY_OURS),
     ('[[group]]\nname = "a"\n[group.workload]\nclients = 1\n', [], "client groups ([[group]]) are not supported"),
     ('[workload]\nkind = "firmware"\n[coap]\ncc = "fasor-rc"\n', ["--server", "libcoap"],
-     "coaplab: error: coap.cc: 'fasor-rc' with --server libcoap is not emulated: only coaplab's server echoes "
-     "FASOR's Rexmit-Cnt option; use --server coaplab or another algorithm"),
+     ("coaplab: error: coap.cc: 'fasor-rc' with --server libcoap is not emulated: only coaplab's server echoes "
+     "FASOR's Rexmit-Cnt option; use --server coaplab or another algorithm")),
     ('[workload]\nkind = "continuous"\nresponse_bytes = 2000\n', ["--server", "libcoap"],
-     "coaplab: error: workload.response_bytes: 2000 with --server libcoap; allowed: at most 1024 "
-     "(libcoap answers larger bodies block-wise)"),
+     ("coaplab: error: workload.response_bytes: 2000 with --server libcoap; allowed: at most 1024 "
+     "(libcoap answers larger bodies block-wise)")),
 ])
 def test_unsupported_combinations_are_one_line_errors(tmp_path, capsys, toml, args, message):
     """Refused before anything is created: exit 2, one line (the whole line where it is fixed)."""

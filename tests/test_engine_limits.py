@@ -5,12 +5,10 @@ so the resolved configuration is edited directly, past `coaplab.scenario`."""
 
 import json
 
-import pytest
-
 import coaplab
+import pytest
 from coaplab import _core
 from coaplab.scenario import load_scenario
-
 
 
 def resolved(**link):

@@ -14,10 +14,9 @@ import sys
 import time
 from pathlib import Path
 
+import coaplab
 import duckdb
 import pytest
-
-import coaplab
 from coaplab import store
 from coaplab.errors import CoaplabError
 
@@ -103,7 +102,7 @@ def test_sigkills_while_writing_pcaps_and_traces_then_resume_equals_an_uninterru
     print("runs stored after each kill:", history)
     assert kills == 10, f"the sweep finished after {kills} kills ({history}); make it longer"
     assert history[-1] < 30
-    again = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    again = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
     assert again.returncode == 0, again.stderr
     assert stored(db) == (30, 30)
     # Every run stored: traces into a new directory re-run the stored runs for their trace
@@ -119,12 +118,12 @@ def test_sigkills_while_writing_pcaps_and_traces_then_resume_equals_an_uninterru
             time.sleep(0.0005)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    again = subprocess.run(retrace, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    again = subprocess.run(retrace, capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
     assert again.returncode == 0, again.stderr
     clean_out = tmp_path / "clean"
     clean = subprocess.run([*cmd[:5], "--no-db", "--pcap", str(clean_out / "pcap"), "--trace", str(clean_out / "trace"),
                             "--jobs", "2", "--no-progress", "--yes", "--format", "json"],
-                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
+                           capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
     assert clean.returncode == 0, clean.stderr
     resumed = {k: v for k, v in files(out).items() if not k.startswith("trace2/")}
     uninterrupted = files(clean_out)
@@ -145,7 +144,7 @@ def test_a_cut_short_output_file_is_written_again_on_resume(cli, tmp_path):
     first = cli("run", scen, "--db", db, "--pcap", out, "--trace", out, "--no-progress")
     assert first.returncode == 0, first.stderr
     whole = files(out)
-    pcap = sorted(out.glob("*.pcap"))[0]
+    pcap = min(out.glob("*.pcap"))
     trace = sorted(out.glob("*-trace.csv"))[1]
     with open(pcap, "r+b") as f:
         f.truncate(pcap.stat().st_size // 2)
@@ -166,7 +165,7 @@ def tiny_tmpfs(tmp_path):
         pytest.skip("needs root to mount a tmpfs (a full disk is simulated in tests/test_db_files.py)")
     mnt = tmp_path / "tiny"
     mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], capture_output=True, text=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], capture_output=True, text=True, check=False)
     if r.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
     try:
@@ -233,7 +232,7 @@ def test_two_sweeps_through_a_symlink_one_is_refused(tmp_path):
         while not Path(str(db) + ".sweep-lock").exists() or not Path(str(db) + ".sweep-lock").read_text():
             assert time.monotonic() < deadline and first.poll() is None
             time.sleep(0.02)
-        second = subprocess.run([*cmd, "--db", str(link)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        second = subprocess.run([*cmd, "--db", str(link)], capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False)
         lines = second.stderr.strip().splitlines()
         assert second.returncode == 2 and len(lines) == 1, second.stderr
         assert f"is being written by another sweep (PID {first.pid})" in lines[0]

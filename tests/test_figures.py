@@ -3,7 +3,6 @@ apart by what varies, and the figures meet a paper's needs (sizes, fonts, colour
 
 import matplotlib.colors as mcolors
 import pytest
-
 from coaplab import figures
 from coaplab.errors import CoaplabError
 from coaplab.scenario import resolve
@@ -77,7 +76,7 @@ def test_explicit_layout_and_leftover_keys():
 
 
 def test_groups_as_a_key_and_absent_groups():
-    sub = lambda m: {"fct_s": {"p10": m - 2, "p25": m - 1, "p50": m, "p75": m + 1, "p90": m + 2}}  # noqa: E731
+    sub = lambda m: {"fct_s": {"p10": m - 2, "p25": m - 1, "p50": m, "p75": m + 1, "p90": m + 2}}
     s = [summary((1, 2, 3, 4, 5), coap__cc="cocoa", groups={"sensors": sub(10.0), "firmware": sub(20.0)}),
          summary((1, 2, 3, 4, 5), coap__cc="fasor")]  # no groups: one group named "all"
     fig = figures.fct_boxes(s, x="group", hue="coap.cc")

@@ -13,7 +13,7 @@ from pathlib import Path
 GOLDEN = Path(__file__).resolve().parent / "golden"
 sys.path.insert(0, str(GOLDEN))
 
-from cases import cases  # noqa: E402
+from cases import cases
 
 
 def compute(workdir: Path | None = None) -> tuple[list[str], dict[str, str]]:

@@ -15,7 +15,7 @@ SCRIPT = Path(__file__).resolve().parent.parent / "examples" / "investigations" 
 
 def test_table2_within_ten_percent_and_rtt_grows_with_the_clients():
     out = subprocess.run([sys.executable, str(SCRIPT), "--cc", "cocoa,default", "--json", "--jobs", "2"],
-                         capture_output=True, text=True, timeout=600)
+                         capture_output=True, text=True, timeout=600, check=False)
     assert out.returncode == 0, out.stderr
     rows = {(r["cc"], r["clients"]): r for r in map(json.loads, out.stdout.splitlines())}
     # The published figures, read from the packaged copy of the study's Table II.

@@ -4,10 +4,9 @@ form, validation with group-qualified keys, group sweep keys."""
 import json
 
 import pytest
-from conftest import ROOT
-
 from coaplab.errors import ScenarioError
 from coaplab.scenario import config_id, load_scenario, resolve
+from conftest import ROOT
 
 
 def test_groups_inherit_and_override():

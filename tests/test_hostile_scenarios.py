@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from coaplab.errors import ScenarioError
+from coaplab.scenario import MAX_CONFIGURATIONS, SCHEMA, TOP, file_stem, load_scenario
 from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from coaplab.errors import ScenarioError
-from coaplab.scenario import SCHEMA, TOP, MAX_CONFIGURATIONS, file_stem, load_scenario
 
 BASES = [tomllib.loads(p.read_text()) for p in
          sorted((ROOT / "examples").glob("*.toml")) + sorted((ROOT / "python" / "coaplab" / "scenarios").glob("*.toml"))]
@@ -215,7 +214,7 @@ def _cli_cases(n: int = 50) -> list[Path]:
 def _run(path: Path) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).with_name("coaplab")
     return subprocess.run([str(exe), "run", str(path), "--no-db", "--no-progress", "--jobs", "1"],
-                          capture_output=True, text=True, cwd=WORK)
+                          capture_output=True, text=True, cwd=WORK, check=False)
 
 
 def test_cli_exits_0_or_2_without_traceback():
@@ -288,7 +287,7 @@ def test_pcap_files_of_a_name_with_slashes_stay_in_the_directory(tmp_path):
     p.write_text('name = "../x/y"\n[workload]\nclients = 1\nexchanges = 2\n')
     exe = Path(sys.executable).with_name("coaplab")
     r = subprocess.run([str(exe), "run", str(p), "--no-db", "--no-progress", "--pcap", str(tmp_path / "pcap")],
-                       capture_output=True, text=True, cwd=tmp_path)
+                       capture_output=True, text=True, cwd=tmp_path, check=False)
     assert r.returncode == 0, r.stderr
     files = [f.name for f in (tmp_path / "pcap").iterdir()]
     assert len(files) == 1 and files[0].startswith("___x_y-") and files[0].endswith("-rep0.pcap")
@@ -304,7 +303,7 @@ def test_bad_arguments_are_one_line(tmp_path, args, fragment):
     """argparse's own errors (unknown choice, missing argument) are one line, exit code 2,
     without the usage block."""
     exe = Path(sys.executable).with_name("coaplab")
-    r = subprocess.run([str(exe)] + args, capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    r = subprocess.run([str(exe)] + args, capture_output=True, text=True, cwd=tmp_path, timeout=60, check=False)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and fragment in lines[0], r.stderr

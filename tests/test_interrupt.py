@@ -7,10 +7,9 @@ import subprocess
 import sys
 import time
 
+import coaplab
 import duckdb
 import pytest
-
-import coaplab
 from coaplab.scenario import load_scenario
 
 SCENARIO = """name = "interrupt"
@@ -39,7 +38,7 @@ def test_sigint_exits_130_without_waiting_for_runs_in_progress(tmp_path):
         assert proc.poll() is None, proc.communicate()
         proc.send_signal(signal.SIGINT)
         # Bounded: waiting for the run in progress would take minutes.
-        out, err = proc.communicate(timeout=30)
+        _out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()

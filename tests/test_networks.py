@@ -2,9 +2,8 @@
 front (docs/networks.md): validation, the resolved configuration, the `mesh` summary, and the
 reproduce targets."""
 
-import pytest
-
 import coaplab
+import pytest
 from coaplab.errors import ScenarioError
 from coaplab.reproduce import available, load
 from coaplab.scenario import resolve
@@ -151,24 +150,24 @@ _SINKS = ('nodes = [{x = 0.0, y = 0.0, role = "border-router"}, {x = 10.0, y = 0
     [
         # One outside client per sink: 2 sinks, no mesh client, so exactly 2 clients.
         ("clients = 3", "outside_clients_per_sink = true",
-         "workload.clients: 3 clients, but network.outside_clients_per_sink = true wires 0 mesh clients and one "
-         "outside client per sink (2); allowed: 2"),
+         ("workload.clients: 3 clients, but network.outside_clients_per_sink = true wires 0 mesh clients and one "
+         "outside client per sink (2); allowed: 2")),
         ("clients = 2", "outside_clients_per_sink = true\noutside_clients = 1",
          "network.outside_clients: 1 with network.outside_clients_per_sink = true; allowed: 0 or 2 (one per sink)"),
         # One outside client serves the first sink only: sink 2 has nobody.
         ("clients = 1", "outside_clients = 1",
-         'network.nodes[2]: sink 2 has no client (no node with role "client" names it and network.outside_clients = 1 '
+         ('network.nodes[2]: sink 2 has no client (no node with role "client" names it and network.outside_clients = 1 '
          "serves the first 1 of the sinks [1, 2]); allowed: a client for every sink (a client's `sink`, more "
-         "network.outside_clients, or network.outside_clients_per_sink = true)"),
+         "network.outside_clients, or network.outside_clients_per_sink = true)")),
         ("clients = 1", 'lossy_links = [{a = 1, b = 2, loss = -0.1}]\noutside_clients = 2',
          "network.lossy_links[0].loss: -0.1 is out of range; expected a number >= 0 and <= 1"),
         ("clients = 1", "link_loss = 1.5\noutside_clients = 2",
          "network.link_loss: 1.5 is out of range; expected a number >= 0 and <= 1"),
         # η 6: SNR at 10 m = 0 − 55.4 − 60 + 105 = −10.4 dB, no frame gets through: no usable link.
-        ("clients = 2", 'outside_clients_per_sink = true\nlink_loss_model = "shadowing"\nshadowing_sigma_db = 0.0\n'
-         "path_loss_exponent = 6.0",
-         'network.link_loss_model: "shadowing": node 1 has no path to the border router over links of ETX <= 10 '
-         '(path ETX <= 100); allowed: a layout where every node has one, or "fixed"'),
+        ("clients = 2", ('outside_clients_per_sink = true\nlink_loss_model = "shadowing"\nshadowing_sigma_db = 0.0\n'
+         "path_loss_exponent = 6.0"),
+         ('network.link_loss_model: "shadowing": node 1 has no path to the border router over links of ETX <= 10 '
+         '(path ETX <= 100); allowed: a layout where every node has one, or "fixed"')),
     ],
 )
 def test_file_networks_of_sinks_refuse_bad_wiring(cli, tmp_path, workload, network, line):

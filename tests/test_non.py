@@ -1,8 +1,7 @@
 """NON traffic and CoCoA's NON rule through the Python front (docs/algorithms.md "NON traffic")."""
 
-import pytest
-
 import coaplab
+import pytest
 from coaplab.errors import ScenarioError
 from coaplab.scenario import load_scenario
 

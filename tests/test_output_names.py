@@ -4,7 +4,6 @@ whatever the scenario's name."""
 import os
 
 import pytest
-
 from coaplab.runner import file_stem
 
 
@@ -37,7 +36,7 @@ def test_hostile_names_write_only_inside_the_given_directories(cli, tmp_path, na
     files = all_files(tmp_path)
     outputs = [f for f in files if f not in ("a/b/s.toml",)]
     assert len(outputs) == 2, files  # one pcap, one trace CSV
-    assert all(f.startswith("a/b/out/pcap/") or f.startswith("a/b/out/trace/") for f in outputs), files
+    assert all(f.startswith(("a/b/out/pcap/", "a/b/out/trace/")) for f in outputs), files
     for f in outputs:
         base = os.path.basename(f)
         assert not base.startswith(".") and "/" not in base

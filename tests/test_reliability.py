@@ -8,9 +8,8 @@ import subprocess
 import sys
 import time
 
-import pytest
-
 import coaplab
+import pytest
 from coaplab import store
 from coaplab.errors import CoaplabError, ScenarioError
 
@@ -68,7 +67,7 @@ def test_crossval_svg_name_is_sanitised(tmp_path, monkeypatch):
     from coaplab import emulate, figures
 
     monkeypatch.setattr(emulate, "simulated_time_sequence", lambda cfg, rep: [])
-    import coaplab.pcapseq as pcapseq
+    from coaplab import pcapseq
 
     monkeypatch.setattr(pcapseq, "time_sequence_points", lambda d, addr: [])
     monkeypatch.setattr(figures, "time_sequence_overlay", lambda *a, **k: _FakeFigure())
@@ -134,7 +133,7 @@ def test_a_broken_pipe_is_not_a_traceback(scen, tmp_path, command):
     r, w = os.pipe()
     os.close(r)
     proc = subprocess.run([sys.executable, "-m", "coaplab.cli", *args], stdout=w, stderr=subprocess.PIPE, text=True,
-                          cwd=tmp_path, timeout=120)
+                          cwd=tmp_path, timeout=120, check=False)
     os.close(w)
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
     assert proc.returncode == 0
@@ -147,11 +146,11 @@ def test_a_fifo_scenario_is_refused_without_blocking(cli, tmp_path):
     os.mkfifo(fifo)
     t0 = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "coaplab.cli", "run", str(fifo), "--no-db"], capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=60, check=False)
     one_line(proc, 2, "not a regular file", str(fifo))
     assert time.monotonic() - t0 < 60
     script = subprocess.run([sys.executable, "-m", "coaplab.cli", "replay", "cocoa", str(fifo)], capture_output=True,
-                            text=True, timeout=60)
+                            text=True, timeout=60, check=False)
     one_line(script, 2, "not a regular file")
 
 
@@ -267,7 +266,7 @@ def test_failures_under_no_db_are_not_said_to_be_stored(tmp_path):
             "from coaplab.cli import main\n"
             f"sys.exit(main(['run', {str(tmp_path / 'f.toml')!r}, '--no-db', '--no-progress']))\n")
     (tmp_path / "f.toml").write_text(SMALL)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 1
     assert "not stored: --no-db" in proc.stderr and "stored as failed" not in proc.stderr, proc.stderr
 

@@ -2,11 +2,11 @@
 
 import json
 
-import pytest
-from hypothesis import given, settings, strategies as st
-
 import coaplab
+import pytest
 from coaplab.errors import ScriptError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def test_cocoa_first_strong_sample_by_hand():
@@ -107,7 +107,7 @@ def test_cli_replay_compare_table(cli):
     [
         (["replay", "cocoa", "missing.json"], "cannot read script"),
         (["replay", "nope", "SCRIPT"], "unknown algorithm 'nope'"),
-        (["replay", "cocoa@california", "SCRIPT"], "unknown algorithm 'cocoa@california' (did you mean "cocoa@californium"?); valid names: "),
+        (["replay", "cocoa@california", "SCRIPT"], 'unknown algorithm \'cocoa@california\' (did you mean "cocoa@californium"?); valid names: '),
         (["replay", "cocoa", "BAD"], "not valid JSON"),
         (["replay", "cocoa", "OVERLAP"], "exchange 1: field 'start'"),
     ],

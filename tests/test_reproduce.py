@@ -29,7 +29,7 @@ def test_reproduce_prints_published_vs_simulated(cli):
     assert out.returncode == 0, out.stderr
     # Both algorithms, each with published, simulated and the relative difference per statistic.
     assert out.stdout.count("udp-1client-continuous [") == 2
-    rows = re.findall(r"^\s+(p\d\d)\s+([\d.]+)\s+([\d.]+)\s+([+-][\d.]+)%$", out.stdout, re.M)
+    rows = re.findall(r"^\s+(p\d\d)\s+([\d.]+)\s+([\d.]+)\s+([+-][\d.]+)%$", out.stdout, re.MULTILINE)
     assert len(rows) == 10
     for _, pub, sim, diff in rows:
         assert abs((float(sim) / float(pub) - 1) * 100 - float(diff)) < 0.006
@@ -47,7 +47,7 @@ def test_reproduce_400_client_histograms(cli):
     # Four rows (default/cocoa × continuous/random), each published vs simulated with its TV distance.
     for row in ("default/continuous", "cocoa/continuous", "default/random", "cocoa/random"):
         assert f"retx-hist-400-infinite [{row}]" in out.stdout
-    tvs = [float(x) for x in re.findall(r"total-variation distance ([\d.]+)$", out.stdout, re.M)]
+    tvs = [float(x) for x in re.findall(r"total-variation distance ([\d.]+)$", out.stdout, re.MULTILINE)]
     assert len(tvs) == 4 and all(0 <= t <= 1 for t in tvs)
 
 
@@ -58,7 +58,7 @@ def test_targets_without_a_published_figure_print_the_study_metrics():
          "mean_rtt_weak_s": None, "mean_initial_rto_s": 1.5891, "jain_fairness": 0.98765,
          "settling_time_s": 116.04, "settled_replications": 13, "replications": 15}
     assert study_metric_lines(s) == [
-        "  throughput 14.25 exch/s, retransmission ratio 0.023, mean RTT 675 ms (weak -), mean initial RTO"
-        " 1589 ms, Jain 0.988, settling 116.0 s (2 of 15 replications not settled by the cap)"]
+        ("  throughput 14.25 exch/s, retransmission ratio 0.023, mean RTT 675 ms (weak -), mean initial RTO"
+        " 1589 ms, Jain 0.988, settling 116.0 s (2 of 15 replications not settled by the cap)")]
     # TCP summaries carry no such metrics: nothing is printed.
     assert study_metric_lines({"retransmission_ratio": None}) == []

@@ -5,9 +5,8 @@ import os
 import shutil
 import subprocess
 
-import pytest
-
 import coaplab
+import pytest
 from conftest import ROOT
 
 CONTRACT_KEYS = {
@@ -170,7 +169,7 @@ def test_pcap_decodes_as_coap_in_tshark(cli, tmp_path):
             protocols, mid, *expert = row.split("\t")
             assert protocols.startswith("raw:ip:udp:coap"), row
             assert mid != ""
-            assert set(e for e in expert if e) <= tolerated, f"expert info in {f.name}: {row}"
+            assert {e for e in expert if e} <= tolerated, f"expert info in {f.name}: {row}"
         stats = subprocess.run([tshark, "-r", f, "-q", "-z", "expert"], capture_output=True, text=True, check=True).stdout
         assert "Malformed" not in stats and "Errors (" not in stats, stats
     # Every packet sent by a client or the server is in the capture: uplink sends + responses.

@@ -2,9 +2,14 @@
 is allowed, before anything runs; defaults, sweeps and identities."""
 
 import pytest
-
 from coaplab.errors import ScenarioError
-from coaplab.scenario import DEFAULT_START_SPREAD_S, MODEL_VERSION, config_id, load_scenario, resolve
+from coaplab.scenario import (
+    DEFAULT_START_SPREAD_S,
+    MODEL_VERSION,
+    config_id,
+    load_scenario,
+    resolve,
+)
 
 
 def test_defaults_resolve_to_spec_testbed():
@@ -42,10 +47,10 @@ def test_defaults_resolve_to_spec_testbed():
         ({"coap": {"max_retransmit": 64}}, "coap.max_retransmit: 64 is out of range; expected an integer >= 0 and <= 63"),
         ({"link": {"errors": "heavy"}}, 'link.errors: "heavy" is not allowed; expected one of none, low, medium, high'),
         ({"link": {"errors": {"good_loss": 0.1}}}, "link.errors.good_mean_ms: missing"),
-        ({"link": {"errors": dict(good_mean_ms=400, good_min_ms=60, good_max_ms=1200, good_loss=1.5,
-                                  bad_mean_ms=100, bad_min_ms=30, bad_max_ms=300, bad_loss=0.5)}}, "link.errors.good_loss: 1.5 is out of range"),
-        ({"link": {"errors": dict(good_mean_ms=40, good_min_ms=60, good_max_ms=1200, good_loss=0,
-                                  bad_mean_ms=100, bad_min_ms=30, bad_max_ms=300, bad_loss=0.5)}}, "good_min_ms <= good_mean_ms <= good_max_ms does not hold"),
+        ({"link": {"errors": {"good_mean_ms": 400, "good_min_ms": 60, "good_max_ms": 1200, "good_loss": 1.5,
+                                  "bad_mean_ms": 100, "bad_min_ms": 30, "bad_max_ms": 300, "bad_loss": 0.5}}}, "link.errors.good_loss: 1.5 is out of range"),
+        ({"link": {"errors": {"good_mean_ms": 40, "good_min_ms": 60, "good_max_ms": 1200, "good_loss": 0,
+                                  "bad_mean_ms": 100, "bad_min_ms": 30, "bad_max_ms": 300, "bad_loss": 0.5}}}, "good_min_ms <= good_mean_ms <= good_max_ms does not hold"),
         ({"workload": {"kind": "burst"}}, 'workload.burst_at_s: required when workload.kind = "burst"'),
         ({"workload": {"burst_at_s": 3}}, 'workload.burst_at_s: only meaningful when workload.kind = "burst"'),
         ({"workload": {"kind": "random", "duration_s": 10}}, "workload.duration_s: only meaningful for continuous, burst or periodic"),
@@ -61,8 +66,8 @@ def test_each_kind_of_bad_input(raw, fragment):
 
 
 def test_custom_error_table_accepted():
-    table = dict(good_mean_ms=400, good_min_ms=60, good_max_ms=1200, good_loss=0.0,
-                 bad_mean_ms=100, bad_min_ms=30, bad_max_ms=300, bad_loss=0.5)
+    table = {"good_mean_ms": 400, "good_min_ms": 60, "good_max_ms": 1200, "good_loss": 0.0,
+                 "bad_mean_ms": 100, "bad_min_ms": 30, "bad_max_ms": 300, "bad_loss": 0.5}
     c = load_scenario({"link": {"errors": table}}).configurations()[0]
     assert c["link"]["errors"]["bad_loss"] == 0.5
 

@@ -4,15 +4,13 @@ it, and the Python front takes its defaults, ranges and allowed values from it."
 
 import json
 import tomllib
-from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import ROOT
-
 from coaplab import _core
 from coaplab import scenario as sc
 from coaplab.errors import ScenarioError
+from conftest import ROOT
 
 SHIPPED = ROOT / "python" / "coaplab" / "data" / "scenario.schema.json"
 FILES = sorted((ROOT / "examples").glob("*.toml")) + sorted((ROOT / "python" / "coaplab" / "scenarios").glob("*.toml"))
@@ -63,8 +61,8 @@ def test_defaults_and_allowed_values_come_from_the_engine():
         # Rates become integer bit/s: 1e-4 kbit/s = 0.1 bit/s would round to 0.
         ({"link": {"downlink_kbps": 1e-4}}, "link.downlink_kbps: 0.0001 is out of range; expected a number >= 0.001"),
         # Gilbert–Elliott sojourns of 1e-7 ms = 0.1 ns would round to 0 ns.
-        ({"link": {"errors": dict(good_mean_ms=1e-7, good_min_ms=1e-7, good_max_ms=1e-7, good_loss=0.0,
-                                  bad_mean_ms=100, bad_min_ms=30, bad_max_ms=300, bad_loss=0.5)}},
+        ({"link": {"errors": {"good_mean_ms": 1e-7, "good_min_ms": 1e-7, "good_max_ms": 1e-7, "good_loss": 0.0,
+                                  "bad_mean_ms": 100, "bad_min_ms": 30, "bad_max_ms": 300, "bad_loss": 0.5}}},
          "link.errors.good_mean_ms: 1e-07 is out of range; expected a number >= 0.1"),
         ({"link": {"path_delay_ms": [0, 1e14]}}, "link.path_delay_ms[1]: 100000000000000.0 is out of range"),
         ({"workload": {"duration_s": 0}}, "workload.duration_s: 0 is out of range; expected a number >= 0.001"),

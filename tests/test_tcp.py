@@ -5,10 +5,8 @@ import json
 import subprocess
 
 import pytest
-
 from coaplab import run_scenario
 from coaplab.report import build
-
 from test_run import _tshark
 
 
@@ -109,7 +107,7 @@ def test_tcp_pcap_agrees_with_tshark_analysis(cli, tmp_path):
     for f in files:
         t = summaries[next(cid for cid in summaries if cid in f.name)]["tcp"]
 
-        def tshark_out(*args, prefs=True):
+        def tshark_out(*args, prefs=True, f=f):
             # Wireshark flags a resent segment "out-of-order" when it follows the highest
             # segment within the handshake RTT; with tcp.reassemble_out_of_order off (the 4.0
             # default) it then reports the resent bytes as overlapping a message it is
@@ -194,5 +192,5 @@ def test_tcp_groups_must_share_one_hz(cli, tmp_path):
     out = cli("run", f, "--no-db")
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
-        "coaplab: error: group.b.tcp.hz: 100 differs from another TCP group's 250; allowed: one value for every "
-        "TCP group (the server is one host)"]
+        ("coaplab: error: group.b.tcp.hz: 100 differs from another TCP group's 250; allowed: one value for every "
+        "TCP group (the server is one host)")]

@@ -3,10 +3,9 @@
 
 import json
 
+import coaplab
 import pandas as pd
 import pytest
-
-import coaplab
 from coaplab.errors import CoaplabError
 from coaplab.scenario import resolve
 from coaplab.tidy import flatten, select, varying
@@ -78,7 +77,7 @@ def test_result_frames_carry_the_varying_parameters(study):
 
 
 def test_export_tables(study, tmp_path):
-    db, udp, tcp = study
+    db, _udp, tcp = study
     paths = coaplab.tidy.export(db, tmp_path, "parquet")
     assert [p.name for p in paths] == ["configs.parquet", "runs.parquet", "clients.parquet", "traces.parquet",
                                        "time_sequence.parquet", "cc_state.parquet"]

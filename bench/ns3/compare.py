@@ -277,7 +277,7 @@ def build(args: argparse.Namespace, build_dir: Path) -> Path:
         cmd += [f"-L{args.ns3_lib}", f"-Wl,-rpath,{args.ns3_lib}"]
     cmd += NS3_LIBS
     print("building:", " ".join(cmd), file=sys.stderr)
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if r.returncode != 0:
         print(f"compare.py: building {SOURCE.name} failed:\n{r.stderr[-3000:]}", file=sys.stderr)
         sys.exit(2)
@@ -333,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
         for k in range(args.repeats):
             for sc in chosen:
                 ns3, cl = sides[sc.name]
-                order = [lambda: run_ns3(binary, sc, args.replications, ns3), lambda: run_coaplab(sc, cl, args.warm)]
+                order = [lambda sc=sc, ns3=ns3: run_ns3(binary, sc, args.replications, ns3),
+                         lambda sc=sc, cl=cl: run_coaplab(sc, cl, args.warm)]
                 try:
                     for step in (order if k % 2 == 0 else order[::-1]):
                         step()
@@ -370,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
         v, tol = verdict(sc, a, b)
         failed |= v == "FAIL"
         d = (a.fct["p50"] - b.fct["p50"]) / b.fct["p50"]
-        f = lambda s: " / ".join(f"{s.fct[k]:.3f}" for k in ("p10", "p50", "p90"))  # noqa: E731
+        f = lambda s: " / ".join(f"{s.fct[k]:.3f}" for k in ("p10", "p50", "p90"))
         print(f"| {sc.name} | {f(a)} | {f(b)} | {d:+.2%} | {tol} | {v} | {a.extra} | {b.extra} |")
         rows.append({"scenario": sc.name, "what": sc.what, "check": v, "tolerance": tol,
                      "ns3": a.__dict__, "coaplab": b.__dict__,

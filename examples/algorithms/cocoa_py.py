@@ -94,7 +94,7 @@ class CocoaPy(Algorithm):
         return secs(self.rto)
 
     def state(self):
-        opt = lambda v: None if v is None else secs(v)  # noqa: E731
+        opt = lambda v: None if v is None else secs(v)
         return {
             "rto": secs(self.rto),
             "srtt_strong": opt(self.strong.srtt),

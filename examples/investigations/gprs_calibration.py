@@ -27,7 +27,6 @@ import json
 import sys
 import tempfile
 import tomllib
-from collections import defaultdict
 from importlib import resources
 from pathlib import Path
 
@@ -57,7 +56,7 @@ def trace_stats(paths: list[Path], duration_s: float) -> dict[str, float]:
                     responses += 1
                     if row["sample_s"]:
                         (strong if row["sample_kind"] == "strong" else weak).append(float(row["sample_s"]))
-    mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")  # noqa: E731
+    mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")
     return {
         "mean_rtt_s": mean(strong),
         "mean_rtt_weak_s": mean(weak),

@@ -1,7 +1,10 @@
 """The TCP time-sequence graphs of docs/validation.md: a random client's connection start, and
 the server's connection to a winner and to a loser among 100 continuous clients on the 2,500 B
 buffer. Usage: python tcp_figures.py OUT_DIR (writes three SVGs, prints what they show)."""
-import sys, coaplab
+import sys
+
+import coaplab
+
 out = sys.argv[1]
 # A random client's first connection: client -> server direction, the first 2.6 s.
 res = coaplab.run({"name": "tcp-random-start", "seed": 1, "replications": 1, "trace": True,

@@ -12,8 +12,19 @@ from .errors import CoaplabError, ScenarioError, ScriptError
 from .replay import load_script, replay
 
 __all__ = [
-    "Algorithm", "CoaplabError", "ScenarioError", "ScriptError", "Result", "Scenario",
-    "compare_studies", "load_scenario", "load_script", "replay", "run", "run_scenario", "__version__",
+    "Algorithm",
+    "CoaplabError",
+    "Result",
+    "Scenario",
+    "ScenarioError",
+    "ScriptError",
+    "__version__",
+    "compare_studies",
+    "load_scenario",
+    "load_script",
+    "replay",
+    "run",
+    "run_scenario",
 ]
 
 #: Where each lazily loaded name lives. `coaplab.run(scenario, jobs=None)` is

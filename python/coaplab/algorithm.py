@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Algorithm", "Config", "ns", "secs", "load_class", "PREFIX"]
+__all__ = ["PREFIX", "Algorithm", "Config", "load_class", "ns", "secs"]
 
 #: The prefix of a Python algorithm's name in ``coap.cc``: ``python:FILE:CLASS``.
 PREFIX = "python:"
@@ -133,7 +133,7 @@ def _bad(spec: str, what: str) -> ValueError:
 def load_class(spec: str) -> type:
     """``[python:]FILE:CLASS`` → the class (loaded once per process). Raises ``ValueError``
     with one line naming what is wrong."""
-    body = spec[len(PREFIX):] if spec.startswith(PREFIX) else spec
+    body = spec.removeprefix(PREFIX)
     if spec in _CLASSES:
         return _CLASSES[spec]
     path, sep, name = body.rpartition(":")
@@ -154,7 +154,7 @@ def load_class(spec: str) -> type:
         module = importlib.util.module_from_spec(module_spec)
         sys.modules[module_name] = module
         module_spec.loader.exec_module(module)
-    except Exception as e:  # the user's file: any error is reported as one line
+    except Exception as e:  # noqa: BLE001 - the user's file: any error is reported as one line
         sys.modules.pop(module_name, None)
         first = str(e).splitlines()[0] if str(e) else ""
         raise _bad(spec, f"loading {path!r} raised {type(e).__name__}: {first}") from None
@@ -165,7 +165,7 @@ def load_class(spec: str) -> type:
         raise _bad(spec, f"{name!r} is not a subclass of coaplab.Algorithm")
     try:
         cls()
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - the user's constructor: any error is one line
         raise _bad(spec, f"{name}() raised {type(e).__name__}: {e}") from None
     _CLASSES[spec] = cls
     return cls

@@ -11,12 +11,12 @@ retransmission counts.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from .files import read_regular_file
-
 from .runner import run_scenario
 
 #: The literature's experiments use MAX_RETRANSMIT 20 so that no exchange fails (docs/design.md §3).
@@ -36,7 +36,7 @@ def load_reference(path: str | Path | None = None) -> list[dict[str, Any]]:
     return figures
 
 
-def tv_distance(p: list[float], q: list[float]) -> float:
+def tv_distance(p: Sequence[float], q: Sequence[float]) -> float:
     """Total variation distance between two histograms over the same bins (index = number of
     retransmissions): each is normalised to a distribution, the shorter is padded with zeros,
     and the result is half the L1 distance, ``0.5 · Σ |p_i/Σp − q_i/Σq|`` — 0 for equal shapes,
@@ -117,8 +117,9 @@ def compare(figures: list[dict[str, Any]], jobs: int | None = None,
                 "histogram": True,
             })
         for column, published in fig.get("fct_s", {}).items():
-            scenario = _with_workload(figure_scenario(fig, column), workload)
-            summary = run_scenario(scenario, jobs=jobs).summaries[0] if scenario else None
+            column_scenario = figure_scenario(fig, column)
+            summary = (run_scenario(_with_workload(column_scenario, workload), jobs=jobs).summaries[0]
+                       if column_scenario else None)
             for stat, value in published.items():
                 sim = summary["fct_s"][stat] if summary else None
                 rows.append({

@@ -6,7 +6,8 @@ import argparse
 import json
 import os
 import sys
-from typing import NoReturn, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 from .errors import CoaplabError
 
@@ -264,7 +265,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="--suite: interleaved repetitions per configuration (min and median are printed)")
     bench.add_argument("--exchanges", type=_positive_int, default=None,
                        help="--suite: exchanges per client (default max(50, 100000 / clients))")
-    from .stacks import CLIENT_KINDS, SERVER_KINDS  # not .emulate: its imports would slow every command
+    from .stacks import (  # not .emulate: its imports would slow every command
+        CLIENT_KINDS,
+        SERVER_KINDS,
+    )
 
     for name, help_ in (("emulate", "run a scenario over real network stacks on the emulated link (root; docs/emulation.md)"),
                         ("crossval", "run a scenario in the simulator and in emulation; metrics side by side")):
@@ -297,9 +301,9 @@ def _cmd_emulate(args) -> int:
     if args.no_db and args.db is not None:
         raise CoaplabError("--db and --no-db exclude each other")
     db = None if args.no_db else _db(args)
-    kw = dict(client=args.client, server=args.server, db=db, replications=args.replications, out_dir=args.out,
-              max_seconds=float(args.max_seconds), late_us=float(args.late_us), progress=not args.no_progress,
-              tcp_congestion=args.tcp_congestion)
+    kw = {"client": args.client, "server": args.server, "db": db, "replications": args.replications, "out_dir": args.out,
+              "max_seconds": float(args.max_seconds), "late_us": float(args.late_us), "progress": not args.no_progress,
+              "tcp_congestion": args.tcp_congestion}
     if args.command == "emulate":
         summaries = emulate(args.scenario, **kw)
         sys.stdout.write(json.dumps(summaries, sort_keys=True) + "\n" if args.format == "json" else emulation_table(summaries))
@@ -443,7 +447,6 @@ def _cmd_plot(args) -> int:
     from pathlib import Path
 
     from . import figures
-
     from .tidy import load
 
     width = _width(args.width)
@@ -469,12 +472,17 @@ def _cmd_plot(args) -> int:
             if getattr(args, opt) is not None:
                 raise CoaplabError(f"--{opt}: only for --kind time-sequence or rto")
         study = load(db, args.where)
-        draw = {"fct": figures.fct_boxes, "unnecessary": figures.unnecessary_boxes,
+        draw: Callable[..., Any]
+        if args.kind == "median-ci":  # markers at the median FCT, whiskers its replication interval
+            from .compare import median_intervals
+
+            draw = median_intervals
+        else:
+            draws: dict[str, Callable[..., Any]] = {
+                "fct": figures.fct_boxes, "unnecessary": figures.unnecessary_boxes,
                 "histogram": figures.retransmission_histogram,
-                "retransmission-ratio": figures.retransmission_ratio_bars,
-                "completed-pmf": figures.completed_pmf}.get(args.kind)
-        if draw is None:  # median-ci: markers at the median FCT, whiskers its replication interval
-            from .compare import median_intervals as draw
+                "retransmission-ratio": figures.retransmission_ratio_bars, "completed-pmf": figures.completed_pmf}
+            draw = draws[args.kind]
         fig = draw(study.summaries(), x=args.x, hue=args.hue, col=args.col, width=width)
     else:
         for opt in ("x", "hue", "col"):

@@ -52,9 +52,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from .errors import CoaplabError
 
@@ -168,11 +169,11 @@ class Sample:
                 vals = [float(r[metric.field]) for r in runs if r.get(metric.field) is not None]
                 if vals:
                     self.data[metric.key] = {"r": len(vals), "x": np.array(vals), "per_replication": vals}
-            else:
-                have = [r for r in runs if r.get(metric.field) is not None and r.get(metric.den) is not None]
-                if have and sum(r[metric.den] for r in have) > 0:
+            elif (den := metric.den) is not None:  # a ratio
+                have = [r for r in runs if r.get(metric.field) is not None and r.get(den) is not None]
+                if have and sum(r[den] for r in have) > 0:
                     self.data[metric.key] = {"r": len(have), "num": np.array([float(r[metric.field]) for r in have]),
-                                             "den": np.array([float(r[metric.den]) for r in have])}
+                                             "den": np.array([float(r[den]) for r in have])}
         self._boot: dict[tuple[str, int], Any] = {}
 
     def estimate(self, key: str) -> float | None:

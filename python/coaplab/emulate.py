@@ -26,9 +26,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import CoaplabError
 from .stacks import CLIENT_KINDS, SERVER_KINDS
@@ -73,7 +74,7 @@ def binaries(build: bool = True) -> tuple[Path, Path]:
         return Path(found[0]), Path(found[1])  # type: ignore[arg-type]
     if build and shutil.which("cargo") and (_REPO / "crates" / "emulator").is_dir():
         _log("building coaplab-emulator (cargo build --release -p coaplab-emulator) ...")
-        r = subprocess.run(["cargo", "build", "--release", "-q", "-p", "coaplab-emulator"], cwd=_REPO)
+        r = subprocess.run(["cargo", "build", "--release", "-q", "-p", "coaplab-emulator"], cwd=_REPO, check=False)
         if r.returncode == 0:
             return binaries(build=False)
     raise CoaplabError("emulate: coaplab-emulator is not built; run `cargo build --release -p coaplab-emulator` "
@@ -111,7 +112,7 @@ def _stop(p: subprocess.Popen, grace: float = 5.0) -> None:
 
 
 def _del_netns(name: str) -> None:
-    subprocess.run(["ip", "netns", "del", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(["ip", "netns", "del", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     _live_namespaces.discard(name)
 
 
@@ -157,26 +158,26 @@ def remove_stale_namespaces() -> list[str]:
     killed with SIGKILL): names ``coaplab-<pid>-<hex>-{c,s}`` whose process is gone."""
     import re
 
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
     removed = []
     for line in out.splitlines():
         m = re.fullmatch(r"(coaplab-(\d+)-[0-9a-f]{6}-[cs])", line.split()[0]) if line.split() else None
         if m and int(m.group(2)) != os.getpid() and not os.path.exists(f"/proc/{m.group(2)}"):
-            subprocess.run(["ip", "netns", "del", m.group(1)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(["ip", "netns", "del", m.group(1)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
             removed.append(m.group(1))
     return removed
 
 
 def _ip(*args: str, ns: str | None = None, check: bool = True) -> None:
     cmd = ["ip"] + (["-n", ns] if ns else []) + list(args)
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if check and r.returncode != 0:
         raise CoaplabError(f"emulate: `{' '.join(cmd)}` failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
 
 
 def _sysctl(ns: str, key: str, value: Any) -> None:
     r = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{key}={value}"],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, check=False)
     if r.returncode != 0:
         raise CoaplabError(f"emulate: cannot set {key}={value} in the namespace: {r.stderr.strip()}")
 
@@ -212,12 +213,12 @@ class Namespaces:
             _live_namespaces.add(ns)
             _ip("link", "set", "lo", "up", ns=ns)
 
-    def configure(self, clients: int, mtu: int, tcp: "TcpSetup | None") -> None:
+    def configure(self, clients: int, mtu: int, tcp: TcpSetup | None) -> None:
         """Addresses, MTU, routes (with the TCP route options) and TCP sysctls, once the
         emulator has created the TUN devices."""
         c, s = self.client, self.server
         batch = "".join(f"address add {client_address(i)}/32 dev {TUN}\n" for i in range(clients))
-        r = subprocess.run(["ip", "-n", c, "-batch", "-"], input=batch, capture_output=True, text=True)
+        r = subprocess.run(["ip", "-n", c, "-batch", "-"], input=batch, capture_output=True, text=True, check=False)
         if r.returncode != 0:
             raise CoaplabError(f"emulate: adding client addresses failed: {r.stderr.strip()}")
         _ip("link", "set", TUN, "mtu", str(mtu), "up", ns=c)
@@ -250,7 +251,7 @@ class TcpSetup:
     mss: int = 256
 
     @classmethod
-    def from_config(cls, cfg: dict[str, Any]) -> "TcpSetup":
+    def from_config(cls, cfg: dict[str, Any]) -> TcpSetup:
         t = cfg.get("tcp") or {}
         cc = cfg["coap"]["cc"]
         return cls(
@@ -444,7 +445,7 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
                       "--client-ns", f"/run/netns/{ns.client}", "--server-ns", f"/run/netns/{ns.server}",
                       "--tun", TUN, "--out", str(work), "--max-seconds", str(max_seconds + 30),
                       "--late-us", str(late_us), "--wait-start"],
-                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(work / "emulator.log", "wb"))
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(work / "emulator.log", "wb"))  # noqa: SIM115 - the child writes it
         procs.append(emu)
         _wait_ready(emu, 10.0, work / "emulator.log")
         tcp = TcpSetup.from_config(cfg) if transport == "tcp" else None
@@ -456,7 +457,7 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
         srv_cmd = (thirdparty.server_command(server, cfg, cfg_path, max_seconds + 20) if server != "coaplab"
                    else [str(ep_bin), f"{transport}-server", "--config", str(cfg_path), "--max-seconds", str(max_seconds + 20),
                          "--out", str(work / "server.json")])
-        srv = _popen(_in_ns(ns.server, srv_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "wb"))
+        srv = _popen(_in_ns(ns.server, srv_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "wb"))  # noqa: SIM115 - the child writes it
         procs.append(srv)
         thirdparty.wait_listening(ns.server, transport, timeout=10.0)
         thirdparty.prepare_server(server, ns.server, cfg, work)
@@ -473,7 +474,7 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
                       str(replication), "--out", str(out_json), "--max-seconds", str(max_seconds), "--epoch-ns", str(epoch)]
         else:
             cl_cmd = thirdparty.client_command(client, cfg, replication, cfg_path, out_json, max_seconds, epoch)
-        cl = _popen(_in_ns(ns.client, cl_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "clients.log", "wb"))
+        cl = _popen(_in_ns(ns.client, cl_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "clients.log", "wb"))  # noqa: SIM115 - the child writes it
         procs.append(cl)
         try:
             cl.wait(timeout=max_seconds + 30)
@@ -537,7 +538,8 @@ def _kernel_retrans(c: dict[str, Any]) -> int:
 def _result(cfg: dict[str, Any], replication: int, clients: dict[str, Any], report: dict[str, Any],
             wall: float) -> dict[str, Any]:
     """The run in the simulator's result shape (stats.summarize, the results database)."""
-    rows, hist = [], []
+    rows: list[dict[str, Any]] = []
+    hist: list[int] = []
     tcp = clients["transport"] == "tcp"
     for c in clients["clients"]:
         if not c:
@@ -710,9 +712,9 @@ def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, A
         rows.append((label, a, b, f"{b - a:+d}"))
     if not sim.get("tcp"):
         hs, he = sim["retransmission_histogram"], emu["retransmission_histogram"]
-        for k in range(max(len(hs), len(he))):
-            a, b = (hs[k] if k < len(hs) else 0), (he[k] if k < len(he) else 0)
-            rows.append((f"exchanges with {k} retransmissions", a, b, f"{b - a:+d}"))
+        for n in range(max(len(hs), len(he))):
+            a, b = (hs[n] if n < len(hs) else 0), (he[n] if n < len(he) else 0)
+            rows.append((f"exchanges with {n} retransmissions", a, b, f"{b - a:+d}"))
     return rows
 
 

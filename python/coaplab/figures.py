@@ -29,10 +29,12 @@ sizes fit one column (3.5 in) or two columns (7.16 in) of a paper; no font is be
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import matplotlib.colors as mcolors
+from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as _MplFigure
 
@@ -45,7 +47,7 @@ OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "
 #: Paper widths, inches: one column and two columns of the IEEE / ACM two-column layouts.
 WIDTHS = {"one": 3.5, "two": 7.16}
 FONT_PT = 8
-_RC = {
+_RC: dict[Any, Any] = {  # Any keys: matplotlib types rc_context by a Literal of every rc name
     "font.size": FONT_PT, "axes.titlesize": FONT_PT, "axes.labelsize": FONT_PT, "xtick.labelsize": FONT_PT,
     "ytick.labelsize": FONT_PT, "legend.fontsize": FONT_PT, "legend.title_fontsize": FONT_PT,
     "figure.titlesize": FONT_PT + 1, "axes.linewidth": 0.6, "lines.linewidth": 1.0,
@@ -694,7 +696,7 @@ def time_sequence(points, caption: str = "", width: str | float = "two", height:
         _style(ax)
         ax.grid(True, axis="x")
         kb = 1000.0
-        segs = {"send": [], "retransmit": []}
+        segs: dict[str, list[Any]] = {"send": [], "retransmit": []}
         drops, acks = [], []
         for t, ev, seq, length in pts:
             if ev == "ack":
@@ -865,7 +867,7 @@ def _cc_state_panel(ax, state: list[tuple], end: float) -> None:
                     fontsize=FONT_PT, color="#333333", zorder=5)
     ax.set_ylabel("window (kB)")
     seen = [m for m in CC_MODES if any(b[0] == m for b in bands)] + sorted({b[0] for b in bands} - set(CC_MODES))
-    handles = [Line2D([], [], color=OKABE_ITO[0], linewidth=1.2),
+    handles: list[Artist] = [Line2D([], [], color=OKABE_ITO[0], linewidth=1.2),
                Line2D([], [], color="#555555", linewidth=0.9, linestyle="--"),
                Line2D([], [], color=OKABE_ITO[2], linewidth=0.9, linestyle=":")]
     labels = ["cwnd", "BDP estimate (BtlBw × RTprop)", "pacing rate × RTprop"]
@@ -908,7 +910,8 @@ def rto_trace(points, caption: str = "", width: str | float = "two", height: flo
         for kind, marker_face in (("strong", OKABE_ITO[2]), ("weak", "none")):
             sp = [(p[0], p[3]) for p in pts if p[4] == kind and p[3] is not None and not _nan(p[3])]
             if sp:
-                ax.scatter(*zip(*sp), s=9, marker="o", facecolors=marker_face, edgecolors=OKABE_ITO[2],
+                xs, ys = zip(*sp)
+                ax.scatter(xs, ys, s=9, marker="o", facecolors=marker_face, edgecolors=OKABE_ITO[2],
                            linewidths=0.7, zorder=4)
                 handles.append(Line2D([], [], marker="o", linestyle="none", markersize=3.5,
                                       markerfacecolor=marker_face, markeredgecolor=OKABE_ITO[2]))

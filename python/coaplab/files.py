@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from .errors import CoaplabError
 
@@ -92,7 +93,7 @@ class atomic_write:
         self.f = open(self.partial, self.mode, **self.kw)
         return self.f
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         try:
             if exc_type is None:
                 self.f.flush()

@@ -121,11 +121,11 @@ def _mesh_lines(m: dict[str, Any] | None) -> list[str]:
     if not m:
         return []
     out = [
-        f"  mesh ({m['nodes']} nodes; the link line above does not apply): offered {_f(m['offered_kbps'])} kbit/s, carried {_f(m['carried_kbps'])} kbit/s;"
-        f" requests {m['requests_generated']} created, {m['app_drops']} dropped at the application",
-        f"    frames {m['frames_sent']} ({m['retransmissions']} link-layer retransmissions), collisions {m['collisions']},"
+        (f"  mesh ({m['nodes']} nodes; the link line above does not apply): offered {_f(m['offered_kbps'])} kbit/s, carried {_f(m['carried_kbps'])} kbit/s;"
+        f" requests {m['requests_generated']} created, {m['app_drops']} dropped at the application"),
+        (f"    frames {m['frames_sent']} ({m['retransmissions']} link-layer retransmissions), collisions {m['collisions']},"
         f" CSMA failures {m['channel_access_failures']}, retries exhausted {m['retry_failures']},"
-        f" MAC queue drops {m['mac_queue_drops']}, packets lost to the MAC {m['radio_drops']}",
+        f" MAC queue drops {m['mac_queue_drops']}, packets lost to the MAC {m['radio_drops']}"),
         "    hops  clients  FCT p50 s  exchange s (client means: p50, max)  completed  failed",
     ]
     for h, b in m["by_hops"].items():

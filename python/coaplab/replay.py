@@ -151,7 +151,7 @@ def replay(
         obj, label = python
         try:
             _bind(obj, Config(max_retransmit=max_retransmit))
-        except Exception as e:  # the user's reset()
+        except Exception as e:  # noqa: BLE001 - the user's reset(): any error is one line
             raise ScriptError(f"{label}.reset raised {type(e).__name__}: {e}") from None
         try:
             return _core.replay_python(obj, label, tuples, bool(dither), seed, max_retransmit)

@@ -78,7 +78,8 @@ def resample_counts(seed: int, resamples: int, r: int):
 
     state = random.Random(seed).getstate()[1]  # 624 words of MT19937 state, then the position
     mt = np.random.RandomState()
-    mt.set_state(("MT19937", np.array(state[:-1], dtype=np.uint32), state[-1]))
+    # has_gauss = 0, cached_gaussian = 0.0: what numpy assumes for a 3-tuple, spelled out.
+    mt.set_state(("MT19937", np.array(state[:-1], dtype=np.uint32), state[-1], 0, 0.0))
     picks = (mt.random_sample(resamples * r) * r).astype(np.int64)  # int() truncates likewise
     rows = np.repeat(np.arange(resamples, dtype=np.int64), r)
     counts = np.bincount(rows * r + picks, minlength=resamples * r).reshape(resamples, r)
@@ -235,8 +236,8 @@ def replication_stats(runs: list[dict[str, Any]], resamples: int = RESAMPLES, se
         boot_mean = _row_sums(counts * np.array(sums, dtype=np.float64)) / (counts @ np.array(lens, dtype=np.int64))
         boot_median = np.sort(_weighted_medians(values, owner, counts), kind="stable").tolist()
         boot_mean = np.sort(boot_mean, kind="stable").tolist()
-    for key, boot in (("median", boot_median), ("mean", boot_mean)):
-        out[key].update(low=percentile(boot, tail), high=percentile(boot, 1 - tail))
+    for stat, boot in (("median", boot_median), ("mean", boot_mean)):
+        out[stat].update(low=percentile(boot, tail), high=percentile(boot, 1 - tail))
     return out
 
 

@@ -17,7 +17,6 @@ replication), and a list of every traced replication, so that nothing is left ou
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +55,7 @@ def _f(v: Any, digits: int = 3) -> str:
     return str(v)
 
 
-def _figure(fid: str, caption: str, fig: "figures.Figure") -> str:
+def _figure(fid: str, caption: str, fig: figures.Figure) -> str:
     svg = fig.to_svg()
     return f'<figure id="{_esc(fid)}" data-figure="{_esc(fid)}">{svg}<figcaption>{_esc(caption)}</figcaption></figure>'
 
@@ -112,8 +111,7 @@ TCP_KEYS = [("connections", "connections"), ("data_segments_sent", "data segment
 
 
 def _tcp_table(n: int, study: Study, cids: list[str], keys: list[str]) -> str:
-    tcp = {cid: sum_tcp(study.runs[cid]) for cid in cids}
-    tcp = {cid: t for cid, t in tcp.items() if t}
+    tcp = {cid: t for cid in cids if (t := sum_tcp(study.runs[cid]))}
     if not tcp:
         return ""
     head = "".join(f'<th class="l">{_esc(title(k))}</th>' for k in keys) + "".join(f"<th>{_esc(lab)}</th>" for _, lab in TCP_KEYS)
@@ -186,52 +184,52 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
         body.append("<p>" + ("Varying: " + ", ".join(f"<code>{_esc(k)}</code>" for k in keys) + ". " if keys else "One configuration. ")
                     + "Fixed: " + ", ".join(f"{_esc(title(k))} {_esc(fmt_value(flat0.get(k)))}" for k in fixed)
                     + f". Replications per configuration: {_esc(w['replications'])}.{who}</p>")
-        figs = [(f"fct-{n}", "Flow completion time per client: whiskers p10/p90, box p25/p75, line at the median "
-                 "(pooled over clients and replications).", figures.fct_boxes(sums))]
+        figs = [(f"fct-{n}", ("Flow completion time per client: whiskers p10/p90, box p25/p75, line at the median "
+                 "(pooled over clients and replications)."), figures.fct_boxes(sums))]
         if any((s["unnecessary_retransmissions_per_client"].get("p90") or 0) > 0 for s in sums):
-            figs.append((f"unnecessary-{n}", "Unnecessary retransmissions per client: whiskers p10/p90, box p25/p75, "
-                         "line at the median.", figures.unnecessary_boxes(sums)))
+            figs.append((f"unnecessary-{n}", ("Unnecessary retransmissions per client: whiskers p10/p90, box p25/p75, "
+                         "line at the median."), figures.unnecessary_boxes(sums)))
         else:
             total = sum(s["unnecessary_retransmissions_total"] for s in sums)
             notes.append(f"Unnecessary retransmissions: {total} in all (p90 per client 0 in every configuration), "
                          "so no figure.")
         grouped = any(len(s.get("groups") or {}) > 1 for s in sums)
         if grouped:
-            figs.append((f"groups-{n}", "Flow completion time per client, by client group: whiskers p10/p90, "
-                         "box p25/p75, line at the median.", figures.fct_boxes(sums, x="group")))
+            figs.append((f"groups-{n}", ("Flow completion time per client, by client group: whiskers p10/p90, "
+                         "box p25/p75, line at the median."), figures.fct_boxes(sums, x="group")))
             if any((g["unnecessary_retransmissions_per_client"].get("p90") or 0) > 0
                    for s in sums for g in (s.get("groups") or {}).values()):
-                figs.append((f"groups-unnecessary-{n}", "Unnecessary retransmissions per client, by client group: "
-                             "whiskers p10/p90, box p25/p75, line at the median.",
+                figs.append((f"groups-unnecessary-{n}", ("Unnecessary retransmissions per client, by client group: "
+                             "whiskers p10/p90, box p25/p75, line at the median."),
                              figures.unnecessary_boxes(sums, x="group")))
             if any(sum(g.get("retransmission_histogram") or []) for s in sums for g in (s.get("groups") or {}).values()):
-                figs.append((f"groups-histogram-{n}", "Share of each client group's exchanges that needed 0, 1, … "
-                             "retransmissions.", figures.retransmission_histogram(sums, hue="group")))
+                figs.append((f"groups-histogram-{n}", ("Share of each client group's exchanges that needed 0, 1, … "
+                             "retransmissions."), figures.retransmission_histogram(sums, hue="group")))
         if sum(1 for s in sums if s.get("mesh")) > 1:
-            figs.append((f"load-{n}", "Carried vs offered load on the mesh (kbit/s of requests created and of "
-                         "distinct requests delivered to their sinks); dotted: carried = offered.",
+            figs.append((f"load-{n}", ("Carried vs offered load on the mesh (kbit/s of requests created and of "
+                         "distinct requests delivered to their sinks); dotted: carried = offered."),
                          figures.load_curves(sums, "carried_kbps")))
             figs.append((f"mac-drops-{n}", "MAC queue drops per replication vs offered load.",
                          figures.load_curves(sums, "mac_queue_drops")))
             col = "coap.nstart" if len({s["config"]["coap"]["nstart"] for s in sums}) > 1 else None
-            figs.append((f"drop-causes-{n}", "MAC-layer packet drops per replication vs offered load, by cause: "
+            figs.append((f"drop-causes-{n}", ("MAC-layer packet drops per replication vs offered load, by cause: "
                          "queue overflow (buffer pool or neighbour queues full), retry limit (a frame given up "
                          "after its link-layer transmissions or busy CCAs), collision (a frame corrupted at its "
-                         "receiver and never retried, or refused during another packet's reassembly).",
+                         "receiver and never retried, or refused during another packet's reassembly)."),
                          figures.drop_cause_curves(sums, col=col)))
         if any(sum(s.get("retransmission_histogram") or []) for s in sums):
             figs.append((f"histogram-{n}", "Share of exchanges that needed 0, 1, … retransmissions.",
                          figures.retransmission_histogram(sums)))
         if any(s.get("retransmission_ratio") is not None for s in sums):
-            figs.append((f"retransmission-ratio-{n}", "Retransmission ratio: retransmissions / all CON "
-                         "transmissions, pooled over replications (UDP configurations).",
+            figs.append((f"retransmission-ratio-{n}", ("Retransmission ratio: retransmissions / all CON "
+                         "transmissions, pooled over replications (UDP configurations)."),
                          figures.retransmission_ratio_bars(sums)))
         if any(s["config"]["workload"].get("duration_s") is not None and s.get("completed_per_client_pmf")
                for s in sums):
             # Only clients that run for a fixed time complete different numbers of exchanges.
             timed = [s for s in sums if s["config"]["workload"].get("duration_s") is not None]
-            figs.append((f"completed-pmf-{n}", "Completed exchanges per client: probability mass function over "
-                         "all clients of all replications (clients running for workload.duration_s).",
+            figs.append((f"completed-pmf-{n}", ("Completed exchanges per client: probability mass function over "
+                         "all clients of all replications (clients running for workload.duration_s)."),
                          figures.completed_pmf(timed)))
         for fid, caption, fig in figs:
             body.append(_figure(fid, caption, fig))
@@ -305,7 +303,8 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
 
 
 def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
-    figs, listing = [], []
+    figs: list[tuple[str, str, Any]] = []
+    listing: list[str] = []
     for cid, runs in study.runs.items():
         # Any run with TCP time-sequence traces (a TCP base or a TCP client population).
         traced = [r for r in runs if r.get("seq_traces")]
@@ -361,17 +360,17 @@ def _simulated_counterpart(study: Study, cid: str, traced: list[dict[str, Any]])
 
 def _ranges(values: list[int]) -> str:
     """``0–2, 5`` for [0, 1, 2, 5]."""
-    out, start, prev = [], None, None
-    for v in values:
-        if start is None:
-            start = prev = v
-        elif v == prev + 1:
+    out: list[str] = []
+    if not values:
+        return ""
+    start = prev = values[0]
+    for v in values[1:]:
+        if v == prev + 1:
             prev = v
         else:
             out.append(f"{start}–{prev}" if prev != start else str(start))
             start = prev = v
-    if start is not None:
-        out.append(f"{start}–{prev}" if prev != start else str(start))
+    out.append(f"{start}–{prev}" if prev != start else str(start))
     return ", ".join(out)
 
 

@@ -7,8 +7,14 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from .calibration import (COCOA_GPRS_TARGETS, _shares, cocoa_table2_rows, cocoa_table2_text, load_reference,
-                          tv_distance)
+from .calibration import (
+    COCOA_GPRS_TARGETS,
+    _shares,
+    cocoa_table2_rows,
+    cocoa_table2_text,
+    load_reference,
+    tv_distance,
+)
 from .errors import CoaplabError
 from .runner import Result, run_scenario
 from .scenario import load_scenario
@@ -55,10 +61,10 @@ def mesh_lines(s: dict[str, Any]) -> list[str]:
     m = s.get("mesh")
     if not m:
         return []
-    out = [f"  offered {m['offered_kbps']:.2f} kbit/s, carried {m['carried_kbps']:.2f} kbit/s;"
+    out = [(f"  offered {m['offered_kbps']:.2f} kbit/s, carried {m['carried_kbps']:.2f} kbit/s;"
            f" app drops {m['app_drops']}, MAC queue drops {m['mac_queue_drops']},"
            f" collisions {m['collisions']}, link-layer retransmissions {m['retransmissions']},"
-           f" CSMA failures {m['channel_access_failures']}"]
+           f" CSMA failures {m['channel_access_failures']}")]
     if "node_drops" in m:  # the Contiki profile (network.mac = "contiki"): drops by cause
         out.append(f"    Contiki MAC: queue drops {m.get('neighbor_queue_drops', 0)} no neighbour queue +"
                    f" {m.get('buffer_drops', 0)} no buffer; retry limit {m['retry_failures']};"
@@ -109,12 +115,12 @@ def outside_client_lines(s: dict[str, Any], runs: list[dict[str, Any]]) -> list[
     by_hops = "  ".join(
         f"{h}: {b['retransmissions'] / n:.2f}" for h, b in s["mesh"]["by_hops"].items()
         if (n := b["exchanges_completed"] + b["exchanges_failed"]))
-    out = [f"  exchanges {s['exchanges_completed']} completed, {s['exchanges_failed']} failed;"
+    out = [(f"  exchanges {s['exchanges_completed']} completed, {s['exchanges_failed']} failed;"
            f" completed exchanges' CoAP retransmissions {rexmits} ({rexmits / exchanges if exchanges else 0:.3f} each);"
-           f" unnecessary retransmissions {s['unnecessary_retransmissions_total']}, timeouts {s['timeouts_total']}",
+           f" unnecessary retransmissions {s['unnecessary_retransmissions_total']}, timeouts {s['timeouts_total']}"),
            f"  CoAP retransmissions per exchange (completed or failed) by hops: {by_hops}",
-           f"  completed per client (all replications): min {per_client[0] if per_client else 0},"
-           f" median {median}, max {per_client[-1] if per_client else 0}; Jain {jain_s}"]
+           (f"  completed per client (all replications): min {per_client[0] if per_client else 0},"
+           f" median {median}, max {per_client[-1] if per_client else 0}; Jain {jain_s}")]
     w = s["config"]["workload"]
     if w["kind"] == "burst":
         first = w["background"]
@@ -142,9 +148,7 @@ def published_for(config: dict[str, Any], figures: list[dict[str, Any]]) -> list
         if "exchanges" in sc and sc["exchanges"] != w["exchanges"]:
             continue
         for column, stats in fig["fct_s"].items():
-            if column == coap["cc"] and sc.get("buffer_bytes") == link["buffer_bytes"] and sc.get("transport") == coap["transport"]:
-                out.append((fig["id"], column, stats))
-            elif column == f"{coap['transport']}/{coap['cc']}@{link['buffer_bytes']}":
+            if column == coap["cc"] and sc.get("buffer_bytes") == link["buffer_bytes"] and sc.get("transport") == coap["transport"] or column == f"{coap['transport']}/{coap['cc']}@{link['buffer_bytes']}":
                 out.append((fig["id"], column, stats))
     return out
 
@@ -187,12 +191,12 @@ def side_by_side(result: Result, figures: list[dict[str, Any]]) -> str:
             for k, pub in stats.items():
                 sim = s["fct_s"][k]
                 lines.append(f"    {k:<5} {pub:>10.3f} {sim:>10.3f} {(sim / pub - 1) * 100:>+7.2f}%")
-        for fig_id, row, pub in histograms:
-            sim, bins = s["retransmission_histogram"], len(pub)
+        for fig_id, row, published in histograms:
+            hist, bins = s["retransmission_histogram"], len(published)
             lines.append(f"  {fig_id} [{row}]: exchanges by retransmissions 0 … {bins - 2}, ≥ {bins - 1} (%)")
-            lines.append(f"    published  {_shares(pub, bins)}")
-            lines.append(f"    simulated  {_shares(sim, bins)}")
-            lines.append(f"    total-variation distance {tv_distance(pub, sim):.3f}")
+            lines.append(f"    published  {_shares(published, bins)}")
+            lines.append(f"    simulated  {_shares(hist, bins)}")
+            lines.append(f"    total-variation distance {tv_distance(published, hist):.3f}")
         lines.append("")
     return "\n".join(lines)
 

@@ -14,13 +14,20 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable, Generator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from .errors import CoaplabError, ResourceError
-from .files import atomic_write, commit_partial, digest, partial_path, remove_stale_partials
+from .files import (
+    atomic_write,
+    commit_partial,
+    digest,
+    partial_path,
+    remove_stale_partials,
+)
 from .scenario import MODEL_VERSION, Scenario, config_id, file_stem, load_scenario
 from .stats import summarize
 
@@ -239,7 +246,13 @@ class Progress:
         self._last_line = 0.0
         if self.enabled and sys.stderr.isatty():
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+            from rich.progress import Progress as RichProgress
 
             # On stderr: stdout carries only the requested output (`--format json > out.jsonl`).
             self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -288,7 +301,7 @@ def _timed(runner: RunFn, task: tuple[str, int, str, str | None]) -> tuple[str, 
         # The capture is written under a partial name and renamed once complete and synced:
         # a kill or a full disk never leaves a cut-short file under the final name.
         out = runner(text, rep, None if partial is None else str(partial))
-        if partial is not None:
+        if partial is not None and pcap is not None:
             try:
                 commit_partial(partial, Path(pcap))
             except OSError as e:
@@ -297,7 +310,7 @@ def _timed(runner: RunFn, task: tuple[str, int, str, str | None]) -> tuple[str, 
         return cid, rep, out, None, time.perf_counter() - t0
     except (KeyboardInterrupt, SystemExit):
         raise
-    except BaseException as e:  # pyo3's PanicException derives from BaseException
+    except BaseException as e:  # noqa: BLE001 - pyo3's PanicException derives from BaseException
         # The engine's refusals (ValueError) are already one readable line; anything else (a
         # panic) keeps its type name, which says what went wrong.
         text = str(e) if type(e) is ValueError else f"{type(e).__name__}: {e}"
@@ -312,7 +325,7 @@ PCAP_ERROR = "writing pcap"
 
 
 def _output_error(error: str) -> bool:
-    return error.startswith(PCAP_ERROR) or error.startswith("cannot create pcap file")
+    return error.startswith((PCAP_ERROR, "cannot create pcap file"))
 
 
 def _stop_engine_runs() -> None:
@@ -329,7 +342,7 @@ def _stop_engine_runs() -> None:
 CANCELLED = "did not finish: cancelled"
 
 
-def _local(runner: RunFn, tasks: list, jobs: int) -> Iterator[list]:
+def _local(runner: RunFn, tasks: list, jobs: int) -> Generator[list, None, None]:
     """Yields batches of finished runs: everything that completed since the last batch.
     Even with one job the run executes in a worker thread, so the next run proceeds while the
     coordinator commits the previous ones. Interrupted (Ctrl-C) or closed early, it does not
@@ -348,9 +361,10 @@ def _local(runner: RunFn, tasks: list, jobs: int) -> Iterator[list]:
             pool.shutdown()
 
 
-def _dask(runner: RunFn, tasks: list, address: str) -> Iterator:
+def _dask(runner: RunFn, tasks: list, address: str) -> Generator[list, None, None]:
     try:
-        from distributed import Client, LocalCluster, as_completed as dask_completed
+        from distributed import Client, LocalCluster
+        from distributed import as_completed as dask_completed
     except ImportError:  # the optional extra coaplab[cluster]
         raise RunError("--cluster needs Dask distributed, an optional extra: pip install 'coaplab[cluster]'") from None
     cluster = None
@@ -429,8 +443,8 @@ def _check_pcap_output(pcaps: list[tuple[str, int]], sent: dict[tuple[str, int],
     configuration's stored runs, or, when it has none, the lower bound :func:`min_packets`).
     Announces it on stderr, and refuses past `max_output_mb`."""
     per_config: dict[str, list[int]] = {}
-    for (cid, _), n in sent.items():
-        per_config.setdefault(cid, []).append(n)
+    for (cid, _), count in sent.items():
+        per_config.setdefault(cid, []).append(count)
     size, stored, bound, unknown = 0.0, 0, 0, 0
     for cid, rep in pcaps:
         if (cid, rep) in sent:
@@ -615,11 +629,11 @@ def run_scenario(
                         continue
                     result = json.loads(out) if error is None else None
                     rows.append((cid, by_id[cid], rep, result, error, wall))
-                    if error is None:
-                        memory[(cid, rep)] = (result, wall)
-                    else:
+                    if error is not None:
                         failures[(cid, rep)] = error
-                if traced:  # as the runs finish: a kill later loses none of them
+                    elif result is not None:
+                        memory[(cid, rep)] = (result, wall)
+                if traced and trace_dir is not None:  # as the runs finish: a kill later loses none of them
                     outputs.extend(_write_traces(by_id, traced, Path(trace_dir)))
                     traced.clear()
                 if store is not None:
@@ -637,7 +651,7 @@ def run_scenario(
             if store is not None and store.pending and not store.broken:  # runs kept waiting by readers
                 try:
                     store.store([], engine_version, MODEL_VERSION)
-                except Exception:
+                except Exception:  # noqa: BLE001, S110 - best effort: the first exception propagates
                     pass
             raise
         finally:

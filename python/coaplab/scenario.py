@@ -22,10 +22,11 @@ import json
 import math
 import re
 import tomllib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import reduce
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from . import _core
 from .errors import ScenarioError
@@ -286,7 +287,7 @@ def _unknown(key: str, name: Any, allowed: Any, where: str = "allowed") -> Scena
     # break the one-line error).
     key = "".join(c if c.isprintable() else repr(c)[1:-1] for c in key)
     if name == "":  # `"" = 1` in TOML: say so instead of an empty name
-        key = (key[:-1] if key.endswith(".") else key) + ('.""' if key not in ("", ".") else '""') + " (an empty key)"
+        key = (key.removesuffix(".")) + ('.""' if key not in ("", ".") else '""') + " (an empty key)"
     return ScenarioError(f"{key}: unknown key{_did_you_mean(name, allowed)}; {where}: " + ", ".join(allowed))
 
 
@@ -517,7 +518,9 @@ def _resolve_groups(raw: dict[str, Any], given: Any) -> list[dict[str, Any]]:
 
 def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> None:
     if coap["transport"] == "udp" and coap["cc"].startswith("python:"):
-        from .algorithm import load_class  # an algorithm written in Python (coaplab.Algorithm)
+        from .algorithm import (
+            load_class,  # an algorithm written in Python (coaplab.Algorithm)
+        )
 
         try:
             load_class(coap["cc"])

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # numpy arrays are accepted, but this module must not load numpy (start-up)
+    import numpy as np
 
 PERCENTILE_KEYS = ("min", "p10", "p25", "p50", "p75", "p90", "p95", "max")
 _LEVELS = {"min": 0.0, "p10": 0.10, "p25": 0.25, "p50": 0.50, "p75": 0.75, "p90": 0.90, "p95": 0.95, "max": 1.0}
 
 
-def percentile(sorted_values: Sequence[float], q: float) -> float:
+def percentile(sorted_values: Sequence[float] | np.ndarray, q: float) -> float:
     """Linear interpolation between closest ranks (numpy's default "linear" method):
     position h = (n − 1)·q, value = x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])."""
     n = len(sorted_values)
@@ -104,12 +108,12 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
             hist[k] += n
     packets: dict[str, float] = {}
     for r in runs:
-        for k, v in r["packets"].items():
-            packets[k] = packets.get(k, 0) + v
+        for key, v in r["packets"].items():
+            packets[key] = packets.get(key, 0) + v
     # Ratios and means are averaged over replications, counts summed.
-    for k in ("utilisation_uplink", "utilisation_downlink", "unnecessary_downlink_share", "mean_queue_delay_s"):
-        if k in packets and runs:
-            packets[k] /= len(runs)
+    for key in ("utilisation_uplink", "utilisation_downlink", "unnecessary_downlink_share", "mean_queue_delay_s"):
+        if key in packets and runs:
+            packets[key] /= len(runs)
     if runs:
         packets["max_queue_bytes"] = max(r["packets"]["max_queue_bytes"] for r in runs)
     settling = [r["settling_time_s"] for r in runs if r.get("settling_time_s") is not None]

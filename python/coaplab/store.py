@@ -40,8 +40,9 @@ import os
 import re
 import time
 import uuid
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Self, TextIO
 
 from .errors import CoaplabError, ResourceError
 
@@ -354,7 +355,7 @@ class ResultsDB:
     def _fill_cc_state(self) -> None:
         """A database written before the ``cc_state`` table existed: its rows, from the stored
         results (which always kept them, inside the time-sequence traces)."""
-        rows = []
+        rows: list[tuple] = []
         for cid, rep, text in self.con.execute(
                 "SELECT config_id, replication, result FROM runs WHERE status = 'ok' AND result LIKE '%\"seq_traces\"%'"
         ).fetchall():
@@ -368,7 +369,7 @@ class ResultsDB:
         row = self.con.execute("SELECT value FROM coaplab_meta WHERE key = 'schema_version'").fetchone()
         return int(row[0]) if row else 1
 
-    def __enter__(self) -> "ResultsDB":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -377,7 +378,7 @@ class ResultsDB:
     def close(self) -> None:
         try:
             self.con.close()
-        except Exception:  # after an I/O error the database may be invalidated; nothing to keep
+        except Exception:  # noqa: BLE001, S110 - after an I/O error the database may be invalidated; nothing to keep
             pass
 
     def add_configs(self, configs: Iterable[tuple[str, dict[str, Any]]], model_version: str) -> None:
@@ -399,13 +400,16 @@ class ResultsDB:
         return {(c, r) for c, r, status in rows if status == "ok"}
 
     def store(self, batch: list[tuple[str, dict[str, Any], int, dict[str, Any] | None, str | None, float]],
-              engine_version: str, model_version: str, outputs: list[tuple] = ()) -> None:
+              engine_version: str, model_version: str, outputs: Sequence[tuple] = ()) -> None:
         """Stores finished runs — `(config_id, config, replication, result or None, error or
         None, wall_s)` — with their clients and traces, in one transaction (group commit: the
         runs that finished while the previous commit was being written)."""
         import pandas as pd
 
-        run_rows, client_rows, trace_rows, cc_rows = [], [], [], []
+        run_rows: list[tuple] = []
+        client_rows: list[tuple] = []
+        trace_rows: list[tuple] = []
+        cc_rows: list[tuple] = []
         for cid, config, rep, result, error, wall_s in batch:
             if result is None:
                 run_rows.append((cid, rep, config["name"], config["seed"], "failed", error) + (None,) * 11
@@ -467,7 +471,7 @@ class ResultsDB:
         except BaseException:
             try:
                 self.con.execute("ROLLBACK")
-            except Exception:  # the connection may be unusable after an I/O error
+            except Exception:  # noqa: BLE001, S110 - the connection may be unusable after an I/O error
                 pass
             raise
 
@@ -533,7 +537,7 @@ class ResultsDB:
                 "ORDER BY config_id, replication").fetchall()
         except duckdb.CatalogException:
             raise CoaplabError(f"--db: {str(self.path)!r} holds no coaplab results (no table 'runs')") from None
-        rows = []
+        rows: list[tuple] = []
         for cid, rep, text in stored:
             rows.extend((cid, rep, *row) for row in cc_state_rows(json.loads(text)))
         return _cc_frame(rows)
@@ -600,7 +604,7 @@ class SweepWriter:
         self._journaled = 0  # how many of `pending` the journal holds
         self._failed: set[tuple[str, int]] = set()
         self.broken = False
-        self._lock = None
+        self._lock: TextIO | None = None
         #: The output files recorded for stored runs (``ResultsDB.outputs``), read by begin().
         self.outputs: dict[str, tuple[int, str]] = {}
         #: Runs committed from an earlier sweep's journal by begin().
@@ -617,7 +621,7 @@ class SweepWriter:
         except ImportError:  # not a POSIX system: DuckDB's own lock is all there is
             return
         try:
-            f = open(self.real.with_name(self.real.name + ".sweep-lock"), "a+")
+            f = open(self.real.with_name(self.real.name + ".sweep-lock"), "a+")  # noqa: SIM115 - held until close()
         except OSError:
             return  # an unwritable directory: DuckDB refuses to write the database there anyway
         try:
@@ -672,9 +676,8 @@ class SweepWriter:
             return
         try:
             with open(self.journal, "a", encoding="utf-8") as f:
-                for cid, config, rep, result, error, wall in new:
-                    f.write(json.dumps({"run": [cid, config, rep, result, error, wall],
-                                        "engine_version": engine_version, "model_version": model_version}) + "\n")
+                f.writelines(json.dumps({"run": [cid, config, rep, result, error, wall],
+                                        "engine_version": engine_version, "model_version": model_version}) + "\n" for cid, config, rep, result, error, wall in new)
                 f.flush()
                 os.fsync(f.fileno())
         except OSError:

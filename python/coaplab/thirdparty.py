@@ -103,7 +103,7 @@ def prepare_server(kind: str, ns: str, cfg: dict[str, Any], work: Path, timeout:
     for what, cmd in (("PUT", [client, "-m", "put", "-b", "1024", "-f", str(body), uri]),
                       ("GET", [client, "-m", "get", "-b", "1024", "-o", str(back), uri])):
         try:
-            r = subprocess.run(["ip", "netns", "exec", ns] + cmd, capture_output=True, text=True, timeout=timeout)
+            r = subprocess.run(["ip", "netns", "exec", ns] + cmd, capture_output=True, text=True, timeout=timeout, check=False)
         except subprocess.TimeoutExpired:
             raise CoaplabError(f"emulate: loading libcoap's coap-server: the {what} of /sensors took over {timeout:.0f} s") from None
         if r.returncode != 0:
@@ -124,7 +124,7 @@ def wait_listening(ns: str, transport: str, timeout: float, port: int = 5683) ->
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         r = subprocess.run(["ip", "netns", "exec", ns, "cat", f"/proc/net/{table}", f"/proc/net/{table}6"],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, check=False)
         for line in r.stdout.splitlines():
             f = line.split()
             if len(f) > 3 and f[1].endswith(want) and (table == "udp" or f[3] == "0A"):

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .errors import CoaplabError
 
@@ -256,7 +257,7 @@ def load(db_path: str | Path, where: str | None = None) -> Study:
             run_rows = db.con.execute(
                 "SELECT config_id, replication, result, wall_s FROM runs WHERE status = 'ok' ORDER BY config_id, replication"
             ).fetchall()
-        except Exception as e:  # duckdb.CatalogException: not a coaplab database
+        except Exception as e:  # noqa: BLE001 - any error of these queries (duckdb.CatalogException): not a coaplab database
             raise CoaplabError(f"--db: {str(db_path)!r} holds no coaplab results ({str(e).splitlines()[0]})") from None
     configs = {cid: json.loads(text) for cid, text in cfg_rows}
     runs: dict[str, list[dict[str, Any]]] = {}
@@ -333,7 +334,7 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
         if where and not chosen:
             raise CoaplabError(f"--where: {where!r} matches none of the {len(configs)} configurations in {str(db_path)!r}")
         keys = varying(configs[c] for c in chosen)
-        seq_rows = []
+        seq_rows: list[tuple] = []
         for cid, rep, text in con.execute(
                 "SELECT config_id, replication, result FROM runs WHERE status = 'ok' AND result LIKE '%\"seq_traces\"%' "
                 "ORDER BY config_id, replication").fetchall():

@@ -142,7 +142,7 @@ if __name__ == "__main__":
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from test_golden import compute, GOLDEN
+    from test_golden import GOLDEN, compute
 
     summaries, hashes = compute(Path(sys.argv[sys.argv.index("--write") + 1]) if len(sys.argv) > sys.argv.index("--write") + 1 else None)
     (GOLDEN / "summaries.jsonl").write_text("".join(s + "\n" for s in summaries))

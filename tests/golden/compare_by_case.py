@@ -18,7 +18,7 @@ from pathlib import Path
 GOLDEN = Path(__file__).resolve().parent
 sys.path.insert(0, str(GOLDEN.parent))
 
-from test_golden import compute  # noqa: E402
+from test_golden import compute
 
 
 def _strip(line: str) -> dict:
@@ -38,7 +38,7 @@ def main() -> int:
     for name, diffs in by_case.items():
         keys = sorted(set().union(*diffs))
         print(("SAME " if not keys else "DIFF ") + name + (f"  keys: {keys}" if keys else ""))
-    norm = lambda d: {re.sub(r"-[0-9a-f]{16}-rep", "-rep", k): v for k, v in d.items()}  # noqa: E731
+    norm = lambda d: {re.sub(r"-[0-9a-f]{16}-rep", "-rep", k): v for k, v in d.items()}
     a, b = norm(hashes), norm(json.loads((GOLDEN / "hashes.json").read_text()))
     print("files:", len(a), "stored:", len(b), "names only on one side:", sorted(set(a) ^ set(b)))
     print("files with other content:", sorted(k for k in a if a[k] != b.get(k)))
