@@ -3,15 +3,16 @@ Python"): replay, the simulator, `coaplab check-algorithm`, and their errors."""
 
 import json
 
-import coaplab
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import coaplab
 from coaplab import Algorithm, replay
 from coaplab.algorithm import load_class
 from coaplab.errors import ScenarioError, ScriptError
 from coaplab.scenario import load_scenario
 from conftest import ROOT
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 COCOA_PY = f"{ROOT}/examples/algorithms/cocoa_py.py:CocoaPy"
 CocoaPy = load_class(COCOA_PY)

@@ -11,9 +11,10 @@ import csv
 import itertools
 import math
 
-import coaplab
 import pandas as pd
 import pytest
+
+import coaplab
 from coaplab import figures
 from coaplab.store import CC_STATE_COLUMNS, ResultsDB
 

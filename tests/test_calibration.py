@@ -1,6 +1,7 @@
 """Regression against the published reference figures (docs/validation.md explains each)."""
 
 import pytest
+
 from coaplab.calibration import compare, figure_scenario, load_reference
 
 FIGURES = {f["id"]: f for f in load_reference()}

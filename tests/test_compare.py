@@ -6,6 +6,7 @@ import json
 import math
 
 import pytest
+
 from coaplab import compare
 from coaplab.compare import mann_whitney_u
 
@@ -305,6 +306,7 @@ def test_resampled_median_equals_the_expanded_sample():
     import random
 
     import numpy as np
+
     from coaplab.stats import percentile
 
     rnd = random.Random(3)

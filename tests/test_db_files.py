@@ -7,9 +7,10 @@ import subprocess
 import sys
 import time
 
-import coaplab
 import duckdb
 import pytest
+
+import coaplab
 from coaplab.errors import CoaplabError
 from coaplab.runner import engine_run
 from coaplab.store import SCHEMA_VERSION, ResultsDB, connect

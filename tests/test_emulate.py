@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from coaplab import emulate as em
 from coaplab.cli import main
 

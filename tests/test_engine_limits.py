@@ -5,8 +5,9 @@ so the resolved configuration is edited directly, past `coaplab.scenario`."""
 
 import json
 
-import coaplab
 import pytest
+
+import coaplab
 from coaplab import _core
 from coaplab.scenario import load_scenario
 

@@ -14,9 +14,10 @@ import sys
 import time
 from pathlib import Path
 
-import coaplab
 import duckdb
 import pytest
+
+import coaplab
 from coaplab import store
 from coaplab.errors import CoaplabError
 

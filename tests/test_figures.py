@@ -3,6 +3,7 @@ apart by what varies, and the figures meet a paper's needs (sizes, fonts, colour
 
 import matplotlib.colors as mcolors
 import pytest
+
 from coaplab import figures
 from coaplab.errors import CoaplabError
 from coaplab.scenario import resolve

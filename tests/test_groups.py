@@ -4,6 +4,7 @@ form, validation with group-qualified keys, group sweep keys."""
 import json
 
 import pytest
+
 from coaplab.errors import ScenarioError
 from coaplab.scenario import config_id, load_scenario, resolve
 from conftest import ROOT

@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from coaplab.errors import ScenarioError
 from coaplab.scenario import MAX_CONFIGURATIONS, SCHEMA, TOP, file_stem, load_scenario
 from conftest import ROOT
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 BASES = [tomllib.loads(p.read_text()) for p in
          sorted((ROOT / "examples").glob("*.toml")) + sorted((ROOT / "python" / "coaplab" / "scenarios").glob("*.toml"))]

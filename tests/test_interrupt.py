@@ -7,9 +7,10 @@ import subprocess
 import sys
 import time
 
-import coaplab
 import duckdb
 import pytest
+
+import coaplab
 from coaplab.scenario import load_scenario
 
 SCENARIO = """name = "interrupt"

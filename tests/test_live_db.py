@@ -9,6 +9,7 @@ import time
 
 import duckdb
 import pandas as pd
+
 from coaplab import cli as cli_module
 from coaplab import store
 from coaplab.store import ResultsDB

@@ -2,8 +2,9 @@
 front (docs/networks.md): validation, the resolved configuration, the `mesh` summary, and the
 reproduce targets."""
 
-import coaplab
 import pytest
+
+import coaplab
 from coaplab.errors import ScenarioError
 from coaplab.reproduce import available, load
 from coaplab.scenario import resolve

@@ -1,7 +1,8 @@
 """NON traffic and CoCoA's NON rule through the Python front (docs/algorithms.md "NON traffic")."""
 
-import coaplab
 import pytest
+
+import coaplab
 from coaplab.errors import ScenarioError
 from coaplab.scenario import load_scenario
 

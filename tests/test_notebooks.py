@@ -4,8 +4,9 @@ they describe (e.g. that `default` collapses with bufferbloat and full backoff a
 
 import nbformat
 import pytest
-from conftest import ROOT
 from nbclient import NotebookClient
+
+from conftest import ROOT
 
 NOTEBOOKS = {"bufferbloat.ipynb": 2, "tcp-vs-udp.ipynb": 2}  # figures each shows
 

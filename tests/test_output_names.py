@@ -4,6 +4,7 @@ whatever the scenario's name."""
 import os
 
 import pytest
+
 from coaplab.runner import file_stem
 
 

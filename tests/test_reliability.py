@@ -8,8 +8,9 @@ import subprocess
 import sys
 import time
 
-import coaplab
 import pytest
+
+import coaplab
 from coaplab import store
 from coaplab.errors import CoaplabError, ScenarioError
 

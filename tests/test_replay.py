@@ -2,11 +2,12 @@
 
 import json
 
-import coaplab
 import pytest
-from coaplab.errors import ScriptError
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import coaplab
+from coaplab.errors import ScriptError
 
 
 def test_cocoa_first_strong_sample_by_hand():

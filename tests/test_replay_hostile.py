@@ -7,12 +7,13 @@ import random
 import subprocess
 import sys
 
-import coaplab
 import pytest
-from coaplab.errors import ScriptError
-from coaplab.replay import MAX_EXCHANGES, load_script
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import coaplab
+from coaplab.errors import ScriptError
+from coaplab.replay import MAX_EXCHANGES, load_script
 
 ALGORITHMS = ["default", "default-fb1", "cocoa", "cocoa-fb2", "linux-rto", "peakhopper-rto", "fasor", "fasor-rc"]
 

@@ -1,6 +1,7 @@
 """Replication statistics (coaplab.replstats), on cases computed by hand."""
 
 import pytest
+
 from coaplab.replstats import replication_stats
 
 
@@ -67,6 +68,7 @@ def test_weighted_median_matches_the_expanded_sample():
     # → 3.25; picking 0 once: 1, 5 → 3; picking 0 and 1 once and 2 twice: 1 2 3 3 3.5 3.5 5 8
     # → (3 + 3.5) / 2 = 3.25.
     import numpy as np
+
     from coaplab.replstats import _weighted_medians
 
     values = np.array([1.0, 2.0, 3.0, 3.5, 5.0, 8.0])
@@ -96,6 +98,7 @@ def reference_bootstrap(runs, resamples=2000, seed=20260101, level=0.95):
     import random
 
     import numpy as np
+
     from coaplab.stats import percentile
 
     per_rep = [v for v in (sorted(c["fct_s"] for c in r["clients"] if c.get("fct_s") is not None) for r in runs) if v]
@@ -205,6 +208,7 @@ def test_row_sums_are_pythons_sum():
     import random
 
     import numpy as np
+
     from coaplab.replstats import _row_sums
 
     rng = random.Random(3)

@@ -6,8 +6,9 @@ import re
 import shutil
 import subprocess
 
-import coaplab
 import pytest
+
+import coaplab
 from conftest import ROOT
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -5,8 +5,9 @@ import os
 import shutil
 import subprocess
 
-import coaplab
 import pytest
+
+import coaplab
 from conftest import ROOT
 
 CONTRACT_KEYS = {

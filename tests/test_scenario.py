@@ -2,14 +2,9 @@
 is allowed, before anything runs; defaults, sweeps and identities."""
 
 import pytest
+
 from coaplab.errors import ScenarioError
-from coaplab.scenario import (
-    DEFAULT_START_SPREAD_S,
-    MODEL_VERSION,
-    config_id,
-    load_scenario,
-    resolve,
-)
+from coaplab.scenario import DEFAULT_START_SPREAD_S, MODEL_VERSION, config_id, load_scenario, resolve
 
 
 def test_defaults_resolve_to_spec_testbed():

@@ -7,6 +7,7 @@ import tomllib
 
 import jsonschema
 import pytest
+
 from coaplab import _core
 from coaplab import scenario as sc
 from coaplab.errors import ScenarioError

@@ -2,6 +2,7 @@
 configurations, and the offsets a run actually uses (hand-computed)."""
 
 import pytest
+
 from coaplab.errors import ScenarioError
 from coaplab.runner import run_scenario
 from coaplab.scenario import load_scenario, resolve

@@ -1,6 +1,7 @@
 """Metric definitions on hand-made inputs (docs/design.md §6)."""
 
 import pytest
+
 from coaplab.stats import jain, percentile, percentiles, summarize
 
 

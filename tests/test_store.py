@@ -7,9 +7,10 @@ import subprocess
 import sys
 import time
 
-import coaplab
 import duckdb
 import pandas as pd
+
+import coaplab
 from coaplab.runner import engine_run
 from coaplab.store import ResultsDB
 

@@ -8,14 +8,15 @@ import json
 import subprocess
 import sys
 
-import coaplab
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import coaplab
 from coaplab.calibration import cocoa_table2_rows, cocoa_table2_text, load_cocoa2016
 from coaplab.errors import CoaplabError
 from coaplab.stats import EXCHANGE_SUMS, exchange_metrics
 from conftest import ROOT
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 COAPLAB = str(__import__("pathlib").Path(sys.executable).with_name("coaplab"))
 
@@ -249,7 +250,10 @@ def test_groups_have_their_own_metrics():
     assert u["exchange_sums"] == s["exchange_sums"] and u["mean_rtt_s"] == s["mean_rtt_s"]
     assert u["exchange_sums"]["initial_rto_count"] == 3 * 5 * 2
     assert t["completed_per_client_pmf"] == [[3, 4]]
-    assert res.plot_retransmission_ratio() is not None and res.plot_completed_pmf() is not None
+    from coaplab import figures
+
+    assert figures.retransmission_ratio_bars(res.summaries) is not None
+    assert figures.completed_pmf(res.summaries) is not None
 
 
 def test_a_database_from_before_gets_the_columns(tmp_path):

@@ -5,6 +5,7 @@ import json
 import subprocess
 
 import pytest
+
 from coaplab import run_scenario
 from coaplab.report import build
 from test_run import _tshark

@@ -3,9 +3,10 @@
 
 import json
 
-import coaplab
 import pandas as pd
 import pytest
+
+import coaplab
 from coaplab.errors import CoaplabError
 from coaplab.scenario import resolve
 from coaplab.tidy import flatten, select, varying

@@ -1,6 +1,7 @@
 """Unknown keys with unprintable characters still give one-line errors."""
 
 import pytest
+
 from coaplab.errors import ScenarioError
 from coaplab.scenario import resolve
 

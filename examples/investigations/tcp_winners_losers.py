@@ -10,8 +10,9 @@ clients). Usage: python tcp_winners_losers.py [CLIENTS] [HZ] [REPLICATIONS]
 import collections
 import sys
 
-import coaplab
 import pandas as pd
+
+import coaplab
 
 clients = int(sys.argv[1]) if len(sys.argv) > 1 else 100
 hz = int(sys.argv[2]) if len(sys.argv) > 2 else 250

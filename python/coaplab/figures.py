@@ -14,7 +14,9 @@ Every function returns a :class:`Figure` (a matplotlib figure that Jupyter shows
   (the CoCoA study's Fig. 4);
 - :func:`time_sequence` — a tcptrace-style time-sequence graph of one TCP connection;
 - :func:`time_sequence_overlay` — two such graphs (simulated, emulated) on one axis;
-- :func:`rto_trace` — a client's armed timer and RTO estimate over time, with its RTT samples.
+- :func:`rto_trace` — a client's armed timer and RTO estimate over time, with its RTT samples;
+- :func:`result_time_sequence`, :func:`result_rto_trace` — those two, picked out of a run's
+  :class:`coaplab.Result` (what ``Result.plot_time_sequence`` / ``plot_rto`` draw).
 
 The box plots and histograms take per-configuration summaries (``coaplab run --format json``,
 :attr:`coaplab.Result.summaries`) and lay them out by any configuration key: ``x`` (positions
@@ -31,7 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib.colors as mcolors
 from matplotlib.artist import Artist
@@ -39,7 +41,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as _MplFigure
 
 from .errors import CoaplabError
+from .store import TRACE_COLUMNS
 from .tidy import flatten, fmt_value, short, sort_key, title, varying
+
+if TYPE_CHECKING:  # runner imports this module when a Result draws a figure
+    from .runner import Result
 
 #: Okabe & Ito, "Color Universal Design" (2008): distinguishable with every common colour-vision
 #: deficiency. Black is last: it is kept for drops and medians.
@@ -939,3 +945,46 @@ def _nan(v) -> bool:
 
 
 KINDS = ("fct", "unnecessary", "histogram", "time-sequence", "rto")
+
+
+def result_time_sequence(result: Result, config_id: str | None = None, replication: int = 0, connection: int = 0,
+                         direction: str = "down", width: str | float = "two") -> Figure:
+    """A tcptrace-style time-sequence graph of one connection of a run's result
+    (:meth:`coaplab.Result.plot_time_sequence`): segments sent, retransmitted and dropped, and
+    the ACKs reaching the sender. With BBR, a second panel below on the same time axis shows the
+    sender's state (:meth:`coaplab.Result.cc_state_frame`): cwnd, the BDP estimate and pacing
+    rate × RTprop, and the modes as shaded bands."""
+    frame = result.time_sequence_frame()
+    if frame.empty:
+        raise CoaplabError("no time-sequence traces: run a TCP scenario with trace = true")
+    cid = config_id or frame.config_id.iloc[0]
+    sel = frame[(frame.config_id == cid) & (frame.replication == replication)
+                & (frame.connection == connection) & (frame.direction == direction)]
+    if sel.empty:
+        raise CoaplabError(f"no time-sequence points for config {cid}, replication {replication}, "
+                           f"connection {connection}, direction {direction!r}")
+    state = result.cc_state_frame()
+    state = state[(state.config_id == cid) & (state.replication == replication)
+                  & (state.connection == connection) & (state.direction == direction)]
+    return time_sequence(sel.to_dict("records"),
+                         f"{result.label(cid)}: replication {replication}, connection {connection} ({direction})",
+                         width=width, cc_state=state.to_dict("records"))
+
+
+def result_rto_trace(result: Result, config_id: str | None = None, replication: int = 0, client: int = 0,
+                     width: str | float = "two") -> Figure:
+    """One client's armed timer and RTO estimate over time, with its RTT samples, from a run's
+    result (:meth:`coaplab.Result.plot_rto`; UDP runs with ``trace = true``)."""
+    for cid, runs in result.runs.items():
+        if config_id is not None and cid != config_id:
+            continue
+        for r in runs:
+            if r["replication"] != replication:
+                continue
+            for t in r.get("traces") or []:
+                if t["client"] == client:
+                    pts = [dict(zip(TRACE_COLUMNS[3:], p)) for p in t["points"]]
+                    return rto_trace(pts, f"{result.label(cid)}: replication {replication}, client {client}",
+                                     width=width)
+    raise CoaplabError(f"no timer trace for config {config_id or 'any'}, replication {replication}, client {client}: "
+                       "run a UDP scenario with trace = true")

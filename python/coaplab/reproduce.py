@@ -7,14 +7,7 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from .calibration import (
-    COCOA_GPRS_TARGETS,
-    _shares,
-    cocoa_table2_rows,
-    cocoa_table2_text,
-    load_reference,
-    tv_distance,
-)
+from .calibration import COCOA_GPRS_TARGETS, _shares, cocoa_table2_rows, cocoa_table2_text, load_reference, tv_distance
 from .errors import CoaplabError
 from .runner import Result, run_scenario
 from .scenario import load_scenario

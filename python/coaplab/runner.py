@@ -18,18 +18,17 @@ from collections.abc import Callable, Generator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import CoaplabError, ResourceError
-from .files import (
-    atomic_write,
-    commit_partial,
-    digest,
-    partial_path,
-    remove_stale_partials,
-)
+from .files import atomic_write, commit_partial, digest, partial_path, remove_stale_partials
 from .scenario import MODEL_VERSION, Scenario, config_id, file_stem, load_scenario
 from .stats import summarize
+from .tidy import flatten, param_columns, varying
+from .tidy import label as config_label
+
+if TYPE_CHECKING:  # figures loads matplotlib: imported where a figure is drawn
+    from .figures import Figure
 
 RunFn = Callable[[str, int, "str | None"], str]
 
@@ -55,8 +54,6 @@ class Result:
     def _params(self) -> tuple[list[str], dict[str, dict[str, Any]]]:
         """The keys that vary across this result's configurations, and each configuration's
         values of them (config_id → {dotted key: value})."""
-        from .tidy import flatten, param_columns, varying
-
         configs = {s["config_id"]: s["config"] for s in self.summaries}
         keys = varying(configs.values())
         # As `coaplab export` names them: top-level keys that are also run columns get "config.".
@@ -75,42 +72,29 @@ class Result:
                 for name in dict.fromkeys(c["name"] for c in configs.values())
                 for r in pairwise({cid: c for cid, c in configs.items() if c["name"] == name}, self.runs, key)]
 
-    def plot_fct(self, x: str | None = None, hue: str | None = None, col: str | None = None, width: str | float = "two"):
-        """FCT box plots (whiskers p10/p90, box p25/p75, median line) laid out by any
-        configuration keys (``x``, ``hue``, ``col``: dotted keys such as ``link.buffer_bytes``,
-        ``coap.cc``, ``coap.nstart``, or ``group``); unnamed ones are chosen from the keys that
-        vary. A matplotlib figure: Jupyter shows it inline, ``.save("fig.pdf")`` writes it."""
-        from .figures import fct_boxes
+    # The figures (coaplab.figures) of this result, for notebooks: each imports figures, and so
+    # matplotlib, when called — `coaplab run` never loads it (tests/test_tidy.py::test_light_imports).
 
-        return fct_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
+    def plot_fct(self, x: str | None = None, hue: str | None = None, col: str | None = None,
+                 width: str | float = "two") -> Figure:
+        """FCT box plots (:func:`coaplab.figures.fct_boxes` of :attr:`summaries`)."""
+        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)
+
+        return figures.fct_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
 
     def plot_unnecessary(self, x: str | None = None, hue: str | None = None, col: str | None = None,
-                         width: str | float = "two"):
-        """Unnecessary retransmissions per client, as box plots (see :meth:`plot_fct`)."""
-        from .figures import unnecessary_boxes
+                         width: str | float = "two") -> Figure:
+        """Unnecessary retransmissions per client (:func:`coaplab.figures.unnecessary_boxes`)."""
+        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)
 
-        return unnecessary_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
+        return figures.unnecessary_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
 
     def plot_histogram(self, x: str | None = None, hue: str | None = None, col: str | None = None,
-                       width: str | float = "two"):
-        """The share of exchanges needing 0, 1, … retransmissions (see :meth:`plot_fct`)."""
-        from .figures import retransmission_histogram
+                       width: str | float = "two") -> Figure:
+        """Exchanges by retransmissions (:func:`coaplab.figures.retransmission_histogram`)."""
+        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)
 
-        return retransmission_histogram(self.summaries, x=x, hue=hue, col=col, width=width)
-
-    def plot_retransmission_ratio(self, x: str | None = None, hue: str | None = None, col: str | None = None,
-                                  width: str | float = "two"):
-        """Retransmissions / CON transmissions per configuration, as bars (UDP; see :meth:`plot_fct`)."""
-        from .figures import retransmission_ratio_bars
-
-        return retransmission_ratio_bars(self.summaries, x=x, hue=hue, col=col, width=width)
-
-    def plot_completed_pmf(self, x: str | None = None, hue: str | None = None, col: str | None = None,
-                           width: str | float = "two"):
-        """The distribution of completed exchanges per client (see :meth:`plot_fct`)."""
-        from .figures import completed_pmf
-
-        return completed_pmf(self.summaries, x=x, hue=hue, col=col, width=width)
+        return figures.retransmission_histogram(self.summaries, x=x, hue=hue, col=col, width=width)
 
     def runs_frame(self):
         """One row per (configuration, replication) with the run-level metrics (pandas): first
@@ -185,54 +169,25 @@ class Result:
         ]
         return pd.DataFrame(rows, columns=["config_id", *keys, "replication", *CC_STATE_COLUMNS])
 
-    def plot_time_sequence(self, config_id: str | None = None, replication: int = 0, connection: int = 0,
-                           direction: str = "down", width: str | float = "two"):
-        """A tcptrace-style time-sequence graph of one connection (a matplotlib figure, shown
-        inline by Jupyter): segments sent, retransmitted and dropped, and the ACKs reaching
-        the sender. With BBR, a second panel below on the same time axis shows the sender's
-        state (:meth:`cc_state_frame`): cwnd, the BDP estimate and pacing rate × RTprop, and the
-        modes as shaded bands."""
-        from .figures import time_sequence
-        from .tidy import label
-
-        frame = self.time_sequence_frame()
-        if frame.empty:
-            raise CoaplabError("no time-sequence traces: run a TCP scenario with trace = true")
-        cid = config_id or frame.config_id.iloc[0]
-        sel = frame[(frame.config_id == cid) & (frame.replication == replication)
-                    & (frame.connection == connection) & (frame.direction == direction)]
-        if sel.empty:
-            raise CoaplabError(f"no time-sequence points for config {cid}, replication {replication}, "
-                               f"connection {connection}, direction {direction!r}")
+    def label(self, config_id: str) -> str:
+        """The configuration named by its values of the keys that vary across this result (its
+        config_id when none varies), as figure captions name it."""
         keys, params = self._params()
-        what = label(params.get(cid, {}), keys) if keys else cid
-        state = self.cc_state_frame()
-        state = state[(state.config_id == cid) & (state.replication == replication)
-                      & (state.connection == connection) & (state.direction == direction)]
-        return time_sequence(sel.to_dict("records"), f"{what}: replication {replication}, connection {connection} ({direction})",
-                             width=width, cc_state=state.to_dict("records"))
+        return config_label(params.get(config_id, {}), keys) if keys else config_id
 
-    def plot_rto(self, config_id: str | None = None, replication: int = 0, client: int = 0, width: str | float = "two"):
-        """One client's armed timer and RTO estimate over time, with its RTT samples (UDP runs
-        with ``trace = true``)."""
-        from .figures import rto_trace
-        from .store import TRACE_COLUMNS
-        from .tidy import label
+    def plot_time_sequence(self, config_id: str | None = None, replication: int = 0, connection: int = 0,
+                           direction: str = "down", width: str | float = "two") -> Figure:
+        """One TCP connection's time-sequence graph (:func:`coaplab.figures.result_time_sequence`)."""
+        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)
 
-        for cid, runs in self.runs.items():
-            if config_id is not None and cid != config_id:
-                continue
-            for r in runs:
-                if r["replication"] != replication:
-                    continue
-                for t in r.get("traces") or []:
-                    if t["client"] == client:
-                        pts = [dict(zip(TRACE_COLUMNS[3:], p)) for p in t["points"]]
-                        keys, params = self._params()
-                        what = label(params.get(cid, {}), keys) if keys else cid
-                        return rto_trace(pts, f"{what}: replication {replication}, client {client}", width=width)
-        raise CoaplabError(f"no timer trace for config {config_id or 'any'}, replication {replication}, client {client}: "
-                           "run a UDP scenario with trace = true")
+        return figures.result_time_sequence(self, config_id, replication, connection, direction, width)
+
+    def plot_rto(self, config_id: str | None = None, replication: int = 0, client: int = 0,
+                 width: str | float = "two") -> Figure:
+        """One client's timer and RTO over time (:func:`coaplab.figures.result_rto_trace`)."""
+        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)
+
+        return figures.result_rto_trace(self, config_id, replication, client, width)
 
 
 class Progress:
@@ -246,12 +201,7 @@ class Progress:
         self._last_line = 0.0
         if self.enabled and sys.stderr.isatty():
             from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                TextColumn,
-                TimeRemainingColumn,
-            )
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
             from rich.progress import Progress as RichProgress
 
             # On stderr: stdout carries only the requested output (`--format json > out.jsonl`).

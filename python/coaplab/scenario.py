@@ -518,9 +518,7 @@ def _resolve_groups(raw: dict[str, Any], given: Any) -> list[dict[str, Any]]:
 
 def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> None:
     if coap["transport"] == "udp" and coap["cc"].startswith("python:"):
-        from .algorithm import (
-            load_class,  # an algorithm written in Python (coaplab.Algorithm)
-        )
+        from .algorithm import load_class  # an algorithm written in Python (coaplab.Algorithm)
 
         try:
             load_class(coap["cc"])
