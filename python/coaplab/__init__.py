@@ -5,6 +5,8 @@ The names below load on first use (PEP 562), so that ``coaplab --help`` and the 
 not run anything start fast.
 """
 
+import importlib
+
 from .errors import CoaplabError, ScenarioError, ScriptError
 
 # Imported eagerly (it is light): the submodule `coaplab.replay` would otherwise shadow the
@@ -38,8 +40,6 @@ _LAZY = {
 
 def __getattr__(name: str):
     if name in _LAZY:
-        import importlib
-
         module, attr = _LAZY[name]
         value = getattr(importlib.import_module(f".{module}", __name__), attr)
         globals()[name] = value

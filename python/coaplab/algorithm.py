@@ -27,10 +27,14 @@ Python") and ``examples/algorithms/cocoa_py.py``.
 from __future__ import annotations
 
 import importlib.util
+import random
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from . import _core
+from .errors import ScriptError
 
 __all__ = ["PREFIX", "Algorithm", "Config", "load_class", "ns", "secs"]
 
@@ -205,8 +209,6 @@ def generate_scripts(count: int, seed: int, max_retransmit: int) -> list[list[di
     """``count`` replay scripts drawn deterministically from ``seed``: 1–40 exchanges each, idle
     gaps from none to 20 min (aging), 0 to ``max_retransmit + 1`` lost transmissions (so some
     exchanges fail) and RTTs from 1 ms to 20 s, times rounded to the microsecond."""
-    import random
-
     rnd = random.Random(seed)
     scripts = []
     for _ in range(count):
@@ -227,9 +229,7 @@ def check_algorithm(spec: str, compare: str | None = None, scripts: int = 50, se
     """Runs the property suite on ``spec`` (``FILE:CLASS`` or ``python:FILE:CLASS``); returns
     the failures, one line each (empty = every property holds). Raises ``ValueError`` for bad
     input (file, class, ``compare`` name)."""
-    from . import _core
-    from .errors import ScriptError
-    from .replay import replay
+    from .replay import replay  # lazy: replay imports this module (cycle)
 
     name = spec if spec.startswith(PREFIX) else PREFIX + spec
     cls = load_class(name)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .files import read_regular_file
+from .output import rows_csv, rows_json
 from .runner import run_scenario
 
 #: The literature's experiments use MAX_RETRANSMIT 20 so that no exchange fails (docs/design.md §3).
@@ -132,8 +133,6 @@ def compare(figures: list[dict[str, Any]], jobs: int | None = None,
 
 def render(rows: list[dict[str, Any]], fmt: str) -> str:
     """``markdown`` (the table below), ``json`` (JSON Lines) or ``csv``."""
-    from .output import rows_csv, rows_json
-
     return {"markdown": markdown, "json": rows_json, "csv": rows_csv}[fmt](rows)
 
 

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
+from . import __version__
 from .errors import CoaplabError
+from .files import output_file
+from .replay import MAX_MAX_RETRANSMIT, load_script, replay
+from .stacks import (  # not .emulate: its imports would slow every command
+    CLIENT_KINDS,
+    SERVER_KINDS,
+)
 
 
 def _int_at_least(lo: int):
@@ -72,8 +81,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from . import __version__
-
     p = _Parser(
         prog="coaplab", description="A laboratory for CoAP congestion control.",
         epilog="examples:\n  coaplab run examples/quick.toml\n  coaplab report --out out/report\n"
@@ -265,10 +272,6 @@ def _parser() -> argparse.ArgumentParser:
                        help="--suite: interleaved repetitions per configuration (min and median are printed)")
     bench.add_argument("--exchanges", type=_positive_int, default=None,
                        help="--suite: exchanges per client (default max(50, 100000 / clients))")
-    from .stacks import (  # not .emulate: its imports would slow every command
-        CLIENT_KINDS,
-        SERVER_KINDS,
-    )
 
     for name, help_ in (("emulate", "run a scenario over real network stacks on the emulated link (root; docs/emulation.md)"),
                         ("crossval", "run a scenario in the simulator and in emulation; metrics side by side")):
@@ -295,7 +298,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_emulate(args) -> int:
-    from .emulate import crossval, crossval_table, emulate, emulation_table
+    from .emulate import crossval, crossval_table, emulate, emulation_table  # lazy: per command (start-up)
 
 
     if args.no_db and args.db is not None:
@@ -317,8 +320,8 @@ def _cmd_emulate(args) -> int:
 
 
 def _cmd_run(args) -> int:
-    from .output import json_lines, table
-    from .runner import run_scenario
+    from .output import json_lines, table  # lazy: per command (start-up)
+    from .runner import run_scenario  # lazy: per command (start-up)
 
 
     if args.no_db and args.db is not None:
@@ -331,14 +334,14 @@ def _cmd_run(args) -> int:
         raise CoaplabError(f"--max-output-mb: {args.max_output_mb:g} is out of range; expected a size in MB > 0")
     if (args.max_output_mb is not None or args.yes) and args.pcap is None:
         raise CoaplabError("--max-output-mb and --yes belong to --pcap; add --pcap DIR or drop them")
-    from .runner import MAX_OUTPUT_MB
+    from .runner import MAX_OUTPUT_MB  # lazy: per command (start-up)
 
     limit = None if args.yes else (args.max_output_mb or MAX_OUTPUT_MB)
     db = None if args.no_db else _db(args)
     scenario = args.scenario
     if args.diff_by is not None:  # a bad key is refused before anything runs
-        from .compare import check_key
-        from .scenario import load_scenario
+        from .compare import check_key  # lazy: per command (start-up)
+        from .scenario import load_scenario  # lazy: per command (start-up)
 
         scenario = load_scenario(args.scenario)
         check_key(scenario.configurations(), args.diff_by)
@@ -356,13 +359,13 @@ def _cmd_run(args) -> int:
         if args.format == "json":
             sys.stdout.write(json_lines(result.summaries) + "\n")
         else:
-            from .replstats import replication_stats
+            from .replstats import replication_stats  # lazy: per command (start-up)
 
             shown = [s if "fct_replications" in s or s["replications"] < 2
                      else {**s, "fct_replications": replication_stats(result.runs[s["config_id"]])} for s in result.summaries]
             sys.stdout.write(table(shown))
         if args.diff_by is not None:
-            from .compare import pairwise_json, pairwise_table
+            from .compare import pairwise_json, pairwise_table  # lazy: per command (start-up)
 
             rows = result.differences(args.diff_by)
             sys.stdout.write(pairwise_json(rows) if args.format == "json" else "\n" + pairwise_table(rows))
@@ -386,7 +389,7 @@ def _db(args) -> str:
 
 def _db_path(path: str | None) -> str:
     """One --db value (`_db`; commands that take --db twice check each)."""
-    from .store import DEFAULT_DB
+    from .store import DEFAULT_DB  # lazy: per command (start-up)
 
     if path is None:
         return DEFAULT_DB
@@ -396,14 +399,12 @@ def _db_path(path: str | None) -> str:
 
 
 def _need_distributed() -> None:
-    import importlib.util
-
     if importlib.util.find_spec("distributed") is None:
         raise CoaplabError("--cluster needs Dask distributed, an optional extra: pip install 'coaplab[cluster]'")
 
 
 def _cmd_status(args) -> int:
-    from .store import status
+    from .store import status  # lazy: per command (start-up)
 
     db = _db(args)
     rows = status(db)
@@ -424,7 +425,7 @@ def _cmd_status(args) -> int:
 
 def _cmd_export(args) -> int:
 
-    from .tidy import export
+    from .tidy import export  # lazy: per command (start-up)
 
     for path in export(_db(args), args.out, args.format, where=args.where):
         print(path)
@@ -444,15 +445,12 @@ def _width(text: str):
 
 
 def _cmd_plot(args) -> int:
-    from pathlib import Path
-
-    from . import figures
-    from .tidy import load
+    from . import figures  # lazy: per command (start-up)
+    from .tidy import load  # lazy: per command (start-up)
 
     width = _width(args.width)
     if Path(args.out).suffix.lower() not in (".png", ".pdf", ".svg"):
         raise CoaplabError(f"--out: {args.out!r} has no known figure extension; allowed: .png, .pdf, .svg")
-    from .files import output_file
 
     output_file(args.out, "--out")  # before reading the database: a path that cannot be written is one line
     db = _db(args)
@@ -474,7 +472,7 @@ def _cmd_plot(args) -> int:
         study = load(db, args.where)
         draw: Callable[..., Any]
         if args.kind == "median-ci":  # markers at the median FCT, whiskers its replication interval
-            from .compare import median_intervals
+            from .compare import median_intervals  # lazy: per command (start-up)
 
             draw = median_intervals
         else:
@@ -496,16 +494,16 @@ def _cmd_plot(args) -> int:
 
 def _cc_state(trace: dict, direction: str) -> list[dict]:
     """The congestion-controller state rows (BBR) of one stored connection trace and direction."""
-    from .store import CC_STATE_COLUMNS, cc_state_rows
+    from .store import CC_STATE_COLUMNS, cc_state_rows  # lazy: per command (start-up)
 
     rows = cc_state_rows({"seq_traces": [trace]})
     return [dict(zip(CC_STATE_COLUMNS, r)) for r in rows if r[3] == direction]
 
 
 def _trace_figure(db: str, args, width):
-    from . import figures
-    from .store import ResultsDB, sequence_points
-    from .tidy import label, load, varying
+    from . import figures  # lazy: per command (start-up)
+    from .store import ResultsDB, sequence_points  # lazy: per command (start-up)
+    from .tidy import label, load, varying  # lazy: per command (start-up)
 
     study = load(db, args.where)
     if args.config is not None and args.config not in study.configs:
@@ -560,15 +558,14 @@ def _trace_figure(db: str, args, width):
 
 
 def _cmd_completion(args) -> int:
-    import shtab
+    import shtab  # lazy: per command (start-up)
 
     sys.stdout.write(shtab.complete(_parser(), shell=args.shell))
     return 0
 
 
 def _cmd_replay(args) -> int:
-    from .output import replay_table
-    from .replay import load_script, replay
+    from .output import replay_table  # lazy: per command (start-up)
 
     first = []
     if args.algorithm_file is not None:
@@ -603,14 +600,12 @@ def _cmd_replay(args) -> int:
 def _check_max_retransmit(value: int) -> None:
     """--max-retransmit: the option's own range, checked before any algorithm runs (so that a
     value out of range is not reported as the algorithm's failure)."""
-    from .replay import MAX_MAX_RETRANSMIT
-
     if value > MAX_MAX_RETRANSMIT:
         raise CoaplabError(f"--max-retransmit: {value} is out of range; expected an integer from 0 to {MAX_MAX_RETRANSMIT}")
 
 
 def _cmd_check_algorithm(args) -> int:
-    from .algorithm import check_algorithm
+    from .algorithm import check_algorithm  # lazy: per command (start-up)
 
     if not (args.cap > 0 and args.cap < 1e9):
         raise CoaplabError(f"--cap: {args.cap} is out of range; allowed a number of seconds > 0 and < 1e9")
@@ -630,7 +625,7 @@ def _cmd_check_algorithm(args) -> int:
 
 
 def _cmd_bench(args) -> int:
-    from .bench import SUITE_CLIENTS, bench, suite
+    from .bench import SUITE_CLIENTS, bench, suite  # lazy: per command (start-up)
 
     if args.suite:
         transports = ("udp", "tcp") if args.transport is None else (args.transport,)
@@ -644,7 +639,7 @@ def _cmd_bench(args) -> int:
 
 
 def _cmd_calibrate(args) -> int:
-    from .calibration import compare, load_reference, render
+    from .calibration import compare, load_reference, render  # lazy: per command (start-up)
 
     try:
         figures = load_reference(args.reference)
@@ -655,7 +650,7 @@ def _cmd_calibrate(args) -> int:
 
 
 def _cmd_reproduce(args) -> int:
-    from .reproduce import available, reproduce
+    from .reproduce import available, reproduce  # lazy: per command (start-up)
 
 
     if args.list or not args.names:
@@ -673,13 +668,13 @@ def _cmd_reproduce(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    from .report import write
+    from .report import write  # lazy: per command (start-up)
 
     dbs = [_db_path(d) for d in args.db] if args.db else [_db_path(None)]
     if len(dbs) > 2:
         raise CoaplabError(f"--db: given {len(dbs)} times; a report takes one database, or two side by side")
     if len(dbs) == 2:
-        from .compare import _check_dbs, write_comparison
+        from .compare import _check_dbs, write_comparison  # lazy: per command (start-up)
 
         if args.diff_by is not None:
             raise CoaplabError("--diff-by: only with one --db (two databases are compared configuration by configuration)")
@@ -693,14 +688,14 @@ def _cmd_report(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from . import compare
+    from . import compare  # lazy: per command (start-up)
 
     if args.diff_by is not None:
         if len(args.db) != 1:
             raise CoaplabError(f"--diff-by: compares the configurations of one database; given {len(args.db)} --db")
         if args.ignore:
             raise CoaplabError("--ignore: only with two --db (it says which keys to leave out when matching them)")
-        from .tidy import load
+        from .tidy import load  # lazy: per command (start-up)
 
         rows = compare.study_pairwise(load(_db_path(args.db[0]), args.where), args.diff_by)
         sys.stdout.write(compare.pairwise_json(rows) if args.format == "json" else compare.pairwise_table(rows))
@@ -729,7 +724,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _interrupted()
     except Exception as e:
-        from .store import is_interrupt
+        from .store import is_interrupt  # lazy: per command (start-up)
 
         if not is_interrupt(e):  # Ctrl-C during a database query comes back as this
             raise

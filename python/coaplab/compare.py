@@ -49,7 +49,9 @@ indistinguishable that way are refused.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import html
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -57,7 +59,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from .emulate import EMULATED_MARK
 from .errors import CoaplabError
+from .files import atomic_write, output_dir
+from .replstats import replication_stats
+from .stats import percentile
+from .tidy import flatten, fmt_value, label, load, short, title, varying
 
 #: Bootstrap resamples, seed and level (fixed: the intervals are part of a reproducible output).
 RESAMPLES = 2000
@@ -149,8 +158,6 @@ class Sample:
     (replications without data for it left out, as :mod:`coaplab.replstats` does for FCT)."""
 
     def __init__(self, runs: list[dict[str, Any]], seed_key: str):
-        import numpy as np
-
         self.replications = len(runs)
         self.seed_key = seed_key
         self.data: dict[str, dict[str, Any]] = {}
@@ -177,8 +184,6 @@ class Sample:
         self._boot: dict[tuple[str, int], Any] = {}
 
     def estimate(self, key: str) -> float | None:
-        import numpy as np
-
         d = self.data.get(key)
         if d is None:
             return None
@@ -187,8 +192,6 @@ class Sample:
     def _stat(self, key: str, counts):
         """The statistic under each row of ``counts`` (resamples × replications: how often each
         replication is drawn)."""
-        import numpy as np
-
         d = self.data[key]
         kind = next(m.kind for m in METRICS if m.key == key)
         if kind == "run":
@@ -228,8 +231,6 @@ class Sample:
 
     def boot(self, key: str, side: int):
         """The statistic over :data:`RESAMPLES` resamples of the replications (cached)."""
-        import numpy as np
-
         if (key, side) not in self._boot:
             r = self.data[key]["r"]
             digest = int.from_bytes(hashlib.sha256(self.seed_key.encode()).digest()[:8], "little")
@@ -244,10 +245,6 @@ class Sample:
 def interval(sample: Sample, key: str, side: int = 0) -> list[float | None]:
     """The percentile bootstrap interval of one configuration's statistic (its resamples as
     drawn for :func:`difference`); ``[None, None]`` with fewer than two replications."""
-    import numpy as np
-
-    from .stats import percentile
-
     if key not in sample.data or sample.data[key]["r"] < 2:
         return [None, None]
     d = sample.boot(key, side)
@@ -257,8 +254,6 @@ def interval(sample: Sample, key: str, side: int = 0) -> list[float | None]:
 
 
 def _median(sorted_values: list[float]) -> float:
-    from .stats import percentile
-
     return percentile(sorted_values, 0.5)
 
 
@@ -267,10 +262,6 @@ def difference(a: Sample, b: Sample, keys: Iterable[str] = METRIC_KEYS, sides: t
     percentile bootstrap interval of second − first; None with fewer than two replications on
     a side) and, for the ranked metrics, ``"rank_test"`` (:func:`mann_whitney_u` of the
     first's per-replication values against the second's)."""
-    import numpy as np
-
-    from .stats import percentile
-
     out: dict[str, Any] = {}
     for key in keys:
         ea, eb = a.estimate(key), b.estimate(key)
@@ -299,9 +290,6 @@ def match_key(config: dict[str, Any], ignore: Iterable[str] = (), config_id: str
     configuration (``coaplab emulate`` / ``crossval`` store it under the simulated one's id plus
     the endpoints, with the same parameters) is also identified by its endpoints, so that it
     matches the same emulation in the other study and never the simulation."""
-    from .emulate import EMULATED_MARK
-    from .tidy import flatten
-
     skip = set(ignore)
     flat = {k: v for k, v in flatten(config).items() if k not in skip}
     if EMULATED_MARK in config_id:
@@ -325,15 +313,11 @@ def compare_studies(db_a: str | Path, db_b: str | Path, ignore: Sequence[str] = 
     ``config_id_a`` / ``config_id_b``, ``replications_a`` / ``replications_b`` and ``metrics``
     (:func:`difference`, ``first`` = A, ``second`` = B). ``only_a`` / ``only_b`` list the
     configurations found in one study only (``name``, ``config_id``, ``label``)."""
-    from .tidy import label, load, varying
-
     _check_dbs([db_a, db_b])
     sa, sb = load(db_a, where), load(db_b, where)
     known = set().union(*(f.keys() for f in sa.flat.values()), *(f.keys() for f in sb.flat.values()))
     for k in ignore:
         if k not in known:
-            import difflib
-
             close = difflib.get_close_matches(k, sorted(known), n=3)
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
             raise CoaplabError(f"--ignore: {k!r} is not a configuration key of either study{hint}; keys are dotted, "
@@ -387,12 +371,8 @@ def compare_studies(db_a: str | Path, db_b: str | Path, ignore: Sequence[str] = 
 
 def check_key(configs: Iterable[dict[str, Any]], key: str) -> None:
     """Refuses, in one line, a ``--diff-by`` key that is not a key of these configurations."""
-    from .tidy import flatten
-
     known = set().union(*(flatten(c) for c in configs))
     if key not in known:
-        import difflib
-
         close = difflib.get_close_matches(key, sorted(known), n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise CoaplabError(f"--diff-by: {key!r} is not a configuration key{hint}; allowed: a dotted key such as "
@@ -405,8 +385,6 @@ def pairwise(configs: dict[str, dict[str, Any]], runs: dict[str, list[dict[str, 
     given) that differ in ``key`` only: for each set of configurations equal in every other key
     (``fixed``: the values of the other varying keys), every pair ``first``, ``second`` of
     ``key`` values in order, with ``metrics`` (:func:`difference`, second − first)."""
-    from .tidy import flatten, varying
-
     flats = {cid: flatten(c) for cid, c in configs.items()}
     check_key(configs.values(), key)
     others = [k for k in varying(configs.values()) if k != key]
@@ -516,15 +494,11 @@ def compare_json(result: dict[str, Any]) -> str:
 
 
 def _fixed_label(fixed: dict[str, Any]) -> str:
-    from .tidy import fmt_value, short
-
     return ", ".join(f"{short(k)}={fmt_value(v)}" for k, v in fixed.items())
 
 
 def pairwise_table(rows: list[dict[str, Any]]) -> str:
     """The text block of :func:`study_pairwise` (``coaplab run --diff-by``)."""
-    from .tidy import fmt_value
-
     if not rows:
         return "differences: no two configurations differ in that key only\n"
     out = [f"differences by {rows[0]['key']} (second - first)", _method_note(), ""]
@@ -558,11 +532,10 @@ def median_intervals(summaries: Sequence[dict[str, Any]], x: str | None = None, 
     :func:`coaplab.replstats.replication_stats`), laid out by ``x``, ``hue`` and ``col`` as
     :func:`coaplab.figures.box_plot`. A configuration with one replication has a marker only.
     The figure says what the whiskers are."""
-    import matplotlib
-    from matplotlib.lines import Line2D
+    import matplotlib  # lazy: matplotlib, for figures only
+    from matplotlib.lines import Line2D  # lazy: matplotlib, for figures only
 
-    from . import figures as F
-    from .replstats import replication_stats
+    from . import figures as F  # lazy: matplotlib, for figures only
 
     if not summaries:
         raise CoaplabError("no configurations to plot")
@@ -617,9 +590,9 @@ def difference_plot(rows: Sequence[dict[str, Any]], labels: Sequence[str], metri
     """A forest plot: one panel per metric, one line per pair (``labels``), the difference as
     a marker and its bootstrap interval as whiskers, a vertical line at zero. ``rows`` are the
     ``metrics`` dicts of :func:`difference`. The figure says what the markers and whiskers are."""
-    import matplotlib
+    import matplotlib  # lazy: matplotlib, for figures only
 
-    from . import figures as F
+    from . import figures as F  # lazy: matplotlib, for figures only
 
     metrics = [k for k in metrics if any(k in r for r in rows)]
     if not rows or not metrics:
@@ -656,8 +629,6 @@ def difference_plot(rows: Sequence[dict[str, Any]], labels: Sequence[str], metri
 
 
 def _esc(x: Any) -> str:
-    import html
-
     return html.escape(str(x))
 
 
@@ -688,8 +659,6 @@ def report_section(n: int, study, cids: list[str], summaries: dict[str, dict[str
     """The report's part of one scenario: its median FCT with replication intervals, and the
     pairwise differences by ``diff_by`` (default: ``coap.cc`` when it varies) as a table and a
     forest plot. Returns the HTML and the figure ids."""
-    from .tidy import fmt_value, short, title, varying
-
     html, ids = [], []
     sums = [summaries[c] for c in cids]
     if any(s["replications"] > 1 for s in sums):
@@ -735,7 +704,7 @@ def build_comparison(dbs: Sequence[str | Path], ignore: Sequence[str] = (), wher
     """The HTML of ``coaplab report --db A --db B``: the two studies side by side — per matched
     configuration the median FCT of each with its interval, the differences B − A as a forest
     plot and a table — and the configurations found in one study only."""
-    from .report import CSS
+    from .report import CSS  # lazy: report imports this module (cycle)
 
     result = compare_studies(dbs[0], dbs[1], ignore, where)
     a, b = Path(dbs[0]).name, Path(dbs[1]).name
@@ -781,8 +750,6 @@ def build_comparison(dbs: Sequence[str | Path], ignore: Sequence[str] = (), wher
 
 def write_comparison(dbs: Sequence[str | Path], out_dir: str | Path, ignore: Sequence[str] = (),
                      where: str | None = None) -> Path:
-    from .files import atomic_write, output_dir
-
     output_dir(out_dir, "--out")  # before the work: a path that cannot be written is one line
     doc, _ = build_comparison(dbs, ignore, where)
     path = Path(out_dir) / "index.html"
@@ -795,10 +762,10 @@ def side_by_side(matched: Sequence[dict[str, Any]], labels: Sequence[str], names
                  metric: str = "fct_median_s", width: str | float = "two"):
     """Each matched configuration's statistic in study A and in study B next to each other
     (markers) with the bootstrap interval of each (whiskers), one row per configuration."""
-    import matplotlib
-    from matplotlib.lines import Line2D
+    import matplotlib  # lazy: matplotlib, for figures only
+    from matplotlib.lines import Line2D  # lazy: matplotlib, for figures only
 
-    from . import figures as F
+    from . import figures as F  # lazy: matplotlib, for figures only
 
     label = {m.key: m.label for m in METRICS}
     fig = F._new_figure(width, 0.9 + 0.26 * len(matched))

@@ -16,23 +16,33 @@ server namespace 192.0.2.1 (TEST-NET-1), each with a route to the other only thr
 from __future__ import annotations
 
 import atexit
+import ctypes
 import json
 import os
 import platform
+import re
 import secrets
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import thirdparty
 from .errors import CoaplabError
+from .pcapseq import time_sequence_points
+from .runner import engine_run, run_scenario
+from .scenario import config_id, file_stem, load_scenario
 from .stacks import CLIENT_KINDS, SERVER_KINDS
+from .stats import PERCENTILE_KEYS, summarize
+from .store import ResultsDB, sequence_points
+from .thirdparty import LIBCOAP_MAX_RESOURCE, LIBCOAP_MAX_RESPONSE, libcoap_tool
 
 #: The TUN device's name inside each namespace.
 TUN = "coaplab0"
@@ -156,8 +166,6 @@ class _Signals:
 def remove_stale_namespaces() -> list[str]:
     """Deletes namespaces an earlier coaplab process created and could not remove (it was
     killed with SIGKILL): names ``coaplab-<pid>-<hex>-{c,s}`` whose process is gone."""
-    import re
-
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
     removed = []
     for line in out.splitlines():
@@ -342,8 +350,6 @@ def _die_with_parent(parent: int) -> None:
     (prctl(2), PR_SET_PDEATHSIG), so that after a SIGKILL of coaplab — which runs no clean-up —
     the emulator, servers and clients do not run on. The setting survives the exec of
     ``ip netns exec`` and of the command ip executes in its place."""
-    import ctypes
-
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before the prctl: go now
@@ -351,8 +357,6 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _popen(cmd: list[str], **kw) -> subprocess.Popen:
-    import threading
-
     # PR_SET_PDEATHSIG fires when the creating *thread* ends: only set it from the main thread,
     # which lives as long as the process.
     if sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread():
@@ -389,15 +393,12 @@ def check_supported(cfg: dict[str, Any], client: str, server: str) -> None:
         raise CoaplabError(f"coap.cc: 'fasor-rc' with --server {server} is not emulated: only coaplab's server echoes "
                            "FASOR's Rexmit-Cnt option; use --server coaplab or another algorithm")
     if server == "libcoap":
-        from .thirdparty import LIBCOAP_MAX_RESOURCE, LIBCOAP_MAX_RESPONSE
-
         if w["kind"] == "firmware" and w["resource_bytes"] > LIBCOAP_MAX_RESOURCE:
             raise CoaplabError(f"workload.resource_bytes: {w['resource_bytes']} with --server libcoap; allowed: at most "
                                f"{LIBCOAP_MAX_RESOURCE} (the resource is loaded into coap-server's memory)")
         if w["kind"] != "firmware" and w["response_bytes"] > LIBCOAP_MAX_RESPONSE:
             raise CoaplabError(f"workload.response_bytes: {w['response_bytes']} with --server libcoap; allowed: at most "
                                f"{LIBCOAP_MAX_RESPONSE} (libcoap answers larger bodies block-wise)")
-        from .thirdparty import libcoap_tool
 
         libcoap_tool("server"), libcoap_tool("client")  # both are needed: the client loads the server
     if client != "coaplab" and not (w["kind"] == "firmware" or (w["kind"] == "continuous" and w.get("duration_s") is None)):
@@ -452,7 +453,6 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
         if tcp and tcp_congestion:
             tcp.congestion = tcp_congestion
         ns.configure(n, int(cfg["link"]["mtu"]), tcp)
-        from . import thirdparty
 
         srv_cmd = (thirdparty.server_command(server, cfg, cfg_path, max_seconds + 20) if server != "coaplab"
                    else [str(ep_bin), f"{transport}-server", "--config", str(cfg_path), "--max-seconds", str(max_seconds + 20),
@@ -519,8 +519,6 @@ def _emulated_seq_traces(work: Path) -> list[dict[str, Any]]:
     the simulator's ``seq_traces`` shape (points ``[time_s, "down", event, seq, length]``), so
     that the results database, ``export`` and ``report`` treat it as a simulated trace. One
     connection: the captures are gone after the run unless ``--out`` keeps them."""
-    from .pcapseq import time_sequence_points
-
     try:
         pts = time_sequence_points(work, client_address(0))
     except CoaplabError:
@@ -596,9 +594,6 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
     """Emulates every configuration × replication of a scenario (one run at a time: the
     emulator needs the CPU) and returns one summary per configuration, as ``coaplab run`` does,
     with an ``emulation`` entry (endpoints, kernel, lateness, invalid runs)."""
-    from .scenario import config_id, load_scenario
-    from .stats import summarize
-
     check_environment()
     sc = load_scenario(scenario)
     for cfg in sc.iter_configurations():
@@ -607,7 +602,6 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
     with _Signals():
         store = None
         if db is not None:
-            from .store import ResultsDB
             store = ResultsDB(db)
         try:
             for cfg in sc.configurations():
@@ -666,8 +660,6 @@ def _f(v: Any) -> str:
 
 
 def emulation_table(summaries: list[dict[str, Any]]) -> str:
-    from .stats import PERCENTILE_KEYS
-
     out = []
     for s in summaries:
         c, e = s["config"], s["emulation"]
@@ -692,8 +684,6 @@ def emulation_table(summaries: list[dict[str, Any]]) -> str:
 
 def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:
     """(metric, simulated, emulated, difference) for one configuration."""
-    from .stats import PERCENTILE_KEYS
-
     rows: list[tuple[str, Any, Any, str]] = []
     for k in PERCENTILE_KEYS:
         a, b = sim["fct_s"][k], emu["fct_s"][k]
@@ -730,9 +720,6 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
              tcp_congestion: str | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Runs the scenario in the simulator and in emulation (same replications, same RNG
     streams); returns (simulated summary, emulated summary) per configuration."""
-    from .runner import run_scenario
-    from .scenario import load_scenario
-
     check_environment()
     sc = load_scenario(scenario)
     for cfg in sc.iter_configurations():
@@ -800,13 +787,10 @@ def simulated_time_sequence(cfg: dict[str, Any], replication: int = 0, client: i
     """The simulator's server → client time-sequence points of one connection (the
     ``connection``-th of client ``client``) of one replication: the run again with
     ``trace = true`` (tracing records, it changes no result)."""
-    from .runner import engine_run
-
     out = json.loads(engine_run(json.dumps(dict(cfg, trace=True)), replication, None))
     mine = [t for t in out.get("seq_traces") or [] if t["client"] == client]
     if connection >= len(mine):
         raise CoaplabError(f"the simulated run has no connection {connection} of client {client}")
-    from .store import sequence_points
 
     return sequence_points(mine[connection])
 
@@ -817,9 +801,7 @@ def crossval_time_sequence(cfg: dict[str, Any], cid: str, out_dir: str | Path, r
     the emulated time-sequence graphs (server → client, client 0's first connection) of
     replication ``r`` of a TCP configuration on one axis, the emulated one read from the run's
     captures in ``out_dir/<config_id>-r<r>`` (:func:`coaplab.pcapseq.time_sequence_points`)."""
-    from .figures import time_sequence_overlay
-    from .pcapseq import time_sequence_points
-    from .scenario import file_stem
+    from .figures import time_sequence_overlay  # lazy: matplotlib (compare imports this module)
 
     sim = simulated_time_sequence(cfg, replication)
     emu = time_sequence_points(Path(out_dir) / f"{cid}-r{replication}", client_address(0))

@@ -30,17 +30,23 @@ sizes fit one column (3.5 in) or two columns (7.16 in) of a paper; no font is be
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import matplotlib
 import matplotlib.colors as mcolors
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure as _MplFigure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from .errors import CoaplabError
+from .files import atomic_write, output_file
 from .store import TRACE_COLUMNS
 from .tidy import flatten, fmt_value, short, sort_key, title, varying
 
@@ -78,10 +84,8 @@ class Figure(_MplFigure):
         ext = path.suffix.lower().lstrip(".")
         if ext not in ("png", "pdf", "svg"):
             raise CoaplabError(f"--out: {str(path)!r} has no known figure extension; allowed: .png, .pdf, .svg")
-        from .files import atomic_write, output_file
 
         output_file(path, "--out")
-        import matplotlib
 
         with matplotlib.rc_context(_RC), atomic_write(path, "wb") as f:
             self.savefig(f, format=ext, dpi=dpi, metadata=_NO_DATE.get(ext))
@@ -89,10 +93,6 @@ class Figure(_MplFigure):
 
     def to_svg(self) -> str:
         """The figure as an inline SVG element (no XML prolog)."""
-        import io
-
-        import matplotlib
-
         buf = io.StringIO()
         with matplotlib.rc_context(_RC):
             self.savefig(buf, format="svg", metadata=_NO_DATE["svg"])
@@ -100,10 +100,6 @@ class Figure(_MplFigure):
         return text[text.index("<svg"):]
 
     def to_png(self, dpi: int = 150) -> bytes:
-        import io
-
-        import matplotlib
-
         buf = io.BytesIO()
         with matplotlib.rc_context(_RC):
             self.savefig(buf, format="png", dpi=dpi)
@@ -279,8 +275,6 @@ def _legend(fig, handles, labels, legend_title: str) -> None:
 def _row_major(handles, labels, ncols: int) -> tuple[list, list]:
     """Legend entries reordered (and padded with blanks) so that a legend of ``ncols`` columns,
     which matplotlib fills column by column, reads row by row."""
-    from matplotlib.patches import Patch
-
     nrows = math.ceil(len(labels) / ncols)
     pad = nrows * ncols - len(labels)
     handles = list(handles) + [Patch(visible=False)] * pad
@@ -298,8 +292,6 @@ def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: 
     """Box plots of a percentile metric of the summaries (whiskers p10/p90, box p25/p75,
     median line), laid out by ``x``, ``hue`` and ``col`` (dotted configuration keys or
     ``group``)."""
-    from matplotlib.patches import Patch
-
     if not summaries:
         raise CoaplabError("no configurations to plot")
     rows, xs, hues, cols = _placed(summaries, x, hue, col)
@@ -308,7 +300,6 @@ def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: 
     hue_vals, colours, hatches = _hue_styles(rows, hues)
     ncols, nrows, height = _grid(len(col_vals), width, panel_height)
     fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
-    import matplotlib
 
     with matplotlib.rc_context(_RC):
         axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
@@ -393,8 +384,6 @@ def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=No
                              width: str | float = "two", bins: int = 6, panel_height: float = 1.9) -> Figure:
     """Per panel (one per value of ``col`` × ``x``): the share of exchanges that needed 0, 1,
     …, ≥ ``bins``−1 retransmissions, one bar per ``hue`` value."""
-    from matplotlib.patches import Patch
-
     if not summaries:
         raise CoaplabError("no configurations to plot")
     rows, xs, hues, cols = _placed(summaries, x, hue, col)
@@ -403,7 +392,6 @@ def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=No
     hue_vals, colours, hatches = _hue_styles(rows, hues)
     ncols, nrows, height = _grid(len(panels), width, panel_height)
     fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
-    import matplotlib
 
     with matplotlib.rc_context(_RC):
         axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
@@ -443,8 +431,6 @@ def retransmission_ratio_bars(summaries: Sequence[dict[str, Any]], x=None, hue=N
     replications; docs/model.md "Metrics") as bars: x positions (default: the number of
     clients), one bar per ``hue`` value (default: the algorithm), one panel per ``col`` value.
     UDP configurations only; refuses summaries without the ratio."""
-    from matplotlib.patches import Patch
-
     udp = [s for s in summaries if s.get("retransmission_ratio") is not None]
     if not udp:
         raise CoaplabError("no CoAP-over-UDP runs with a retransmission ratio to plot (TCP runs have none; runs "
@@ -455,7 +441,6 @@ def retransmission_ratio_bars(summaries: Sequence[dict[str, Any]], x=None, hue=N
     hue_vals, colours, hatches = _hue_styles(rows, hues)
     ncols, nrows, height = _grid(len(col_vals), width, panel_height)
     fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
-    import matplotlib
 
     with matplotlib.rc_context(_RC):
         axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
@@ -494,8 +479,6 @@ def completed_pmf(summaries: Sequence[dict[str, Any]], x=None, hue=None, col=Non
     all replications: the summaries' ``completed_per_client_pmf``), as the CoCoA study's Fig. 4
     draws it: one panel per value of ``col`` × ``x`` (default: the number of clients), one
     line with markers per ``hue`` value (default: the algorithm). Refuses summaries without it."""
-    from matplotlib.lines import Line2D
-
     have = [s for s in summaries if s.get("completed_per_client_pmf")]
     if not have:
         raise CoaplabError("no runs with completed exchanges per client to plot (runs stored before coaplab "
@@ -508,7 +491,6 @@ def completed_pmf(summaries: Sequence[dict[str, Any]], x=None, hue=None, col=Non
     markers = dict(zip(hue_vals, "osD^v<>pX*hH" * 4))
     ncols, nrows, height = _grid(len(panels), width, panel_height)
     fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
-    import matplotlib
 
     with matplotlib.rc_context(_RC):
         axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
@@ -548,8 +530,6 @@ def load_curves(summaries: Sequence[dict[str, Any]], metric: str = "carried_kbps
     (``carried_kbps``, or a counter such as ``mac_queue_drops``) against the offered load
     (kbit/s), one line per ``hue`` value (default: the algorithm), one panel per ``col`` value
     — the Cooja study's carried-vs-offered figure."""
-    from matplotlib.lines import Line2D
-
     mesh = [s for s in summaries if s.get("mesh")]
     if not mesh:
         raise CoaplabError("no runs on a multi-hop mesh to plot (load curves need network.kind chain, grid, "
@@ -567,7 +547,6 @@ def load_curves(summaries: Sequence[dict[str, Any]], metric: str = "carried_kbps
     markers = dict(zip(hue_vals, "osD^v<>pX*hH"))
     ncols, nrows, height = _grid(len(panels), width, panel_height)
     fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
-    import matplotlib
 
     per_run = metric not in ("carried_kbps", "offered_kbps")
     with matplotlib.rc_context(_RC):
@@ -617,8 +596,6 @@ def drop_cause_curves(summaries: Sequence[dict[str, Any]], col=None, width: str 
     """MAC-layer drops per replication vs offered load on a mesh, one row of panels per cause
     (`DROP_CAUSES`), one column per ``col`` value (e.g. ``coap.nstart``), one line per
     algorithm — the Cooja study's MAC-drop figure, split by cause."""
-    from matplotlib.lines import Line2D
-
     mesh = [s for s in summaries if s.get("mesh")]
     if not mesh:
         raise CoaplabError("no runs on a multi-hop mesh to plot (drop curves need network.kind chain, grid, "
@@ -636,7 +613,6 @@ def drop_cause_curves(summaries: Sequence[dict[str, Any]], col=None, width: str 
     markers = dict(zip(hue_vals, "osD^v<>pX*hH"))
     ncols, nrows = len(panels), len(DROP_CAUSES)
     fig = _new_figure(width, panel_height * nrows + (0.35 if len(hue_vals) > 1 else 0))
-    import matplotlib
 
     with matplotlib.rc_context(_RC):
         axes = fig.subplots(nrows, ncols, sharex=True, squeeze=False)
@@ -683,15 +659,11 @@ def time_sequence(points, caption: str = "", width: str | float = "two", height:
     ``cwnd_bytes``, as :meth:`coaplab.Result.cc_state_frame` gives them). When there are any, a
     second panel (``state_height`` inches) below the graph, on the same time axis, draws
     :func:`_cc_state_panel`. Without them (New Reno) the figure is the graph alone."""
-    from matplotlib.collections import LineCollection
-    from matplotlib.lines import Line2D
-
     pts = [(_get(p, "time_s"), _get(p, "event"), _get(p, "seq"), _get(p, "length")) for p in points]
     if not pts:
         raise CoaplabError("no time-sequence points to plot")
     state = _cc_state_points(cc_state)
     fig = _new_figure(width, height + (state_height if state else 0))
-    import matplotlib
 
     colours = {"send": OKABE_ITO[0], "retransmit": OKABE_ITO[3], "ack": OKABE_ITO[2], "drop": "#000000"}
     with matplotlib.rc_context(_RC):
@@ -758,9 +730,6 @@ def time_sequence_overlay(simulated, emulated, caption: str = "", width: str | f
     (x / +) and the cumulative ACK reaching the sender as a step line (solid / dashed). Points
     are rows as :func:`time_sequence` takes them. Each artist's id (SVG ``<g id>``) is
     ``<series>-<event>``, series ``simulated`` or ``emulated``."""
-    from matplotlib.collections import LineCollection
-    from matplotlib.lines import Line2D
-
     names = list(labels) if labels is not None else [s[0] for s in OVERLAY_SERIES]
     series = []
     for pts in (simulated, emulated):
@@ -769,7 +738,6 @@ def time_sequence_overlay(simulated, emulated, caption: str = "", width: str | f
             raise CoaplabError("no time-sequence points to plot")
         series.append(rows)
     fig = _new_figure(width, height)
-    import matplotlib
 
     kb = 1000.0
     handles, legend = [], []
@@ -838,9 +806,6 @@ def _cc_state_panel(ax, state: list[tuple], end: float) -> None:
     × RTprop (the bytes one RTprop of pacing puts in flight: the BDP times the pacing gain) as
     step lines in kB, each value held until the next row; the mode as shaded bands, labelled
     where a band is wide enough, and in the legend below the figure."""
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
     _style(ax)
     ax.grid(True, axis="x")
     kb = 1000.0
@@ -894,14 +859,11 @@ def rto_trace(points, caption: str = "", width: str | float = "two", height: flo
     """One client's retransmission timer over time: the armed timer and the RTO estimate as
     step lines, RTT samples as points (strong filled, weak hollow). ``points`` are rows with
     ``time_s``, ``timer_s``, ``rto_s`` and optionally ``sample_s``, ``sample_kind``."""
-    from matplotlib.lines import Line2D
-
     pts = sorted(((_get(p, "time_s"), _get(p, "timer_s"), _get(p, "rto_s"),
                    _opt(p, "sample_s"), _opt(p, "sample_kind")) for p in points), key=lambda r: r[0])
     if not pts:
         raise CoaplabError("no trace points to plot")
     fig = _new_figure(width, height)
-    import matplotlib
 
     with matplotlib.rc_context(_RC):
         ax = fig.subplots()

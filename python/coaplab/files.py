@@ -3,7 +3,9 @@ never leaves a file that looks complete but is not (docs/experiments.md, "Limits
 
 from __future__ import annotations
 
+import hashlib
 import os
+import stat
 from pathlib import Path
 from typing import Literal
 
@@ -13,8 +15,6 @@ from .errors import CoaplabError
 def read_regular_file(path: Path, limit: int, what: str, error: type = CoaplabError) -> bytes:
     """The bytes of `path`, refusing what is not a regular file (a FIFO would block forever, a
     device never ends) and files over `limit` bytes, with one line naming the file."""
-    import stat
-
     try:
         # O_NONBLOCK: opening a FIFO with no writer would block before any check could run.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -145,8 +145,6 @@ def _alive(pid: int) -> bool:
 
 def digest(path: Path) -> tuple[int, str]:
     """(size in bytes, SHA-256 hex) of a file."""
-    import hashlib
-
     h = hashlib.sha256()
     size = 0
     with open(path, "rb") as f:
@@ -202,8 +200,6 @@ def output_dir(path: str | Path, option: str) -> Path:
 def output_file(path: str | Path, option: str) -> Path:
     """Checks that the file `path` can be written (its directory created, a file made there,
     `path` not a directory or a device) before the work that produces it; one line otherwise."""
-    import stat
-
     out = Path(path)
     if str(path) == "":
         raise CoaplabError(f"{option}: an empty path is not allowed; expected a file name")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from typing import Any
 
@@ -178,9 +180,6 @@ def rows_json(rows: list[dict[str, Any]]) -> str:
 
 def rows_csv(rows: list[dict[str, Any]]) -> str:
     """CSV with a header; the columns are the union of the rows' keys in first-seen order."""
-    import csv
-    import io
-
     columns: list[str] = []
     for r in rows:
         columns.extend(k for k in r if k not in columns)

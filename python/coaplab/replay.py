@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from . import _core
 from .errors import ScriptError
 from .files import read_regular_file
 
@@ -124,8 +125,7 @@ def replay(
     ``algorithm`` is a registered name (``"cocoa"``), a ``coaplab.Algorithm`` instance (an
     algorithm written in Python; it is configured and reset first) or ``"python:FILE:CLASS"``.
     """
-    from . import _core
-    from .algorithm import Config, _bind, instance_of
+    from .algorithm import Config, _bind, instance_of  # lazy: algorithm imports this module (cycle)
 
     try:
         python = instance_of(algorithm)
@@ -134,7 +134,7 @@ def replay(
     if python is None and not isinstance(algorithm, str):
         raise ScriptError(f"algorithm = {_short(algorithm)} is neither an algorithm name nor a coaplab.Algorithm")
     if python is None and algorithm not in _core.algorithms():
-        from .scenario import _did_you_mean
+        from .scenario import _did_you_mean  # lazy: not for --help (start-up)
 
         raise ScriptError(f"unknown algorithm {algorithm!r}{_did_you_mean(algorithm, _core.algorithms())}; "
                           f"valid names: {', '.join(_core.algorithms())}")

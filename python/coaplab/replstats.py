@@ -74,7 +74,7 @@ def _client_values(run: dict[str, Any], key: str) -> list[float]:
 def resample_counts(seed: int, resamples: int, r: int):
     """counts[b, j]: how many times resample b picks replication j — the picks
     ``int(random.Random(seed).random() * r)``, r per resample, in order. Read-only (cached)."""
-    import numpy as np
+    import numpy as np  # lazy: small pools need no numpy (start-up)
 
     state = random.Random(seed).getstate()[1]  # 624 words of MT19937 state, then the position
     mt = np.random.RandomState()
@@ -90,7 +90,7 @@ def resample_counts(seed: int, resamples: int, r: int):
 def _cumulative_table(owner, r: int, step: int, dtype):
     """``table[q, j]``: how many of replication j's values lie at pooled positions
     0 … (q + 1)·step − 1 (the last row: up to the end)."""
-    import numpy as np
+    import numpy as np  # lazy: small pools need no numpy (start-up)
 
     block = np.arange(len(owner)) // step
     table = np.bincount(block * r + owner, minlength=(int(block[-1]) + 1) * r).reshape(-1, r).astype(dtype)
@@ -107,7 +107,7 @@ def _first_above(table, owner, counts, ranks, step: int):
     (:func:`_cumulative_table`), which never decreases with q (counts are >= 0), so a binary
     search over the blocks finds the block; with ``step`` > 1, the weights of the block's
     values, one after the other, then find the position."""
-    import numpy as np
+    import numpy as np  # lazy: small pools need no numpy (start-up)
 
     b, m, q_max = len(ranks), len(owner), len(table) - 1
     # Binary lifting: q = how many blocks end with a cumulative count <= the rank.
@@ -133,7 +133,7 @@ def _weighted_medians(values, owner, counts):
     """The median (linear interpolation between closest ranks, as
     :func:`coaplab.stats.percentile`) of each resample b's multiset, in which the sorted
     ``values[i]`` appears ``counts[b, owner[i]]`` times; one float64 per resample."""
-    import numpy as np
+    import numpy as np  # lazy: small pools need no numpy (start-up)
 
     r = counts.shape[1]
     m = len(owner)
@@ -168,7 +168,7 @@ def _row_sums(terms):
     """Each row of ``terms`` summed as Python's built-in ``sum`` sums a sequence of floats
     (starting from the integer 0): left to right, and from Python 3.12 on with Neumaier's
     compensation (CPython ``Python/bltinmodule.c``, ``builtin_sum_impl``)."""
-    import numpy as np
+    import numpy as np  # lazy: small pools need no numpy (start-up)
 
     total = 0 + terms[:, 0]
     if sys.version_info < (3, 12):
@@ -221,7 +221,7 @@ def replication_stats(runs: list[dict[str, Any]], resamples: int = RESAMPLES, se
             return out
         boot_median, boot_mean = _bootstrap_loop(pooled, sums, lens, resamples, seed)
     else:
-        import numpy as np
+        import numpy as np  # lazy: small pools need no numpy (start-up)
 
         # Every value with its replication, in (value, replication) order: sorting the pairs.
         unsorted = np.fromiter(itertools.chain.from_iterable(per_rep), dtype=np.float64, count=m)

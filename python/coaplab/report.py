@@ -21,10 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from . import figures
+from .compare import check_key, report_section
 from .emulate import EMULATED_MARK
+from .files import atomic_write, output_dir
 from .replstats import replication_stats
 from .stats import sum_tcp
-from .store import CC_STATE_COLUMNS, cc_state_rows, sequence_points
+from .store import CC_STATE_COLUMNS, ResultsDB, cc_state_rows, sequence_points
 from .tidy import Study, fmt_value, label, load, title, varying
 
 #: Traces drawn per configuration: the first traced replication's first client (UDP) or the
@@ -128,8 +130,6 @@ def _traces(db_path, cids: list[str]) -> tuple[dict[str, dict[int, list[int]]], 
     traced (config → replication → clients), and the points of the one drawn per configuration
     (its first traced replication's first client). Only those points are read: a large study's
     traces run to millions of rows."""
-    from .store import ResultsDB
-
     index: dict[str, dict[int, list[int]]] = {}
     drawn: dict[str, list[dict[str, Any]]] = {}
     wanted = set(cids)
@@ -151,12 +151,8 @@ def _traces(db_path, cids: list[str]) -> tuple[dict[str, dict[int, list[int]]], 
 def build(db_path: str | Path, where: str | None = None, diff_by: str | None = None) -> tuple[str, list[str]]:
     """The report's HTML and the ids of its figures. ``diff_by``: the key of each scenario's
     pairwise differences (default: ``coap.cc`` where it varies; :mod:`coaplab.compare`)."""
-    from .compare import report_section
-
     study = load(db_path, where)
     if diff_by is not None:
-        from .compare import check_key
-
         check_key(study.configs.values(), diff_by)
     summaries = {s["config_id"]: s for s in study.summaries()}
     body, ids, toc = [], [], []
@@ -375,8 +371,6 @@ def _ranges(values: list[int]) -> str:
 
 
 def write(db_path: str | Path, out_dir: str | Path, where: str | None = None, diff_by: str | None = None) -> Path:
-    from .files import atomic_write, output_dir
-
     output_dir(out_dir, "--out")  # before the work: a path that cannot be written is one line
     doc, _ = build(db_path, where, diff_by)
     path = Path(out_dir) / "index.html"

@@ -9,6 +9,7 @@ from typing import Any
 
 from .calibration import COCOA_GPRS_TARGETS, _shares, cocoa_table2_rows, cocoa_table2_text, load_reference, tv_distance
 from .errors import CoaplabError
+from .output import rows_csv, rows_json, rows_markdown
 from .runner import Result, run_scenario
 from .scenario import load_scenario
 from .stats import PERCENTILE_KEYS, jain
@@ -218,8 +219,6 @@ def reproduce(names: list[str], jobs: int | None = None, db: str | None = None, 
               cluster: str | None = None, fmt: str = "text") -> str:
     """Runs the named experiments; ``fmt`` text (side by side), json (JSON Lines), csv or
     markdown (one row per configuration, figure column and statistic: :func:`rows`)."""
-    from .output import rows_csv, rows_json, rows_markdown
-
     figures = load_reference()
     out, table = [], []
     for name in names:

@@ -10,6 +10,7 @@ they are identical for any number of workers.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import sys
@@ -20,10 +21,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import _core
 from .errors import CoaplabError, ResourceError
-from .files import atomic_write, commit_partial, digest, partial_path, remove_stale_partials
-from .scenario import MODEL_VERSION, Scenario, config_id, file_stem, load_scenario
+from .files import (
+    atomic_write,
+    commit_partial,
+    digest,
+    missing_dirs,
+    output_dir,
+    partial_path,
+    remove_dirs,
+    remove_stale_partials,
+)
+from .scenario import MODEL_VERSION, Scenario, _fmt, config_id, file_stem, load_scenario
 from .stats import summarize
+from .store import CC_STATE_COLUMNS, SweepWriter, cc_state_rows
 from .tidy import flatten, param_columns, varying
 from .tidy import label as config_label
 
@@ -65,7 +77,7 @@ class Result:
         ``key`` (a dotted key such as ``coap.cc``): median FCT, unnecessary retransmissions per
         client and throughput, each with a 95 % bootstrap interval over replications and a
         Mann–Whitney U test (:func:`coaplab.compare.pairwise`; ``coaplab run --diff-by KEY``)."""
-        from .compare import pairwise
+        from .compare import pairwise  # lazy: numpy (start-up)
 
         configs = {s["config_id"]: s["config"] for s in self.summaries if self.runs.get(s["config_id"])}
         return [{"name": configs[r["config_id_first"]]["name"], **r}
@@ -78,21 +90,21 @@ class Result:
     def plot_fct(self, x: str | None = None, hue: str | None = None, col: str | None = None,
                  width: str | float = "two") -> Figure:
         """FCT box plots (:func:`coaplab.figures.fct_boxes` of :attr:`summaries`)."""
-        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)
+        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)  # lazy: matplotlib (start-up)
 
         return figures.fct_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
 
     def plot_unnecessary(self, x: str | None = None, hue: str | None = None, col: str | None = None,
                          width: str | float = "two") -> Figure:
         """Unnecessary retransmissions per client (:func:`coaplab.figures.unnecessary_boxes`)."""
-        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)
+        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)  # lazy: matplotlib (start-up)
 
         return figures.unnecessary_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
 
     def plot_histogram(self, x: str | None = None, hue: str | None = None, col: str | None = None,
                        width: str | float = "two") -> Figure:
         """Exchanges by retransmissions (:func:`coaplab.figures.retransmission_histogram`)."""
-        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)
+        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)  # lazy: matplotlib (start-up)
 
         return figures.retransmission_histogram(self.summaries, x=x, hue=hue, col=col, width=width)
 
@@ -100,7 +112,7 @@ class Result:
         """One row per (configuration, replication) with the run-level metrics (pandas): first
         ``config_id``, one column per parameter that varies across the configurations (dotted
         names such as ``coap.cc``), ``replication``, then the metrics."""
-        import pandas as pd
+        import pandas as pd  # lazy: pandas (start-up)
 
         keys, params = self._params()
         rows = []
@@ -118,7 +130,7 @@ class Result:
     def clients_frame(self):
         """One row per (configuration, replication, client) (pandas): ``config_id``, the
         varying parameters (dotted names), ``replication``, ``client``, then the metrics."""
-        import pandas as pd
+        import pandas as pd  # lazy: pandas (start-up)
 
         keys, params = self._params()
         rows = [
@@ -136,7 +148,7 @@ class Result:
         varying parameters, replication, client, connection, time_s, direction (``up`` client →
         server, ``down``), event (``send``, ``retransmit``, ``drop``, ``ack``), seq (bytes from
         the first data byte), length."""
-        import pandas as pd
+        import pandas as pd  # lazy: pandas (start-up)
 
         keys, params = self._params()
         rows = [
@@ -156,9 +168,7 @@ class Result:
         (``startup``, ``drain``, ``probe_bw``, ``probe_rtt``), btlbw_bytes_per_s, rtprop_s
         (NaN before the first RTT sample), pacing_rate_bytes_per_s, cwnd_bytes
         (docs/model.md "BBR"). Empty for New Reno."""
-        import pandas as pd
-
-        from .store import CC_STATE_COLUMNS, cc_state_rows
+        import pandas as pd  # lazy: pandas (start-up)
 
         keys, params = self._params()
         rows = [
@@ -178,14 +188,14 @@ class Result:
     def plot_time_sequence(self, config_id: str | None = None, replication: int = 0, connection: int = 0,
                            direction: str = "down", width: str | float = "two") -> Figure:
         """One TCP connection's time-sequence graph (:func:`coaplab.figures.result_time_sequence`)."""
-        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)
+        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)  # lazy: matplotlib (start-up)
 
         return figures.result_time_sequence(self, config_id, replication, connection, direction, width)
 
     def plot_rto(self, config_id: str | None = None, replication: int = 0, client: int = 0,
                  width: str | float = "two") -> Figure:
         """One client's timer and RTO over time (:func:`coaplab.figures.result_rto_trace`)."""
-        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)
+        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)  # lazy: matplotlib (start-up)
 
         return figures.result_rto_trace(self, config_id, replication, client, width)
 
@@ -200,9 +210,14 @@ class Progress:
         self._bar = None
         self._last_line = 0.0
         if self.enabled and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
-            from rich.progress import Progress as RichProgress
+            from rich.console import Console  # lazy: only on a terminal (start-up)
+            from rich.progress import (  # lazy: only on a terminal (start-up)
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+            from rich.progress import Progress as RichProgress  # lazy: only on a terminal (start-up)
 
             # On stderr: stdout carries only the requested output (`--format json > out.jsonl`).
             self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -236,8 +251,6 @@ class Progress:
 
 def engine_run(config_json: str, replication: int, pcap: str | None) -> str:
     """One run in the Rust engine; module-level so that Dask workers can import it."""
-    from . import _core
-
     return _core.run_one(config_json, replication, pcap)
 
 
@@ -281,8 +294,6 @@ def _output_error(error: str) -> bool:
 def _stop_engine_runs() -> None:
     """Asks the runs in progress in this process to stop (each returns "did not finish:
     cancelled" at its next guard check)."""
-    from . import _core
-
     cancel = getattr(_core, "cancel_all", None)
     if cancel is not None:
         cancel()
@@ -313,8 +324,8 @@ def _local(runner: RunFn, tasks: list, jobs: int) -> Generator[list, None, None]
 
 def _dask(runner: RunFn, tasks: list, address: str) -> Generator[list, None, None]:
     try:
-        from distributed import Client, LocalCluster
-        from distributed import as_completed as dask_completed
+        from distributed import Client, LocalCluster  # lazy: optional extra
+        from distributed import as_completed as dask_completed  # lazy: optional extra
     except ImportError:  # the optional extra coaplab[cluster]
         raise RunError("--cluster needs Dask distributed, an optional extra: pip install 'coaplab[cluster]'") from None
     cluster = None
@@ -449,9 +460,6 @@ def run_scenario(
     their size is estimated from the packets the stored runs sent; past ``max_output_mb``
     (default: no limit) nothing runs and :class:`OutputTooLarge` is raised.
     """
-    from . import _core
-    from .store import SweepWriter
-
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
     if hasattr(_core, "reset_cancel"):
@@ -472,12 +480,9 @@ def run_scenario(
             try:
                 _core.check(json.dumps(c))
             except ValueError as e:
-                from .scenario import _fmt
-
                 swept = ", ".join(f"{k} = {_fmt(v)}" for k, v in scenario.swept_values(c).items())
                 name = f" (in the sweep configuration {swept})" if scenario.sweep else ""
                 raise RunError(f"{e}{name}") from None
-    from .files import missing_dirs, output_dir, remove_dirs
 
     created: list[Path] = []  # removed again if the sweep is refused before anything ran
     for option, directory in (("--pcap", pcap_dir), ("--trace", trace_dir)):
@@ -676,10 +681,6 @@ def write_traces(configs: dict[str, dict[str, Any]], results: dict[tuple[str, in
     """Writes the trace files of :func:`_write_traces`; returns (path, config_id, replication)
     of each. Each file is written under a partial name and renamed once whole (atomic_write):
     a kill or a full disk leaves no cut-short trace under the final name."""
-    import csv
-
-    from .store import CC_STATE_COLUMNS, cc_state_rows
-
     directory.mkdir(parents=True, exist_ok=True)
     files: list[tuple[Path, str, int]] = []
     for (cid, rep), text in sorted(results.items()):

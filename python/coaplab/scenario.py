@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
+from .algorithm import load_class
 from .errors import ScenarioError
 from .files import read_regular_file
 
@@ -518,8 +519,6 @@ def _resolve_groups(raw: dict[str, Any], given: Any) -> list[dict[str, Any]]:
 
 def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> None:
     if coap["transport"] == "udp" and coap["cc"].startswith("python:"):
-        from .algorithm import load_class  # an algorithm written in Python (coaplab.Algorithm)
-
         try:
             load_class(coap["cc"])
         except ValueError as e:

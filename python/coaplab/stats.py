@@ -252,6 +252,6 @@ def _settled(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _replication_stats(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    from .replstats import replication_stats  # imports this module
+    from .replstats import replication_stats  # lazy: replstats imports this module (cycle)
 
     return replication_stats(runs)

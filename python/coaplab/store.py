@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Self, TextIO
 
 from .errors import CoaplabError, ResourceError
+from .files import output_dir
 
 #: Where `coaplab run` stores results when no `--db` is given.
 DEFAULT_DB = "coaplab.duckdb"
@@ -157,7 +158,7 @@ def cc_state_rows(result: dict[str, Any]) -> list[tuple]:
 def _cc_frame(rows: list[tuple]):
     """``cc_state`` rows (config_id, replication, then :data:`CC_STATE_COLUMNS`) as a frame whose
     missing RTprop is a NULL, not a NaN."""
-    import pandas as pd
+    import pandas as pd  # lazy: pandas (start-up)
 
     frame = pd.DataFrame(rows, columns=["config_id", "replication", *CC_STATE_COLUMNS])
     return frame.astype({"replication": "int32", "client": "int32", "connection": "int32", "time_s": "float64",
@@ -219,7 +220,7 @@ def _lock_holder(error: BaseException) -> str | None:
 def is_interrupt(error: BaseException) -> bool:
     """Whether `error` is DuckDB's form of a Ctrl-C that arrived while it ran a query (it
     raises this instead of KeyboardInterrupt)."""
-    import duckdb
+    import duckdb  # lazy: DuckDB (start-up)
 
     return isinstance(error, duckdb.InterruptException) or (
         isinstance(error, RuntimeError) and str(error).startswith("Query interrupted"))
@@ -227,7 +228,7 @@ def is_interrupt(error: BaseException) -> bool:
 
 def connect(path: str | Path, read_only: bool = False):
     """A DuckDB connection with extension autoloading and autoinstalling off."""
-    import duckdb
+    import duckdb  # lazy: DuckDB (start-up)
 
     return duckdb.connect(str(path), read_only=read_only, config=dict(DUCKDB_CONFIG))
 
@@ -264,7 +265,7 @@ class ResultsDB:
         opening for writing), retries for up to `wait_s` seconds (default: :data:`READ_WAIT_S`),
         then raises :class:`DatabaseBusy`. `migrate=False` only checks the schema version (the
         sweep's writer migrates once, at its start)."""
-        import duckdb
+        import duckdb  # lazy: DuckDB (start-up)
 
         self.path = Path(path)
         if read_only and not self.path.exists():
@@ -308,7 +309,7 @@ class ResultsDB:
     def _check_schema(self, read_only: bool, migrate: bool = True) -> None:
         """Refuses a foreign or newer database; migrates (stamps) an older coaplab one."""
         if not migrate and not read_only:
-            import duckdb
+            import duckdb  # lazy: DuckDB (start-up)
 
             try:  # the sweep's writer re-opening a database it checked at its start
                 if self.schema_version() == SCHEMA_VERSION:
@@ -382,7 +383,7 @@ class ResultsDB:
             pass
 
     def add_configs(self, configs: Iterable[tuple[str, dict[str, Any]]], model_version: str) -> None:
-        import pandas as pd
+        import pandas as pd  # lazy: pandas (start-up)
 
         new_configs = pd.DataFrame(
             [(cid, c["name"], model_version, json.dumps(c, sort_keys=True)) for cid, c in configs],
@@ -404,7 +405,7 @@ class ResultsDB:
         """Stores finished runs — `(config_id, config, replication, result or None, error or
         None, wall_s)` — with their clients and traces, in one transaction (group commit: the
         runs that finished while the previous commit was being written)."""
-        import pandas as pd
+        import pandas as pd  # lazy: pandas (start-up)
 
         run_rows: list[tuple] = []
         client_rows: list[tuple] = []
@@ -439,7 +440,7 @@ class ResultsDB:
             "traces": pd.DataFrame(trace_rows, columns=TRACE_COLUMNS),
             "cc_state": _cc_frame(cc_rows),
         }
-        import duckdb
+        import duckdb  # lazy: DuckDB (start-up)
 
         try:
             self._outputs = list(outputs)
@@ -518,7 +519,7 @@ class ResultsDB:
         """A table as a pandas DataFrame (``configs``, ``runs``, ``clients``, ``traces``, ``cc_state``)."""
         if table not in TABLES:
             raise CoaplabError(f"table {table!r}: allowed: {', '.join(TABLES)}")
-        import duckdb
+        import duckdb  # lazy: DuckDB (start-up)
 
         if table == "cc_state" and not self._has_table(table):
             # Read-only, written before the table existed: the rows are in the stored results.
@@ -529,7 +530,7 @@ class ResultsDB:
             raise CoaplabError(f"--db: {str(self.path)!r} holds no coaplab results (no table {table!r})") from None
 
     def _cc_state_from_results(self):
-        import duckdb
+        import duckdb  # lazy: DuckDB (start-up)
 
         try:
             stored = self.con.execute(
@@ -546,7 +547,7 @@ class ResultsDB:
         """A table as a pyarrow Table."""
         frame = self.frame(table)  # validates the name
         if table == "cc_state" and not self._has_table(table):
-            import pyarrow as pa
+            import pyarrow as pa  # lazy: pyarrow (start-up)
 
             return pa.Table.from_pandas(frame, preserve_index=False)
         rel = self.con.sql(f"SELECT * FROM {table}")
@@ -556,8 +557,7 @@ class ResultsDB:
         """Writes every table as ``<table>.parquet`` or ``<table>.csv`` into ``out_dir``."""
         if fmt not in ("parquet", "csv"):
             raise CoaplabError(f"--format: {fmt!r} is not allowed; expected parquet or csv")
-        from .files import output_dir
-        from .tidy import copy_to
+        from .tidy import copy_to  # lazy: tidy imports this module (cycle)
 
         out = output_dir(out_dir, "--out")
         written = []

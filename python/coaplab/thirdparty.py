@@ -34,7 +34,7 @@ SERVER = "192.0.2.1"
 
 def _have_aiocoap() -> None:
     try:
-        import aiocoap  # noqa: F401
+        import aiocoap  # noqa: F401 - a probe: is the optional extra installed?
     except ImportError:
         raise CoaplabError("emulate: aiocoap is not installed; pip install 'coaplab[emulate]' (or aiocoap)") from None
 

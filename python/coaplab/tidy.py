@@ -14,6 +14,7 @@ Nothing here imports pandas at module level.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Iterable
@@ -21,7 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import scenario
 from .errors import CoaplabError
+from .files import commit_partial, output_dir, partial_path
+from .stats import summarize
+from .store import ResultsDB
 
 #: Top-level keys of a resolved configuration, before the sections.
 TOP_KEYS = ("name", "seed", "replications", "trace")
@@ -136,8 +141,6 @@ def sort_key(v: Any) -> tuple:
 
 
 def _algorithm_order() -> list[str]:
-    from . import scenario
-
     return list(getattr(scenario, "UDP_ALGORITHMS", ())) + list(getattr(scenario, "TCP_CONTROLLERS", ()))
 
 
@@ -181,8 +184,8 @@ def select(configs: dict[str, dict[str, Any]], where: str | None, extra: dict[st
     condition ``where`` holds; all of them without one. ``extra`` adds columns per id."""
     if where is None or not where.strip():
         return list(configs)
-    import duckdb
-    import pandas as pd
+    import duckdb  # lazy: DuckDB (start-up)
+    import pandas as pd  # lazy: pandas (start-up)
 
     rows = [{"config_id": cid, **flatten(c), **((extra or {}).get(cid, {}))} for cid, c in configs.items()]
     frame = pd.DataFrame(rows)
@@ -190,8 +193,6 @@ def select(configs: dict[str, dict[str, Any]], where: str | None, extra: dict[st
     for m in _TOKEN.finditer(where):
         word = m.group(0)
         if "." in word and not word.startswith(("'", '"')) and word not in keys:
-            import difflib
-
             close = difflib.get_close_matches(word, sorted(keys), n=3)
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
             raise CoaplabError(f"--where: {word!r} is not a configuration key{hint}; keys are dotted, as in scenario "
@@ -231,8 +232,6 @@ class Study:
     def summaries(self) -> list[dict[str, Any]]:
         """Per-configuration summaries (as ``coaplab run --format json`` prints them), each with
         ``swept``: the configuration's values of the keys that vary in this study."""
-        from .stats import summarize
-
         keys = self.varying()
         out = []
         for cid, config in self.configs.items():
@@ -248,8 +247,6 @@ class Study:
 def load(db_path: str | Path, where: str | None = None) -> Study:
     """Reads a results database: every configuration with at least one successful run, in the
     order they were first stored, with their runs ordered by replication."""
-    from .store import ResultsDB
-
     with ResultsDB(db_path, read_only=True) as db:
         try:
             cfg_rows = db.con.execute("SELECT config_id, config FROM configs").fetchall()
@@ -295,8 +292,6 @@ def sql_string(text: str) -> str:
 
 def copy_to(con, query: str, path: Path, opts: str) -> None:
     """``COPY (query) TO path``, written whole or not at all (a partial name, then a rename)."""
-    from .files import commit_partial, partial_path
-
     partial = partial_path(path)
     try:
         con.execute(f"COPY ({query}) TO {sql_string(partial.as_posix())} {opts}")
@@ -313,14 +308,11 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
     table starts with ``config_id`` and one column per configuration parameter that varies across
     the exported configurations (dotted names: ``coap.cc``, ``link.buffer_bytes``), then its own
     columns (``replication``, ``client``, …). ``where`` keeps the configurations it matches."""
-    import duckdb
-    import pandas as pd
-
-    from .store import ResultsDB
+    import duckdb  # lazy: DuckDB (start-up)
+    import pandas as pd  # lazy: pandas (start-up)
 
     if fmt not in ("parquet", "csv"):
         raise CoaplabError(f"--format: {fmt!r} is not allowed; expected parquet or csv")
-    from .files import output_dir
 
     out = output_dir(out_dir, "--out")
     written = []

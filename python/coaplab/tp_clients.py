@@ -93,10 +93,10 @@ def _row(i: int, first: float | None, last: float | None, completed: int, failed
 
 
 async def _aiocoap_clients(cfg: dict[str, Any], starts: list[float], t0: float, deadline: float) -> list[dict[str, Any]]:
-    import aiocoap
-    from aiocoap import resource
-    from aiocoap.numbers.constants import TransportTuning
-    from aiocoap.optiontypes import BlockOption
+    import aiocoap  # lazy: optional extra
+    from aiocoap import resource  # lazy: optional extra
+    from aiocoap.numbers.constants import TransportTuning  # lazy: optional extra
+    from aiocoap.optiontypes import BlockOption  # lazy: optional extra
 
     c = cfg["coap"]
 

@@ -14,13 +14,13 @@ import json
 import sys
 from pathlib import Path
 
+import aiocoap
+from aiocoap import resource
+
 SERVER = "192.0.2.1"
 
 
 async def serve(cfg: dict, max_seconds: float) -> None:
-    import aiocoap
-    from aiocoap import resource
-
     w = cfg["workload"]
     size = w["resource_bytes"] if w["kind"] == "firmware" else w["response_bytes"]
     body = bytes((i * 7 + 1) & 0xFF for i in range(size))
