@@ -3,7 +3,6 @@ never leaves a file that looks complete but is not (docs/experiments.md, "Limits
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from pathlib import Path
@@ -145,6 +144,8 @@ def _alive(pid: int) -> bool:
 
 def digest(path: Path) -> tuple[int, str]:
     """(size in bytes, SHA-256 hex) of a file."""
+    import hashlib  # lazy: loads OpenSSL, +4 MB for `coaplab --help`, which imports this module (start-up)
+
     h = hashlib.sha256()
     size = 0
     with open(path, "rb") as f:
