@@ -23,7 +23,7 @@ from . import figures
 from .emulate import EMULATED_MARK
 from .replstats import replication_stats
 from .stats import sum_tcp
-from .store import CC_STATE_COLUMNS, cc_state_rows, sequence_points
+from .store import CC_STATE_COLUMNS, cc_state_rows, queue_points, sequence_points, throughput_points
 from .tidy import Study, fmt_value, label, load, title, varying
 
 #: Traces drawn per configuration: the first traced replication's first client (UDP) or the
@@ -274,6 +274,24 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
                     "--replication R --connection N --out fig.pdf</code>; export them all: <code>coaplab export</code> "
                     "(<code>time_sequence</code> table; BBR's state: <code>cc_state</code>).</p></section>")
 
+    series = _time_series(study, what)
+    if series:
+        toc.append(("time-series", f"Queue and throughput over time ({len(series[1])} configurations)"))
+        body.append('<section id="time-series"><h2>Queue and throughput over time</h2>'
+                    "<p>Every traced configuration's first traced replication: the bytes waiting in each direction's "
+                    "buffer at every change (the packet being serialized is not in the buffer), and each direction's "
+                    "delivered throughput (IP bytes serialized and not lost) in 100 ms bins (docs/model.md, "
+                    "\"Time series\").</p>")
+        for fid, caption, fig in series[0]:
+            body.append(_figure(fid, caption, fig))
+            ids.append(fid)
+        body.append('<h3>Every traced replication</h3><table data-table="series-list"><tr><th class="l">configuration</th>'
+                    '<th class="l">config_id</th><th class="l">replications</th></tr>'
+                    f"{''.join(series[1])}</table>"
+                    '<p class="muted">Draw any of them: <code>coaplab plot --db DB --kind queue|throughput --config '
+                    "CONFIG_ID --replication R --out fig.pdf</code>; export them all: <code>coaplab export</code> "
+                    "(<code>queue</code> and <code>throughput</code> tables).</p></section>")
+
     runs = sum(len(r) for r in study.runs.values())
     where_txt = f" matching <code>{_esc(where)}</code>" if where else ""
     nav = "<nav><ul>" + "".join(f'<li><a href="#{sid}">{_esc(t)}</a></li>' for sid, t in toc) + "</ul></nav>"
@@ -322,6 +340,25 @@ def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
                    + ("; below, the server's BBR state: cwnd, the BDP estimate (BtlBw × RTprop), pacing rate × "
                       "RTprop, and the mode (shaded)." if state else "."))
         figs.append((fid, caption, figures.time_sequence(pts, cc_state=state)))
+    return (figs, listing) if figs else None
+
+
+def _time_series(study: Study, what) -> tuple[list, list[str]] | None:
+    """Queue occupancy and throughput figures of every configuration with traced runs (its
+    first traced replication), and the list of every traced replication."""
+    figs, listing = [], []
+    for cid, runs in study.runs.items():
+        traced = [r for r in runs if r.get("timeseries")]
+        if not traced:
+            continue
+        first, k = traced[0], len(listing)
+        where = f"{what(cid)} [{cid}]: replication {first['replication']}"
+        figs.append((f"queue-{k}", f"{where}: bytes waiting in each direction's buffer over time.",
+                     figures.queue_occupancy(queue_points(first), end_s=first["sim_time_s"])))
+        figs.append((f"throughput-{k}", f"{where}: each direction's delivered throughput, 100 ms bins.",
+                     figures.throughput_series(throughput_points(first), end_s=first["sim_time_s"])))
+        listing.append(f'<tr><td class="l"><a href="#queue-{k}">{_esc(what(cid))}</a></td><td class="l"><code>{cid}</code></td>'
+                       f'<td class="l">{_esc(_ranges([r["replication"] for r in traced]))}</td></tr>')
     return (figs, listing) if figs else None
 
 

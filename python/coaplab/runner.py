@@ -165,6 +165,34 @@ class Result:
         ]
         return pd.DataFrame(rows, columns=["config_id", *keys, "replication", *CC_STATE_COLUMNS])
 
+    def queue_frame(self):
+        """Runs with tracing on (not meshes): the bottleneck buffers' occupancy over time (pandas),
+        one row per change — config_id, the varying parameters, replication, direction (``down``
+        is the bottleneck in front of the devices, ``up`` the uplink's buffer), link, time_s,
+        queue_bytes (bytes waiting from time_s on; docs/model.md "Time series")."""
+        return self._series_frame("queue")
+
+    def throughput_frame(self):
+        """Runs with tracing on (not meshes): each direction's delivered throughput (pandas), one
+        row per 100 ms bin — config_id, the varying parameters, replication, direction, link,
+        time_s (the bin's start), bin_s, kbps (IP bytes serialized and not lost in the bin)."""
+        return self._series_frame("throughput")
+
+    def _series_frame(self, kind: str):
+        import pandas as pd
+
+        from .store import QUEUE_COLUMNS, THROUGHPUT_COLUMNS, queue_rows, throughput_rows
+
+        rows_of, columns = {"queue": (queue_rows, QUEUE_COLUMNS), "throughput": (throughput_rows, THROUGHPUT_COLUMNS)}[kind]
+        keys, params = self._params()
+        rows = [
+            (cid, *(params.get(cid, {}).get(k) for k in keys), r["replication"], *row)
+            for cid, runs in self.runs.items()
+            for r in runs
+            for row in rows_of(r)
+        ]
+        return pd.DataFrame(rows, columns=["config_id", *keys, "replication", *columns])
+
     def plot_time_sequence(self, config_id: str | None = None, replication: int = 0, connection: int = 0,
                            direction: str = "down", width: str | float = "two"):
         """A tcptrace-style time-sequence graph of one connection (a matplotlib figure, shown
