@@ -65,7 +65,7 @@ def test_explicit_layout_and_leftover_keys():
     fig = figures.fct_boxes(s, x="link.buffer_bytes", hue="coap.cc", col="coap.nstart")
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in visible] == ["NSTART = 1", "NSTART = 2"]
-    assert [t.get_text() for t in visible[0].get_xticklabels()] == ["2500", "28,200"]
+    assert [t.get_text() for t in visible[0].get_xticklabels()] == ["2,500", "28,200"]
     # Not placing NSTART: it still splits the figure (into panels), never merges boxes.
     fig = figures.fct_boxes(s, x="link.buffer_bytes", hue="coap.cc")
     assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == ["NSTART = 1", "NSTART = 2"]

@@ -39,6 +39,7 @@ table{border-collapse:collapse;font-size:13px;margin:.6em 0 1em}
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f5f5f5}
 td.l,th.l{text-align:left}td{white-space:nowrap}code{font-size:12px;background:#f3f3f3;padding:0 3px}
 nav ul{columns:2;font-size:14px}.muted{color:#666;font-size:13px}
+.table-box{max-width:100%;overflow-x:auto;margin:.6em 0 1em}.table-box table{margin:0}.table-box th{white-space:normal;min-width:4em}
 """
 
 
@@ -52,6 +53,11 @@ def _f(v: Any, digits: int = 3) -> str:
     if isinstance(v, float):
         return f"{v:.{digits}f}"
     return str(v)
+
+
+def _n(v: Any) -> str:
+    """A count with thousands separators, like every number in the report's labels."""
+    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else _f(v)
 
 
 def _figure(fid: str, caption: str, fig: "figures.Figure") -> str:
@@ -83,16 +89,16 @@ def _config_table(n: int, study: Study, cids: list[str], keys: list[str], summar
         cells = "".join(f'<td class="l">{_esc(fmt_value(study.flat[cid].get(k)))}</td>' for k in keys)
         rows.append(
             f'<tr id="cfg-{_esc(cid)}" title="{_esc(flat_label)}">{cells}<td class="l"><code>{_esc(cid)}</code></td>'
-            f"<td>{s['replications']}</td><td>{s['exchanges_completed']}</td><td>{s['exchanges_failed']}</td>"
+            f"<td>{_n(s['replications'])}</td><td>{_n(s['exchanges_completed'])}</td><td>{_n(s['exchanges_failed'])}</td>"
             f"<td>{_f(s['throughput_exchanges_per_s'])}</td><td>{_f(s['jain_fairness'], 4)}</td>"
             f"<td>{_f(s['fct_s']['p50'])}{ci}</td><td>{_f(mean['estimate'])}{ci_mean}</td>"
             f"<td>{spread_txt}</td><td>{_f(s.get('retransmission_ratio'), 4)}</td><td>{_f(s.get('mean_rtt_s'))}</td>"
             f"<td>{_f(s.get('mean_rtt_weak_s'))}</td><td>{_f(s.get('mean_initial_rto_s'))}</td></tr>")
-    return (f'<table data-table="configs-{n}"><tr>{head}<th class="l">config_id</th><th>replications</th>'
+    return (f'<div class="table-box"><table data-table="configs-{n}"><tr>{head}<th class="l">config_id</th><th>replications</th>'
             "<th>exchanges completed</th><th>failed</th><th>throughput (exch/s)</th><th>Jain</th>"
             "<th>median FCT (s) [95 % CI]</th><th>mean FCT (s) [95 % CI]</th>"
             "<th>per-replication medians (s)</th><th>retransmission ratio</th><th>mean RTT (s)</th>"
-            f"<th>mean weak RTT (s)</th><th>mean initial RTO (s)</th></tr>{''.join(rows)}</table>"
+            f"<th>mean weak RTT (s)</th><th>mean initial RTO (s)</th></tr>{''.join(rows)}</table></div>"
             '<p class="muted">Median and mean FCT pooled over clients and replications; in brackets the 95 % '
             "confidence interval, a percentile bootstrap over replications (2000 resamples, fixed seed; none with "
             "one replication). Per-replication medians: the smallest and largest replication's median FCT. "
@@ -117,9 +123,9 @@ def _tcp_table(n: int, study: Study, cids: list[str], keys: list[str]) -> str:
     head = "".join(f'<th class="l">{_esc(title(k))}</th>' for k in keys) + "".join(f"<th>{_esc(lab)}</th>" for _, lab in TCP_KEYS)
     rows = "".join(
         "<tr>" + "".join(f'<td class="l">{_esc(fmt_value(study.flat[cid].get(k)))}</td>' for k in keys)
-        + "".join(f"<td>{t.get(k, 0)}</td>" for k, _ in TCP_KEYS) + "</tr>"
+        + "".join(f"<td>{_n(t.get(k, 0))}</td>" for k, _ in TCP_KEYS) + "</tr>"
         for cid, t in tcp.items())
-    return (f'<table data-table="tcp-{n}"><tr>{head}</tr>{rows}</table>'
+    return (f'<div class="table-box"><table data-table="tcp-{n}"><tr>{head}</tr>{rows}</table></div>'
             '<p class="muted">TCP counters summed over all replications (both ends of every connection).</p>')
 
 
@@ -167,6 +173,9 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
         # populations instead.
         base = ("link.errors", "link.buffer_bytes") if populations else (
             "coap.transport", "workload.kind", "workload.clients", "link.errors", "link.buffer_bytes", "coap.cc")
+        kind = (w.get("network") or {}).get("kind", "star")
+        if kind != "star":  # the [link] buffer and errors do not apply to a GPRS network or a mesh
+            base = tuple(k for k in base if not k.startswith("link.")) + ("network.kind",)
         fixed = [k for k in base if k not in keys]
         flat0 = study.flat[cids[0]]
         who = ""
@@ -318,7 +327,7 @@ def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
         link = f'<a href="#{fid}">{_esc(what(cid))}</a>' if pts else _esc(what(cid))
         listing.append(f'<tr><td class="l">{link}</td><td class="l"><code>{cid}</code></td>'
                        f'<td class="l">{_esc(_ranges([r["replication"] for r in traced]))}</td>'
-                       f'<td>{sum(len(r["seq_traces"]) for r in traced)}</td></tr>')
+                       f'<td>{_n(sum(len(r["seq_traces"]) for r in traced))}</td></tr>')
         if not pts:
             continue
         pair = _simulated_counterpart(study, cid, traced)

@@ -104,11 +104,12 @@ def varying(configs: Iterable[dict[str, Any]], extra: Iterable[dict[str, Any]] =
 
 
 def fmt_value(v: Any) -> str:
-    """A parameter value as a label: integers with thousands separators, floats short."""
+    """A parameter value as a label: integers with thousands separators (every one, so that
+    "2,500" and "28,200" read alike), floats short."""
     if isinstance(v, bool) or v is None:
         return str(v).lower() if isinstance(v, bool) else "—"
     if isinstance(v, int):
-        return f"{v:,}" if abs(v) >= 10_000 else str(v)
+        return f"{v:,}"
     if isinstance(v, float):
         return f"{v:g}"
     if isinstance(v, str) and v.startswith("{"):
