@@ -163,3 +163,19 @@ def test_report_draws_client_groups(tmp_path):
     doc, ids = build(db)
     assert {"groups-0", "groups-unnecessary-0", "groups-histogram-0"} <= set(ids), ids
     assert "client group" in doc and "legacy" in doc and "safe" in doc
+
+
+def test_a_periodic_mesh_report_draws_the_hop_delay_not_fct_boxes(tmp_path):
+    # A periodic workload's FCT is set by its period (docs/networks.md): the report draws the
+    # exchange delay by hop distance and the carried load instead of FCT boxes.
+    from coaplab.report import build
+
+    db = tmp_path / "mesh.duckdb"
+    coaplab.run({"name": "mesh", "replications": 1, "network": {"kind": "chain"},
+                 "workload": {"kind": "periodic", "clients": 4, "duration_s": 30.0, "request_bytes": 95,
+                              "response_bytes": 0},
+                 "sweep": {"workload.period_s": [5.0, 2.0]}}, db=db)
+    doc, ids = build(db)
+    assert "hop-delay-0" in ids and "load-0" in ids
+    assert not any(i.startswith("fct-") for i in ids)
+    assert "hops to the sink" in doc and "exchange delay (s)" in doc

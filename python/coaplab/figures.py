@@ -15,6 +15,7 @@ Every function returns a :class:`Figure` (a matplotlib figure that Jupyter shows
 - :func:`time_sequence` — a tcptrace-style time-sequence graph of one TCP connection;
 - :func:`time_sequence_overlay` — two such graphs (simulated, emulated) on one axis;
 - :func:`rto_trace` — a client's armed timer and RTO estimate over time, with its RTT samples;
+- :func:`hop_delay` — a mesh's exchange delay by hop distance (periodic workloads);
 - :func:`queue_occupancy` / :func:`throughput_series` — a traced run's bottleneck buffer
   occupancy and each direction's delivered throughput over time.
 
@@ -585,6 +586,68 @@ def load_curves(summaries: Sequence[dict[str, Any]], metric: str = "carried_kbps
                               else metric.replace("_", " ") + " per replication")
             if cols:
                 ax.set_title(_panel_title(cols, pv))
+        for j in range(len(panels), nrows * ncols):
+            axes[j // ncols][j % ncols].set_visible(False)
+        if len(hue_vals) > 1:
+            handles = [Line2D([], [], color=colours[v], marker=markers[v], markersize=3.5) for v in hue_vals]
+            _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
+    return fig
+
+
+def hop_delay(summaries: Sequence[dict[str, Any]], hue=None, col=None, width: str | float = "two",
+              panel_height: float = 2.2) -> Figure:
+    """Runs on a multi-hop mesh: the per-hop exchange delay — at each hop distance from the
+    sink, the median over its clients of a client's mean exchange time (request to response),
+    with a bar from p10 to p90 — one line per ``hue`` value (default: the algorithm), one panel
+    per other varying key. What periodic workloads are judged by instead of the FCT, which is
+    fixed by their period (docs/networks.md)."""
+    from matplotlib.lines import Line2D
+
+    mesh = [s for s in summaries if (s.get("mesh") or {}).get("by_hops")]
+    if not mesh:
+        raise CoaplabError("no runs on a multi-hop mesh to plot (the per-hop delay needs network.kind chain, grid, "
+                           "dumbbell or file)")
+    rows = _rows(mesh, False)
+    known = set().union(*(f.keys() for f, _ in rows))
+    xs, hues, cols = _layout(rows, None, hue or ("coap.cc" if "coap.cc" in known else None), col, known)
+    cols = xs + cols  # the x axis is the hop distance: every other key gets panels
+    panels = _ordered(_value(f, cols) for f, _ in rows)
+    hue_vals = _ordered(_value(f, hues) for f, _ in rows)
+    colours = dict(zip(hue_vals, _colours(len(hue_vals))))
+    markers = dict(zip(hue_vals, "osD^v<>pX*hH"))
+    ncols, nrows, height = _grid(len(panels), width, panel_height)
+    fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):
+        axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
+        for i, pv in enumerate(panels):
+            ax = axes[i // ncols][i % ncols]
+            _style(ax)
+            for j, hv in enumerate(hue_vals):
+                for f, s in rows:
+                    if _value(f, cols) != pv or _value(f, hues) != hv:
+                        continue
+                    pts = sorted((int(h), b["mean_exchange_s"]) for h, b in s["mesh"]["by_hops"].items()
+                                 if (b.get("mean_exchange_s") or {}).get("p50") is not None)
+                    if not pts:
+                        continue
+                    # Side by side at each hop distance, so that the bars of two lines never overlap.
+                    dx = (j - (len(hue_vals) - 1) / 2) * 0.08
+                    hx = [h + dx for h, _ in pts]
+                    mid = [e["p50"] for _, e in pts]
+                    ax.errorbar(hx, mid, yerr=[[m - e["p10"] for m, (_, e) in zip(mid, pts)],
+                                               [e["p90"] - m for m, (_, e) in zip(mid, pts)]],
+                                color=colours[hv], marker=markers[hv], markersize=3.5, linewidth=1.0,
+                                elinewidth=0.7, capsize=1.5)
+            if i >= len(panels) - ncols:
+                ax.set_xlabel("hops to the sink")
+            if i % ncols == 0:
+                ax.set_ylabel("exchange delay (s)")
+            if cols:
+                ax.set_title(_panel_title(cols, pv))
+            ax.xaxis.get_major_locator().set_params(integer=True)
+            _zero_based(ax)
         for j in range(len(panels), nrows * ncols):
             axes[j // ncols][j % ncols].set_visible(False)
         if len(hue_vals) > 1:

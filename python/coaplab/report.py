@@ -186,8 +186,14 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
         body.append("<p>" + ("Varying: " + ", ".join(f"<code>{_esc(k)}</code>" for k in keys) + ". " if keys else "One configuration. ")
                     + "Fixed: " + ", ".join(f"{_esc(title(k))} {_esc(fmt_value(flat0.get(k)))}" for k in fixed)
                     + f". Replications per configuration: {_esc(w['replications'])}.{who}</p>")
-        figs = [(f"fct-{n}", "Flow completion time per client: whiskers p10/p90, box p25/p75, line at the median "
-                 "(pooled over clients and replications).", figures.fct_boxes(sums))]
+        if all(s.get("mesh") and s["config"]["workload"]["kind"] == "periodic" for s in sums):
+            # A periodic workload's FCT is set by its period (docs/networks.md): draw the delay.
+            figs = [(f"hop-delay-{n}", "Exchange delay by hop distance: per client its mean exchange time "
+                     "(request to response); the median over the clients at each distance, bars p10–p90.",
+                     figures.hop_delay(sums))]
+        else:
+            figs = [(f"fct-{n}", "Flow completion time per client: whiskers p10/p90, box p25/p75, line at the median "
+                     "(pooled over clients and replications).", figures.fct_boxes(sums))]
         if any((s["unnecessary_retransmissions_per_client"].get("p90") or 0) > 0 for s in sums):
             figs.append((f"unnecessary-{n}", "Unnecessary retransmissions per client: whiskers p10/p90, box p25/p75, "
                          "line at the median.", figures.unnecessary_boxes(sums)))
