@@ -81,8 +81,8 @@ def test_export_tables(study, tmp_path):
     db, udp, tcp = study
     paths = coaplab.tidy.export(db, tmp_path, "parquet")
     assert [p.name for p in paths] == ["configs.parquet", "runs.parquet", "clients.parquet", "traces.parquet",
-                                       "time_sequence.parquet", "cc_state.parquet", "queue.parquet",
-                                       "throughput.parquet"]
+                                       "queue.parquet", "throughput.parquet", "time_sequence.parquet",
+                                       "cc_state.parquet"]
     t = {p.stem: pd.read_parquet(p) for p in paths}
     # Across both scenarios: name, transport, algorithm, NSTART, buffer, workload ... vary.
     for name, frame in t.items():

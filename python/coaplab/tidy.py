@@ -343,7 +343,7 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
         cc["_order"] = range(len(cc))  # the engine's order of rows at one instant
         con.register("cc_state_rows", cc)
         try:
-            tables = ("configs", "runs", "clients", "traces", "time_sequence", "cc_state", "queue", "throughput")
+            tables = ("configs", "runs", "clients", "traces", "queue", "throughput", "time_sequence", "cc_state")
             source = {t: t for t in tables} | {"cc_state": "cc_state_rows"}
             table_columns = {t: [r[0] for r in con.execute(f"DESCRIBE {source[t]}").fetchall() if r[0] != "_order"]
                              for t in tables}

@@ -338,7 +338,11 @@ impl Network {
                 let s = l.link.series()?;
                 Some(LinkTimeSeries {
                     link: l.name.clone(),
-                    direction: if l.role == LinkRole::Uplink { "up" } else { "down" },
+                    direction: if l.role == LinkRole::Uplink {
+                        "up"
+                    } else {
+                        "down"
+                    },
                     queue: s.queue.iter().map(|&(t, b)| (t.secs_f64(), b)).collect(),
                     bin_s: THROUGHPUT_BIN.secs_f64(),
                     delivered_bytes: s.delivered.clone(),
