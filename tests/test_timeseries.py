@@ -44,6 +44,8 @@ def test_the_series_agree_with_the_run_counters(traced):
     # link counted (kbit/s × 0.1 s × 1000 / 8 = bytes).
     for d, key in (("down", "bytes_downlink"), ("up", "bytes_uplink")):
         assert round((t[t.direction == d].kbps * 0.1 * 1000 / 8).sum()) == p[key] > 0
+    # The series are frames of their own, not a column of lists in the runs' frame.
+    assert "timeseries" not in res.runs_frame().columns
 
 
 def test_a_mesh_run_has_no_link_series():
@@ -64,6 +66,14 @@ def test_plot_queue_and_throughput_from_the_database(traced, cli, tmp_path):
     assert bad.returncode == 2 and "--client: not for --kind queue" in bad.stderr
     none = cli("plot", "--db", db, "--kind", "throughput", "--replication", "3", "--out", tmp_path / "x.png")
     assert none.returncode == 2 and "no throughput time series matches" in none.stderr
+
+
+def test_plot_from_python(traced):
+    _, res = traced
+    assert res.plot_queue().axes[0].get_ylabel() == "bytes in the buffer"
+    assert res.plot_throughput(width="one").axes[0].get_ylabel() == "delivered kbit/s (100 ms bins)"
+    with pytest.raises(coaplab.CoaplabError, match="no time series for config"):
+        res.plot_queue(replication=5)
 
 
 def test_the_queue_figure_draws_the_steps():

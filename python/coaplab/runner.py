@@ -103,7 +103,7 @@ class Result:
         for cid, runs in self.runs.items():
             for r in runs:
                 row = {"config_id": cid, **params.get(cid, {}), "replication": r["replication"],
-                       **{k: v for k, v in r.items() if k not in ("clients", "packets", "traces", "retransmission_histogram", "server", "tcp", "seq_traces", "replication", "groups")}}
+                       **{k: v for k, v in r.items() if k not in ("clients", "packets", "traces", "retransmission_histogram", "server", "tcp", "seq_traces", "timeseries", "replication", "groups")}}
                 row.update({f"packets_{k}": v for k, v in r["packets"].items()})
                 row.update({f"tcp_{k}": v for k, v in (r.get("tcp") or {}).items()})
                 row.update({f"mesh_{k}": v for k, v in (row.pop("mesh", None) or {}).items()
@@ -177,6 +177,37 @@ class Result:
         row per 100 ms bin — config_id, the varying parameters, replication, direction, link,
         time_s (the bin's start), bin_s, kbps (IP bytes serialized and not lost in the bin)."""
         return self._series_frame("throughput")
+
+    def plot_queue(self, config_id: str | None = None, replication: int = 0, width: str | float = "two"):
+        """One traced run's bytes waiting in each direction's buffer over time (a matplotlib
+        figure; :func:`coaplab.figures.queue_occupancy`)."""
+        from .figures import queue_occupancy
+        from .store import queue_points
+
+        cid, run, caption = self._traced_run(config_id, replication)
+        return queue_occupancy(queue_points(run), caption, width=width, end_s=run["sim_time_s"])
+
+    def plot_throughput(self, config_id: str | None = None, replication: int = 0, width: str | float = "two"):
+        """One traced run's delivered throughput per direction over time, 100 ms bins."""
+        from .figures import throughput_series
+        from .store import throughput_points
+
+        cid, run, caption = self._traced_run(config_id, replication)
+        return throughput_series(throughput_points(run), caption, width=width, end_s=run["sim_time_s"])
+
+    def _traced_run(self, config_id: str | None, replication: int):
+        from .tidy import label
+
+        for cid, runs in self.runs.items():
+            if config_id is not None and cid != config_id:
+                continue
+            for r in runs:
+                if r["replication"] == replication and r.get("timeseries"):
+                    keys, params = self._params()
+                    what = label(params.get(cid, {}), keys) if keys else cid
+                    return cid, r, f"{what}: replication {replication}"
+        raise CoaplabError(f"no time series for config {config_id or '(any)'}, replication {replication}: run a "
+                           "scenario on a star or gprs network with trace = true")
 
     def _series_frame(self, kind: str):
         import pandas as pd
