@@ -140,7 +140,7 @@ def _mesh_lines(m: dict[str, Any] | None) -> list[str]:
     if not m:
         return []
     out = [
-        f"  mesh ({m['nodes']} nodes; the link line above does not apply): offered {_f(m['offered_kbps'])} kbit/s, carried {_f(m['carried_kbps'])} kbit/s;"
+        f"  mesh ({m['nodes']} nodes): offered {_f(m['offered_kbps'])} kbit/s, carried {_f(m['carried_kbps'])} kbit/s;"
         f" requests {m['requests_generated']} created, {m['app_drops']} dropped at the application",
         f"    frames {m['frames_sent']} ({m['retransmissions']} link-layer retransmissions), collisions {m['collisions']},"
         f" CSMA failures {m['channel_access_failures']}, retries exhausted {m['retry_failures']},"
