@@ -68,6 +68,14 @@ def test_plot_queue_and_throughput_from_the_database(traced, cli, tmp_path):
     assert none.returncode == 2 and "no throughput time series matches" in none.stderr
 
 
+def test_a_truncated_series_says_so():
+    from coaplab.store import series_note
+
+    run = {"timeseries": [{"truncated_at_s": 3600.0}, {"truncated_at_s": None}]}
+    assert series_note(run) == " (recorded until 3600.0 s: the cap)"
+    assert series_note({"timeseries": [{}]}) == ""
+
+
 def test_plot_from_python(traced):
     _, res = traced
     assert res.plot_queue().axes[0].get_ylabel() == "bytes in the buffer"

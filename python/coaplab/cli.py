@@ -491,7 +491,7 @@ def _trace_figure(db: str, args, width):
 def _series_figure(study, cids, what, args, width):
     """``--kind queue|throughput``: the first traced run matching --config / --replication."""
     from . import figures
-    from .store import queue_points, throughput_points
+    from .store import queue_points, series_note, throughput_points
 
     queue = args.kind == "queue"
     for cid in cids:
@@ -500,7 +500,7 @@ def _series_figure(study, cids, what, args, width):
                 continue
             if not run.get("timeseries"):
                 continue
-            caption = f"{what(cid)}, replication {run['replication']}"
+            caption = f"{what(cid)}, replication {run['replication']}{series_note(run)}"
             if queue:
                 return figures.queue_occupancy(queue_points(run), caption, width=width, end_s=run["sim_time_s"])
             return figures.throughput_series(throughput_points(run), caption, width=width, end_s=run["sim_time_s"])

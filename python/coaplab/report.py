@@ -23,7 +23,7 @@ from . import figures
 from .emulate import EMULATED_MARK
 from .replstats import replication_stats
 from .stats import sum_tcp
-from .store import CC_STATE_COLUMNS, cc_state_rows, queue_points, sequence_points, throughput_points
+from .store import CC_STATE_COLUMNS, cc_state_rows, queue_points, sequence_points, series_note, throughput_points
 from .tidy import Study, fmt_value, label, load, title, varying
 
 #: Traces drawn per configuration: the first traced replication's first client (UDP) or the
@@ -367,7 +367,7 @@ def _time_series(study: Study, what) -> tuple[list, list[str]] | None:
         if not traced:
             continue
         first, k = traced[0], len(listing)
-        where = f"{what(cid)} [{cid}]: replication {first['replication']}"
+        where = f"{what(cid)} [{cid}]: replication {first['replication']}{series_note(first)}"
         figs.append((f"queue-{k}", f"{where}: bytes waiting in each direction's buffer over time.",
                      figures.queue_occupancy(queue_points(first), end_s=first["sim_time_s"])))
         figs.append((f"throughput-{k}", f"{where}: each direction's delivered throughput, 100 ms bins.",

@@ -171,6 +171,13 @@ def queue_points(result: dict[str, Any]) -> list[dict[str, Any]]:
             + [{"direction": d, "time_s": t, "queue_bytes": b} for d, _, t, b in queue_rows(result)])
 
 
+def series_note(result: dict[str, Any]) -> str:
+    """`` (recorded until 3600.0 s: the cap)`` when a series of the run reached its size cap
+    (docs/model.md "Time series"), else empty."""
+    ends = [s["truncated_at_s"] for s in result.get("timeseries") or [] if s.get("truncated_at_s") is not None]
+    return f" (recorded until {min(ends):.1f} s: the cap)" if ends else ""
+
+
 def throughput_points(result: dict[str, Any]) -> list[dict[str, Any]]:
     """The rows :func:`coaplab.figures.throughput_series` draws for one run."""
     return [{"direction": d, "time_s": t, "bin_s": w, "kbps": k} for d, _, t, w, k in throughput_rows(result)]
