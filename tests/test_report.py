@@ -179,3 +179,6 @@ def test_a_periodic_mesh_report_draws_the_hop_delay_not_fct_boxes(tmp_path):
     assert "hop-delay-0" in ids and "load-0" in ids
     assert not any(i.startswith("fct-") for i in ids)
     assert "hops to the sink" in doc and "exchange delay (s)" in doc
+    # One configuration: its carried load too (one point against the carried = offered line).
+    _, ids = build(db, where="workload.period_s = 5")
+    assert ids[:2] == ["hop-delay-0", "load-0"]

@@ -191,6 +191,10 @@ def build(db_path: str | Path, where: str | None = None) -> tuple[str, list[str]
             figs = [(f"hop-delay-{n}", "Exchange delay by hop distance: per client its mean exchange time "
                      "(request to response); the median over the clients at each distance, bars p10–p90.",
                      figures.hop_delay(sums))]
+            if len(sums) == 1:  # several configurations get the load curves below
+                figs.append((f"load-{n}", "Carried vs offered load on the mesh (kbit/s of requests created and of "
+                             "distinct requests delivered to their sinks); dotted: carried = offered.",
+                             figures.load_curves(sums, "carried_kbps")))
         else:
             figs = [(f"fct-{n}", "Flow completion time per client: whiskers p10/p90, box p25/p75, line at the median "
                      "(pooled over clients and replications).", figures.fct_boxes(sums))]
