@@ -81,7 +81,8 @@ def test_export_tables(study, tmp_path):
     db, udp, tcp = study
     paths = coaplab.tidy.export(db, tmp_path, "parquet")
     assert [p.name for p in paths] == ["configs.parquet", "runs.parquet", "clients.parquet", "traces.parquet",
-                                       "time_sequence.parquet", "cc_state.parquet"]
+                                       "queue.parquet", "throughput.parquet", "time_sequence.parquet",
+                                       "cc_state.parquet"]
     t = {p.stem: pd.read_parquet(p) for p in paths}
     # Across both scenarios: name, transport, algorithm, NSTART, buffer, workload ... vary.
     for name, frame in t.items():
@@ -94,6 +95,12 @@ def test_export_tables(study, tmp_path):
     # The same rows as the run's own frame.
     assert len(seq) == len(tcp.time_sequence_frame())
     assert t["cc_state"].empty  # New Reno has no state rows (BBR's: tests/test_bbr_state.py)
+    # Every run is traced: both directions' queue change-points and throughput bins, the same
+    # rows as the runs' own frames.
+    for table, frame in (("queue", "queue_frame"), ("throughput", "throughput_frame")):
+        assert set(t[table].direction) == {"up", "down"}, table
+        assert len(t[table]) == len(getattr(udp, frame)()) + len(getattr(tcp, frame)()) > 0, table
+    assert list(t["queue"].columns[-5:]) == ["replication", "direction", "link", "time_s", "queue_bytes"]
     # --where: only the matching configurations, and only their varying keys as columns.
     csv = coaplab.tidy.export(db, tmp_path / "csv", "csv", where="coap.cc = 'cocoa'")
     clients = pd.read_csv(csv[2])

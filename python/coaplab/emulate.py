@@ -677,6 +677,8 @@ def emulation_table(summaries: list[dict[str, Any]]) -> str:
         out.append("               " + "  ".join(f"{_f(s['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
         if s.get("tcp"):
             out.append(f"  TCP: {s['tcp']['connections']} connections, {s['tcp']['segments_retransmitted']} segments retransmitted (kernel)")
+        elif e["client"] not in CLIENTS_WITH_RETRANSMISSIONS:
+            out.append(f"  retransmissions per exchange  {UNKNOWN} ({e['client']} does not tell its retransmissions)")
         else:
             out.append("  retransmissions per exchange  " + ", ".join(f"{k}:{n}" for k, n in enumerate(s["retransmission_histogram"][:12])))
         p = s["packets"]
@@ -688,9 +690,20 @@ def emulation_table(summaries: list[dict[str, Any]]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+#: Clients whose retransmissions per exchange are known: coaplab's endpoint counts them; a
+#: third-party stack's own retransmissions are not visible from outside (`coaplab.tp_clients`).
+CLIENTS_WITH_RETRANSMISSIONS = ("coaplab",)
+#: Shown for what an emulated run could not measure (never 0, which would read as measured).
+UNKNOWN = "n/a"
+
+
 def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:
-    """(metric, simulated, emulated, difference) for one configuration."""
+    """(metric, simulated, emulated, difference) for one configuration; the emulated value and
+    the difference are "n/a" where the emulated client cannot tell (a third-party client's
+    retransmissions)."""
     from .stats import PERCENTILE_KEYS
+
+    known = (emu.get("emulation") or {}).get("client", "coaplab") in CLIENTS_WITH_RETRANSMISSIONS
 
     rows: list[tuple[str, Any, Any, str]] = []
     for k in PERCENTILE_KEYS:
@@ -701,17 +714,24 @@ def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, A
         rows.append(("TCP segments retransmitted", a, b, f"{b - a:+d}"))
     else:
         a = sum(k * n for k, n in enumerate(sim["retransmission_histogram"]))
-        b = sum(k * n for k, n in enumerate(emu["retransmission_histogram"]))
-        rows.append(("retransmissions (completed exchanges)", a, b, f"{b - a:+d}"))
+        if known:
+            b = sum(k * n for k, n in enumerate(emu["retransmission_histogram"]))
+            rows.append(("retransmissions (completed exchanges)", a, b, f"{b - a:+d}"))
+        else:
+            rows.append(("retransmissions (completed exchanges)", a, UNKNOWN, UNKNOWN))
     for key, label in (("exchanges_completed", "exchanges completed"), ("exchanges_failed", "exchanges failed")):
         rows.append((label, sim[key], emu[key], f"{emu[key] - sim[key]:+d}"))
     for key, label in (("sent", "packets sent"), ("dropped_buffer", "dropped at buffer"), ("lost_link", "lost to errors")):
         a, b = int(sim["packets"].get(key, 0)), int(emu["packets"].get(key, 0))
         rows.append((label, a, b, f"{b - a:+d}"))
     if not sim.get("tcp"):
-        hs, he = sim["retransmission_histogram"], emu["retransmission_histogram"]
+        hs, he = sim["retransmission_histogram"], emu["retransmission_histogram"] if known else []
         for k in range(max(len(hs), len(he))):
-            a, b = (hs[k] if k < len(hs) else 0), (he[k] if k < len(he) else 0)
+            a = hs[k] if k < len(hs) else 0
+            if not known:
+                rows.append((f"exchanges with {k} retransmissions", a, UNKNOWN, UNKNOWN))
+                continue
+            b = he[k] if k < len(he) else 0
             rows.append((f"exchanges with {k} retransmissions", a, b, f"{b - a:+d}"))
     return rows
 

@@ -116,7 +116,7 @@ class Result:
         for cid, runs in self.runs.items():
             for r in runs:
                 row = {"config_id": cid, **params.get(cid, {}), "replication": r["replication"],
-                       **{k: v for k, v in r.items() if k not in ("clients", "packets", "traces", "retransmission_histogram", "server", "tcp", "seq_traces", "replication", "groups")}}
+                       **{k: v for k, v in r.items() if k not in ("clients", "packets", "traces", "retransmission_histogram", "server", "tcp", "seq_traces", "timeseries", "replication", "groups")}}
                 row.update({f"packets_{k}": v for k, v in r["packets"].items()})
                 row.update({f"tcp_{k}": v for k, v in (r.get("tcp") or {}).items()})
                 row.update({f"mesh_{k}": v for k, v in (row.pop("mesh", None) or {}).items()
@@ -177,6 +177,65 @@ class Result:
             for row in cc_state_rows(r)
         ]
         return pd.DataFrame(rows, columns=["config_id", *keys, "replication", *CC_STATE_COLUMNS])
+
+    def queue_frame(self):
+        """Runs with tracing on (not meshes): the bottleneck buffers' occupancy over time (pandas),
+        one row per change — config_id, the varying parameters, replication, direction (``down``
+        is the bottleneck in front of the devices, ``up`` the uplink's buffer), link, time_s,
+        queue_bytes (bytes waiting from time_s on; docs/model.md "Time series")."""
+        return self._series_frame("queue")
+
+    def throughput_frame(self):
+        """Runs with tracing on (not meshes): each direction's delivered throughput (pandas), one
+        row per 100 ms bin — config_id, the varying parameters, replication, direction, link,
+        time_s (the bin's start), bin_s, kbps (IP bytes serialized and not lost in the bin)."""
+        return self._series_frame("throughput")
+
+    def plot_queue(self, config_id: str | None = None, replication: int = 0, width: str | float = "two"):
+        """One traced run's bytes waiting in each direction's buffer over time (a matplotlib
+        figure; :func:`coaplab.figures.queue_occupancy`)."""
+        from .figures import queue_occupancy
+        from .store import queue_points
+
+        cid, run, caption = self._traced_run(config_id, replication)
+        return queue_occupancy(queue_points(run), caption, width=width, end_s=run["sim_time_s"])
+
+    def plot_throughput(self, config_id: str | None = None, replication: int = 0, width: str | float = "two"):
+        """One traced run's delivered throughput per direction over time, 100 ms bins."""
+        from .figures import throughput_series
+        from .store import throughput_points
+
+        cid, run, caption = self._traced_run(config_id, replication)
+        return throughput_series(throughput_points(run), caption, width=width, end_s=run["sim_time_s"])
+
+    def _traced_run(self, config_id: str | None, replication: int):
+        from .tidy import label
+
+        for cid, runs in self.runs.items():
+            if config_id is not None and cid != config_id:
+                continue
+            for r in runs:
+                if r["replication"] == replication and r.get("timeseries"):
+                    keys, params = self._params()
+                    what = label(params.get(cid, {}), keys) if keys else cid
+                    return cid, r, f"{what}: replication {replication}"
+        raise CoaplabError(f"no time series for config {config_id or '(any)'}, replication {replication}: run a "
+                           "scenario on a star or gprs network with trace = true")
+
+    def _series_frame(self, kind: str):
+        import pandas as pd
+
+        from .store import QUEUE_COLUMNS, THROUGHPUT_COLUMNS, queue_rows, throughput_rows
+
+        rows_of, columns = {"queue": (queue_rows, QUEUE_COLUMNS), "throughput": (throughput_rows, THROUGHPUT_COLUMNS)}[kind]
+        keys, params = self._params()
+        rows = [
+            (cid, *(params.get(cid, {}).get(k) for k in keys), r["replication"], *row)
+            for cid, runs in self.runs.items()
+            for r in runs
+            for row in rows_of(r)
+        ]
+        return pd.DataFrame(rows, columns=["config_id", *keys, "replication", *columns])
 
     def plot_time_sequence(self, config_id: str | None = None, replication: int = 0, connection: int = 0,
                            direction: str = "down", width: str | float = "two"):
