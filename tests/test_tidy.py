@@ -227,3 +227,15 @@ def test_light_imports(tmp_path):
     out = subprocess.run([sys.executable, "-c", probe, "run", str(scen), "--no-db", "--no-progress"],
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['coaplab.runner', 'coaplab.scenario']", out.stdout + out.stderr
+
+
+def test_udp_only_exports_carry_no_tcp_columns(study, tmp_path):
+    # The clients table's tcp_* counters are NULL for UDP clients: an export of UDP
+    # configurations leaves them out; with a TCP configuration among them they stay.
+    db, _, _ = study
+    udp = coaplab.tidy.export(db, tmp_path / "udp", "csv", where="coap.transport = 'udp'")
+    clients = pd.read_csv(next(p for p in udp if p.name == "clients.csv"))
+    assert not [c for c in clients.columns if c.startswith("tcp_")]
+    both = coaplab.tidy.export(db, tmp_path / "both", "csv")
+    clients = pd.read_csv(next(p for p in both if p.name == "clients.csv"))
+    assert "tcp_segments_sent" in clients.columns and clients["tcp_segments_sent"].notna().any()

@@ -290,10 +290,10 @@ class Result:
 class Progress:
     """A rich progress bar on a terminal, plain periodic lines otherwise (both on stderr)."""
 
-    def __init__(self, total: int, enabled: bool, label: str):
+    def __init__(self, total: int, enabled: bool, label: str, unit: str = "runs"):
         self.total, self.done, self.failed, self.start = total, 0, 0, time.monotonic()
         self.enabled = enabled and total > 0
-        self.label = label
+        self.label, self.unit = label, unit
         self._bar = None
         self._last_line = 0.0
         if self.enabled and sys.stderr.isatty():
@@ -321,7 +321,7 @@ class Progress:
             elapsed = now - self.start
             eta = elapsed / self.done * (self.total - self.done)
             failed_text = f", {self.failed} failed" if self.failed else ""
-            print(f"{self.label}: {self.done}/{self.total} runs{failed_text}, {elapsed:.1f} s elapsed, ETA {eta:.0f} s",
+            print(f"{self.label}: {self.done}/{self.total} {self.unit}{failed_text}, {elapsed:.1f} s elapsed, ETA {eta:.0f} s",
                   file=sys.stderr, flush=True)
             self._last_line = now
 
@@ -716,15 +716,22 @@ def run_scenario(
                                "belong to the stored results: write them into another directory with --no-db")
         available.update(memory)
         summaries, runs = [], {}
-        for cid, c in zip(ids, configs):
-            reps = [available[(cid, rep)] for rep in range(c["replications"]) if (cid, rep) in available]
-            runs[cid] = [r for r, _ in reps]
-            if not reps:
-                continue
-            s = summarize(c, cid, runs[cid], sum(w for _, w in reps))
-            s["swept"] = scenario.swept_values(c)
-            s["replications_failed"] = c["replications"] - len(reps)
-            summaries.append(s)
+        # Summarising a large stored study takes seconds: it gets its own progress (a bar on a
+        # terminal, a line every 5 s otherwise), after the runs'.
+        summing = Progress(len(ids), progress, f"{label}: summarising", unit="configurations")
+        try:
+            for cid, c in zip(ids, configs):
+                reps = [available[(cid, rep)] for rep in range(c["replications"]) if (cid, rep) in available]
+                runs[cid] = [r for r, _ in reps]
+                summing.advance()
+                if not reps:
+                    continue
+                s = summarize(c, cid, runs[cid], sum(w for _, w in reps))
+                s["swept"] = scenario.swept_values(c)
+                s["replications_failed"] = c["replications"] - len(reps)
+                summaries.append(s)
+        finally:
+            summing.close()
     finally:
         if store is not None:
             store.close()  # releases the sweep lock

@@ -369,8 +369,13 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
                              for t in tables}
             # One name per parameter in every table, so that the tables join on them too.
             names = param_columns(keys, {c for cols in table_columns.values() for c in cols})
+            # The clients table's tcp_* counters are NULL for every UDP client: an export of UDP
+            # configurations only leaves them out rather than carry all-NULL columns.
+            any_tcp = any(c.get("coap", {}).get("transport") == "tcp" for cid in chosen
+                          for c in (configs[cid].get("group") or [configs[cid]]))
             for table in tables:
-                columns = table_columns[table]
+                columns = [c for c in table_columns[table]
+                           if any_tcp or table != "clients" or not c.startswith("tcp_")]
                 flat = [{"config_id": cid, **{names[k]: flatten(configs[cid]).get(k) for k in keys}} for cid in chosen]
                 params = pd.DataFrame(flat, columns=["config_id", *names.values()])
                 con.register("params", params)
