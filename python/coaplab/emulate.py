@@ -33,8 +33,8 @@ from typing import Any, Callable
 from .errors import CoaplabError
 
 #: Endpoint kinds: which program plays the clients and which the server.
-CLIENT_KINDS = ("coaplab", "libcoap", "aiocoap")
-SERVER_KINDS = ("coaplab", "aiocoap", "libcoap")
+CLIENT_KINDS = ("coaplab", "libcoap", "aiocoap", "californium")
+SERVER_KINDS = ("coaplab", "aiocoap", "libcoap", "californium")
 #: The TUN device's name inside each namespace.
 TUN = "coaplab0"
 #: Delivery lateness p99 beyond which a run is marked invalid (µs).
@@ -370,6 +370,10 @@ def check_supported(cfg: dict[str, Any], client: str, server: str) -> None:
         from .thirdparty import libcoap_tool
 
         libcoap_tool("server"), libcoap_tool("client")  # both are needed: the client loads the server
+    if "californium" in (client, server):
+        from .thirdparty import californium_check
+
+        californium_check(cfg, client, server)
     if client != "coaplab" and not (w["kind"] == "firmware" or (w["kind"] == "continuous" and w.get("duration_s") is None)):
         raise CoaplabError(f"workload.kind: {w['kind']!r} with --client {client} is not emulated yet; "
                            "allowed: firmware, continuous with exchanges")
@@ -434,7 +438,7 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
         # Time 0 for the emulator and the clients alike (CLOCK_MONOTONIC is system-wide): the
         # clients start at their simulated offsets from it, and the loss chains' state changes
         # fall at the same instants as in a simulated run.
-        epoch = time.monotonic_ns() + 200_000_000
+        epoch = time.monotonic_ns() + int(thirdparty.start_lead_s(client) * 1e9)
         assert emu.stdin is not None
         emu.stdin.write(f"START {epoch}\n".encode())
         emu.stdin.flush()
