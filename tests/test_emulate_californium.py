@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -148,3 +152,50 @@ def test_californium_missing_is_one_line_and_exit_2(missing, tmp_path, capsys, m
     scenario.write_text('[workload]\nkind = "continuous"\n[coap]\ncc = "cocoa"\n')
     assert main(["emulate", str(scenario), "--server", "californium", "--no-db"]) == 2
     assert capsys.readouterr().err.strip() == message
+
+
+def _californium_jvms() -> set[int]:
+    """PIDs of JVMs running coaplab's Californium driver."""
+    found = set()
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cmd = (d / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"coaplab.CaliforniumDriver" in cmd:
+                found.add(int(d.name))
+    return found
+
+
+def test_sigint_leaves_no_jvm_behind(tmp_path):
+    """SIGINT while Californium's clients and server run: the command exits 130 and no JVM,
+    namespace or TUN device is left (the clients' JVM dies with its driver: PR_SET_PDEATHSIG
+    and the driver's signal handlers; the server's is ended by `timeout`, which passes SIGTERM on)."""
+    _need_root()
+    before = _californium_jvms()
+    scenario = tmp_path / "long.toml"
+    scenario.write_text('name = "emu-cf-sigint"\n[workload]\nkind = "continuous"\nclients = 2\nexchanges = 50\n')
+    p = subprocess.Popen([sys.executable, "-m", "coaplab.cli", "emulate", str(scenario), "--no-db", "--no-progress",
+                          "--client", "californium", "--server", "californium"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    deadline = time.monotonic() + 30
+    # Both JVMs up (server, then clients), and time 0 passed.
+    while len(_californium_jvms() - before) < 2 and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.1)
+    assert len(_californium_jvms() - before) == 2, p.stderr.read() if p.poll() is not None else "no JVMs"
+    time.sleep(4.0)
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, p.stderr.read()
+    end = time.monotonic() + 5  # a killed JVM takes a moment to be reaped
+    while _californium_jvms() - before and time.monotonic() < end:
+        time.sleep(0.1)
+    assert _californium_jvms() - before == set()
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert f"coaplab-{p.pid}-" not in out
+    assert em.TUN not in subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout

@@ -15,6 +15,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -144,6 +145,13 @@ async def _aiocoap_clients(cfg: dict[str, Any], starts: list[float], t0: float, 
     return list(await asyncio.gather(*(one(i) for i in range(len(starts)))))
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when the parent dies (prctl PR_SET_PDEATHSIG = 1)."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+
+
 def _californium_clients(cfg: dict[str, Any], starts: list[float], epoch_ns: int, max_seconds: float) -> list[dict[str, Any]]:
     """All clients in one JVM (coaplab's driver, :func:`coaplab.thirdparty.californium_java`),
     one Californium endpoint per client. The driver walks Block2 itself, so each block is one
@@ -161,9 +169,25 @@ def _californium_clients(cfg: dict[str, Any], starts: list[float], epoch_ns: int
         args += [f"block_szx={w['block_szx']}", f"resource_bytes={w['resource_bytes']}"]
     left = epoch_ns / 1e9 + max_seconds - time.monotonic()
     # Its stderr (when the endpoints were up, Californium's own messages) goes to clients.log.
-    r = subprocess.run(args, stdout=subprocess.PIPE, text=True, timeout=max(1.0, left) + 15)
-    if r.returncode != 0:
-        raise SystemExit(f"tp_clients: Californium's driver failed with exit status {r.returncode}")
+    # The JVM must not outlive this process: the kernel kills it when we die
+    # (PR_SET_PDEATHSIG), and our SIGTERM / SIGINT / SIGHUP end it first.
+    jvm = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, preexec_fn=_die_with_parent)
+
+    def end(signum: int, _frame: Any) -> None:
+        jvm.kill()
+        jvm.wait()
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, end)
+    try:
+        stdout, _ = jvm.communicate(timeout=max(1.0, left) + 15)
+    except subprocess.TimeoutExpired:
+        jvm.kill()
+        stdout, _ = jvm.communicate()
+    if jvm.returncode != 0:
+        raise SystemExit(f"tp_clients: Californium's driver failed with exit status {jvm.returncode}")
+    r = subprocess.CompletedProcess(args, jvm.returncode, stdout)
     t0 = epoch_ns / 1e9
     rows = []
     for i in range(len(starts)):
