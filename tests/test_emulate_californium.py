@@ -132,6 +132,25 @@ def test_unknown_algorithm_is_one_line_and_exit_2(tmp_path, capsys):
                    "linux-rto@californium, peakhopper-rto, peakhopper-rto@californium")
 
 
+@pytest.mark.parametrize("toml, args, message", [
+    ('[workload]\nkind = "continuous"\n[coap]\nmax_retransmit = 0\n', ["--client", "californium"],
+     "coaplab: error: coap.max_retransmit: 0 with --client californium; allowed: at least 1 "
+     "(Californium's CoapConfig.MAX_RETRANSMIT minimum)"),
+    ('[workload]\nkind = "firmware"\nresource_bytes = 20000000\n', ["--server", "californium"],
+     "coaplab: error: workload.resource_bytes: 20000000 with --server californium; allowed: at most 16777216 "
+     "(the resource is held in the server's memory)"),
+    ('[workload]\nkind = "random"\n', ["--client", "californium"],
+     "coaplab: error: workload.kind: 'random' with --client californium is not emulated yet; "
+     "allowed: firmware, continuous with exchanges"),
+])
+def test_other_refusals_are_one_line_and_exit_2(toml, args, message, tmp_path, capsys):
+    _need_root()
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(toml)
+    assert main(["emulate", str(scenario), *args, "--no-db"]) == 2
+    assert capsys.readouterr().err.strip() == message
+
+
 @pytest.mark.parametrize("missing", ["jar", "java"])
 def test_californium_missing_is_one_line_and_exit_2(missing, tmp_path, capsys, monkeypatch):
     """No driver built, or no Java (a fresh clone without a JDK): refused before anything is

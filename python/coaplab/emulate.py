@@ -5,7 +5,7 @@ One emulated run = two network namespaces created for it (clients, server), one 
 each owned by ``coaplab-emulator`` (the engine's network model on the wall clock), a server
 endpoint in the server namespace and the clients in the client namespace. Endpoints are
 coaplab's own (``coaplab-endpoint``: the simulator's CoAP client over real UDP sockets, CoAP over
-the kernel's TCP) or third-party stacks (libcoap's ``coap-client`` and ``coap-server``, aiocoap; see
+the kernel's TCP) or third-party stacks (libcoap's ``coap-client`` and ``coap-server``, aiocoap, Californium; see
 :mod:`coaplab.thirdparty`). Everything the run creates — namespaces, the devices in them,
 processes — is removed when it ends, on an error, on SIGINT / SIGTERM and at exit.
 
