@@ -65,7 +65,7 @@ def test_one_exchange_per_algorithm(cc, tmp_path):
     run_dir, = [p for p in tmp_path.iterdir() if p.is_dir()]
     assert f"CONGESTION_CONTROL_ALGORITHM={mode}\n" in (run_dir / "clients.log").read_text()
     # The same link and packets: the emulated exchange takes the simulated time (the JVM's
-    # processing adds ms; Californium's token is 8 bytes, coaplab's 4 — 64 bits more per
+    # processing adds ms; Californium's token is 8 bytes, the simulator's empty — 64 bits more per
     # message each way, 64/60000 + 64/30000 s = 3.2 ms on the default link).
     assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], abs=0.05)
 
