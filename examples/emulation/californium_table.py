@@ -5,7 +5,10 @@
 
 Reads the crossval output (the simulator's `…@californium` model next to Californium's own code
 on the emulated link, same seeds) and adds the simulator's drafts' algorithm of the same name
-(`cocoa` for `cocoa@californium`, …), simulated here with the scenario's other settings.
+(`cocoa` for `cocoa@californium`, …), simulated here with the scenario's other settings, and
+the model again with 8 more bytes on every packet (`link.link_overhead_bytes` + 8): Californium's
+requests carry an 8-byte token (CoapConfig.TOKEN_SIZE_LIMIT, default 8) that its responses echo,
+the simulator's messages none.
 """
 
 from __future__ import annotations
@@ -40,17 +43,28 @@ def main(scenario: str, crossval_out: str) -> None:
     names = raw["sweep"]["coap.cc"]
     raw["sweep"] = {"coap.cc": [n.removesuffix("@californium") for n in names]}
     drafts = {s["config"]["coap"]["cc"]: s for s in run_scenario(raw, progress=False).summaries}
+    raw["sweep"] = {"coap.cc": names}
+    raw.setdefault("link", {})["link_overhead_bytes"] = raw.get("link", {}).get("link_overhead_bytes", 0) + 8
+    token = {s["config"]["coap"]["cc"]: s for s in run_scenario(raw, progress=False).summaries}
     blocks = crossval_blocks(open(crossval_out).read())
-    print("| `coap.cc` | FCT p50 s: draft / model / Californium | FCT p95 s: draft / model / Californium "
-          "| retransmissions: draft / model / Californium | failed: draft / model / Californium |")
+    print("| `coap.cc` | FCT p50 s: draft / model / model + token / Californium "
+          "| FCT p95 s: draft / model / model + token / Californium "
+          "| retransmissions: draft / model / model + token / Californium | lost to errors: model / Californium |")
     print("|---|---|---|---|---|")
     for name in names:
-        d, b = drafts[name.removesuffix("@californium")], blocks[name]
-        retx = sum(k * n for k, n in enumerate(d["retransmission_histogram"]))
-        row = [f"{d['fct_s']['p50']:.2f} / {b['FCT p50 s'][0]} / {b['FCT p50 s'][1]}",
-               f"{d['fct_s']['p95']:.2f} / {b['FCT p95 s'][0]} / {b['FCT p95 s'][1]}",
-               f"{retx} / {b['retransmissions (completed exchanges)'][0]} / {b['retransmissions (completed exchanges)'][1]}",
-               f"{d['exchanges_failed']} / {b['exchanges failed'][0]} / {b['exchanges failed'][1]}"]
+        d, t, b = drafts[name.removesuffix("@californium")], token[name], blocks[name]
+
+        def retx(s):
+            return sum(k * n for k, n in enumerate(s["retransmission_histogram"]))
+
+        row = [f"{d['fct_s']['p50']:.2f} / {float(b['FCT p50 s'][0]):.2f} / {t['fct_s']['p50']:.2f} / {float(b['FCT p50 s'][1]):.2f}",
+               f"{d['fct_s']['p95']:.2f} / {float(b['FCT p95 s'][0]):.2f} / {t['fct_s']['p95']:.2f} / {float(b['FCT p95 s'][1]):.2f}",
+               f"{retx(d)} / {b['retransmissions (completed exchanges)'][0]} / {retx(t)} / "
+               f"{b['retransmissions (completed exchanges)'][1]}",
+               f"{b['lost to errors'][0]} / {b['lost to errors'][1]}"]
+        failed = [d["exchanges_failed"], int(b["exchanges failed"][0]), t["exchanges_failed"], int(b["exchanges failed"][1])]
+        if any(failed):
+            row[-1] += f" (failed exchanges: {' / '.join(map(str, failed))})"
         label = name if name == "default" else f"{name.removesuffix('@californium')}, {name}"
         print(f"| {label} | " + " | ".join(row) + " |")
     invalid = sum(int(b.get("invalid", ("0", "0"))[0]) for b in blocks.values())
