@@ -5,8 +5,9 @@ Each client starts at the instant a simulated run of that replication starts it 
 offsets come from ``coaplab-endpoint setups``), binds its own address (10.0.0.1, 10.0.0.2, …)
 and performs its workload: ``continuous`` = `exchanges` GETs one after the other; ``firmware``
 = one block-wise GET of the whole resource (the stack does the Block2 exchanges; each block
-counts as one exchange, as in the simulator). FCT = first request → last response. The stack's
-own retransmissions are not visible from outside, so only completions and times are recorded.
+counts as one exchange, as in the simulator). FCT = first request → last response. libcoap's and
+aiocoap's own retransmissions are not visible from outside, so only completions and times are
+recorded for them; Californium's driver reports each exchange's retransmissions and timeout.
 """
 
 from __future__ import annotations
