@@ -5,7 +5,7 @@ One emulated run = two network namespaces created for it (clients, server), one 
 each owned by ``coaplab-emulator`` (the engine's network model on the wall clock), a server
 endpoint in the server namespace and the clients in the client namespace. Endpoints are
 coaplab's own (``coaplab-endpoint``: the simulator's CoAP client over real UDP sockets, CoAP over
-the kernel's TCP) or third-party stacks (libcoap's ``coap-client`` and ``coap-server``, aiocoap; see
+the kernel's TCP) or third-party stacks (libcoap's ``coap-client`` and ``coap-server``, aiocoap, Californium; see
 :mod:`coaplab.thirdparty`). Everything the run creates — namespaces, the devices in them,
 processes — is removed when it ends, on an error, on SIGINT / SIGTERM and at exit.
 
@@ -399,6 +399,10 @@ def check_supported(cfg: dict[str, Any], client: str, server: str) -> None:
         from .thirdparty import libcoap_tool
 
         libcoap_tool("server"), libcoap_tool("client")  # both are needed: the client loads the server
+    if "californium" in (client, server):
+        from .thirdparty import californium_check
+
+        californium_check(cfg, client, server)
     if client != "coaplab" and not (w["kind"] == "firmware" or (w["kind"] == "continuous" and w.get("duration_s") is None)):
         raise CoaplabError(f"workload.kind: {w['kind']!r} with --client {client} is not emulated yet; "
                            "allowed: firmware, continuous with exchanges")
@@ -463,7 +467,7 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
         # Time 0 for the emulator and the clients alike (CLOCK_MONOTONIC is system-wide): the
         # clients start at their simulated offsets from it, and the loss chains' state changes
         # fall at the same instants as in a simulated run.
-        epoch = time.monotonic_ns() + 200_000_000
+        epoch = time.monotonic_ns() + int(thirdparty.start_lead_s(client) * 1e9)
         assert emu.stdin is not None
         emu.stdin.write(f"START {epoch}\n".encode())
         emu.stdin.flush()
