@@ -60,11 +60,14 @@ def check_environment() -> None:
 
 
 def binaries(build: bool = True) -> tuple[Path, Path]:
-    """``coaplab-emulator`` and ``coaplab-endpoint``: ``$COAPLAB_EMULATOR_DIR``, the
-    repository's ``target/release`` (built with ``cargo build --release -p coaplab-emulator``
-    when missing and cargo is there, as ``scripts/setup.sh`` does), or the PATH."""
+    """``coaplab-emulator`` and ``coaplab-endpoint``: ``$COAPLAB_EMULATOR_DIR``, a checkout's
+    ``target/release`` (built with ``cargo build --release -p coaplab-emulator`` when missing
+    and cargo is there, as ``scripts/setup.sh`` does), the package's own ``bin/`` (what an
+    installed wheel carries; in a checkout only a copy made for the wheel, hence second), or the
+    PATH."""
     names = ("coaplab-emulator", "coaplab-endpoint")
-    dirs = [Path(d) for d in [os.environ.get("COAPLAB_EMULATOR_DIR")] if d] + [_REPO / "target" / "release"]
+    dirs = ([Path(d) for d in [os.environ.get("COAPLAB_EMULATOR_DIR")] if d]
+            + [_REPO / "target" / "release", Path(__file__).resolve().parent / "bin"])
     for d in dirs:
         if all((d / n).is_file() for n in names):
             return d / names[0], d / names[1]
