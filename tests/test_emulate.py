@@ -748,3 +748,12 @@ def test_crossval_shows_an_unknown_histogram_as_na():
     # coaplab's own client counts them: 6 exchanges without retransmission, so 0 and -6.
     rows = {label: (a, b, d) for label, a, b, d in crossval_rows(sim, summary([6], "coaplab"))}
     assert rows["retransmissions (completed exchanges)"] == (6, 0, "-6")
+
+
+def test_emulated_runs_report_elapsed_time_and_estimated_end():
+    # Emulated runs last in real time: each run's progress line says where the sequence stands.
+    from coaplab.emulate import progress_text
+
+    assert progress_text(0, 12, 0.4) == "run 1 of 12, 0 s elapsed"
+    # 2 runs done in 64 s: 32 s each, 10 left → 320 s.
+    assert progress_text(2, 12, 64.0) == "run 3 of 12, 1 min 4 s elapsed, about 5 min 20 s left"

@@ -594,6 +594,20 @@ def emulation_id(config_id: str, client: str, server: str) -> str:
     return f"{config_id}{EMULATED_MARK}{client}-{server}"
 
 
+def progress_text(done: int, total: int, elapsed_s: float) -> str:
+    """Where a sequence of emulated runs stands: ``run 3 of 12, 1 min 4 s elapsed, about 3 min 12 s
+    left`` — the estimate from the mean wall time of the runs done so far (runs last in real
+    time, so the past ones predict the rest well); none before the first has finished."""
+    def clock(s: float) -> str:
+        s = round(s)
+        return f"{s // 60} min {s % 60} s" if s >= 60 else f"{s} s"
+
+    text = f"run {done + 1} of {total}, {clock(elapsed_s)} elapsed"
+    if done:
+        text += f", about {clock(elapsed_s / done * (total - done))} left"
+    return text
+
+
 def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", server: str = "coaplab",
             db: str | None = None, replications: int | None = None, out_dir: str | Path | None = None,
             max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US, progress: bool = True,
@@ -615,13 +629,18 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
             from .store import ResultsDB
             store = ResultsDB(db)
         try:
-            for cfg in sc.configurations():
+            configs = sc.configurations()
+            total = sum(min(replications or c["replications"], c["replications"]) for c in configs)
+            done, started = 0, time.monotonic()
+            for cfg in configs:
                 cid = config_id(cfg)
                 reps = min(replications or cfg["replications"], cfg["replications"])
                 runs, invalid, lateness, t0 = [], 0, [], time.monotonic()
                 for r in range(reps):
                     _log(f"emulating {cfg['name']} [{cid}] replication {r + 1}/{reps} "
-                         f"({client} clients, {server} server)", quiet=not progress)
+                         f"({client} clients, {server} server); "
+                         f"{progress_text(done, total, time.monotonic() - started)}", quiet=not progress)
+                    done += 1
                     d = Path(out_dir) / f"{cid}-r{r}" if out_dir else None
                     run = run_one(cfg, r, client=client, server=server, out_dir=d, max_seconds=max_seconds,
                                   late_us=late_us, tcp_congestion=tcp_congestion)
