@@ -12,3 +12,24 @@ fi
 .venv/bin/python -m pip install -q -e '.[test,cluster]'
 # The network emulator and coaplab's real-socket endpoints (`coaplab emulate`, docs/emulation.md).
 cargo build --release -q -p coaplab-emulator
+# Californium's driver for `coaplab emulate --client/--server californium` (a JVM program built
+# with Maven from Maven Central into target/californium/; java/californium/pom.xml pins the
+# version). The JDK and Maven come from Debian's packages, installed when missing and root;
+# otherwise the driver is skipped and the Californium kinds say what is missing. Rebuilt only
+# when its sources are newer than the jar (~25 s cold, with the downloads; nothing when cached).
+if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "== installing default-jdk-headless maven (Debian packages) =="
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq default-jdk-headless maven >/dev/null
+  fi
+fi
+jar=target/californium/californium-driver-1.jar
+if command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1; then
+  if [ ! -f "$jar" ] || [ -n "$(find java/californium -newer "$jar" -type f | head -1)" ]; then
+    rm -rf target/californium
+    mvn -q -B -f java/californium/pom.xml package
+  fi
+else
+  echo "setup: no JDK/Maven: Californium's emulation endpoints are not built (apt-get install default-jdk-headless maven)" >&2
+fi

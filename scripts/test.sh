@@ -22,6 +22,9 @@ fi
 echo "== build (Rust engine + Python package) =="
 bash scripts/setup.sh
 echo "== wheel (maturin, abi3) into dist/ =="
+# The wheel carries the emulator and endpoint binaries (built by setup.sh), so that a user who
+# installs it can `coaplab emulate` without a Rust toolchain (pyproject.toml's include).
+mkdir -p python/coaplab/bin && cp target/release/coaplab-emulator target/release/coaplab-endpoint python/coaplab/bin/
 rm -rf dist && .venv/bin/maturin build --release -q -o dist 2>&1 | tail -1
 echo "== cargo fmt --check =="
 cargo fmt --all --check

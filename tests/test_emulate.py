@@ -721,3 +721,39 @@ def test_a_run_without_an_output_directory_leaves_no_files(tmp_path, monkeypatch
     with pytest.raises(em.CoaplabError):
         em.run_one({"coap": {"transport": "udp"}}, 0, out_dir=kept)
     assert (kept / "ingress.pcap").exists()  # --out: the user's directory keeps everything
+
+
+def test_crossval_shows_an_unknown_histogram_as_na():
+    # A third-party client's own retransmissions are not visible from outside: its emulated
+    # histogram is unknown, shown "n/a" — never as 0 retransmissions ("6 | 0 | -6").
+    from coaplab.emulate import crossval_rows, crossval_table
+    from coaplab.stats import PERCENTILE_KEYS
+
+    def summary(hist, client=None):
+        s = {"name": "x", "config_id": "c", "replications": 1, "fct_s": {k: 1.0 for k in PERCENTILE_KEYS},
+             "exchanges_completed": 6, "exchanges_failed": 0, "packets": {"sent": 12},
+             "retransmission_histogram": hist}
+        if client:
+            s["emulation"] = {"client": client, "server": "coaplab", "lateness_us_mean": 0.0,
+                              "lateness_us_p99_max": 0.0, "invalid_runs": 0}
+        return s
+
+    # Simulated: 2 exchanges without, 2 with one, 2 with two retransmissions: 0 + 2 + 4 = 6.
+    sim = summary([2, 2, 2])
+    rows = {label: (a, b, d) for label, a, b, d in crossval_rows(sim, summary([], "libcoap"))}
+    assert rows["retransmissions (completed exchanges)"] == (6, "n/a", "n/a")
+    assert [rows[f"exchanges with {k} retransmissions"] for k in range(3)] == [(2, "n/a", "n/a")] * 3
+    (line,) = [t for t in crossval_table([(sim, summary([], "libcoap"))]).splitlines() if "(completed exchanges)" in t]
+    assert line.split()[-3:] == ["6", "n/a", "n/a"]
+    # coaplab's own client counts them: 6 exchanges without retransmission, so 0 and -6.
+    rows = {label: (a, b, d) for label, a, b, d in crossval_rows(sim, summary([6], "coaplab"))}
+    assert rows["retransmissions (completed exchanges)"] == (6, 0, "-6")
+
+
+def test_emulated_runs_report_elapsed_time_and_estimated_end():
+    # Emulated runs last in real time: each run's progress line says where the sequence stands.
+    from coaplab.emulate import progress_text
+
+    assert progress_text(0, 12, 0.4) == "run 1 of 12, 0 s elapsed"
+    # 2 runs done in 64 s: 32 s each, 10 left → 320 s.
+    assert progress_text(2, 12, 64.0) == "run 3 of 12, 1 min 4 s elapsed, about 5 min 20 s left"

@@ -65,7 +65,7 @@ def test_explicit_layout_and_leftover_keys():
     fig = figures.fct_boxes(s, x="link.buffer_bytes", hue="coap.cc", col="coap.nstart")
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in visible] == ["NSTART = 1", "NSTART = 2"]
-    assert [t.get_text() for t in visible[0].get_xticklabels()] == ["2500", "28,200"]
+    assert [t.get_text() for t in visible[0].get_xticklabels()] == ["2,500", "28,200"]
     # Not placing NSTART: it still splits the figure (into panels), never merges boxes.
     fig = figures.fct_boxes(s, x="link.buffer_bytes", hue="coap.cc")
     assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == ["NSTART = 1", "NSTART = 2"]
@@ -191,3 +191,16 @@ def test_load_curves_on_a_mesh(tmp_path, cli):
         assert (tmp_path / f"{kind}.png").stat().st_size > 10_000
     bad = cli("plot", "--db", db, "--kind", "load", "--x", "coap.cc", "--out", tmp_path / "x.png")
     assert bad.returncode == 2 and "not for --kind load" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_mac_drops_with_all_zero_data_start_at_zero():
+    # No MAC queue drops anywhere: the y axis runs from 0 (a count is never negative), not
+    # matplotlib's -0.04 to 0.04 around a constant.
+    s = [{**summary((1, 2, 3, 4, 5), coap__cc=cc, network__kind="chain"), "replications": 1,
+          "mesh": {"offered_kbps": load, "carried_kbps": load, "mac_queue_drops": 0}}
+         for cc in ("default", "cocoa") for load in (1.0, 2.0)]
+    fig = figures.load_curves(s, "mac_queue_drops")
+    lo, hi = fig.axes[0].get_ylim()
+    assert lo == 0 and hi > 0
+    # Carried load too starts at 0.
+    assert figures.load_curves(s, "carried_kbps").axes[0].get_ylim()[0] == 0

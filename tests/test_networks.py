@@ -291,3 +291,32 @@ def test_contiki_drop_causes_are_reported(tmp_path):
     # Without autoack collided frames are lost, never retried: counted as collision drops.
     assert m["collision_drops"] > 0
     assert m["mac_queue_drops"] == m.get("neighbor_queue_drops", 0) + m.get("buffer_drops", 0)
+
+
+@pytest.mark.parametrize("line", ["buffer_bytes = 100000", 'errors = "high"', "downlink_kbps = 10.0"])
+def test_link_keys_a_gprs_network_ignores_are_refused(cli, tmp_path, line):
+    # A GPRS network's buffers, rates and losses are network.gprs_* keys: a [link] key it
+    # ignores is refused (one line naming the key, the value and what is allowed, nothing run),
+    # never run and shown as if it applied.
+    p = tmp_path / "gprs.toml"
+    p.write_text(f'[network]\nkind = "gprs"\n[link]\n{line}\n')
+    out = cli("run", p, "--no-db")
+    assert out.returncode == 2
+    key, value = (x.strip() for x in line.split("="))
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f'coaplab: error: link.{key}: {value} does not apply to network.kind = "gprs"'), out.stderr
+    assert lines[0].endswith("allowed in [link] with gprs: link_overhead_bytes, mtu")
+    assert out.stdout == ""
+
+
+def test_the_table_names_only_the_settings_a_network_uses():
+    from coaplab.output import network_line
+
+    # GPRS: its own buffers and loss (the defaults of docs/networks.md: an 8000 B modem buffer,
+    # a 20000 B network buffer, 0.2 % loss), not the [link] buffer and errors.
+    gprs = network_line(resolve({"network": {"kind": "gprs"}, "link": {"link_overhead_bytes": 4}}))
+    assert gprs == "gprs: modem buffer 8,000 B, network buffer 20,000 B, loss 0.002"
+    assert network_line(resolve({"network": {"kind": "chain"}})) == "network chain ([link] buffer and errors do not apply)"
+    # The star: the [link] buffer (with a thousands separator, like every count) and errors.
+    assert network_line(resolve({"link": {"buffer_bytes": 28200}})) == "buffer 28,200 B  errors none"

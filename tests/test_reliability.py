@@ -68,9 +68,7 @@ def test_crossval_svg_name_is_sanitised(tmp_path, monkeypatch):
     from coaplab import emulate, figures
 
     monkeypatch.setattr(emulate, "simulated_time_sequence", lambda cfg, rep: [])
-    from coaplab import pcapseq
-
-    monkeypatch.setattr(pcapseq, "time_sequence_points", lambda d, addr: [])
+    monkeypatch.setattr(emulate, "time_sequence_points", lambda d, addr: [])
     monkeypatch.setattr(figures, "time_sequence_overlay", lambda *a, **k: _FakeFigure())
     out = tmp_path / "out"
     out.mkdir()

@@ -108,7 +108,7 @@ def test_cli_replay_compare_table(cli):
     [
         (["replay", "cocoa", "missing.json"], "cannot read script"),
         (["replay", "nope", "SCRIPT"], "unknown algorithm 'nope'"),
-        (["replay", "cocoa@california", "SCRIPT"], 'unknown algorithm \'cocoa@california\' (did you mean "cocoa@californium"?); valid names: '),
+        (["replay", "cocoa@california", "SCRIPT"], "unknown algorithm 'cocoa@california' (did you mean \"cocoa@californium\"?); valid names: "),
         (["replay", "cocoa", "BAD"], "not valid JSON"),
         (["replay", "cocoa", "OVERLAP"], "exchange 1: field 'start'"),
     ],

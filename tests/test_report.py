@@ -106,6 +106,34 @@ def test_report_renders_in_chromium(report):
     assert out.returncode == 0 and shot.stat().st_size > 20_000, out.stderr[-2000:]
 
 
+def test_the_configurations_table_stays_inside_the_page_at_1400_px(report):
+    # A wide configurations table (many columns, cells that do not wrap) scrolls inside its own
+    # box instead of running past the page's right edge. Measured in Chromium at 1400 px: a
+    # copy of the report with a script that writes the boxes' right edges into the DOM.
+    chromium = _chromium()
+    tmp, _, path, _ = report
+    # Per configurations table: the right edge of what the page shows of it (its scroll box, or
+    # the table itself when nothing clips it) is within the body's.
+    probe = ("<script>addEventListener('load',()=>{const b=document.body.getBoundingClientRect().right;"
+             "const r=[...document.querySelectorAll('table[data-table^=\"configs-\"]')].map(t=>{"
+             "const box=getComputedStyle(t.parentElement).overflowX==='auto'?t.parentElement:t;"
+             "return [Math.round(box.getBoundingClientRect().right-b),t.getBoundingClientRect().width>0]});"
+             "document.body.setAttribute('data-probe',JSON.stringify(r))})</script>")
+    page = tmp / "probe.html"
+    page.write_text(path.read_text().replace("</body>", probe + "</body>"))
+    dom = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={tmp / 'profile'}", "--window-size=1400,3000",
+                          "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, check=False)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    found = re.search(r'data-probe="([^"]*)"', dom.stdout)
+    assert found, "the probe did not run"
+    import html
+    import json
+
+    boxes = json.loads(html.unescape(found.group(1)))
+    assert len(boxes) == 2
+    assert all(overflow <= 0 and shown for overflow, shown in boxes), boxes
+
+
 def test_report_cli_errors(cli, tmp_path):
     out = cli("report", "--db", tmp_path / "missing.duckdb", "--out", tmp_path / "o")
     assert out.returncode == 2 and "does not exist" in out.stderr
@@ -134,3 +162,22 @@ def test_report_draws_client_groups(tmp_path):
     doc, ids = build(db)
     assert {"groups-0", "groups-unnecessary-0", "groups-histogram-0"} <= set(ids), ids
     assert "client group" in doc and "legacy" in doc and "safe" in doc
+
+
+def test_a_periodic_mesh_report_draws_the_hop_delay_not_fct_boxes(tmp_path):
+    # A periodic workload's FCT is set by its period (docs/networks.md): the report draws the
+    # exchange delay by hop distance and the carried load instead of FCT boxes.
+    from coaplab.report import build
+
+    db = tmp_path / "mesh.duckdb"
+    coaplab.run({"name": "mesh", "replications": 1, "network": {"kind": "chain"},
+                 "workload": {"kind": "periodic", "clients": 4, "duration_s": 30.0, "request_bytes": 95,
+                              "response_bytes": 0},
+                 "sweep": {"workload.period_s": [5.0, 2.0]}}, db=db)
+    doc, ids = build(db)
+    assert "hop-delay-0" in ids and "load-0" in ids
+    assert not any(i.startswith("fct-") for i in ids)
+    assert "hops to the sink" in doc and "exchange delay (s)" in doc
+    # One configuration: its carried load too (one point against the carried = offered line).
+    _, ids = build(db, where="workload.period_s = 5")
+    assert ids[:2] == ["hop-delay-0", "load-0"]

@@ -197,3 +197,19 @@ def test_table_wall_time_and_events_are_readable():
     events = summaries[0]["events"]
     assert f"{events:,} events in " in out
     assert " 0.00 s" not in out
+
+
+def test_summarising_has_its_own_progress_lines(monkeypatch, capsys):
+    # A large stored study re-summarises for seconds: the summary step reports its progress like
+    # the runs do, counting configurations (a line 5 s after the start, then every 5 s).
+    from coaplab import runner
+
+    clock = [100.0]
+    monkeypatch.setattr(runner.time, "monotonic", lambda: clock[0])
+    p = runner.Progress(3, True, "study.toml: summarising", unit="configurations")
+    clock[0] = 101.0
+    p.advance()  # 1 s in: quiet
+    clock[0] = 106.0
+    p.advance()  # 6 s in: 2 of 3 done, 3 s per configuration → ETA 3 s
+    p.close()
+    assert capsys.readouterr().err == "study.toml: summarising: 2/3 configurations, 6.0 s elapsed, ETA 3 s\n"

@@ -78,10 +78,11 @@ def test_result_frames_carry_the_varying_parameters(study):
 
 
 def test_export_tables(study, tmp_path):
-    db, _udp, tcp = study
+    db, udp, tcp = study
     paths = coaplab.tidy.export(db, tmp_path, "parquet")
     assert [p.name for p in paths] == ["configs.parquet", "runs.parquet", "clients.parquet", "traces.parquet",
-                                       "time_sequence.parquet", "cc_state.parquet"]
+                                       "queue.parquet", "throughput.parquet", "time_sequence.parquet",
+                                       "cc_state.parquet"]
     t = {p.stem: pd.read_parquet(p) for p in paths}
     # Across both scenarios: name, transport, algorithm, NSTART, buffer, workload ... vary.
     for name, frame in t.items():
@@ -94,6 +95,12 @@ def test_export_tables(study, tmp_path):
     # The same rows as the run's own frame.
     assert len(seq) == len(tcp.time_sequence_frame())
     assert t["cc_state"].empty  # New Reno has no state rows (BBR's: tests/test_bbr_state.py)
+    # Every run is traced: both directions' queue change-points and throughput bins, the same
+    # rows as the runs' own frames.
+    for table, frame in (("queue", "queue_frame"), ("throughput", "throughput_frame")):
+        assert set(t[table].direction) == {"up", "down"}, table
+        assert len(t[table]) == len(getattr(udp, frame)()) + len(getattr(tcp, frame)()) > 0, table
+    assert list(t["queue"].columns[-5:]) == ["replication", "direction", "link", "time_s", "queue_bytes"]
     # --where: only the matching configurations, and only their varying keys as columns.
     csv = coaplab.tidy.export(db, tmp_path / "csv", "csv", where="coap.cc = 'cocoa'")
     clients = pd.read_csv(csv[2])
@@ -220,3 +227,15 @@ def test_light_imports(tmp_path):
     out = subprocess.run([sys.executable, "-c", probe, "run", str(scen), "--no-db", "--no-progress"],
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['coaplab.runner', 'coaplab.scenario']", out.stdout + out.stderr
+
+
+def test_udp_only_exports_carry_no_tcp_columns(study, tmp_path):
+    # The clients table's tcp_* counters are NULL for UDP clients: an export of UDP
+    # configurations leaves them out; with a TCP configuration among them they stay.
+    db, _, _ = study
+    udp = coaplab.tidy.export(db, tmp_path / "udp", "csv", where="coap.transport = 'udp'")
+    clients = pd.read_csv(next(p for p in udp if p.name == "clients.csv"))
+    assert not [c for c in clients.columns if c.startswith("tcp_")]
+    both = coaplab.tidy.export(db, tmp_path / "both", "csv")
+    clients = pd.read_csv(next(p for p in both if p.name == "clients.csv"))
+    assert "tcp_segments_sent" in clients.columns and clients["tcp_segments_sent"].notna().any()

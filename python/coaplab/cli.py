@@ -15,10 +15,7 @@ from . import __version__
 from .errors import CoaplabError
 from .files import output_file
 from .replay import MAX_MAX_RETRANSMIT, load_script, replay
-from .stacks import (  # not .emulate: its imports would slow every command
-    CLIENT_KINDS,
-    SERVER_KINDS,
-)
+from .stacks import CLIENT_KINDS, SERVER_KINDS  # not .emulate: its imports would slow every command
 
 
 def _int_at_least(lo: int):
@@ -205,7 +202,8 @@ def _parser() -> argparse.ArgumentParser:
                 "  coaplab plot --kind fct --x link.buffer_bytes --hue coap.cc --col coap.nstart --out fig.pdf\n"
                 "  coaplab plot --db study.duckdb --kind histogram --where \"coap.cc in ('cocoa','fasor')\" --out hist.png\n"
                 "  coaplab plot --kind time-sequence --config 44c8b1475d569923 --replication 0 --out ts.svg\n"
-                "  coaplab plot --kind rto --config 42b0cb9c2ca47e1c --client 3 --width one --out rto.pdf",
+                "  coaplab plot --kind rto --config 42b0cb9c2ca47e1c --client 3 --width one --out rto.pdf\n"
+                "  coaplab plot --kind queue --replication 0 --out queue.svg",
                 description="Draw one figure from the results database. fct / unnecessary: box plots (whiskers "
                             "p10/p90, box p25/p75, median line) per configuration; histogram: retransmissions per "
                             "exchange; retransmission-ratio: retransmissions / CON transmissions per configuration "
@@ -213,10 +211,13 @@ def _parser() -> argparse.ArgumentParser:
                             "median-ci: the median FCT per configuration with its 95 % bootstrap interval over replications as whiskers; "
                             "time-sequence: one TCP connection (runs with trace = true; with BBR a second "
                             "panel shows cwnd, the BDP estimate, pacing rate x RTprop and the modes); rto: one UDP "
-                            "client's timer and RTO estimate (runs with trace = true).")
+                            "client's timer and RTO estimate (runs with trace = true); queue / throughput: one run's "
+                            "bottleneck buffer occupancy / each direction's delivered throughput over time (runs "
+                            "with trace = true on a star or gprs network).")
     plot.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP)
     plot.add_argument("--kind", choices=("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf",
-                                         "time-sequence", "rto", "load", "mac-drops", "drop-causes", "median-ci"),
+                                         "time-sequence", "rto", "queue", "throughput", "load", "mac-drops",
+                                         "drop-causes", "median-ci"),
                       default="fct",
                       help="what to draw (default: fct)")
     plot.add_argument("--out", metavar="FILE", required=True, help="the figure file; the extension picks the format: .png, .pdf or .svg")
@@ -226,8 +227,8 @@ def _parser() -> argparse.ArgumentParser:
     plot.add_argument("--where", metavar="CONDITION", help=_WHERE_HELP)
     plot.add_argument("--width", default="two", metavar="one|two|INCHES",
                       help="figure width: one (3.5 in, one paper column), two (7.16 in, default) or inches, e.g. 5")
-    plot.add_argument("--config", metavar="CONFIG_ID", help="time-sequence / rto: the configuration (default: the first traced one)")
-    plot.add_argument("--replication", type=_non_negative_int, default=None, help="time-sequence / rto: the replication (default: the first traced)")
+    plot.add_argument("--config", metavar="CONFIG_ID", help="time-sequence / rto / queue / throughput: the configuration (default: the first traced one)")
+    plot.add_argument("--replication", type=_non_negative_int, default=None, help="time-sequence / rto / queue / throughput: the replication (default: the first traced)")
     plot.add_argument("--client", type=_non_negative_int, default=None, help="rto: the client (default: the first traced)")
     plot.add_argument("--connection", type=_non_negative_int, default=None,
                       help="time-sequence: the connection number (default: the busiest)")
@@ -516,6 +517,11 @@ def _trace_figure(db: str, args, width):
         keys = varying(c for c in study.configs.values() if c["name"] == name)
         return f"{name}: {label(study.flat[cid], keys)}" if keys else name
 
+    if args.kind in ("queue", "throughput"):
+        for opt in ("client", "connection"):
+            if getattr(args, opt) is not None:
+                raise CoaplabError(f"--{opt}: not for --kind {args.kind} (it draws both directions of one run)")
+        return _series_figure(study, cids, what, args, width)
     if args.kind == "time-sequence":
         if args.client is not None:
             raise CoaplabError("--client: only for --kind rto (time-sequence graphs pick a --connection)")
@@ -554,6 +560,27 @@ def _trace_figure(db: str, args, width):
             return figures.rto_trace(pts, f"{what(cid)}, replication {first[0]}, client {first[1]}", width=width)
     raise CoaplabError("no timer trace matches: run a UDP scenario with trace = true"
                        + "".join(f", {o} {getattr(args, o)}" for o in ("config", "replication", "client")
+                                 if getattr(args, o) is not None))
+
+
+def _series_figure(study, cids, what, args, width):
+    """``--kind queue|throughput``: the first traced run matching --config / --replication."""
+    from . import figures  # lazy: per command (start-up)
+    from .store import queue_points, series_note, throughput_points  # lazy: per command (start-up)
+
+    queue = args.kind == "queue"
+    for cid in cids:
+        for run in study.runs[cid]:
+            if args.replication is not None and run["replication"] != args.replication:
+                continue
+            if not run.get("timeseries"):
+                continue
+            caption = f"{what(cid)}, replication {run['replication']}{series_note(run)}"
+            if queue:
+                return figures.queue_occupancy(queue_points(run), caption, width=width, end_s=run["sim_time_s"])
+            return figures.throughput_series(throughput_points(run), caption, width=width, end_s=run["sim_time_s"])
+    raise CoaplabError(f"no {args.kind} time series matches: run a scenario on a star or gprs network with trace = true"
+                       + "".join(f", {o} {getattr(args, o)}" for o in ("config", "replication")
                                  if getattr(args, o) is not None))
 
 

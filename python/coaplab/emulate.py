@@ -5,7 +5,7 @@ One emulated run = two network namespaces created for it (clients, server), one 
 each owned by ``coaplab-emulator`` (the engine's network model on the wall clock), a server
 endpoint in the server namespace and the clients in the client namespace. Endpoints are
 coaplab's own (``coaplab-endpoint``: the simulator's CoAP client over real UDP sockets, CoAP over
-the kernel's TCP) or third-party stacks (libcoap's ``coap-client`` and ``coap-server``, aiocoap; see
+the kernel's TCP) or third-party stacks (libcoap's ``coap-client`` and ``coap-server``, aiocoap, Californium; see
 :mod:`coaplab.thirdparty`). Everything the run creates — namespaces, the devices in them,
 processes — is removed when it ends, on an error, on SIGINT / SIGTERM and at exit.
 
@@ -42,7 +42,7 @@ from .scenario import config_id, file_stem, load_scenario
 from .stacks import CLIENT_KINDS, SERVER_KINDS
 from .stats import PERCENTILE_KEYS, summarize
 from .store import ResultsDB, sequence_points
-from .thirdparty import LIBCOAP_MAX_RESOURCE, LIBCOAP_MAX_RESPONSE, libcoap_tool
+from .thirdparty import LIBCOAP_MAX_RESOURCE, LIBCOAP_MAX_RESPONSE, californium_check, libcoap_tool
 
 #: The TUN device's name inside each namespace.
 TUN = "coaplab0"
@@ -71,11 +71,14 @@ def check_environment() -> None:
 
 
 def binaries(build: bool = True) -> tuple[Path, Path]:
-    """``coaplab-emulator`` and ``coaplab-endpoint``: ``$COAPLAB_EMULATOR_DIR``, the
-    repository's ``target/release`` (built with ``cargo build --release -p coaplab-emulator``
-    when missing and cargo is there, as ``scripts/setup.sh`` does), or the PATH."""
+    """``coaplab-emulator`` and ``coaplab-endpoint``: ``$COAPLAB_EMULATOR_DIR``, a checkout's
+    ``target/release`` (built with ``cargo build --release -p coaplab-emulator`` when missing
+    and cargo is there, as ``scripts/setup.sh`` does), the package's own ``bin/`` (what an
+    installed wheel carries; in a checkout only a copy made for the wheel, hence second), or the
+    PATH."""
     names = ("coaplab-emulator", "coaplab-endpoint")
-    dirs = [Path(d) for d in [os.environ.get("COAPLAB_EMULATOR_DIR")] if d] + [_REPO / "target" / "release"]
+    dirs = ([Path(d) for d in [os.environ.get("COAPLAB_EMULATOR_DIR")] if d]
+            + [_REPO / "target" / "release", Path(__file__).resolve().parent / "bin"])
     for d in dirs:
         if all((d / n).is_file() for n in names):
             return d / names[0], d / names[1]
@@ -401,6 +404,8 @@ def check_supported(cfg: dict[str, Any], client: str, server: str) -> None:
                                f"{LIBCOAP_MAX_RESPONSE} (libcoap answers larger bodies block-wise)")
 
         libcoap_tool("server"), libcoap_tool("client")  # both are needed: the client loads the server
+    if "californium" in (client, server):
+        californium_check(cfg, client, server)
     if client != "coaplab" and not (w["kind"] == "firmware" or (w["kind"] == "continuous" and w.get("duration_s") is None)):
         raise CoaplabError(f"workload.kind: {w['kind']!r} with --client {client} is not emulated yet; "
                            "allowed: firmware, continuous with exchanges")
@@ -464,7 +469,7 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
         # Time 0 for the emulator and the clients alike (CLOCK_MONOTONIC is system-wide): the
         # clients start at their simulated offsets from it, and the loss chains' state changes
         # fall at the same instants as in a simulated run.
-        epoch = time.monotonic_ns() + 200_000_000
+        epoch = time.monotonic_ns() + int(thirdparty.start_lead_s(client) * 1e9)
         assert emu.stdin is not None
         emu.stdin.write(f"START {epoch}\n".encode())
         emu.stdin.flush()
@@ -587,6 +592,20 @@ def emulation_id(config_id: str, client: str, server: str) -> str:
     return f"{config_id}{EMULATED_MARK}{client}-{server}"
 
 
+def progress_text(done: int, total: int, elapsed_s: float) -> str:
+    """Where a sequence of emulated runs stands: ``run 3 of 12, 1 min 4 s elapsed, about 3 min 12 s
+    left`` — the estimate from the mean wall time of the runs done so far (runs last in real
+    time, so the past ones predict the rest well); none before the first has finished."""
+    def clock(s: float) -> str:
+        s = round(s)
+        return f"{s // 60} min {s % 60} s" if s >= 60 else f"{s} s"
+
+    text = f"run {done + 1} of {total}, {clock(elapsed_s)} elapsed"
+    if done:
+        text += f", about {clock(elapsed_s / done * (total - done))} left"
+    return text
+
+
 def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", server: str = "coaplab",
             db: str | None = None, replications: int | None = None, out_dir: str | Path | None = None,
             max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US, progress: bool = True,
@@ -604,13 +623,18 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
         if db is not None:
             store = ResultsDB(db)
         try:
-            for cfg in sc.configurations():
+            configs = sc.configurations()
+            total = sum(min(replications or c["replications"], c["replications"]) for c in configs)
+            done, started = 0, time.monotonic()
+            for cfg in configs:
                 cid = config_id(cfg)
                 reps = min(replications or cfg["replications"], cfg["replications"])
                 runs, invalid, lateness, t0 = [], 0, [], time.monotonic()
                 for r in range(reps):
                     _log(f"emulating {cfg['name']} [{cid}] replication {r + 1}/{reps} "
-                         f"({client} clients, {server} server)", quiet=not progress)
+                         f"({client} clients, {server} server); "
+                         f"{progress_text(done, total, time.monotonic() - started)}", quiet=not progress)
+                    done += 1
                     d = Path(out_dir) / f"{cid}-r{r}" if out_dir else None
                     run = run_one(cfg, r, client=client, server=server, out_dir=d, max_seconds=max_seconds,
                                   late_us=late_us, tcp_congestion=tcp_congestion)
@@ -671,6 +695,8 @@ def emulation_table(summaries: list[dict[str, Any]]) -> str:
         out.append("               " + "  ".join(f"{_f(s['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
         if s.get("tcp"):
             out.append(f"  TCP: {s['tcp']['connections']} connections, {s['tcp']['segments_retransmitted']} segments retransmitted (kernel)")
+        elif e["client"] not in CLIENTS_WITH_RETRANSMISSIONS:
+            out.append(f"  retransmissions per exchange  {UNKNOWN} ({e['client']} does not tell its retransmissions)")
         else:
             out.append("  retransmissions per exchange  " + ", ".join(f"{k}:{n}" for k, n in enumerate(s["retransmission_histogram"][:12])))
         p = s["packets"]
@@ -682,8 +708,19 @@ def emulation_table(summaries: list[dict[str, Any]]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+#: Clients whose retransmissions per exchange are known: coaplab's endpoint counts them; a
+#: third-party stack's own retransmissions are not visible from outside (`coaplab.tp_clients`).
+CLIENTS_WITH_RETRANSMISSIONS = ("coaplab",)
+#: Shown for what an emulated run could not measure (never 0, which would read as measured).
+UNKNOWN = "n/a"
+
+
 def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:
-    """(metric, simulated, emulated, difference) for one configuration."""
+    """(metric, simulated, emulated, difference) for one configuration; the emulated value and
+    the difference are "n/a" where the emulated client cannot tell (a third-party client's
+    retransmissions)."""
+    known = (emu.get("emulation") or {}).get("client", "coaplab") in CLIENTS_WITH_RETRANSMISSIONS
+
     rows: list[tuple[str, Any, Any, str]] = []
     for k in PERCENTILE_KEYS:
         a, b = sim["fct_s"][k], emu["fct_s"][k]
@@ -693,17 +730,24 @@ def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, A
         rows.append(("TCP segments retransmitted", a, b, f"{b - a:+d}"))
     else:
         a = sum(k * n for k, n in enumerate(sim["retransmission_histogram"]))
-        b = sum(k * n for k, n in enumerate(emu["retransmission_histogram"]))
-        rows.append(("retransmissions (completed exchanges)", a, b, f"{b - a:+d}"))
+        if known:
+            b = sum(k * n for k, n in enumerate(emu["retransmission_histogram"]))
+            rows.append(("retransmissions (completed exchanges)", a, b, f"{b - a:+d}"))
+        else:
+            rows.append(("retransmissions (completed exchanges)", a, UNKNOWN, UNKNOWN))
     for key, label in (("exchanges_completed", "exchanges completed"), ("exchanges_failed", "exchanges failed")):
         rows.append((label, sim[key], emu[key], f"{emu[key] - sim[key]:+d}"))
     for key, label in (("sent", "packets sent"), ("dropped_buffer", "dropped at buffer"), ("lost_link", "lost to errors")):
         a, b = int(sim["packets"].get(key, 0)), int(emu["packets"].get(key, 0))
         rows.append((label, a, b, f"{b - a:+d}"))
     if not sim.get("tcp"):
-        hs, he = sim["retransmission_histogram"], emu["retransmission_histogram"]
+        hs, he = sim["retransmission_histogram"], emu["retransmission_histogram"] if known else []
         for n in range(max(len(hs), len(he))):
-            a, b = (hs[n] if n < len(hs) else 0), (he[n] if n < len(he) else 0)
+            a = hs[n] if n < len(hs) else 0
+            if not known:
+                rows.append((f"exchanges with {n} retransmissions", a, UNKNOWN, UNKNOWN))
+                continue
+            b = he[n] if n < len(he) else 0
             rows.append((f"exchanges with {n} retransmissions", a, b, f"{b - a:+d}"))
     return rows
 

@@ -15,8 +15,12 @@ Every function returns a :class:`Figure` (a matplotlib figure that Jupyter shows
 - :func:`time_sequence` — a tcptrace-style time-sequence graph of one TCP connection;
 - :func:`time_sequence_overlay` — two such graphs (simulated, emulated) on one axis;
 - :func:`rto_trace` — a client's armed timer and RTO estimate over time, with its RTT samples;
-- :func:`result_time_sequence`, :func:`result_rto_trace` — those two, picked out of a run's
-  :class:`coaplab.Result` (what ``Result.plot_time_sequence`` / ``plot_rto`` draw).
+- :func:`hop_delay` — a mesh's exchange delay by hop distance (periodic workloads);
+- :func:`queue_occupancy` / :func:`throughput_series` — a traced run's bottleneck buffer
+  occupancy and each direction's delivered throughput over time;
+- :func:`result_time_sequence`, :func:`result_rto_trace`, :func:`result_queue_occupancy`,
+  :func:`result_throughput_series` — those four, picked out of a run's :class:`coaplab.Result`
+  (what its ``plot_time_sequence`` / ``plot_rto`` / ``plot_queue`` / ``plot_throughput`` draw).
 
 The box plots and histograms take per-configuration summaries (``coaplab run --format json``,
 :attr:`coaplab.Result.summaries`) and lay them out by any configuration key: ``x`` (positions
@@ -38,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import matplotlib.colors as mcolors
+import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
@@ -47,7 +52,7 @@ from matplotlib.patches import Patch
 
 from .errors import CoaplabError
 from .files import atomic_write, output_file
-from .store import TRACE_COLUMNS
+from .store import TRACE_COLUMNS, queue_points, throughput_points
 from .tidy import flatten, fmt_value, short, sort_key, title, varying
 
 if TYPE_CHECKING:  # runner imports this module when a Result draws a figure
@@ -564,6 +569,7 @@ def load_curves(summaries: Sequence[dict[str, Any]], metric: str = "carried_kbps
                     top = max(top, max(p[0] for p in pts))
             if metric == "carried_kbps" and top > 0:
                 ax.plot([0, top], [0, top], color="#999999", linewidth=0.7, linestyle=":")  # carried = offered
+            _zero_based(ax)
             if i >= len(panels) - ncols:
                 ax.set_xlabel("offered load (kbit/s)")
             if i % ncols == 0:
@@ -633,8 +639,70 @@ def drop_cause_curves(summaries: Sequence[dict[str, Any]], col=None, width: str 
                     ax.set_ylabel(f"{cause}\ndrops per replication")
                 if cols and r == 0:
                     ax.set_title(_panel_title(cols, pv))
+                _zero_based(ax)
         if len(hue_vals) > 1:
             handles = [Line2D([], [], color=colours[v], marker=markers[v], markersize=3) for v in hue_vals]
+            _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
+    return fig
+
+
+
+
+def hop_delay(summaries: Sequence[dict[str, Any]], hue=None, col=None, width: str | float = "two",
+              panel_height: float = 2.2) -> Figure:
+    """Runs on a multi-hop mesh: the per-hop exchange delay — at each hop distance from the
+    sink, the median over its clients of a client's mean exchange time (request to response),
+    with a bar from p10 to p90 — one line per ``hue`` value (default: the algorithm), one panel
+    per other varying key. What periodic workloads are judged by instead of the FCT, which is
+    fixed by their period (docs/networks.md)."""
+    mesh = [s for s in summaries if (s.get("mesh") or {}).get("by_hops")]
+    if not mesh:
+        raise CoaplabError("no runs on a multi-hop mesh to plot (the per-hop delay needs network.kind chain, grid, "
+                           "dumbbell or file)")
+    rows = _rows(mesh, False)
+    known = set().union(*(f.keys() for f, _ in rows))
+    xs, hues, cols = _layout(rows, None, hue or ("coap.cc" if "coap.cc" in known else None), col, known)
+    cols = xs + cols  # the x axis is the hop distance: every other key gets panels
+    panels = _ordered(_value(f, cols) for f, _ in rows)
+    hue_vals = _ordered(_value(f, hues) for f, _ in rows)
+    colours = dict(zip(hue_vals, _colours(len(hue_vals))))
+    markers = dict(zip(hue_vals, "osD^v<>pX*hH"))
+    ncols, nrows, height = _grid(len(panels), width, panel_height)
+    fig = _new_figure(width, height + (0.35 if len(hue_vals) > 1 else 0))
+
+    with matplotlib.rc_context(_RC):
+        axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
+        for i, pv in enumerate(panels):
+            ax = axes[i // ncols][i % ncols]
+            _style(ax)
+            for j, hv in enumerate(hue_vals):
+                for f, s in rows:
+                    if _value(f, cols) != pv or _value(f, hues) != hv:
+                        continue
+                    pts = sorted((int(h), b["mean_exchange_s"]) for h, b in s["mesh"]["by_hops"].items()
+                                 if (b.get("mean_exchange_s") or {}).get("p50") is not None)
+                    if not pts:
+                        continue
+                    # Side by side at each hop distance, so that the bars of two lines never overlap.
+                    dx = (j - (len(hue_vals) - 1) / 2) * 0.08
+                    hx = [h + dx for h, _ in pts]
+                    mid = [e["p50"] for _, e in pts]
+                    ax.errorbar(hx, mid, yerr=[[m - e["p10"] for m, (_, e) in zip(mid, pts)],
+                                               [e["p90"] - m for m, (_, e) in zip(mid, pts)]],
+                                color=colours[hv], marker=markers[hv], markersize=3.5, linewidth=1.0,
+                                elinewidth=0.7, capsize=1.5)
+            if i >= len(panels) - ncols:
+                ax.set_xlabel("hops to the sink")
+            if i % ncols == 0:
+                ax.set_ylabel("exchange delay (s)")
+            if cols:
+                ax.set_title(_panel_title(cols, pv))
+            ax.xaxis.get_major_locator().set_params(integer=True)
+            _zero_based(ax)
+        for j in range(len(panels), nrows * ncols):
+            axes[j // ncols][j % ncols].set_visible(False)
+        if len(hue_vals) > 1:
+            handles = [Line2D([], [], color=colours[v], marker=markers[v], markersize=3.5) for v in hue_vals]
             _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
     return fig
 
@@ -895,6 +963,74 @@ def rto_trace(points, caption: str = "", width: str | float = "two", height: flo
     return fig
 
 
+_DIRECTIONS = (("down", "downlink (server → devices)", OKABE_ITO[0]), ("up", "uplink (devices → server)", OKABE_ITO[1]))
+
+
+def queue_occupancy(points, caption: str = "", width: str | float = "two", height: float = 2.4,
+                    end_s: float | None = None) -> Figure:
+    """The bytes waiting in each direction's buffer over time (a traced run, docs/model.md "Time
+    series"): one step line per direction, from 0 B at time 0 to ``end_s`` (default: the last
+    change). ``points`` are rows with ``direction``, ``time_s``, ``queue_bytes`` (the change
+    points of :meth:`coaplab.Result.queue_frame`)."""
+    return _series(points, "queue_bytes", "bytes in the buffer", caption, width, height, end_s, start=(0.0, 0.0))
+
+
+def throughput_series(points, caption: str = "", width: str | float = "two", height: float = 2.4,
+                      end_s: float | None = None) -> Figure:
+    """Each direction's delivered throughput over time (a traced run): one step line per
+    direction over the bins of :meth:`coaplab.Result.throughput_frame` (``direction``,
+    ``time_s`` — the bin's start — ``bin_s``, ``kbps``); the y label names the bin width."""
+    bins = {_opt(p, "bin_s") for p in points} - {None}
+    label = "delivered kbit/s" + (f" ({next(iter(bins)) * 1000:g} ms bins)" if len(bins) == 1 else "")
+    return _series(points, "kbps", label, caption, width, height, end_s, start=None)
+
+
+def _series(points, value: str, y_label: str, caption: str, width, height, end_s, start) -> Figure:
+    by_dir: dict[str, list[tuple[float, float]]] = {}
+    for p in points:
+        by_dir.setdefault(_get(p, "direction"), []).append((_get(p, "time_s"), _get(p, value)))
+    if not by_dir:
+        raise CoaplabError("no time-series points to plot: run with trace = true on a star or gprs network")
+    fig = _new_figure(width, height)
+
+    end = max([end_s or 0.0] + [t for pts in by_dir.values() for t, _ in pts])
+    with matplotlib.rc_context(_RC):
+        ax = fig.subplots()
+        _style(ax)
+        handles, labels = [], []
+        for d, name, colour in _DIRECTIONS:
+            pts = sorted(by_dir.get(d, []))
+            if not pts:
+                continue
+            if start is not None and pts[0][0] > start[0]:
+                pts.insert(0, start)
+            if value == "kbps":  # the last bin ends one bin width later; nothing was delivered after it
+                width_s = _opt(points[0], "bin_s") or 0.0
+                pts.append((pts[-1][0] + width_s, 0.0))
+            pts.append((max(end, pts[-1][0]), pts[-1][1]))
+            ax.step([t for t, _ in pts], [v for _, v in pts], where="post", color=colour, linewidth=1.0)
+            handles.append(Line2D([], [], color=colour))
+            labels.append(name)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(y_label)
+        ax.set_xlim(left=0)
+        _zero_based(ax)
+        if caption:
+            ax.set_title(caption, loc="left")
+        fig.legend(handles, labels, loc="outside upper center", frameon=False, ncols=len(labels),
+                   handlelength=1.4, columnspacing=1.0)
+    return fig
+
+
+def _zero_based(ax) -> None:
+    """A y axis of non-negative quantities starts at 0; all-zero data gets 0 to 1 rather than
+    matplotlib's ±0.04 around 0."""
+    top = ax.get_ylim()[1]
+    positive = any(np.nan_to_num(np.asarray(line.get_ydata(), dtype=float)).max(initial=0.0) > 0
+                   for line in ax.get_lines())
+    ax.set_ylim(0, top if positive and top > 0 else 1)
+
+
 def _opt(p, k):
     try:
         return _get(p, k)
@@ -906,7 +1042,7 @@ def _nan(v) -> bool:
     return isinstance(v, float) and math.isnan(v)
 
 
-KINDS = ("fct", "unnecessary", "histogram", "time-sequence", "rto")
+KINDS = ("fct", "unnecessary", "histogram", "time-sequence", "rto", "queue", "throughput")
 
 
 def result_time_sequence(result: Result, config_id: str | None = None, replication: int = 0, connection: int = 0,
@@ -950,3 +1086,19 @@ def result_rto_trace(result: Result, config_id: str | None = None, replication: 
                                      width=width)
     raise CoaplabError(f"no timer trace for config {config_id or 'any'}, replication {replication}, client {client}: "
                        "run a UDP scenario with trace = true")
+
+
+def result_queue_occupancy(result: Result, config_id: str | None = None, replication: int = 0,
+                           width: str | float = "two") -> Figure:
+    """One traced run's bytes waiting in each direction's buffer over time, from a run's result
+    (:meth:`coaplab.Result.plot_queue`; :func:`queue_occupancy`)."""
+    _, run, caption = result.traced_run(config_id, replication)
+    return queue_occupancy(queue_points(run), caption, width=width, end_s=run["sim_time_s"])
+
+
+def result_throughput_series(result: Result, config_id: str | None = None, replication: int = 0,
+                             width: str | float = "two") -> Figure:
+    """One traced run's delivered throughput per direction over time, 100 ms bins, from a run's
+    result (:meth:`coaplab.Result.plot_throughput`; :func:`throughput_series`)."""
+    _, run, caption = result.traced_run(config_id, replication)
+    return throughput_series(throughput_points(run), caption, width=width, end_s=run["sim_time_s"])

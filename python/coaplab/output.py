@@ -7,6 +7,7 @@ import io
 import json
 from typing import Any
 
+from .scenario import NETWORK
 from .stats import PERCENTILE_KEYS
 
 
@@ -41,18 +42,14 @@ def table(summaries: list[dict[str, Any]]) -> str:
         c = s["config"]
         swept = ", ".join(f"{k}={v}" for k, v in s.get("swept", {}).items())
         title = f"{c['name']}  [{s['config_id']}]" + (f"  {swept}" if swept else "")
-        w, l, coap = c["workload"], c["link"], c["coap"]
+        w, coap = c["workload"], c["coap"]
         out.append(title)
         if c.get("group"):
             who = "; ".join(f"{g['name']}: {g['coap']['transport']}/{g['coap']['cc']} {g['workload']['kind']} x{_clients(g['workload'])}"
                             for g in c["group"])
         else:
             who = f"{coap['transport']}/{coap['cc']}  {w['kind']} x{_clients(w)} clients"
-        out.append(
-            f"  {who}"
-            f"  buffer {l['buffer_bytes']} B  errors {l['errors'] if isinstance(l['errors'], str) else 'custom'}"
-            f"  replications {s['replications']}"
-        )
+        out.append(f"  {who}  {network_line(c)}  replications {s['replications']}")
         out.append("  FCT s        " + "  ".join(f"{k:>8}" for k in PERCENTILE_KEYS))
         out.append("               " + "  ".join(f"{_f(s['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
         if (s.get("fct_replications") or {}).get("replications"):  # none without a completed exchange (NON only)
@@ -92,6 +89,31 @@ def table(summaries: list[dict[str, Any]]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+_MESH_KINDS = ("chain", "grid", "dumbbell", "file")
+
+
+def _network_default(c: dict[str, Any], key: str) -> Any:
+    """A ``[network]`` key of a configuration, or its default when it was not given (the
+    resolved configuration leaves such keys out to keep its identity)."""
+    n = c.get("network") or {}
+    return n[key] if key in n else NETWORK[key].default
+
+
+def network_line(c: dict[str, Any]) -> str:
+    """What the run's network was, naming only settings that apply to it: the star's ``[link]``
+    buffer and errors; a GPRS network's own buffers and loss (``[link]`` buffer and errors do not
+    apply to it); a mesh's kind (its radio line below says the rest)."""
+    kind = (c.get("network") or {}).get("kind", "star")
+    if kind == "gprs":
+        return (f"gprs: modem buffer {_network_default(c, 'gprs_modem_buffer_bytes'):,} B, network buffer "
+                f"{_network_default(c, 'gprs_network_buffer_bytes'):,} B, loss {_network_default(c, 'gprs_loss'):g}")
+    if kind in _MESH_KINDS:
+        return f"network {kind} ([link] buffer and errors do not apply)"
+    l = c["link"]
+    errors = l["errors"] if isinstance(l["errors"], str) else "custom"
+    return f"buffer {l['buffer_bytes']:,} B  errors {errors}"
+
+
 def _settle(s: dict[str, Any]) -> str:
     """``, settling 12.345 s`` (burst workloads), with how many replications did not settle."""
     if s.get("settling_time_s") is None:
@@ -123,7 +145,7 @@ def _mesh_lines(m: dict[str, Any] | None) -> list[str]:
     if not m:
         return []
     out = [
-        (f"  mesh ({m['nodes']} nodes; the link line above does not apply): offered {_f(m['offered_kbps'])} kbit/s, carried {_f(m['carried_kbps'])} kbit/s;"
+        (f"  mesh ({m['nodes']} nodes): offered {_f(m['offered_kbps'])} kbit/s, carried {_f(m['carried_kbps'])} kbit/s;"
         f" requests {m['requests_generated']} created, {m['app_drops']} dropped at the application"),
         (f"    frames {m['frames_sent']} ({m['retransmissions']} link-layer retransmissions), collisions {m['collisions']},"
         f" CSMA failures {m['channel_access_failures']}, retries exhausted {m['retry_failures']},"

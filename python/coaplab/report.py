@@ -26,7 +26,15 @@ from .emulate import EMULATED_MARK
 from .files import atomic_write, output_dir
 from .replstats import replication_stats
 from .stats import sum_tcp
-from .store import CC_STATE_COLUMNS, ResultsDB, cc_state_rows, sequence_points
+from .store import (
+    CC_STATE_COLUMNS,
+    ResultsDB,
+    cc_state_rows,
+    queue_points,
+    sequence_points,
+    series_note,
+    throughput_points,
+)
 from .tidy import Study, fmt_value, label, load, title, varying
 
 #: Traces drawn per configuration: the first traced replication's first client (UDP) or the
@@ -42,6 +50,7 @@ table{border-collapse:collapse;font-size:13px;margin:.6em 0 1em}
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f5f5f5}
 td.l,th.l{text-align:left}td{white-space:nowrap}code{font-size:12px;background:#f3f3f3;padding:0 3px}
 nav ul{columns:2;font-size:14px}.muted{color:#666;font-size:13px}
+.table-box{max-width:100%;overflow-x:auto;margin:.6em 0 1em}.table-box table{margin:0}.table-box th{white-space:normal;min-width:4em}
 """
 
 
@@ -55,6 +64,11 @@ def _f(v: Any, digits: int = 3) -> str:
     if isinstance(v, float):
         return f"{v:.{digits}f}"
     return str(v)
+
+
+def _n(v: Any) -> str:
+    """A count with thousands separators, like every number in the report's labels."""
+    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else _f(v)
 
 
 def _figure(fid: str, caption: str, fig: figures.Figure) -> str:
@@ -86,16 +100,16 @@ def _config_table(n: int, study: Study, cids: list[str], keys: list[str], summar
         cells = "".join(f'<td class="l">{_esc(fmt_value(study.flat[cid].get(k)))}</td>' for k in keys)
         rows.append(
             f'<tr id="cfg-{_esc(cid)}" title="{_esc(flat_label)}">{cells}<td class="l"><code>{_esc(cid)}</code></td>'
-            f"<td>{s['replications']}</td><td>{s['exchanges_completed']}</td><td>{s['exchanges_failed']}</td>"
+            f"<td>{_n(s['replications'])}</td><td>{_n(s['exchanges_completed'])}</td><td>{_n(s['exchanges_failed'])}</td>"
             f"<td>{_f(s['throughput_exchanges_per_s'])}</td><td>{_f(s['jain_fairness'], 4)}</td>"
             f"<td>{_f(s['fct_s']['p50'])}{ci}</td><td>{_f(mean['estimate'])}{ci_mean}</td>"
             f"<td>{spread_txt}</td><td>{_f(s.get('retransmission_ratio'), 4)}</td><td>{_f(s.get('mean_rtt_s'))}</td>"
             f"<td>{_f(s.get('mean_rtt_weak_s'))}</td><td>{_f(s.get('mean_initial_rto_s'))}</td></tr>")
-    return (f'<table data-table="configs-{n}"><tr>{head}<th class="l">config_id</th><th>replications</th>'
+    return (f'<div class="table-box"><table data-table="configs-{n}"><tr>{head}<th class="l">config_id</th><th>replications</th>'
             "<th>exchanges completed</th><th>failed</th><th>throughput (exch/s)</th><th>Jain</th>"
             "<th>median FCT (s) [95 % CI]</th><th>mean FCT (s) [95 % CI]</th>"
             "<th>per-replication medians (s)</th><th>retransmission ratio</th><th>mean RTT (s)</th>"
-            f"<th>mean weak RTT (s)</th><th>mean initial RTO (s)</th></tr>{''.join(rows)}</table>"
+            f"<th>mean weak RTT (s)</th><th>mean initial RTO (s)</th></tr>{''.join(rows)}</table></div>"
             '<p class="muted">Median and mean FCT pooled over clients and replications; in brackets the 95 % '
             "confidence interval, a percentile bootstrap over replications (2000 resamples, fixed seed; none with "
             "one replication). Per-replication medians: the smallest and largest replication's median FCT. "
@@ -119,9 +133,9 @@ def _tcp_table(n: int, study: Study, cids: list[str], keys: list[str]) -> str:
     head = "".join(f'<th class="l">{_esc(title(k))}</th>' for k in keys) + "".join(f"<th>{_esc(lab)}</th>" for _, lab in TCP_KEYS)
     rows = "".join(
         "<tr>" + "".join(f'<td class="l">{_esc(fmt_value(study.flat[cid].get(k)))}</td>' for k in keys)
-        + "".join(f"<td>{t.get(k, 0)}</td>" for k, _ in TCP_KEYS) + "</tr>"
+        + "".join(f"<td>{_n(t.get(k, 0))}</td>" for k, _ in TCP_KEYS) + "</tr>"
         for cid, t in tcp.items())
-    return (f'<table data-table="tcp-{n}"><tr>{head}</tr>{rows}</table>'
+    return (f'<div class="table-box"><table data-table="tcp-{n}"><tr>{head}</tr>{rows}</table></div>'
             '<p class="muted">TCP counters summed over all replications (both ends of every connection).</p>')
 
 
@@ -168,8 +182,11 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
         populations = w.get("group") or []
         # With client populations the base's workload and algorithm describe nobody: name the
         # populations instead.
-        base = ("link.errors", "link.buffer_bytes") if populations else (
+        base: tuple[str, ...] = ("link.errors", "link.buffer_bytes") if populations else (
             "coap.transport", "workload.kind", "workload.clients", "link.errors", "link.buffer_bytes", "coap.cc")
+        kind = (w.get("network") or {}).get("kind", "star")
+        if kind != "star":  # the [link] buffer and errors do not apply to a GPRS network or a mesh
+            base = tuple(k for k in base if not k.startswith("link.")) + ("network.kind",)
         fixed = [k for k in base if k not in keys]
         flat0 = study.flat[cids[0]]
         who = ""
@@ -180,8 +197,18 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
         body.append("<p>" + ("Varying: " + ", ".join(f"<code>{_esc(k)}</code>" for k in keys) + ". " if keys else "One configuration. ")
                     + "Fixed: " + ", ".join(f"{_esc(title(k))} {_esc(fmt_value(flat0.get(k)))}" for k in fixed)
                     + f". Replications per configuration: {_esc(w['replications'])}.{who}</p>")
-        figs = [(f"fct-{n}", ("Flow completion time per client: whiskers p10/p90, box p25/p75, line at the median "
-                 "(pooled over clients and replications)."), figures.fct_boxes(sums))]
+        if all(s.get("mesh") and s["config"]["workload"]["kind"] == "periodic" for s in sums):
+            # A periodic workload's FCT is set by its period (docs/networks.md): draw the delay.
+            figs = [(f"hop-delay-{n}", ("Exchange delay by hop distance: per client its mean exchange time "
+                     "(request to response); the median over the clients at each distance, bars p10–p90."),
+                     figures.hop_delay(sums))]
+            if len(sums) == 1:  # several configurations get the load curves below
+                figs.append((f"load-{n}", ("Carried vs offered load on the mesh (kbit/s of requests created and of "
+                             "distinct requests delivered to their sinks); dotted: carried = offered."),
+                             figures.load_curves(sums, "carried_kbps")))
+        else:
+            figs = [(f"fct-{n}", ("Flow completion time per client: whiskers p10/p90, box p25/p75, line at the median "
+                     "(pooled over clients and replications)."), figures.fct_boxes(sums))]
         if any((s["unnecessary_retransmissions_per_client"].get("p90") or 0) > 0 for s in sums):
             figs.append((f"unnecessary-{n}", ("Unnecessary retransmissions per client: whiskers p10/p90, box p25/p75, "
                          "line at the median."), figures.unnecessary_boxes(sums)))
@@ -286,6 +313,24 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
                     "--replication R --connection N --out fig.pdf</code>; export them all: <code>coaplab export</code> "
                     "(<code>time_sequence</code> table; BBR's state: <code>cc_state</code>).</p></section>")
 
+    series = _time_series(study, what)
+    if series:
+        toc.append(("time-series", f"Queue and throughput over time ({len(series[1])} configurations)"))
+        body.append('<section id="time-series"><h2>Queue and throughput over time</h2>'
+                    "<p>Every traced configuration's first traced replication: the bytes waiting in each direction's "
+                    "buffer at every change (the packet being serialized is not in the buffer), and each direction's "
+                    "delivered throughput (IP bytes serialized and not lost) in 100 ms bins (docs/model.md, "
+                    "\"Time series\").</p>")
+        for fid, caption, fig in series[0]:
+            body.append(_figure(fid, caption, fig))
+            ids.append(fid)
+        body.append('<h3>Every traced replication</h3><table data-table="series-list"><tr><th class="l">configuration</th>'
+                    '<th class="l">config_id</th><th class="l">replications</th></tr>'
+                    f"{''.join(series[1])}</table>"
+                    '<p class="muted">Draw any of them: <code>coaplab plot --db DB --kind queue|throughput --config '
+                    "CONFIG_ID --replication R --out fig.pdf</code>; export them all: <code>coaplab export</code> "
+                    "(<code>queue</code> and <code>throughput</code> tables).</p></section>")
+
     runs = sum(len(r) for r in study.runs.values())
     where_txt = f" matching <code>{_esc(where)}</code>" if where else ""
     nav = "<nav><ul>" + "".join(f'<li><a href="#{sid}">{_esc(t)}</a></li>' for sid, t in toc) + "</ul></nav>"
@@ -313,7 +358,7 @@ def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
         link = f'<a href="#{fid}">{_esc(what(cid))}</a>' if pts else _esc(what(cid))
         listing.append(f'<tr><td class="l">{link}</td><td class="l"><code>{cid}</code></td>'
                        f'<td class="l">{_esc(_ranges([r["replication"] for r in traced]))}</td>'
-                       f'<td>{sum(len(r["seq_traces"]) for r in traced)}</td></tr>')
+                       f'<td>{_n(sum(len(r["seq_traces"]) for r in traced))}</td></tr>')
         if not pts:
             continue
         pair = _simulated_counterpart(study, cid, traced)
@@ -335,6 +380,26 @@ def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
                    + ("; below, the server's BBR state: cwnd, the BDP estimate (BtlBw × RTprop), pacing rate × "
                       "RTprop, and the mode (shaded)." if state else "."))
         figs.append((fid, caption, figures.time_sequence(pts, cc_state=state)))
+    return (figs, listing) if figs else None
+
+
+def _time_series(study: Study, what) -> tuple[list, list[str]] | None:
+    """Queue occupancy and throughput figures of every configuration with traced runs (its
+    first traced replication), and the list of every traced replication."""
+    figs: list[tuple[str, str, Any]] = []
+    listing: list[str] = []
+    for cid, runs in study.runs.items():
+        traced = [r for r in runs if r.get("timeseries")]
+        if not traced:
+            continue
+        first, k = traced[0], len(listing)
+        where = f"{what(cid)} [{cid}]: replication {first['replication']}{series_note(first)}"
+        figs.append((f"queue-{k}", f"{where}: bytes waiting in each direction's buffer over time.",
+                     figures.queue_occupancy(queue_points(first), end_s=first["sim_time_s"])))
+        figs.append((f"throughput-{k}", f"{where}: each direction's delivered throughput, 100 ms bins.",
+                     figures.throughput_series(throughput_points(first), end_s=first["sim_time_s"])))
+        listing.append(f'<tr><td class="l"><a href="#queue-{k}">{_esc(what(cid))}</a></td><td class="l"><code>{cid}</code></td>'
+                       f'<td class="l">{_esc(_ranges([r["replication"] for r in traced]))}</td></tr>')
     return (figs, listing) if figs else None
 
 

@@ -35,7 +35,15 @@ from .files import (
 )
 from .scenario import MODEL_VERSION, Scenario, _fmt, config_id, file_stem, load_scenario
 from .stats import summarize
-from .store import CC_STATE_COLUMNS, SweepWriter, cc_state_rows
+from .store import (
+    CC_STATE_COLUMNS,
+    QUEUE_COLUMNS,
+    THROUGHPUT_COLUMNS,
+    SweepWriter,
+    cc_state_rows,
+    queue_rows,
+    throughput_rows,
+)
 from .tidy import flatten, param_columns, varying
 from .tidy import label as config_label
 
@@ -90,21 +98,21 @@ class Result:
     def plot_fct(self, x: str | None = None, hue: str | None = None, col: str | None = None,
                  width: str | float = "two") -> Figure:
         """FCT box plots (:func:`coaplab.figures.fct_boxes` of :attr:`summaries`)."""
-        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)  # lazy: matplotlib (start-up)
+        from . import figures  # lazy: matplotlib (start-up)
 
         return figures.fct_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
 
     def plot_unnecessary(self, x: str | None = None, hue: str | None = None, col: str | None = None,
                          width: str | float = "two") -> Figure:
         """Unnecessary retransmissions per client (:func:`coaplab.figures.unnecessary_boxes`)."""
-        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)  # lazy: matplotlib (start-up)
+        from . import figures  # lazy: matplotlib (start-up)
 
         return figures.unnecessary_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
 
     def plot_histogram(self, x: str | None = None, hue: str | None = None, col: str | None = None,
                        width: str | float = "two") -> Figure:
         """Exchanges by retransmissions (:func:`coaplab.figures.retransmission_histogram`)."""
-        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)  # lazy: matplotlib (start-up)
+        from . import figures  # lazy: matplotlib (start-up)
 
         return figures.retransmission_histogram(self.summaries, x=x, hue=hue, col=col, width=width)
 
@@ -119,7 +127,7 @@ class Result:
         for cid, runs in self.runs.items():
             for r in runs:
                 row = {"config_id": cid, **params.get(cid, {}), "replication": r["replication"],
-                       **{k: v for k, v in r.items() if k not in ("clients", "packets", "traces", "retransmission_histogram", "server", "tcp", "seq_traces", "replication", "groups")}}
+                       **{k: v for k, v in r.items() if k not in ("clients", "packets", "traces", "retransmission_histogram", "server", "tcp", "seq_traces", "timeseries", "replication", "groups")}}
                 row.update({f"packets_{k}": v for k, v in r["packets"].items()})
                 row.update({f"tcp_{k}": v for k, v in (r.get("tcp") or {}).items()})
                 row.update({f"mesh_{k}": v for k, v in (row.pop("mesh", None) or {}).items()
@@ -179,6 +187,44 @@ class Result:
         ]
         return pd.DataFrame(rows, columns=["config_id", *keys, "replication", *CC_STATE_COLUMNS])
 
+    def queue_frame(self):
+        """Runs with tracing on (not meshes): the bottleneck buffers' occupancy over time (pandas),
+        one row per change — config_id, the varying parameters, replication, direction (``down``
+        is the bottleneck in front of the devices, ``up`` the uplink's buffer), link, time_s,
+        queue_bytes (bytes waiting from time_s on; docs/model.md "Time series")."""
+        return self._series_frame("queue")
+
+    def throughput_frame(self):
+        """Runs with tracing on (not meshes): each direction's delivered throughput (pandas), one
+        row per 100 ms bin — config_id, the varying parameters, replication, direction, link,
+        time_s (the bin's start), bin_s, kbps (IP bytes serialized and not lost in the bin)."""
+        return self._series_frame("throughput")
+
+    def _series_frame(self, kind: str):
+        import pandas as pd  # lazy: pandas (start-up)
+
+        rows_of, columns = {"queue": (queue_rows, QUEUE_COLUMNS), "throughput": (throughput_rows, THROUGHPUT_COLUMNS)}[kind]
+        keys, params = self._params()
+        rows = [
+            (cid, *(params.get(cid, {}).get(k) for k in keys), r["replication"], *row)
+            for cid, runs in self.runs.items()
+            for r in runs
+            for row in rows_of(r)
+        ]
+        return pd.DataFrame(rows, columns=["config_id", *keys, "replication", *columns])
+
+    def traced_run(self, config_id: str | None, replication: int) -> tuple[str, dict[str, Any], str]:
+        """(config_id, run, caption) of the first run with time series (``trace = true``) of
+        ``config_id`` (any configuration when None) and ``replication``."""
+        for cid, runs in self.runs.items():
+            if config_id is not None and cid != config_id:
+                continue
+            for r in runs:
+                if r["replication"] == replication and r.get("timeseries"):
+                    return cid, r, f"{self.label(cid)}: replication {replication}"
+        raise CoaplabError(f"no time series for config {config_id or '(any)'}, replication {replication}: run a "
+                           "scenario on a star or gprs network with trace = true")
+
     def label(self, config_id: str) -> str:
         """The configuration named by its values of the keys that vary across this result (its
         config_id when none varies), as figure captions name it."""
@@ -188,25 +234,37 @@ class Result:
     def plot_time_sequence(self, config_id: str | None = None, replication: int = 0, connection: int = 0,
                            direction: str = "down", width: str | float = "two") -> Figure:
         """One TCP connection's time-sequence graph (:func:`coaplab.figures.result_time_sequence`)."""
-        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)  # lazy: matplotlib (start-up)
+        from . import figures  # lazy: matplotlib (start-up)
 
         return figures.result_time_sequence(self, config_id, replication, connection, direction, width)
 
     def plot_rto(self, config_id: str | None = None, replication: int = 0, client: int = 0,
                  width: str | float = "two") -> Figure:
         """One client's timer and RTO over time (:func:`coaplab.figures.result_rto_trace`)."""
-        from . import figures  # lazy: matplotlib only when a figure is drawn (start-up)  # lazy: matplotlib (start-up)
+        from . import figures  # lazy: matplotlib (start-up)
 
         return figures.result_rto_trace(self, config_id, replication, client, width)
+
+    def plot_queue(self, config_id: str | None = None, replication: int = 0, width: str | float = "two") -> Figure:
+        """One traced run's buffer occupancy over time (:func:`coaplab.figures.result_queue_occupancy`)."""
+        from . import figures  # lazy: matplotlib (start-up)
+
+        return figures.result_queue_occupancy(self, config_id, replication, width)
+
+    def plot_throughput(self, config_id: str | None = None, replication: int = 0, width: str | float = "two") -> Figure:
+        """One traced run's throughput per direction (:func:`coaplab.figures.result_throughput_series`)."""
+        from . import figures  # lazy: matplotlib (start-up)
+
+        return figures.result_throughput_series(self, config_id, replication, width)
 
 
 class Progress:
     """A rich progress bar on a terminal, plain periodic lines otherwise (both on stderr)."""
 
-    def __init__(self, total: int, enabled: bool, label: str):
+    def __init__(self, total: int, enabled: bool, label: str, unit: str = "runs"):
         self.total, self.done, self.failed, self.start = total, 0, 0, time.monotonic()
         self.enabled = enabled and total > 0
-        self.label = label
+        self.label, self.unit = label, unit
         self._bar = None
         self._last_line = 0.0
         if self.enabled and sys.stderr.isatty():
@@ -216,7 +274,7 @@ class Progress:
                 MofNCompleteColumn,
                 TextColumn,
                 TimeRemainingColumn,
-            )
+            )  # lazy: only on a terminal (start-up)
             from rich.progress import Progress as RichProgress  # lazy: only on a terminal (start-up)
 
             # On stderr: stdout carries only the requested output (`--format json > out.jsonl`).
@@ -240,7 +298,7 @@ class Progress:
             elapsed = now - self.start
             eta = elapsed / self.done * (self.total - self.done)
             failed_text = f", {self.failed} failed" if self.failed else ""
-            print(f"{self.label}: {self.done}/{self.total} runs{failed_text}, {elapsed:.1f} s elapsed, ETA {eta:.0f} s",
+            print(f"{self.label}: {self.done}/{self.total} {self.unit}{failed_text}, {elapsed:.1f} s elapsed, ETA {eta:.0f} s",
                   file=sys.stderr, flush=True)
             self._last_line = now
 
@@ -626,15 +684,22 @@ def run_scenario(
                                "belong to the stored results: write them into another directory with --no-db")
         available.update(memory)
         summaries, runs = [], {}
-        for cid, c in zip(ids, configs):
-            reps = [available[(cid, rep)] for rep in range(c["replications"]) if (cid, rep) in available]
-            runs[cid] = [r for r, _ in reps]
-            if not reps:
-                continue
-            s = summarize(c, cid, runs[cid], sum(w for _, w in reps))
-            s["swept"] = scenario.swept_values(c)
-            s["replications_failed"] = c["replications"] - len(reps)
-            summaries.append(s)
+        # Summarising a large stored study takes seconds: it gets its own progress (a bar on a
+        # terminal, a line every 5 s otherwise), after the runs'.
+        summing = Progress(len(ids), progress, f"{label}: summarising", unit="configurations")
+        try:
+            for cid, c in zip(ids, configs):
+                reps = [available[(cid, rep)] for rep in range(c["replications"]) if (cid, rep) in available]
+                runs[cid] = [r for r, _ in reps]
+                summing.advance()
+                if not reps:
+                    continue
+                s = summarize(c, cid, runs[cid], sum(w for _, w in reps))
+                s["swept"] = scenario.swept_values(c)
+                s["replications_failed"] = c["replications"] - len(reps)
+                summaries.append(s)
+        finally:
+            summing.close()
     finally:
         if store is not None:
             store.close()  # releases the sweep lock

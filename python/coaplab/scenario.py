@@ -440,6 +440,7 @@ def resolve(raw: dict[str, Any]) -> dict[str, Any]:
         out["tcp"] = tcp
     if "network" in raw:
         out["network"] = _section("network", NETWORK, _given(raw, "network"))
+        _refuse_link_keys_that_do_not_apply(out["network"]["kind"], _given(raw, "link"))
         if "clients" not in _given(raw, "workload") and not groups:
             mesh_clients = _mesh_client_nodes(out["network"])
             if mesh_clients is not None:
@@ -447,6 +448,24 @@ def resolve(raw: dict[str, Any]) -> dict[str, Any]:
     if groups:
         out["group"] = groups
     return out
+
+
+# The `[link]` keys a GPRS network uses (net/topology/gprs.rs: the link-layer overhead of its
+# serializers; the MTU sizes CoAP blocks and the TCP MSS). Its rates, buffers, delays and losses
+# are `network.gprs_*` keys.
+_GPRS_LINK_KEYS = ("link_overhead_bytes", "mtu")
+
+
+def _refuse_link_keys_that_do_not_apply(kind: str, link: dict[str, Any]) -> None:
+    """A `[link]` key that a GPRS network ignores is refused rather than run and shown as if it
+    applied."""
+    if kind != "gprs":
+        return
+    for key, value in link.items():
+        if key not in _GPRS_LINK_KEYS:
+            raise ScenarioError(f"link.{key}: {_fmt(value)} does not apply to network.kind = \"gprs\" (its links are set by the "
+                                f"network.gprs_* keys, e.g. gprs_modem_buffer_bytes, gprs_network_buffer_bytes, gprs_loss); "
+                                f"allowed in [link] with gprs: " + ", ".join(_GPRS_LINK_KEYS))
 
 
 #: Client nodes of the built-in meshes (docs/networks.md "Built-in topologies").

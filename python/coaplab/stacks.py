@@ -6,5 +6,5 @@ pay for at start-up (docs/performance.md, "Start-up").
 """
 
 #: Endpoint kinds: which program plays the clients and which the server.
-CLIENT_KINDS = ("coaplab", "libcoap", "aiocoap")
-SERVER_KINDS = ("coaplab", "aiocoap", "libcoap")
+CLIENT_KINDS = ("coaplab", "libcoap", "aiocoap", "californium")
+SERVER_KINDS = ("coaplab", "aiocoap", "libcoap", "californium")

@@ -146,6 +146,48 @@ def sequence_points(trace: dict[str, Any], direction: str = "down") -> list[dict
             for t, d, ev, seq, n in trace["points"] if d == direction]
 
 
+#: Rows of a traced run's bottleneck queue occupancy: the link direction (``up`` client →
+#: server, ``down``), the link element's name, the time of a change, s, and the bytes waiting in
+#: the buffer from then on (the packet being serialized is not in the buffer).
+QUEUE_COLUMNS = ("direction", "link", "time_s", "queue_bytes")
+#: Rows of a traced run's per-direction throughput: direction, link, the start of a bin, s, the
+#: bin's width, s, and the IP bytes the link delivered (serialized and not lost) in it, as kbit/s.
+THROUGHPUT_COLUMNS = ("direction", "link", "time_s", "bin_s", "kbps")
+
+
+def queue_rows(result: dict[str, Any]) -> list[tuple]:
+    """A run result's queue occupancy change-points (:data:`QUEUE_COLUMNS`), link by link, in
+    time order; none without tracing or on a mesh (docs/model.md "Time series")."""
+    return [(s["direction"], s["link"], t, b) for s in result.get("timeseries") or [] for t, b in s["queue"]]
+
+
+def throughput_rows(result: dict[str, Any]) -> list[tuple]:
+    """A run result's delivered throughput per bin (:data:`THROUGHPUT_COLUMNS`), link by link,
+    every bin from time 0 to the last one with a delivery."""
+    return [(s["direction"], s["link"], round(i * s["bin_s"], 9), s["bin_s"], n * 8 / s["bin_s"] / 1000)
+            for s in result.get("timeseries") or [] for i, n in enumerate(s["delivered_bytes"])]
+
+
+def queue_points(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows :func:`coaplab.figures.queue_occupancy` draws for one run: every traced
+    direction starts empty at time 0 (so one that never queued is drawn at 0 B), then its
+    change-points."""
+    return ([{"direction": s["direction"], "time_s": 0.0, "queue_bytes": 0} for s in result.get("timeseries") or []]
+            + [{"direction": d, "time_s": t, "queue_bytes": b} for d, _, t, b in queue_rows(result)])
+
+
+def series_note(result: dict[str, Any]) -> str:
+    """`` (recorded until 3600.0 s: the cap)`` when a series of the run reached its size cap
+    (docs/model.md "Time series"), else empty."""
+    ends = [s["truncated_at_s"] for s in result.get("timeseries") or [] if s.get("truncated_at_s") is not None]
+    return f" (recorded until {min(ends):.1f} s: the cap)" if ends else ""
+
+
+def throughput_points(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows :func:`coaplab.figures.throughput_series` draws for one run."""
+    return [{"direction": d, "time_s": t, "bin_s": w, "kbps": k} for d, _, t, w, k in throughput_rows(result)]
+
+
 def cc_state_rows(result: dict[str, Any]) -> list[tuple]:
     """A run result's congestion-controller state rows (:data:`CC_STATE_COLUMNS`), connection by
     connection, each direction's rows in time order; none for New Reno or without tracing. The

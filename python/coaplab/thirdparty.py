@@ -16,6 +16,12 @@
 - aiocoap (PyPI ``aiocoap``, the ``emulate`` extra) as the clients or the server; its
   transmission parameters (ACK_TIMEOUT, ACK_RANDOM_FACTOR, MAX_RETRANSMIT, NSTART) are set
   from the scenario's ``[coap]`` section through ``aiocoap.numbers.TransportTuning``.
+- Californium (Eclipse, Java; ``org.eclipse.californium:californium-core``, the version pinned
+  in ``java/californium/pom.xml``) as the clients or the server, through coaplab's small driver
+  ``java/californium/src/main/java/coaplab/CaliforniumDriver.java``, built by
+  ``scripts/setup.sh`` into ``target/californium/``. Its transmission parameters are set from
+  ``[coap]`` (``CoapConfig.ACK_TIMEOUT``, ``ACK_INIT_RANDOM``, ``MAX_RETRANSMIT``, ``NSTART``)
+  and ``coap.cc`` picks ``CoapConfig.CONGESTION_CONTROL_ALGORITHM`` (:data:`CALIFORNIUM_CC`).
 """
 
 from __future__ import annotations
@@ -30,6 +36,81 @@ from typing import Any
 from .errors import CoaplabError
 
 SERVER = "192.0.2.1"
+_REPO = Path(__file__).resolve().parents[2]
+
+#: ``coap.cc`` → Californium's ``CoapConfig.CongestionControlMode`` (CoapConfig.java, 3.14.0).
+#: The drafts' names and the simulator's models of Californium's code (``…@californium``,
+#: crates/cc/src/californium.rs) both map to Californium's implementation, so that one scenario
+#: cross-validates either against the same stack. ``default`` is RFC 7252's fixed timer:
+#: Californium's plain ReliabilityLayer (NULL: no congestion control).
+CALIFORNIUM_CC = {
+    "default": "NULL",
+    "cocoa": "COCOA", "cocoa@californium": "COCOA",
+    "cocoa-s": "COCOA_STRONG", "cocoa-s@californium": "COCOA_STRONG",
+    "basic-rto": "BASIC_RTO", "basic-rto@californium": "BASIC_RTO",
+    "linux-rto": "LINUX_RTO", "linux-rto@californium": "LINUX_RTO",
+    "peakhopper-rto": "PEAKHOPPER_RTO", "peakhopper-rto@californium": "PEAKHOPPER_RTO",
+}
+#: Where scripts/setup.sh builds the driver (ignored by git; rebuilt on a fresh clone).
+CALIFORNIUM_DIR = _REPO / "target" / "californium"
+CALIFORNIUM_JAR = CALIFORNIUM_DIR / "californium-driver-1.jar"
+#: How long before time 0 the clients' process is started when it is a JVM: Californium's
+#: endpoints must be up before the first simulated start offset (a cold JVM loading
+#: Californium takes ~1 s on a loaded 2-core machine).
+CALIFORNIUM_START_LEAD_S = 3.0
+
+
+def californium_cc(cfg: dict[str, Any], role: str) -> str:
+    """Californium's name for the scenario's ``coap.cc``; refuses (one line) one it does not have."""
+    cc = cfg["coap"]["cc"]
+    if cc not in CALIFORNIUM_CC:
+        allowed = ", ".join(CALIFORNIUM_CC)
+        raise CoaplabError(f"coap.cc: {cc!r} with --{role} californium; allowed: {allowed}")
+    return CALIFORNIUM_CC[cc]
+
+
+def californium_java() -> list[str]:
+    """The JVM command line of the driver; refuses (one line) when Java or the build is missing."""
+    java = shutil.which("java")
+    if java is None:
+        raise CoaplabError("emulate: Californium needs Java, which is missing; apt-get install default-jdk-headless maven, "
+                           "then bash scripts/setup.sh")
+    if not CALIFORNIUM_JAR.exists():
+        raise CoaplabError(f"emulate: Californium's driver is not built ({CALIFORNIUM_JAR} is missing); "
+                           "run bash scripts/setup.sh (needs Maven: apt-get install maven)")
+    # Small heap, serial GC, C1 only: tens of endpoints, and the emulator wants the CPU.
+    return [java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+            "-cp", f"{CALIFORNIUM_JAR}:{CALIFORNIUM_DIR / 'lib'}/*", "coaplab.CaliforniumDriver"]
+
+
+def californium_parameters(cfg: dict[str, Any], cc: str) -> list[str]:
+    c = cfg["coap"]
+    return [f"ack_timeout_s={c['ack_timeout_s']}", f"ack_random_factor={c['ack_random_factor']}",
+            f"max_retransmit={c['max_retransmit']}", f"nstart={c['nstart']}", f"cc={cc}"]
+
+
+#: Largest firmware resource the Californium server serves (held in its memory as one array).
+CALIFORNIUM_MAX_RESOURCE = 1 << 24
+
+
+def californium_check(cfg: dict[str, Any], client: str, server: str) -> None:
+    """Refuses, before anything is created, what the Californium endpoints cannot run."""
+    if client == "californium":
+        californium_cc(cfg, "client")
+        # CoapConfig.MAX_RETRANSMIT is defined with a minimum of 1 (Californium refuses 0).
+        if cfg["coap"]["max_retransmit"] < 1:
+            raise CoaplabError(f"coap.max_retransmit: {cfg['coap']['max_retransmit']} with --client californium; "
+                               "allowed: at least 1 (Californium's CoapConfig.MAX_RETRANSMIT minimum)")
+    w = cfg["workload"]
+    if server == "californium" and w["kind"] == "firmware" and w["resource_bytes"] > CALIFORNIUM_MAX_RESOURCE:
+        raise CoaplabError(f"workload.resource_bytes: {w['resource_bytes']} with --server californium; allowed: at most "
+                           f"{CALIFORNIUM_MAX_RESOURCE} (the resource is held in the server's memory)")
+    californium_java()
+
+
+def start_lead_s(client: str) -> float:
+    """Seconds between starting the clients' process and time 0 (the emulator's START)."""
+    return CALIFORNIUM_START_LEAD_S if client == "californium" else 0.2
 
 
 def _have_aiocoap() -> None:
@@ -73,6 +154,8 @@ def client_command(kind: str, cfg: dict[str, Any], replication: int, cfg_path: P
             raise CoaplabError("emulate: libcoap's coap-client is missing; apt-get install libcoap3-bin")
     elif kind == "aiocoap":
         _have_aiocoap()
+    elif kind == "californium":
+        californium_cc(cfg, "client"), californium_java()
     return [sys.executable, "-m", "coaplab.tp_clients", kind, str(cfg_path), str(replication), str(out), str(max_seconds),
             str(epoch_ns)]
 
@@ -86,7 +169,14 @@ def server_command(kind: str, cfg: dict[str, Any], cfg_path: Path, max_seconds: 
         # `timeout` bounds its life (coap-server has no such option) and passes our SIGTERM on.
         # -d 4: up to 4 resources created by PUT (one is used); -A: our address only.
         return ["timeout", "-k", "2", str(int(max_seconds)), libcoap_tool("server"), "-A", SERVER, "-d", "4"]
-    raise CoaplabError(f"--server: {kind!r}; allowed: coaplab, aiocoap, libcoap")
+    if kind == "californium":
+        w = cfg["workload"]
+        size = w["resource_bytes"] if w["kind"] == "firmware" else w["response_bytes"]
+        # The server's own congestion control only times its CON messages (none: responses
+        # are piggybacked ACKs), so it runs without one (NULL).
+        return ["timeout", "-k", "2", str(int(max_seconds)), *californium_java(), "server",
+                *californium_parameters(cfg, "NULL"), f"body_bytes={size}", f"max_s={max_seconds}"]
+    raise CoaplabError(f"--server: {kind!r}; allowed: coaplab, aiocoap, libcoap, californium")
 
 
 def prepare_server(kind: str, ns: str, cfg: dict[str, Any], work: Path, timeout: float = 30.0) -> None:

@@ -26,7 +26,7 @@ from . import scenario
 from .errors import CoaplabError
 from .files import commit_partial, output_dir, partial_path
 from .stats import summarize
-from .store import ResultsDB
+from .store import QUEUE_COLUMNS, THROUGHPUT_COLUMNS, ResultsDB, queue_rows, throughput_rows
 
 #: Top-level keys of a resolved configuration, before the sections.
 TOP_KEYS = ("name", "seed", "replications", "trace")
@@ -110,11 +110,12 @@ def varying(configs: Iterable[dict[str, Any]], extra: Iterable[dict[str, Any]] =
 
 
 def fmt_value(v: Any) -> str:
-    """A parameter value as a label: integers with thousands separators, floats short."""
+    """A parameter value as a label: integers with thousands separators (every one, so that
+    "2,500" and "28,200" read alike), floats short."""
     if isinstance(v, bool) or v is None:
         return str(v).lower() if isinstance(v, bool) else "—"
     if isinstance(v, int):
-        return f"{v:,}" if abs(v) >= 10_000 else str(v)
+        return f"{v:,}"
     if isinstance(v, float):
         return f"{v:g}"
     if isinstance(v, str) and v.startswith("{"):
@@ -303,8 +304,9 @@ def copy_to(con, query: str, path: Path, opts: str) -> None:
 
 def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None = None) -> list[Path]:
     """Writes ``configs``, ``runs``, ``clients``, ``traces``, ``time_sequence`` (TCP
-    time-sequence traces, one row per event) and ``cc_state`` (BBR's state rows, one per ACK
-    that changed them; none for New Reno) as ``<table>.parquet`` or ``<table>.csv``. Every
+    time-sequence traces, one row per event), ``cc_state`` (BBR's state rows, one per ACK
+    that changed them; none for New Reno), ``queue`` and ``throughput`` (traced runs' buffer
+    occupancy change-points and 100 ms throughput bins per link direction) as ``<table>.parquet`` or ``<table>.csv``. Every
     table starts with ``config_id`` and one column per configuration parameter that varies across
     the exported configurations (dotted names: ``coap.cc``, ``link.buffer_bytes``), then its own
     columns (``replication``, ``client``, …). ``where`` keeps the configurations it matches."""
@@ -336,19 +338,38 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
                 seq_rows.extend((cid, rep, t["client"], t["connection"], *p) for p in t["points"])
         seq = pd.DataFrame(seq_rows, columns=["config_id", *TIME_SEQUENCE_COLUMNS])
         con.register("time_sequence", seq)
+        queue_rows_: list[tuple] = []
+        throughput_rows_: list[tuple] = []
+        for cid, rep, text in con.execute(
+                "SELECT config_id, replication, result FROM runs WHERE status = 'ok' AND result LIKE '%\"timeseries\"%' "
+                "ORDER BY config_id, replication").fetchall():
+            if cid not in chosen:
+                continue
+            result = json.loads(text)
+            queue_rows_.extend((cid, rep, *row) for row in queue_rows(result))
+            throughput_rows_.extend((cid, rep, *row) for row in throughput_rows(result))
+        con.register("queue", pd.DataFrame(queue_rows_, columns=["config_id", "replication", *QUEUE_COLUMNS]).astype(
+            {"replication": "int64", "time_s": "float64", "queue_bytes": "int64"}))
+        con.register("throughput", pd.DataFrame(throughput_rows_, columns=["config_id", "replication", *THROUGHPUT_COLUMNS]).astype(
+            {"replication": "int64", "time_s": "float64", "bin_s": "float64", "kbps": "float64"}))
         # The stored table (or, in a database written before it existed, the stored results' rows).
         cc = db.frame("cc_state")
         cc["_order"] = range(len(cc))  # the engine's order of rows at one instant
         con.register("cc_state_rows", cc)
         try:
-            tables = ("configs", "runs", "clients", "traces", "time_sequence", "cc_state")
+            tables = ("configs", "runs", "clients", "traces", "queue", "throughput", "time_sequence", "cc_state")
             source = {t: t for t in tables} | {"cc_state": "cc_state_rows"}
             table_columns = {t: [r[0] for r in con.execute(f"DESCRIBE {source[t]}").fetchall() if r[0] != "_order"]
                              for t in tables}
             # One name per parameter in every table, so that the tables join on them too.
             names = param_columns(keys, {c for cols in table_columns.values() for c in cols})
+            # The clients table's tcp_* counters are NULL for every UDP client: an export of UDP
+            # configurations only leaves them out rather than carry all-NULL columns.
+            any_tcp = any(c.get("coap", {}).get("transport") == "tcp" for cid in chosen
+                          for c in (configs[cid].get("group") or [configs[cid]]))
             for table in tables:
-                columns = table_columns[table]
+                columns = [c for c in table_columns[table]
+                           if any_tcp or table != "clients" or not c.startswith("tcp_")]
                 flat = [{"config_id": cid, **{names[k]: flatten(configs[cid]).get(k) for k in keys}} for cid in chosen]
                 params = pd.DataFrame(flat, columns=["config_id", *names.values()])
                 con.register("params", params)
@@ -357,7 +378,9 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
                 order = {"configs": "", "runs": " ORDER BY p.rn, t.replication", "clients": " ORDER BY p.rn, t.replication, t.client",
                          "traces": " ORDER BY p.rn, t.replication, t.client, t.time_s",
                          "time_sequence": " ORDER BY p.rn, t.replication, t.client, t.connection, t.time_s",
-                         "cc_state": " ORDER BY p.rn, t.replication, t.client, t.connection, t.direction, t.time_s, t._order"}[table]
+                         "cc_state": " ORDER BY p.rn, t.replication, t.client, t.connection, t.direction, t.time_s, t._order",
+                         "queue": " ORDER BY p.rn, t.replication, t.direction, t.link, t.time_s",
+                         "throughput": " ORDER BY p.rn, t.replication, t.direction, t.link, t.time_s"}[table]
                 sql = (f"SELECT t.config_id{', ' + cols if cols else ''}, {rest} FROM {source[table]} t "
                        f"JOIN (SELECT *, row_number() OVER () AS rn FROM params) p ON t.config_id = p.config_id"
                        + (order or " ORDER BY p.rn"))
@@ -369,4 +392,6 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
         finally:
             con.unregister("time_sequence")
             con.unregister("cc_state_rows")
+            con.unregister("queue")
+            con.unregister("throughput")
     return written

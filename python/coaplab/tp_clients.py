@@ -5,16 +5,19 @@ Each client starts at the instant a simulated run of that replication starts it 
 offsets come from ``coaplab-endpoint setups``), binds its own address (10.0.0.1, 10.0.0.2, …)
 and performs its workload: ``continuous`` = `exchanges` GETs one after the other; ``firmware``
 = one block-wise GET of the whole resource (the stack does the Block2 exchanges; each block
-counts as one exchange, as in the simulator). FCT = first request → last response. The stack's
-own retransmissions are not visible from outside, so only completions and times are recorded.
+counts as one exchange, as in the simulator). FCT = first request → last response. libcoap's and
+aiocoap's own retransmissions are not visible from outside, so only completions and times are
+recorded for them; Californium's driver reports each exchange's retransmissions and timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -22,6 +25,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from .thirdparty import californium_cc, californium_java, californium_parameters
 
 SERVER = "192.0.2.1"
 URI = f"coap://{SERVER}/sensors"
@@ -144,6 +149,64 @@ async def _aiocoap_clients(cfg: dict[str, Any], starts: list[float], t0: float, 
     return list(await asyncio.gather(*(one(i) for i in range(len(starts)))))
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when the parent dies (prctl PR_SET_PDEATHSIG = 1)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+
+
+def _californium_clients(cfg: dict[str, Any], starts: list[float], epoch_ns: int, max_seconds: float) -> list[dict[str, Any]]:
+    """All clients in one JVM (coaplab's driver, :func:`coaplab.thirdparty.californium_java`),
+    one Californium endpoint per client. The driver walks Block2 itself, so each block is one
+    exchange with its own retransmission count; it prints one line per exchange,
+    ``EX client start_s end_s ok retransmissions timed_out``, gathered here into the rows."""
+    n, per, _size = _plan(cfg)
+    w = cfg["workload"]
+    args = [*californium_java(), "client", *californium_parameters(cfg, californium_cc(cfg, "client")),
+            f"epoch_ns={epoch_ns}", f"max_s={max_seconds}", f"exchanges={n}",
+            "addresses=" + ",".join(client_address(i) for i in range(len(starts))),
+            "starts=" + ",".join(f"{s:.9f}" for s in starts)]
+    if w["kind"] == "firmware":
+        args += [f"block_szx={w['block_szx']}", f"resource_bytes={w['resource_bytes']}"]
+    left = epoch_ns / 1e9 + max_seconds - time.monotonic()
+    # Its stderr (when the endpoints were up, Californium's own messages) goes to clients.log.
+    # The JVM must not outlive this process: the kernel kills it when we die
+    # (PR_SET_PDEATHSIG), and our SIGTERM / SIGINT / SIGHUP end it first.
+    jvm = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, preexec_fn=_die_with_parent)  # noqa: PLW1509 - no thread runs yet
+
+    def end(signum: int, _frame: Any) -> None:
+        jvm.kill()
+        jvm.wait()
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, end)
+    try:
+        stdout, _ = jvm.communicate(timeout=max(1.0, left) + 15)
+    except subprocess.TimeoutExpired:
+        jvm.kill()
+        stdout, _ = jvm.communicate()
+    if jvm.returncode != 0:
+        raise SystemExit(f"tp_clients: Californium's driver failed with exit status {jvm.returncode}")
+    r = subprocess.CompletedProcess(args, jvm.returncode, stdout)
+    t0 = epoch_ns / 1e9
+    rows = []
+    for i in range(len(starts)):
+        ex = [line.split() for line in r.stdout.splitlines() if line.startswith("EX ") and int(line.split()[1]) == i]
+        done = [e for e in ex if e[4] == "1"]
+        first = min((float(e[2]) for e in ex), default=None)
+        last = max((float(e[3]) for e in done), default=None)
+        row = _row(i, None if first is None else t0 + first, None if last is None else t0 + last, len(done),
+                   n * per - len(done), t0)
+        hist: list[int] = []
+        for e in done:
+            k = int(e[5])
+            hist.extend([0] * (k + 1 - len(hist)))
+            hist[k] += 1
+        row.update(retransmissions=sum(int(e[5]) for e in ex), timeouts=sum(int(e[6]) for e in ex), histogram=hist)
+        rows.append(row)
+    return rows
+
+
 def main(argv: list[str]) -> int:
     kind, cfg_path, replication, out, max_seconds = argv[0], argv[1], int(argv[2]), argv[3], float(argv[4])
     # Time 0 shared with the emulator (CLOCK_MONOTONIC ns, as time.monotonic_ns on Linux).
@@ -165,8 +228,10 @@ def main(argv: list[str]) -> int:
             t.join()
     elif kind == "aiocoap":
         rows = asyncio.run(_aiocoap_clients(cfg, starts, t0, deadline))
+    elif kind == "californium":
+        rows = _californium_clients(cfg, starts, int(argv[5]) if len(argv) > 5 else round(t0 * 1e9), max_seconds)
     else:
-        raise SystemExit(f"tp_clients: {kind!r}; allowed: libcoap, aiocoap")
+        raise SystemExit(f"tp_clients: {kind!r}; allowed: libcoap, aiocoap, californium")
     Path(out).write_text(json.dumps({"transport": "udp", "clients": rows, "stack": kind,
                                      "duration_s": time.monotonic() - t0}))
     return 0

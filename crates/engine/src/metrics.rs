@@ -49,6 +49,28 @@ pub struct RunResult {
     /// Runs with NON traffic (`coap.non_rate_per_s`) only: its counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub non: Option<NonResult>,
+    /// Runs with tracing on and a constrained link (not meshes): each direction's queue
+    /// occupancy and delivered bytes over time (docs/model.md "Time series").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeseries: Option<Vec<LinkTimeSeries>>,
+}
+
+/// One link direction's time series (`net::series`).
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkTimeSeries {
+    /// The link element's name.
+    pub link: String,
+    /// `up` (client → server) or `down`.
+    pub direction: &'static str,
+    /// `[time s, bytes waiting in the buffer]` from that time on, at every change.
+    pub queue: Vec<(f64, u64)>,
+    /// Width of a throughput bin, s.
+    pub bin_s: f64,
+    /// IP bytes delivered (serialized, not lost) in each bin, from time 0.
+    pub delivered_bytes: Vec<u64>,
+    /// A cap was reached at this time: the series is incomplete after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated_at_s: Option<f64>,
 }
 
 /// NON traffic's measurements (docs/algorithms.md "NON traffic").

@@ -8,6 +8,7 @@ use coaplab_cc::{Duration, Instant};
 use crate::net::gprs::GprsUplink;
 use crate::net::loss::LossProcess;
 use crate::net::queue::DropTailQueue;
+use crate::net::series::LinkSeries;
 
 /// Parameters of one link direction.
 #[derive(Clone, Debug)]
@@ -71,6 +72,8 @@ pub struct Link<T> {
     /// the link instead of `rate_bps`.
     radio: Option<GprsUplink>,
     pub stats: LinkStats,
+    /// Queue occupancy and delivered bytes over time, only when traced ([`Link::record_series`]).
+    series: Option<Box<LinkSeries>>,
 }
 
 impl LinkParams {
@@ -106,6 +109,7 @@ impl<T: Copy> Link<T> {
             on_wire: None,
             radio: None,
             stats: LinkStats::default(),
+            series: None,
         }
     }
 
@@ -116,6 +120,16 @@ impl<T: Copy> Link<T> {
             radio: Some(radio),
             ..Link::new(params, loss)
         }
+    }
+
+    /// Records the link's time series from now on (`trace = true`; `net::series`).
+    pub fn record_series(&mut self) {
+        self.series = Some(Box::default());
+    }
+
+    /// The recorded time series, if [`Link::record_series`] was called.
+    pub fn series(&self) -> Option<&LinkSeries> {
+        self.series.as_deref()
     }
 
     /// The GPRS radio, if this link is a GPRS uplink.
@@ -155,6 +169,9 @@ impl<T: Copy> Link<T> {
             };
         }
         if self.queue.push(now, packet, ip_bytes) {
+            if let Some(s) = &mut self.series {
+                s.on_queue(now, self.queue.bytes());
+            }
             Arrival::Queued
         } else {
             self.stats.dropped_buffer += 1;
@@ -179,7 +196,7 @@ impl<T: Copy> Link<T> {
     /// The packet on the wire finished serializing at `now`. The loss process decides its fate;
     /// the next queued packet (if any) starts at once.
     pub fn on_tx_done(&mut self, now: Instant, rng: &mut dyn Rng) -> TxDone<T> {
-        let (packet, _) = self
+        let (packet, ip_bytes) = self
             .on_wire
             .take()
             .expect("on_tx_done without a packet on the wire");
@@ -191,6 +208,14 @@ impl<T: Copy> Link<T> {
             self.stats.queue_wait += now - enqueued;
             self.start(now, next, size)
         });
+        if let Some(s) = &mut self.series {
+            if !lost {
+                s.on_delivered(now, ip_bytes);
+            }
+            if next_done_at.is_some() {
+                s.on_queue(now, self.queue.bytes());
+            }
+        }
         if next_done_at.is_none() {
             if let Some(r) = &mut self.radio {
                 r.on_idle(now);
@@ -248,6 +273,50 @@ mod tests {
         assert_eq!(link.stats.sent, 2);
         assert_eq!(link.stats.bytes, 133);
         assert_eq!(link.stats.queue_wait, Duration::from_nanos(5_333_334));
+    }
+
+    #[test]
+    fn a_two_packet_run_gives_the_exact_occupancy_steps() {
+        use crate::net::series::THROUGHPUT_BIN;
+        let mut link = uplink(None, LossProcess::None);
+        link.record_series();
+        let mut rng = Xoshiro256pp::seed_from_u64(0);
+        // Packet 1 (40 B) reaches the idle link at 1.090 s and goes on the wire at once: the
+        // buffer stays empty, nothing is recorded. It serializes for 320 bit / 60 000 bit/s =
+        // 5 333 334 ns (rounded up), until 1.095 333 334 s.
+        let t0 = Instant::from_millis(1_090);
+        let Arrival::Transmitting { done_at } = link.on_packet_arrival(t0, 1, 40) else {
+            panic!()
+        };
+        // Packet 2 (93 B) arrives 1 ms later and waits: 93 B in the buffer from 1.091 s.
+        let t1 = Instant::from_millis(1_091);
+        assert_eq!(link.on_packet_arrival(t1, 2, 93), Arrival::Queued);
+        // Packet 1 done at 1.095 333 334 s: packet 2 leaves the buffer for the wire (0 B) and
+        // serializes 744 bit / 60 000 bit/s = 12.4 ms, until 1.107 733 334 s.
+        let done = link.on_tx_done(done_at, &mut rng);
+        let end = done.next_done_at.unwrap();
+        assert_eq!(end, Instant::from_nanos(1_107_733_334));
+        link.on_tx_done(end, &mut rng);
+        let s = link.series().unwrap();
+        assert_eq!(
+            s.queue,
+            vec![(t1, 93), (Instant::from_nanos(1_095_333_334), 0)]
+        );
+        // Delivered per 100 ms bin: packet 1 ended in [1.0, 1.1) s (bin 10), packet 2 in
+        // [1.1, 1.2) s (bin 11).
+        assert_eq!(THROUGHPUT_BIN, Duration::from_millis(100));
+        let mut want = vec![0u64; 12];
+        (want[10], want[11]) = (40, 93);
+        assert_eq!(s.delivered, want);
+        assert_eq!(s.truncated_at, None);
+    }
+
+    #[test]
+    fn an_untraced_link_records_nothing() {
+        let mut link = uplink(None, LossProcess::None);
+        link.on_packet_arrival(Instant::ZERO, 1, 40);
+        link.on_packet_arrival(Instant::ZERO, 2, 40);
+        assert!(link.series().is_none());
     }
 
     #[test]

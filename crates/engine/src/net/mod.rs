@@ -10,4 +10,5 @@ pub mod network;
 pub mod path;
 pub mod queue;
 pub mod radio;
+pub mod series;
 pub mod topology;

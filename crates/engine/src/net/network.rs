@@ -15,10 +15,11 @@
 use coaplab_cc::rng::Xoshiro256pp;
 use coaplab_cc::Instant;
 
-use crate::metrics::PacketStats;
+use crate::metrics::{LinkTimeSeries, PacketStats};
 use crate::net::link::{Arrival, Link};
 use crate::net::path::PathDelay;
 use crate::net::radio::{Mesh, MeshOutcome, RadioEvent, RadioKind};
+use crate::net::series::THROUGHPUT_BIN;
 use crate::packet::NetPacket;
 use crate::sim::slab::{PacketId, Slab};
 
@@ -311,6 +312,44 @@ impl Network {
             NetEvent::Deliver(..) => {}
         }
         out
+    }
+
+    /// Records the time series of the constrained link's directions (`trace = true`).
+    pub fn record_series(&mut self) {
+        for e in &mut self.elements {
+            if let Element::Link(l) = e {
+                if l.role != LinkRole::Other {
+                    l.link.record_series();
+                }
+            }
+        }
+    }
+
+    /// The recorded time series of the constrained link's directions (empty when not
+    /// recorded, e.g. a mesh).
+    pub fn time_series(&self) -> Vec<LinkTimeSeries> {
+        self.elements
+            .iter()
+            .filter_map(|e| match e {
+                Element::Link(l) => Some(l),
+                _ => None,
+            })
+            .filter_map(|l| {
+                let s = l.link.series()?;
+                Some(LinkTimeSeries {
+                    link: l.name.clone(),
+                    direction: if l.role == LinkRole::Uplink {
+                        "up"
+                    } else {
+                        "down"
+                    },
+                    queue: s.queue.iter().map(|&(t, b)| (t.secs_f64(), b)).collect(),
+                    bin_s: THROUGHPUT_BIN.secs_f64(),
+                    delivered_bytes: s.delivered.clone(),
+                    truncated_at_s: s.truncated_at.map(Instant::secs_f64),
+                })
+            })
+            .collect()
     }
 
     /// The network's mesh element, if it has one.

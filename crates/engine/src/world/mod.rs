@@ -129,7 +129,7 @@ impl World {
         registry: &Registry,
     ) -> Result<Self, ConfigError> {
         let Topology {
-            network,
+            mut network,
             client_nodes,
             server,
             client_servers,
@@ -142,6 +142,9 @@ impl World {
                 client_servers[i as usize % client_servers.len()]
             }
         };
+        if cfg.trace {
+            network.record_series();
+        }
         let pops = populations(cfg);
         let total: u32 = pops
             .iter()

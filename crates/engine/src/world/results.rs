@@ -268,6 +268,9 @@ impl World {
             groups,
             mesh: self.mesh_result(period),
             non: self.non_result(),
+            timeseries: trace
+                .then(|| self.sh.net.time_series())
+                .filter(|s| !s.is_empty()),
         }
     }
 
