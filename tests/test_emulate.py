@@ -23,7 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from coaplab import crossval as xv
 from coaplab import emulate as em
+from coaplab import namespaces
 from coaplab.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,7 +90,7 @@ def test_crossval_udp_coaplab_endpoints(tmp_path):
     hundred µs per exchange: emulator lateness ~50 µs per packet plus the endpoints' socket
     paths); packet counts and the retransmission histogram equal."""
     _need_root()
-    (sim, emu), = em.crossval(SMALL_UDP, progress=False, out_dir=tmp_path)
+    (sim, emu), = xv.crossval(SMALL_UDP, progress=False, out_dir=tmp_path)
     for k, a in sim["fct_s"].items():
         assert emu["fct_s"][k] == pytest.approx(a, rel=0.01), k
     assert emu["exchanges_completed"] == sim["exchanges_completed"] == 6
@@ -110,7 +112,7 @@ def test_tcp_kernel_endpoints(tmp_path):
     the simulated FCT (Linux acknowledges in quick-ACK mode at the start of a connection, the
     model delays every second ACK; measured −2.3 %); no retransmission on either side."""
     _need_root()
-    (sim, emu), = em.crossval(SMALL_TCP, progress=False, out_dir=tmp_path)
+    (sim, emu), = xv.crossval(SMALL_TCP, progress=False, out_dir=tmp_path)
     assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.05)
     assert emu["exchanges_completed"] == 1
     assert emu["tcp"]["segments_retransmitted"] == sim["tcp"]["segments_retransmitted"] == 0
@@ -139,7 +141,7 @@ def test_third_party_endpoints_block_wise(client, server, tmp_path):
         _need_libcoap("server")
     if "aiocoap" in (client, server):
         pytest.importorskip("aiocoap")
-    (sim, emu), = em.crossval(SMALL_FIRMWARE, client=client, server=server, progress=False, out_dir=tmp_path)
+    (sim, emu), = xv.crossval(SMALL_FIRMWARE, client=client, server=server, progress=False, out_dir=tmp_path)
     assert emu["exchanges_completed"] == sim["exchanges_completed"] == 8
     assert emu["exchanges_failed"] == 0
     assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.05 if client == server else 0.03)
@@ -174,7 +176,7 @@ def test_coaplab_client_against_libcoap_server(cc, tmp_path):
     _need_libcoap("client")
     scenario = {**SMALL_FIRMWARE, "coap": {"cc": cc}}
     before = _libcoap_servers()
-    (sim, emu), = em.crossval(scenario, server="libcoap", progress=False, out_dir=tmp_path)
+    (sim, emu), = xv.crossval(scenario, server="libcoap", progress=False, out_dir=tmp_path)
     assert emu["exchanges_completed"] == sim["exchanges_completed"] == 8
     assert emu["exchanges_failed"] == 0
     assert emu["retransmission_histogram"] == sim["retransmission_histogram"] == [8]
@@ -195,7 +197,7 @@ def test_continuous_against_libcoap_server(tmp_path):
     _need_root()
     _need_libcoap("server")
     _need_libcoap("client")
-    (sim, emu), = em.crossval(SMALL_UDP, server="libcoap", progress=False, out_dir=tmp_path)
+    (sim, emu), = xv.crossval(SMALL_UDP, server="libcoap", progress=False, out_dir=tmp_path)
     assert emu["exchanges_completed"] == sim["exchanges_completed"] == 6
     assert emu["packets"]["sent"] == sim["packets"]["sent"] == 12
     for k, a in sim["fct_s"].items():
@@ -297,7 +299,7 @@ def test_a_signal_to_the_command_removes_everything(server, sig, tmp_path):
     assert processes() == []
     assert _libcoap_servers() - before == set()
     host_links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=False).stdout
-    assert em.TUN not in host_links
+    assert namespaces.TUN not in host_links
 
 
 def _descendants(pid: int) -> set[int]:
@@ -386,7 +388,7 @@ def test_emulate_command_stores_marked_runs(tmp_path):
     assert summary["exchanges_completed"] == 2 and summary["emulation"]["client"] == "coaplab"
     con = duckdb.connect(str(db), read_only=True)
     rows = con.execute("SELECT config_id, emulated, endpoint, kernel, status FROM runs").fetchall()
-    assert rows == [(f"{summary['config_id']}-emu-coaplab-coaplab", True, "coaplab/coaplab", em.kernel(), "ok")]
+    assert rows == [(f"{summary['config_id']}-emu-coaplab-coaplab", True, "coaplab/coaplab", namespaces.kernel(), "ok")]
     (n,) = con.execute("SELECT count(*) FROM clients").fetchone()
     assert n == 1
 
@@ -401,7 +403,7 @@ def test_stale_namespaces_of_dead_processes_are_removed():
     for ns in (stale, alive):
         subprocess.run(["ip", "netns", "add", ns], check=True)
     try:
-        removed = em.remove_stale_namespaces()
+        removed = namespaces.remove_stale_namespaces()
         listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
         assert stale in removed and stale not in listed
         assert alive in listed
@@ -422,7 +424,7 @@ def test_link_errors_hit_the_same_packets_as_in_the_simulator(tmp_path):
         "workload": {"kind": "continuous", "clients": 3, "exchanges": 4},
         "coap": {"cc": "fasor-rc", "max_retransmit": 20},
     }
-    (sim, emu), = em.crossval(scenario, progress=False, out_dir=tmp_path)
+    (sim, emu), = xv.crossval(scenario, progress=False, out_dir=tmp_path)
     assert sim["packets"]["lost_link"] > 0, "the scenario should lose packets"
     assert emu["packets"]["lost_link"] == sim["packets"]["lost_link"]
     assert emu["retransmission_histogram"] == sim["retransmission_histogram"]
@@ -518,12 +520,12 @@ def _pcap(path: Path, records: list[tuple[float, bytes]], magic: int = 0xA1B23C4
 ])
 def test_the_model_ack_rule_maps_to_route_quickack(tcp, quickack):
     cfg = {"coap": {"cc": "bbr", "transport": "tcp"}, "link": {"mtu": 296}, "tcp": tcp}
-    setup = em.TcpSetup.from_config(cfg)
+    setup = namespaces.TcpSetup.from_config(cfg)
     opts = setup.route_options()
     assert opts[:6] == ["initcwnd", "4", "advmss", "256", "congctl", "bbr"]
     assert (opts[6:] == ["quickack", "1"]) is quickack, opts
     assert setup.like_for_like() is quickack
-    assert ("(like for like)" if quickack else "(not like for like)") in em._ack_rule(cfg)
+    assert ("(like for like)" if quickack else "(not like for like)") in xv._ack_rule(cfg)
 
 
 def test_pcap_reader_microsecond_and_big_endian(tmp_path):
@@ -613,7 +615,7 @@ def test_crossval_tcp_writes_the_overlaid_time_sequence_graphs(tmp_path):
     (Len/TKL, 2-byte extended length for 269 ≤ length < 65805, code, payload marker; no token)
     = 10245 bytes = 40 × 256 + 5 → 41 segments; 42 in all, none retransmitted."""
     _need_root()
-    from coaplab.emulate import simulated_time_sequence
+    from coaplab.crossval import simulated_time_sequence
     from coaplab.pcapseq import time_sequence_points
     from coaplab.scenario import config_id, load_scenario
 
@@ -634,7 +636,7 @@ def test_crossval_tcp_writes_the_overlaid_time_sequence_graphs(tmp_path):
     assert f"## emu-test-tcp-seq `{cid}`" in report and f"]({svg.name})" in report
     assert "| TCP segments retransmitted | 0 | 0 | +0 |" in report and "| FCT p50 s |" in report
     assert "ACK rule: the model delays ACKs, the kernel follows its own policy (not like for like)." in report
-    emu = time_sequence_points(tmp_path / f"{cid}-r0", em.client_address(0))
+    emu = time_sequence_points(tmp_path / f"{cid}-r0", namespaces.client_address(0))
     sim = simulated_time_sequence(cfg)
     for side, pts in (("simulated", sim), ("emulated", emu)):
         data = sorted((p["seq"], p["length"]) for p in pts if p["event"] == "send")
@@ -726,7 +728,7 @@ def test_a_run_without_an_output_directory_leaves_no_files(tmp_path, monkeypatch
 def test_crossval_shows_an_unknown_histogram_as_na():
     # A third-party client's own retransmissions are not visible from outside: its emulated
     # histogram is unknown, shown "n/a" — never as 0 retransmissions ("6 | 0 | -6").
-    from coaplab.emulate import crossval_rows, crossval_table
+    from coaplab.crossval import crossval_rows, crossval_table
     from coaplab.stats import PERCENTILE_KEYS
 
     def summary(hist, client=None):

@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from coaplab import crossval as xv
 from coaplab import emulate as em
-from coaplab import thirdparty
+from coaplab import namespaces, thirdparty
 from coaplab.cli import main
 from coaplab.pcapseq import read_pcap
 
@@ -57,7 +58,7 @@ def test_one_exchange_per_algorithm(cc, tmp_path):
     against coaplab's server: it completes with no retransmission (no loss, the RTT of the
     default testbed ~0.7 s is far below the 2 s initial timer), as in the simulator."""
     _need_root()
-    (sim, emu), = em.crossval(_one_exchange(cc), client="californium", progress=False, out_dir=tmp_path)
+    (sim, emu), = xv.crossval(_one_exchange(cc), client="californium", progress=False, out_dir=tmp_path)
     assert sim["exchanges_completed"] == 1
     assert emu["exchanges_completed"] == 1 and emu["exchanges_failed"] == 0
     assert emu["retransmission_histogram"] == [1]
@@ -115,7 +116,7 @@ def test_firmware_block_wise_against_coaplab_and_californium_servers(tmp_path):
         "workload": {"kind": "firmware", "clients": 1, "resource_bytes": 2048, "block_szx": 2},
         "coap": {"cc": "cocoa"},
     }
-    (sim, emu), = em.crossval(scenario, client="californium", server="californium", progress=False,
+    (sim, emu), = xv.crossval(scenario, client="californium", server="californium", progress=False,
                               out_dir=tmp_path)
     # 2048 / 2^(2+4) = 32 blocks, each one exchange.
     assert emu["exchanges_completed"] == 32 == sim["exchanges_completed"]
@@ -133,7 +134,7 @@ def test_coaplab_client_against_californium_server(tmp_path):
         "workload": {"kind": "firmware", "clients": 1, "resource_bytes": 4096},
         "coap": {"cc": "cocoa"},
     }
-    (sim, emu), = em.crossval(scenario, server="californium", progress=False, out_dir=tmp_path)
+    (sim, emu), = xv.crossval(scenario, server="californium", progress=False, out_dir=tmp_path)
     # 4096 / 2^(4+4) = 16 blocks (the default block_szx 4: 256 B).
     assert emu["exchanges_completed"] == 16 == sim["exchanges_completed"]
     assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.03)
@@ -235,4 +236,4 @@ def test_sigint_leaves_no_jvm_behind(tmp_path):
     assert _californium_jvms() - before == set()
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
     assert f"coaplab-{p.pid}-" not in out
-    assert em.TUN not in subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=False).stdout
+    assert namespaces.TUN not in subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=False).stdout

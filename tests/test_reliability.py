@@ -65,14 +65,14 @@ def test_an_empty_db_is_refused(cli, scen, tmp_path, command):
 # --- 6. crossval's SVG name -------------------------------------------------------------------
 
 def test_crossval_svg_name_is_sanitised(tmp_path, monkeypatch):
-    from coaplab import emulate, figures
+    from coaplab import crossval
 
-    monkeypatch.setattr(emulate, "simulated_time_sequence", lambda cfg, rep: [])
-    monkeypatch.setattr(emulate, "time_sequence_points", lambda d, addr: [])
-    monkeypatch.setattr(figures, "time_sequence_overlay", lambda *a, **k: _FakeFigure())
+    monkeypatch.setattr(crossval, "simulated_time_sequence", lambda cfg, rep: [])
+    monkeypatch.setattr(crossval, "time_sequence_points", lambda d, addr: [])
+    monkeypatch.setattr(crossval, "time_sequence_overlay", lambda *a, **k: _FakeFigure())
     out = tmp_path / "out"
     out.mkdir()
-    path = emulate.crossval_time_sequence({"name": str(tmp_path / "x" / "evil")}, "0123", out)
+    path = crossval.crossval_time_sequence({"name": str(tmp_path / "x" / "evil")}, "0123", out)
     assert path.parent == out and "/" not in path.name and path.name.endswith("-0123-rep0-time-sequence.svg")
     assert not (tmp_path / "x").exists()
 

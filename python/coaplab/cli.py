@@ -299,8 +299,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_emulate(args) -> int:
-    from .emulate import crossval, crossval_table, emulate, emulation_table  # lazy: per command (start-up)
-
+    from .crossval import crossval, crossval_table  # lazy: per command (start-up)
+    from .emulate import emulate, emulation_table  # lazy: per command (start-up)
 
     if args.no_db and args.db is not None:
         raise CoaplabError("--db and --no-db exclude each other")

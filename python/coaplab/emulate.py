@@ -1,5 +1,5 @@
-"""Real stacks on the simulator's link: ``coaplab emulate`` and ``coaplab crossval``
-(docs/emulation.md).
+"""Real stacks on the simulator's link: ``coaplab emulate`` (docs/emulation.md); ``coaplab
+crossval`` is :mod:`coaplab.crossval`, the namespaces and processes :mod:`coaplab.namespaces`.
 
 One emulated run = two network namespaces created for it (clients, server), one TUN device in
 each owned by ``coaplab-emulator`` (the engine's network model on the wall clock), a server
@@ -15,60 +15,55 @@ server namespace 192.0.2.1 (TEST-NET-1), each with a route to the other only thr
 
 from __future__ import annotations
 
-import atexit
-import ctypes
 import json
 import os
-import platform
-import re
-import secrets
 import shutil
-import signal
 import subprocess
-import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import thirdparty
 from .errors import CoaplabError
+from .namespaces import (
+    TUN,
+    Namespaces,
+    TcpSetup,
+    _in_ns,
+    _log,
+    _popen,
+    _Signals,
+    _stop,
+    check_environment,
+    cleanup,
+    client_address,
+    kernel,
+)
 from .pcapseq import time_sequence_points
-from .runner import engine_run, run_scenario
-from .scenario import config_id, file_stem, load_scenario
+from .scenario import config_id, load_scenario
 from .stacks import CLIENT_KINDS, SERVER_KINDS
 from .stats import PERCENTILE_KEYS, summarize
-from .store import ResultsDB, sequence_points
+from .store import ResultsDB
 from .thirdparty import LIBCOAP_MAX_RESOURCE, LIBCOAP_MAX_RESPONSE, californium_check, libcoap_tool
 
-#: The TUN device's name inside each namespace.
-TUN = "coaplab0"
+#: Clients whose retransmissions per exchange are known: coaplab's endpoint counts them; a
+#: third-party stack's own retransmissions are not visible from outside (`coaplab.tp_clients`).
+CLIENTS_WITH_RETRANSMISSIONS = ("coaplab",)
+#: Shown for what an emulated run could not measure (never 0, which would read as measured).
+UNKNOWN = "n/a"
+
+
 #: Delivery lateness p99 beyond which a run is marked invalid (µs).
 DEFAULT_LATE_US = 1000.0
 
 _REPO = Path(__file__).resolve().parents[2]
 
 
-def _log(msg: str, quiet: bool = False) -> None:
-    if not quiet:
-        print(f"coaplab: {msg}", file=sys.stderr, flush=True)
-
-
 # --------------------------------------------------------------------------------------------
 # Environment checks and the Rust binaries
-
-def check_environment() -> None:
-    """Refuses (one line, exit 2 via CoaplabError) what emulation cannot run without."""
-    if os.geteuid() != 0:
-        raise CoaplabError("emulate: needs root (network namespaces and TUN devices); run as root or with sudo")
-    if shutil.which("ip") is None:
-        raise CoaplabError("emulate: the 'ip' command (iproute2) is missing; install iproute2")
-    if not os.path.exists("/dev/net/tun"):
-        raise CoaplabError("emulate: /dev/net/tun is missing; load the tun module (modprobe tun)")
-
 
 def binaries(build: bool = True) -> tuple[Path, Path]:
     """``coaplab-emulator`` and ``coaplab-endpoint``: ``$COAPLAB_EMULATOR_DIR``, a checkout's
@@ -92,226 +87,6 @@ def binaries(build: bool = True) -> tuple[Path, Path]:
             return binaries(build=False)
     raise CoaplabError("emulate: coaplab-emulator is not built; run `cargo build --release -p coaplab-emulator` "
                        "(scripts/setup.sh does) or set COAPLAB_EMULATOR_DIR")
-
-
-def kernel() -> str:
-    return f"{platform.system()} {platform.release()}"
-
-
-# --------------------------------------------------------------------------------------------
-# Cleanup of everything a run creates
-
-_live_namespaces: set[str] = set()
-_live_procs: set[subprocess.Popen] = set()
-
-
-def _stop(p: subprocess.Popen, grace: float = 5.0) -> None:
-    """Ends one process we started: SIGTERM, then SIGKILL after `grace` seconds."""
-    if p.stdin is not None and not p.stdin.closed:
-        try:
-            p.stdin.close()  # the emulator may be waiting for START: EOF ends that wait
-        except OSError:
-            pass
-    if p.poll() is None:
-        try:
-            p.terminate()
-            p.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait(timeout=5)
-        except ProcessLookupError:
-            pass
-    _live_procs.discard(p)
-
-
-def _del_netns(name: str) -> None:
-    subprocess.run(["ip", "netns", "del", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    _live_namespaces.discard(name)
-
-
-def cleanup() -> None:
-    """Stops every process and deletes every namespace this process created (idempotent)."""
-    for p in list(_live_procs):
-        _stop(p, grace=2.0)
-    for ns in list(_live_namespaces):
-        _del_netns(ns)
-
-
-atexit.register(cleanup)
-
-
-#: Signals that end an emulation the way SIGTERM does (clean-up first): SIGHUP is what a closed
-#: terminal or an ended SSH session sends, and its default action would kill us at once.
-_TERMINATING = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
-
-
-class _Signals:
-    """While active, SIGTERM and SIGHUP raise SystemExit (so that `finally` blocks clean up)
-    and SIGINT raises KeyboardInterrupt (Python's default, restored in case it was changed)."""
-
-    def __enter__(self):
-        self._old = {s: signal.getsignal(s) for s in (signal.SIGINT, *_TERMINATING)}
-
-        def term(signum, frame):
-            raise SystemExit(128 + signum)
-
-        for s in _TERMINATING:
-            signal.signal(s, term)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        return self
-
-    def __exit__(self, *exc):
-        for s, h in self._old.items():
-            signal.signal(s, h)
-        return False
-
-
-def remove_stale_namespaces() -> list[str]:
-    """Deletes namespaces an earlier coaplab process created and could not remove (it was
-    killed with SIGKILL): names ``coaplab-<pid>-<hex>-{c,s}`` whose process is gone."""
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
-    removed = []
-    for line in out.splitlines():
-        m = re.fullmatch(r"(coaplab-(\d+)-[0-9a-f]{6}-[cs])", line.split()[0]) if line.split() else None
-        if m and int(m.group(2)) != os.getpid() and not os.path.exists(f"/proc/{m.group(2)}"):
-            subprocess.run(["ip", "netns", "del", m.group(1)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-            removed.append(m.group(1))
-    return removed
-
-
-def _ip(*args: str, ns: str | None = None, check: bool = True) -> None:
-    cmd = ["ip"] + (["-n", ns] if ns else []) + list(args)
-    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if check and r.returncode != 0:
-        raise CoaplabError(f"emulate: `{' '.join(cmd)}` failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
-
-
-def _sysctl(ns: str, key: str, value: Any) -> None:
-    r = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{key}={value}"],
-                       capture_output=True, text=True, check=False)
-    if r.returncode != 0:
-        raise CoaplabError(f"emulate: cannot set {key}={value} in the namespace: {r.stderr.strip()}")
-
-
-def client_address(i: int) -> str:
-    """Client `i`'s address (as ``coaplab_emulator::client_addr``): 10.0.0.1, 10.0.0.2, …"""
-    v = 0x0A000000 + i + 1
-    return ".".join(str((v >> s) & 255) for s in (24, 16, 8, 0))
-
-
-SERVER_ADDRESS = "192.0.2.1"
-
-
-@dataclass
-class Namespaces:
-    """A client and a server namespace with a unique per-run prefix."""
-
-    prefix: str = field(default_factory=lambda: f"coaplab-{os.getpid()}-{secrets.token_hex(3)}")
-
-    @property
-    def client(self) -> str:
-        return f"{self.prefix}-c"
-
-    @property
-    def server(self) -> str:
-        return f"{self.prefix}-s"
-
-    def create(self) -> None:
-        for stale in remove_stale_namespaces():
-            _log(f"removed namespace {stale} left behind by a killed coaplab process")
-        for ns in (self.client, self.server):
-            _ip("netns", "add", ns)
-            _live_namespaces.add(ns)
-            _ip("link", "set", "lo", "up", ns=ns)
-
-    def configure(self, clients: int, mtu: int, tcp: TcpSetup | None) -> None:
-        """Addresses, MTU, routes (with the TCP route options) and TCP sysctls, once the
-        emulator has created the TUN devices."""
-        c, s = self.client, self.server
-        batch = "".join(f"address add {client_address(i)}/32 dev {TUN}\n" for i in range(clients))
-        r = subprocess.run(["ip", "-n", c, "-batch", "-"], input=batch, capture_output=True, text=True, check=False)
-        if r.returncode != 0:
-            raise CoaplabError(f"emulate: adding client addresses failed: {r.stderr.strip()}")
-        _ip("link", "set", TUN, "mtu", str(mtu), "up", ns=c)
-        _ip("address", "add", f"{SERVER_ADDRESS}/32", "dev", TUN, ns=s)
-        _ip("link", "set", TUN, "mtu", str(mtu), "up", ns=s)
-        opts = tcp.route_options() if tcp else []
-        _ip("route", "add", "192.0.2.0/24", "dev", TUN, *opts, ns=c)
-        _ip("route", "add", "10.0.0.0/16", "dev", TUN, *opts, ns=s)
-        if tcp:
-            for ns in (c, s):
-                for k, v in tcp.sysctls().items():
-                    _sysctl(ns, k, v)
-
-    def delete(self) -> None:
-        for ns in (self.client, self.server):
-            _del_netns(ns)
-
-
-@dataclass
-class TcpSetup:
-    """The namespaces' kernel TCP, configured from the scenario's ``[tcp]`` section as far as
-    Linux lets it be set (docs/emulation.md lists what maps and what cannot)."""
-
-    congestion: str = "reno"
-    initial_window: int = 4
-    syn_retries: int = 6
-    synack_retries: int = 5
-    delayed_ack_ms: float = 200.0
-    ack_every_segment: bool = False
-    mss: int = 256
-
-    @classmethod
-    def from_config(cls, cfg: dict[str, Any]) -> TcpSetup:
-        t = cfg.get("tcp") or {}
-        cc = cfg["coap"]["cc"]
-        return cls(
-            congestion={"newreno": "reno"}.get(cc, cc),
-            initial_window=int(t.get("initial_window", 4)),
-            # Linux takes at most 127 retries; the model's 40 / 41 both exceed what a run lasts.
-            syn_retries=min(int(t.get("syn_retries", 6)), 127),
-            synack_retries=min(int(t.get("synack_retries", 5)), 255),
-            delayed_ack_ms=float(t.get("delayed_ack_ms", 200.0)),
-            ack_every_segment=bool(t.get("ack_every_segment", False)),
-            mss=int(cfg["link"]["mtu"]) - 40,
-        )
-
-    def sysctls(self) -> dict[str, Any]:
-        # The model has no SACK, timestamps, F-RTO, TLP or RACK (docs/model.md); its receive
-        # window never limits, so window scaling stays on (without it Linux's 64 KB window of
-        # 256-byte segments and their buffer overhead slowed the 14100-byte-buffer firmware
-        # transfer by 6 % instead of 2 %); metrics caching across connections would carry one
-        # run's ssthresh into the next.
-        return {
-            "net.ipv4.tcp_congestion_control": self.congestion,
-            "net.ipv4.tcp_sack": 0,
-            "net.ipv4.tcp_dsack": 0,
-            "net.ipv4.tcp_timestamps": 0,
-            "net.ipv4.tcp_window_scaling": 1,
-            "net.ipv4.tcp_frto": 0,
-            "net.ipv4.tcp_early_retrans": 0,
-            "net.ipv4.tcp_recovery": 0,
-            "net.ipv4.tcp_no_metrics_save": 1,
-            "net.ipv4.tcp_syn_retries": self.syn_retries,
-            "net.ipv4.tcp_synack_retries": self.synack_retries,
-        }
-
-    def like_for_like(self) -> bool:
-        """Whether the kernel's receiver follows the model's ACK rule: only when both acknowledge
-        every segment at once (route ``quickack 1``); Linux's own policy cannot be set to the
-        model's default delayed ACK (docs/emulation.md)."""
-        return self.delayed_ack_ms == 0 or self.ack_every_segment
-
-    def route_options(self) -> list[str]:
-        opts = ["initcwnd", str(self.initial_window), "advmss", str(self.mss), "congctl", self.congestion]
-        # RTAX_QUICKACK makes tcp_in_quickack_mode() true for every segment (net/ipv4/tcp_input.c,
-        # __tcp_ack_snd_check): Linux then acknowledges each segment at once, which is what the
-        # model does with either setting. Without it the kernel's own policy (quick-ACK mode at
-        # the start among other immediate-ACK rules, delayed ACKs otherwise) sits between the
-        # model's two rules.
-        if self.like_for_like():
-            opts += ["quickack", "1"]
-        return opts
 
 
 # --------------------------------------------------------------------------------------------
@@ -341,37 +116,6 @@ def _wait_ready(p: subprocess.Popen, timeout: float, log: Path) -> None:
             raise CoaplabError(f"emulate: the emulator stopped at start: {err.splitlines()[-1] if err else p.returncode}")
         time.sleep(0.02)
     raise CoaplabError("emulate: the emulator did not become ready within 10 s")
-
-
-#: prctl(2) option: the signal a process receives when its parent dies
-#: (<linux/prctl.h> PR_SET_PDEATHSIG = 1).
-PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent(parent: int) -> None:
-    """Runs in the child between fork and exec: asks the kernel to SIGKILL it when coaplab dies
-    (prctl(2), PR_SET_PDEATHSIG), so that after a SIGKILL of coaplab — which runs no clean-up —
-    the emulator, servers and clients do not run on. The setting survives the exec of
-    ``ip netns exec`` and of the command ip executes in its place."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the parent died before the prctl: go now
-        os._exit(1)
-
-
-def _popen(cmd: list[str], **kw) -> subprocess.Popen:
-    # PR_SET_PDEATHSIG fires when the creating *thread* ends: only set it from the main thread,
-    # which lives as long as the process.
-    if sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread():
-        parent = os.getpid()
-        kw.setdefault("preexec_fn", lambda: _die_with_parent(parent))
-    p = subprocess.Popen(cmd, **kw)
-    _live_procs.add(p)
-    return p
-
-
-def _in_ns(ns: str, cmd: list[str]) -> list[str]:
-    return ["ip", "netns", "exec", ns] + cmd
 
 
 def _clients(cfg: dict[str, Any]) -> int:
@@ -704,171 +448,5 @@ def emulation_table(summaries: list[dict[str, Any]]) -> str:
                    f" packets sent {p.get('sent', 0)}, dropped at buffer {p.get('dropped_buffer', 0)}, lost to errors {p.get('lost_link', 0)}")
         out.append(f"  lateness: mean {e['lateness_us_mean']:.0f} µs, worst p99 {e['lateness_us_p99_max']:.0f} µs;"
                    f" {e['invalid_runs']} of {s['replications']} runs invalid")
-        out.append("")
-    return "\n".join(out).rstrip() + "\n"
-
-
-#: Clients whose retransmissions per exchange are known: coaplab's endpoint counts them; a
-#: third-party stack's own retransmissions are not visible from outside (`coaplab.tp_clients`).
-CLIENTS_WITH_RETRANSMISSIONS = ("coaplab",)
-#: Shown for what an emulated run could not measure (never 0, which would read as measured).
-UNKNOWN = "n/a"
-
-
-def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:
-    """(metric, simulated, emulated, difference) for one configuration; the emulated value and
-    the difference are "n/a" where the emulated client cannot tell (a third-party client's
-    retransmissions)."""
-    known = (emu.get("emulation") or {}).get("client", "coaplab") in CLIENTS_WITH_RETRANSMISSIONS
-
-    rows: list[tuple[str, Any, Any, str]] = []
-    for k in PERCENTILE_KEYS:
-        a, b = sim["fct_s"][k], emu["fct_s"][k]
-        rows.append((f"FCT {k} s", a, b, _pct(a, b)))
-    if sim.get("tcp"):
-        a, b = sim["tcp"]["segments_retransmitted"], emu["tcp"]["segments_retransmitted"]
-        rows.append(("TCP segments retransmitted", a, b, f"{b - a:+d}"))
-    else:
-        a = sum(k * n for k, n in enumerate(sim["retransmission_histogram"]))
-        if known:
-            b = sum(k * n for k, n in enumerate(emu["retransmission_histogram"]))
-            rows.append(("retransmissions (completed exchanges)", a, b, f"{b - a:+d}"))
-        else:
-            rows.append(("retransmissions (completed exchanges)", a, UNKNOWN, UNKNOWN))
-    for key, label in (("exchanges_completed", "exchanges completed"), ("exchanges_failed", "exchanges failed")):
-        rows.append((label, sim[key], emu[key], f"{emu[key] - sim[key]:+d}"))
-    for key, label in (("sent", "packets sent"), ("dropped_buffer", "dropped at buffer"), ("lost_link", "lost to errors")):
-        a, b = int(sim["packets"].get(key, 0)), int(emu["packets"].get(key, 0))
-        rows.append((label, a, b, f"{b - a:+d}"))
-    if not sim.get("tcp"):
-        hs, he = sim["retransmission_histogram"], emu["retransmission_histogram"] if known else []
-        for n in range(max(len(hs), len(he))):
-            a = hs[n] if n < len(hs) else 0
-            if not known:
-                rows.append((f"exchanges with {n} retransmissions", a, UNKNOWN, UNKNOWN))
-                continue
-            b = he[n] if n < len(he) else 0
-            rows.append((f"exchanges with {n} retransmissions", a, b, f"{b - a:+d}"))
-    return rows
-
-
-#: Printed by ``crossval`` for TCP configurations whose receivers follow different ACK rules.
-ACK_RULE_NOTE = ("note: the model's receiver delays ACKs (every second segment, else 200 ms) and the kernel's "
-                 "follows its own policy, so ACK counts and early slow start differ; for a like-for-like "
-                 "comparison set [tcp] ack_every_segment = true (docs/emulation.md, \"Like for like\")")
-
-
-def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", server: str = "coaplab",
-             db: str | None = None, replications: int | None = None, out_dir: str | Path | None = None,
-             max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US, progress: bool = True,
-             tcp_congestion: str | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """Runs the scenario in the simulator and in emulation (same replications, same RNG
-    streams); returns (simulated summary, emulated summary) per configuration."""
-    check_environment()
-    sc = load_scenario(scenario)
-    for cfg in sc.iter_configurations():
-        check_supported(cfg, client, server)
-    raw = dict(sc.raw)
-    if replications is not None:
-        raw["replications"] = min(replications, int(raw.get("replications", 1)))
-    if sc.sweep:
-        raw["sweep"] = sc.sweep
-    if progress and any(_like_for_like(c) is False for c in sc.iter_configurations()):
-        _log(ACK_RULE_NOTE)
-    sim = run_scenario(raw, progress=False, db=db).summaries
-    emu = emulate(raw, client=client, server=server, db=db, out_dir=out_dir, max_seconds=max_seconds,
-                  late_us=late_us, progress=progress, tcp_congestion=tcp_congestion)
-    pairs = list(zip(sim, emu))
-    if out_dir is not None:
-        for s, e in pairs:
-            if s["config"]["coap"]["transport"] == "tcp":
-                name = "Linux" + (f" {tcp_congestion}" if tcp_congestion else "")
-                path = crossval_time_sequence(s["config"], s["config_id"], out_dir, label=f"emulated ({name})")
-                e["emulation"]["time_sequence_svg"] = str(path)
-        crossval_report(pairs, out_dir)
-    return pairs
-
-
-def _like_for_like(cfg: dict[str, Any]) -> bool | None:
-    """Whether the model's and the kernel's receivers follow one ACK rule; None over UDP."""
-    return TcpSetup.from_config(cfg).like_for_like() if cfg["coap"]["transport"] == "tcp" else None
-
-
-def _ack_rule(cfg: dict[str, Any]) -> str:
-    """The crossval report's sentence on the receivers' ACK rules (TCP only)."""
-    return {None: "",
-            True: " ACK rule: both sides acknowledge every segment (like for like).",
-            False: " ACK rule: the model delays ACKs, the kernel follows its own policy (not like for like)."}[_like_for_like(cfg)]
-
-
-def crossval_report(pairs: list[tuple[dict[str, Any], dict[str, Any]]], out_dir: str | Path) -> Path:
-    """Writes ``out_dir/crossval.md``: the report section of a cross-validation — per
-    configuration, the metrics side by side (:func:`crossval_rows`) as a Markdown table, the
-    emulator's lateness and validity, the endpoints and kernel, and for TCP the overlaid
-    time-sequence graphs of replication 0 (linked relative to ``out_dir``)."""
-    out = ["# Cross-validation: simulated vs emulated", ""]
-    for sim, emu in pairs:
-        e = emu["emulation"]
-        swept = ", ".join(f"`{k}` = {v}" for k, v in emu.get("swept", {}).items())
-        out += [f"## {sim['name']} `{sim['config_id']}`" + (f" — {swept}" if swept else ""), "",
-                f"{e['client']} clients, {e['server']} server, {sim['replications']} replications; "
-                f"emulator lateness mean {e['lateness_us_mean']:.0f} µs, worst p99 {e['lateness_us_p99_max']:.0f} µs; "
-                f"{e['invalid_runs']} of {emu['replications']} emulated runs invalid; kernel {e['kernel']}."
-                + _ack_rule(sim["config"]),
-                "", "| metric | simulated | emulated | difference |", "|---|---:|---:|---:|"]
-        out += [f"| {label} | {_f(a)} | {_f(b)} | {d} |" for label, a, b, d in crossval_rows(sim, emu)]
-        if e.get("time_sequence_svg"):
-            rel = Path(e["time_sequence_svg"]).name
-            out += ["", f"![simulated and emulated time-sequence graphs, replication 0]({rel})"]
-        out.append("")
-    path = Path(out_dir) / "crossval.md"
-    path.write_text("\n".join(out))
-    return path
-
-
-def simulated_time_sequence(cfg: dict[str, Any], replication: int = 0, client: int = 0,
-                            connection: int = 0) -> list[dict[str, Any]]:
-    """The simulator's server → client time-sequence points of one connection (the
-    ``connection``-th of client ``client``) of one replication: the run again with
-    ``trace = true`` (tracing records, it changes no result)."""
-    out = json.loads(engine_run(json.dumps(dict(cfg, trace=True)), replication, None))
-    mine = [t for t in out.get("seq_traces") or [] if t["client"] == client]
-    if connection >= len(mine):
-        raise CoaplabError(f"the simulated run has no connection {connection} of client {client}")
-
-    return sequence_points(mine[connection])
-
-
-def crossval_time_sequence(cfg: dict[str, Any], cid: str, out_dir: str | Path, replication: int = 0,
-                           label: str = "emulated (Linux)") -> Path:
-    """Writes ``out_dir/<scenario name>-<config_id>-rep<r>-time-sequence.svg``: the simulated and
-    the emulated time-sequence graphs (server → client, client 0's first connection) of
-    replication ``r`` of a TCP configuration on one axis, the emulated one read from the run's
-    captures in ``out_dir/<config_id>-r<r>`` (:func:`coaplab.pcapseq.time_sequence_points`)."""
-    from .figures import time_sequence_overlay  # lazy: matplotlib (compare imports this module)
-
-    sim = simulated_time_sequence(cfg, replication)
-    emu = time_sequence_points(Path(out_dir) / f"{cid}-r{replication}", client_address(0))
-    caption = f"{cfg['name']} [{cid}], replication {replication}: server → client, connection 0"
-    fig = time_sequence_overlay(sim, emu, caption, labels=("simulated", label))
-    # The scenario name is user text: reduced as pcap / trace names are (no "/", no "."), so the
-    # file stays inside out_dir.
-    return fig.save(Path(out_dir) / f"{file_stem(cfg['name'])}-{cid}-rep{replication}-time-sequence.svg")
-
-
-def crossval_table(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> str:
-    out = []
-    for sim, emu in pairs:
-        e = emu["emulation"]
-        swept = ", ".join(f"{k}={v}" for k, v in emu.get("swept", {}).items())
-        out.append(f"{sim['name']}  [{sim['config_id']}]" + (f"  {swept}" if swept else "")
-                   + f"  simulated vs emulated ({e['client']} clients, {e['server']} server), {sim['replications']} replications")
-        out.append(f"  {'metric':<38} {'simulated':>12} {'emulated':>12} {'difference':>11}")
-        for label, a, b, d in crossval_rows(sim, emu):
-            out.append(f"  {label:<38} {_f(a):>12} {_f(b):>12} {d:>11}")
-        out.append(f"  lateness: mean {e['lateness_us_mean']:.0f} µs, worst p99 {e['lateness_us_p99_max']:.0f} µs;"
-                   f" {e['invalid_runs']} of {emu['replications']} emulated runs invalid")
-        if e.get("time_sequence_svg"):
-            out.append(f"  time-sequence graphs (replication 0, simulated and emulated): {e['time_sequence_svg']}")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
