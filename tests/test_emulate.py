@@ -25,7 +25,7 @@ import pytest
 
 from coaplab import crossval as xv
 from coaplab import emulate as em
-from coaplab import namespaces
+from coaplab import namespaces as netns
 from coaplab.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -299,7 +299,7 @@ def test_a_signal_to_the_command_removes_everything(server, sig, tmp_path):
     assert processes() == []
     assert _libcoap_servers() - before == set()
     host_links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=False).stdout
-    assert namespaces.TUN not in host_links
+    assert netns.TUN not in host_links
 
 
 def _descendants(pid: int) -> set[int]:
@@ -388,7 +388,7 @@ def test_emulate_command_stores_marked_runs(tmp_path):
     assert summary["exchanges_completed"] == 2 and summary["emulation"]["client"] == "coaplab"
     con = duckdb.connect(str(db), read_only=True)
     rows = con.execute("SELECT config_id, emulated, endpoint, kernel, status FROM runs").fetchall()
-    assert rows == [(f"{summary['config_id']}-emu-coaplab-coaplab", True, "coaplab/coaplab", namespaces.kernel(), "ok")]
+    assert rows == [(f"{summary['config_id']}-emu-coaplab-coaplab", True, "coaplab/coaplab", netns.kernel(), "ok")]
     (n,) = con.execute("SELECT count(*) FROM clients").fetchone()
     assert n == 1
 
@@ -403,7 +403,7 @@ def test_stale_namespaces_of_dead_processes_are_removed():
     for ns in (stale, alive):
         subprocess.run(["ip", "netns", "add", ns], check=True)
     try:
-        removed = namespaces.remove_stale_namespaces()
+        removed = netns.remove_stale_namespaces()
         listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
         assert stale in removed and stale not in listed
         assert alive in listed
@@ -520,7 +520,7 @@ def _pcap(path: Path, records: list[tuple[float, bytes]], magic: int = 0xA1B23C4
 ])
 def test_the_model_ack_rule_maps_to_route_quickack(tcp, quickack):
     cfg = {"coap": {"cc": "bbr", "transport": "tcp"}, "link": {"mtu": 296}, "tcp": tcp}
-    setup = namespaces.TcpSetup.from_config(cfg)
+    setup = netns.TcpSetup.from_config(cfg)
     opts = setup.route_options()
     assert opts[:6] == ["initcwnd", "4", "advmss", "256", "congctl", "bbr"]
     assert (opts[6:] == ["quickack", "1"]) is quickack, opts
@@ -636,7 +636,7 @@ def test_crossval_tcp_writes_the_overlaid_time_sequence_graphs(tmp_path):
     assert f"## emu-test-tcp-seq `{cid}`" in report and f"]({svg.name})" in report
     assert "| TCP segments retransmitted | 0 | 0 | +0 |" in report and "| FCT p50 s |" in report
     assert "ACK rule: the model delays ACKs, the kernel follows its own policy (not like for like)." in report
-    emu = time_sequence_points(tmp_path / f"{cid}-r0", namespaces.client_address(0))
+    emu = time_sequence_points(tmp_path / f"{cid}-r0", netns.client_address(0))
     sim = simulated_time_sequence(cfg)
     for side, pts in (("simulated", sim), ("emulated", emu)):
         data = sorted((p["seq"], p["length"]) for p in pts if p["event"] == "send")

@@ -22,7 +22,8 @@ import pytest
 
 from coaplab import crossval as xv
 from coaplab import emulate as em
-from coaplab import namespaces, thirdparty
+from coaplab import namespaces as netns
+from coaplab import thirdparty
 from coaplab.cli import main
 from coaplab.pcapseq import read_pcap
 
@@ -236,4 +237,4 @@ def test_sigint_leaves_no_jvm_behind(tmp_path):
     assert _californium_jvms() - before == set()
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
     assert f"coaplab-{p.pid}-" not in out
-    assert namespaces.TUN not in subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=False).stdout
+    assert netns.TUN not in subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=False).stdout
