@@ -69,8 +69,9 @@ def test_one_exchange_per_algorithm(cc, tmp_path):
     assert f"CONGESTION_CONTROL_ALGORITHM={mode}\n" in (run_dir / "clients.log").read_text()
     # The same link and packets: the emulated exchange takes the simulated time (the JVM's
     # processing adds ms; Californium's token is 8 bytes, the simulator's empty — 64 bits more per
-    # message each way, 64/60000 + 64/30000 s = 3.2 ms on the default link).
-    assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], abs=0.05)
+    # message each way, 64/60000 + 64/30000 s = 3.2 ms on the default link). 0.1 s: on a 2-core
+    # machine busy building Rust the JVM once added 71 ms; a wrong link model is off by far more.
+    assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], abs=0.1)
 
 
 # Every packet lost on the link (a chain whose two states both lose everything): the request is
@@ -105,7 +106,9 @@ def test_retransmission_timers_from_the_capture(cc, intervals, tmp_path):
     got = [b - a for a, b in itertools.pairwise(sent)]
     # Same-size packets on an idle link: the intervals are the timers, give or take the JVM's
     # scheduling (Californium's timers are in ms) and the emulator's lateness.
-    assert got == pytest.approx(intervals, abs=0.02)
+    # (abs 0.1 s: a loaded 2-core machine delayed one JVM timer by 51 ms; the algorithms differ by
+    # ≥ 0.5 s in at least one interval, so the check still tells them apart.)
+    assert got == pytest.approx(intervals, abs=0.1)
 
 
 def test_firmware_block_wise_against_coaplab_and_californium_servers(tmp_path):
@@ -126,7 +129,7 @@ def test_firmware_block_wise_against_coaplab_and_californium_servers(tmp_path):
 
 def test_coaplab_client_against_californium_server(tmp_path):
     """coaplab's client fetches a 4096-byte firmware (16 blocks of 256 B) from Californium's
-    server: every block completes, and the transfer takes the simulated time within 3 %
+    server: every block completes, and the transfer takes the simulated time within 6 %
     (measured +0.8 %: ~6 ms of JVM processing per block; its block responses are the
     simulator's size, 292 bytes of IP, the first 3 bytes more)."""
     _need_root()
@@ -138,7 +141,8 @@ def test_coaplab_client_against_californium_server(tmp_path):
     (sim, emu), = xv.crossval(scenario, server="californium", progress=False, out_dir=tmp_path)
     # 4096 / 2^(4+4) = 16 blocks (the default block_szx 4: 256 B).
     assert emu["exchanges_completed"] == 16 == sim["exchanges_completed"]
-    assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.03)
+    # 6 %: +0.8 % on an idle machine, +5.3 % once on a busy one (the JVM's per-block processing).
+    assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.06)
 
 
 def test_unknown_algorithm_is_one_line_and_exit_2(tmp_path, capsys):
