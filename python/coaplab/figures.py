@@ -265,6 +265,20 @@ def _darker(colour: str, f: float = 0.55) -> tuple:
     return (r * f, g * f, b * f)
 
 
+def _hide_unused(axes, used: int) -> None:
+    """Hides the grid's panels past the first ``used`` (a grid of ``len(axes)`` rows)."""
+    ncols = len(axes[0])
+    for j in range(used, len(axes) * ncols):
+        axes[j // ncols][j % ncols].set_visible(False)
+
+
+def _bar_legend(fig, hues: list[str], hue_vals: list[Any], colours: dict, hatches: dict) -> None:
+    """The legend of bar figures: one filled, hatched patch per ``hue`` value (none for one)."""
+    if len(hue_vals) > 1:
+        handles = [Patch(facecolor=colours[v], hatch=hatches[v], edgecolor="#333333", linewidth=0.4) for v in hue_vals]
+        _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
+
+
 def _legend(fig, handles, labels, legend_title: str) -> None:
     """Above the panels, read row by row (matplotlib fills legend columns first, so the
     entries are transposed, padded with blanks, to read in order left to right)."""
@@ -362,8 +376,7 @@ def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: 
             elif zero_based:
                 top = max(((s.get(metric) or {}).get("p90") or 0.0 for _, s in rows), default=0.0)
                 ax.set_ylim(0, top * 1.05 if top > 0 else 1.0)
-        for j in range(len(col_vals), nrows * ncols):
-            axes[j // ncols][j % ncols].set_visible(False)
+        _hide_unused(axes, len(col_vals))
         if n_hue > 1:
             handles = [Patch(facecolor=colours[v], hatch=hatches[v], edgecolor="#333333", linewidth=0.6) for v in hue_vals]
             _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
@@ -422,11 +435,8 @@ def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=No
                 ax.set_ylabel("exchanges (%)")
             if panel_keys:
                 ax.set_title(_panel_title(panel_keys, pv))
-        for j in range(len(panels), nrows * ncols):
-            axes[j // ncols][j % ncols].set_visible(False)
-        if len(hue_vals) > 1:
-            handles = [Patch(facecolor=colours[v], hatch=hatches[v], edgecolor="#333333", linewidth=0.4) for v in hue_vals]
-            _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
+        _hide_unused(axes, len(panels))
+        _bar_legend(fig, hues, hue_vals, colours, hatches)
     return fig
 
 
@@ -470,11 +480,8 @@ def retransmission_ratio_bars(summaries: Sequence[dict[str, Any]], x=None, hue=N
                 ax.set_ylabel("retransmission ratio (%)")
             if cols:
                 ax.set_title(_panel_title(cols, cv))
-        for j in range(len(col_vals), nrows * ncols):
-            axes[j // ncols][j % ncols].set_visible(False)
-        if len(hue_vals) > 1:
-            handles = [Patch(facecolor=colours[v], hatch=hatches[v], edgecolor="#333333", linewidth=0.4) for v in hue_vals]
-            _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
+        _hide_unused(axes, len(col_vals))
+        _bar_legend(fig, hues, hue_vals, colours, hatches)
     return fig
 
 
@@ -517,8 +524,7 @@ def completed_pmf(summaries: Sequence[dict[str, Any]], x=None, hue=None, col=Non
                 ax.set_ylabel("probability")
             if panel_keys:
                 ax.set_title(_panel_title(panel_keys, pv))
-        for j in range(len(panels), nrows * ncols):
-            axes[j // ncols][j % ncols].set_visible(False)
+        _hide_unused(axes, len(panels))
         if len(hue_vals) > 1:
             handles = [Line2D([], [], color=colours[v], marker=markers[v], markersize=3) for v in hue_vals]
             _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
@@ -577,8 +583,7 @@ def load_curves(summaries: Sequence[dict[str, Any]], metric: str = "carried_kbps
                               else metric.replace("_", " ") + " per replication")
             if cols:
                 ax.set_title(_panel_title(cols, pv))
-        for j in range(len(panels), nrows * ncols):
-            axes[j // ncols][j % ncols].set_visible(False)
+        _hide_unused(axes, len(panels))
         if len(hue_vals) > 1:
             handles = [Line2D([], [], color=colours[v], marker=markers[v], markersize=3.5) for v in hue_vals]
             _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
@@ -699,8 +704,7 @@ def hop_delay(summaries: Sequence[dict[str, Any]], hue=None, col=None, width: st
                 ax.set_title(_panel_title(cols, pv))
             ax.xaxis.get_major_locator().set_params(integer=True)
             _zero_based(ax)
-        for j in range(len(panels), nrows * ncols):
-            axes[j // ncols][j % ncols].set_visible(False)
+        _hide_unused(axes, len(panels))
         if len(hue_vals) > 1:
             handles = [Line2D([], [], color=colours[v], marker=markers[v], markersize=3.5) for v in hue_vals]
             _legend(fig, handles, [_label(hues, v) for v in hue_vals], _dim_title(hues))
