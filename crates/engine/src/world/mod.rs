@@ -23,7 +23,7 @@ use crate::packet::AppPacket;
 use crate::sim::event_queue::EventQueue;
 use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
-use crate::testbed::ConfigError;
+use crate::basics::ConfigError;
 use tcp_app::{TcpApp, TcpEvent};
 use udp_app::{UdpApp, UdpEvent};
 

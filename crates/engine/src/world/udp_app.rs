@@ -13,7 +13,7 @@ use crate::net::network::RouteId;
 use crate::packet::{NetPacket, Packet, PacketKind};
 use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
-use crate::testbed::{secs, ConfigError};
+use crate::basics::{secs, ConfigError};
 use crate::workload::{client_setups, Plan};
 
 #[derive(Clone, Copy, Debug)]

@@ -8,7 +8,7 @@
 use super::mesh::{self, Layout};
 use super::Topology;
 use crate::config::RunConfig;
-use crate::testbed::ConfigError;
+use crate::basics::ConfigError;
 
 pub const NODES: u16 = 21;
 pub const BORDER_ROUTER: u16 = 10;

@@ -14,7 +14,7 @@
 use super::mesh::{self, Layout};
 use super::Topology;
 use crate::config::RunConfig;
-use crate::testbed::ConfigError;
+use crate::basics::ConfigError;
 
 pub const LEFT_SINK: u16 = 9;
 pub const BORDER_ROUTER: u16 = 10;

@@ -10,7 +10,7 @@
 use super::mesh::{self, Layout};
 use super::Topology;
 use crate::config::{MeshRole, RunConfig};
-use crate::testbed::ConfigError;
+use crate::basics::ConfigError;
 
 pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
     let err = |m: String| Err(ConfigError(m));

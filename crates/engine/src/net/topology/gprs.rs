@@ -26,7 +26,7 @@ use crate::net::network::{
 };
 use crate::net::path::PathDelay;
 use crate::sim::streams::{stream, Stream};
-use crate::testbed::{millis, ConfigError};
+use crate::basics::{millis, ConfigError};
 use coaplab_cc::Duration;
 
 const DEVICES: u16 = 0;

@@ -5,7 +5,7 @@
 use super::mesh::{self, Layout};
 use super::Topology;
 use crate::config::RunConfig;
-use crate::testbed::ConfigError;
+use crate::basics::ConfigError;
 
 pub const SIDE: u16 = 7;
 pub const BORDER_ROUTER: u16 = 24;

@@ -12,7 +12,7 @@ use crate::net::radio::mac::MacParams;
 use crate::net::radio::prr;
 use crate::net::radio::{Mesh, RadioParams};
 use crate::sim::streams::{stream, Stream};
-use crate::testbed::{millis, ConfigError};
+use crate::basics::{millis, ConfigError};
 use crate::workload::client_count;
 use coaplab_cc::Duration;
 

@@ -12,7 +12,7 @@ pub mod star;
 
 use crate::config::RunConfig;
 use crate::net::network::{Network, NodeId};
-use crate::testbed::ConfigError;
+use crate::basics::ConfigError;
 
 /// A built network and the placement of the applications on it.
 pub struct Topology {

@@ -18,7 +18,7 @@ use crate::net::network::{
 };
 use crate::net::path::PathDelay;
 use crate::sim::streams::{stream, Stream};
-use crate::testbed::{millis, ConfigError};
+use crate::basics::{millis, ConfigError};
 
 const DEVICES: u16 = 0;
 const ROUTER: u16 = 1;

@@ -41,7 +41,7 @@ use crate::sim::event_queue::EventQueue;
 use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
 use crate::tcp::{CongestionKind, ConnEvent, Connection, DataArrival, Seq, State, TcpConfig};
-use crate::testbed::{ConfigError, CLIENT_PORT};
+use crate::basics::{ConfigError, CLIENT_PORT};
 use crate::workload::{client_setups, Plan};
 use params::tcp_config;
 
