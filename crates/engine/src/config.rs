@@ -19,8 +19,11 @@ use crate::net::loss::ChainParams;
 
 /// Largest delay or time span of any key, ms (≈ 2.8 h): keeps sums of times in `u64` ns.
 pub const MAX_DELAY_MS: f64 = 1e7;
-/// Congestion controllers of the TCP model (`coap.cc` with `coap.transport = "tcp"`).
-pub const TCP_CONTROLLERS: [&str; 2] = ["newreno", "bbr"];
+/// Congestion controllers of the TCP model (`coap.cc` with `coap.transport = "tcp"`), from
+/// their registry ([`crate::tcp::congestion::CONTROLLERS`]).
+pub fn tcp_controllers() -> Vec<&'static str> {
+    crate::tcp::congestion::controller_names()
+}
 
 /// One configuration: the testbed (`link`), the clients (`workload`, or `group` for several
 /// client populations) and the CoAP settings (`coap`, `tcp`).
@@ -1092,7 +1095,7 @@ fn cc_schema(_: &mut SchemaGenerator) -> Schema {
     let names: Vec<&str> = coaplab_cc::registry::BUILTIN
         .iter()
         .map(|e| e.name)
-        .chain(TCP_CONTROLLERS)
+        .chain(tcp_controllers())
         .collect();
     schemars::json_schema!({ "type": "string", "enum": names })
 }

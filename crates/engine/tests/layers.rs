@@ -20,18 +20,32 @@ fn no_layer_imports_the_entry_point() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
-    assert!(files.len() > 20, "found {} files under {src:?}", files.len());
+    assert!(
+        files.len() > 20,
+        "found {} files under {src:?}",
+        files.len()
+    );
     let offenders: Vec<_> = files
         .iter()
         .filter(|p| !p.ends_with("testbed.rs") && !p.ends_with("lib.rs"))
-        .filter(|p| std::fs::read_to_string(p).unwrap().contains("crate::testbed"))
+        .filter(|p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .contains("crate::testbed")
+        })
         .collect();
-    assert!(offenders.is_empty(), "import the entry point: {offenders:?}");
+    assert!(
+        offenders.is_empty(),
+        "import the entry point: {offenders:?}"
+    );
 }
 
 #[test]
 fn the_basics_module_is_a_leaf() {
     let basics = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/basics.rs");
     let text = std::fs::read_to_string(basics).unwrap();
-    assert!(!text.contains("crate::"), "basics.rs imports from the engine");
+    assert!(
+        !text.contains("crate::"),
+        "basics.rs imports from the engine"
+    );
 }

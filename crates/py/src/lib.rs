@@ -172,7 +172,7 @@ fn config_schema() -> String {
 /// The congestion controllers of the TCP model (`coap.cc` with transport `tcp`).
 #[pyfunction]
 fn tcp_controllers() -> Vec<&'static str> {
-    coaplab_engine::config::TCP_CONTROLLERS.to_vec()
+    coaplab_engine::config::tcp_controllers()
 }
 
 /// Runs replication `replication` of one fully resolved configuration (JSON text) and returns

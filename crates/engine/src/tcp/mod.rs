@@ -10,8 +10,9 @@
 //! | sequence numbers | `seq.rs` |
 //! | segments | `segment.rs` |
 //! | parameters and defaults | `config.rs` |
-//! | congestion control (cwnd, ssthresh) | `congestion.rs` |
+//! | the congestion-controller trait, New Reno, the registry | `congestion.rs` |
 //! | BBR v1 | `bbr.rs` |
+//! | CUBIC with HyStart | `cubic.rs` |
 //! | loss recovery (dup ACKs, fast retransmit/recovery, Limited Transmit) | `recovery.rs` |
 //! | RTT estimation, RTO, backoff | `rtt.rs` |
 //! | reassembly and delayed ACKs | `receiver.rs` |
@@ -22,6 +23,7 @@ pub mod bbr;
 pub mod config;
 pub mod congestion;
 pub mod connection;
+pub mod cubic;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
@@ -29,7 +31,8 @@ pub mod segment;
 pub mod seq;
 pub mod timer;
 
-pub use config::{CongestionKind, Nagle, TcpConfig};
+pub use config::{Nagle, TcpConfig};
+pub use congestion::{Controller, Snapshot, CONTROLLERS};
 pub use connection::{ConnEvent, ConnStats, Connection, Failure, State};
 pub use receiver::DataArrival;
 pub use segment::{Segment, Transmit};

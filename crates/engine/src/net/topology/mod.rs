@@ -10,9 +10,9 @@ pub mod grid;
 pub mod mesh;
 pub mod star;
 
+use crate::basics::ConfigError;
 use crate::config::RunConfig;
 use crate::net::network::{Network, NodeId};
-use crate::basics::ConfigError;
 
 /// A built network and the placement of the applications on it.
 pub struct Topology {
