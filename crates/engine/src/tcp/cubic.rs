@@ -188,6 +188,19 @@ impl Cubic {
         }
     }
 
+    /// `W_cubic(t)` of the current epoch, segments (Linux `bic_target`: the origin ± the
+    /// whole segments of C·|t − K|³).
+    pub fn w_cubic(&self, t: Duration) -> u32 {
+        let t = t.secs_f64();
+        let offs = (t - self.k).abs();
+        let delta = (C * offs * offs * offs) as u32;
+        if t < self.k {
+            self.origin.saturating_sub(delta)
+        } else {
+            self.origin.saturating_add(delta)
+        }
+    }
+
     /// `bictcp_update`: `cnt`, the segments to acknowledge per one-segment increase, from the
     /// cubic function and the TCP-friendly estimate.
     fn update(&mut self, now: Instant, acked: u32) {
@@ -212,14 +225,8 @@ impl Cubic {
         };
         // t is one minimum RTT ahead: the window the curve asks for when this ACK's data
         // is acknowledged.
-        let t = (now.saturating_since(epoch) + self.delay_min.unwrap_or(Duration::ZERO)).secs_f64();
-        let offs = (t - self.k).abs();
-        let delta = (C * offs * offs * offs) as u32;
-        let target = if t < self.k {
-            self.origin.saturating_sub(delta)
-        } else {
-            self.origin.saturating_add(delta)
-        };
+        let t = now.saturating_since(epoch) + self.delay_min.unwrap_or(Duration::ZERO);
+        let target = self.w_cubic(t);
         self.cnt = if target > cwnd {
             cwnd / (target - cwnd)
         } else {
