@@ -53,6 +53,8 @@ _DEFS: dict[str, Any] = SCHEMA_DOCUMENT.get("$defs", {})
 #: The UDP algorithms (docs/algorithms.md) and the TCP model's congestion controllers.
 UDP_ALGORITHMS: tuple[str, ...] = tuple(_core.algorithms())
 TCP_CONTROLLERS: tuple[str, ...] = tuple(_core.tcp_controllers())
+#: The TCP controllers whose runs trace their state (the ``cc_state`` table), from the registry.
+CC_STATE_CONTROLLERS: tuple[str, ...] = tuple(_core.tcp_controllers_with_state())
 
 
 def _deref(node: dict[str, Any]) -> dict[str, Any]:

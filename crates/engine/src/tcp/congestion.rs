@@ -156,6 +156,16 @@ pub fn controller_names() -> Vec<&'static str> {
     CONTROLLERS.iter().map(|c| c.name).collect()
 }
 
+/// The controllers that report state for the `cc_state` trace ([`Controller::snapshot`]):
+/// each is built with the default configuration and asked.
+pub fn controllers_with_state() -> Vec<&'static str> {
+    CONTROLLERS
+        .iter()
+        .filter(|c| (c.build)(&TcpConfig::default()).snapshot().is_some())
+        .map(|c| c.name)
+        .collect()
+}
+
 /// Builds the controller `cfg.congestion` names.
 ///
 /// # Panics
@@ -421,6 +431,8 @@ mod registry_tests {
             // IW 4 × MSS 256 = 1024 bytes for every controller.
             assert_eq!(c.window(), 1024, "{name}");
         }
+        // New Reno has no state beyond its window; BBR and CUBIC trace theirs.
+        assert_eq!(controllers_with_state(), ["bbr", "cubic"]);
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), CONTROLLERS.len(), "names are unique");
