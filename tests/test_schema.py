@@ -74,3 +74,15 @@ def test_bounds_keep_derived_integers_in_range(raw, fragment):
     with pytest.raises(ScenarioError) as e:
         sc.load_scenario(raw)
     assert fragment in str(e.value)
+
+
+def test_coap_cc_values_come_from_the_registries_and_python_values_match_a_pattern():
+    v = jsonschema.Draft202012Validator(json.loads(SHIPPED.read_text()))
+    # Every registered name, UDP and TCP, is allowed: the schema walks the registries.
+    for name in (*_core.algorithms(), *_core.tcp_controllers()):
+        assert v.is_valid({"coap": {"cc": name}}), name
+    # The documented form of an algorithm written in Python (docs/algorithms.md).
+    assert v.is_valid({"coap": {"cc": "python:examples/algorithms/cocoa_py.py:CocoaPy"}})
+    for bad in ("nope", "python:", "python:file.py", "python:file.py:", "python:file.py:1Class"):
+        assert not v.is_valid({"coap": {"cc": bad}}), bad
+

@@ -333,6 +333,8 @@ def _checker(node: dict[str, Any], ordered: bool = True) -> Callable[[str, Any],
         options = [_deref(o) for o in node["anyOf"]]
         if any("enum" in o for o in options) and any(o.get("type") == "object" for o in options):
             return errors_value
+        if len(options) > 1 and all(o.get("type") == "string" for o in options):
+            return text(1)  # coap.cc: a name or `python:FILE:CLASS`, checked per transport in _cross_check
         return _checker(_non_null(node))
     if "enum" in node:
         return choice(tuple(node["enum"]))

@@ -1209,15 +1209,26 @@ fn cocoa() -> String {
 }
 
 /// `coap.cc`: a string, one of the UDP algorithms (every entry of the registry,
-/// `coaplab_cc::registry::BUILTIN` — the list the simulator builds from) or the TCP controllers.
+/// `coaplab_cc::registry::BUILTIN` — the list the simulator builds from), the TCP controllers
+/// (`crate::tcp::congestion::CONTROLLERS`), or an algorithm written in Python,
+/// `python:FILE:CLASS` ([`PYTHON_CC_PATTERN`]; docs/algorithms.md).
 fn cc_schema(_: &mut SchemaGenerator) -> Schema {
     let names: Vec<&str> = coaplab_cc::registry::BUILTIN
         .iter()
         .map(|e| e.name)
         .chain(tcp_controllers())
         .collect();
-    schemars::json_schema!({ "type": "string", "enum": names })
+    schemars::json_schema!({
+        "anyOf": [
+            { "type": "string", "enum": names },
+            { "type": "string", "pattern": PYTHON_CC_PATTERN },
+        ]
+    })
 }
+
+/// `python:FILE:CLASS`: a file path (any characters, a colon included), a colon, a Python
+/// class name (the identifier `coaplab.algorithm.load_class` imports).
+pub const PYTHON_CC_PATTERN: &str = "^python:.+:[A-Za-z_][A-Za-z0-9_]*$";
 
 /// Nagle's algorithm in the TCP model: `minshall` (Linux's variant), `classic` (RFC 896 as
 /// written) or `off`.
