@@ -1486,10 +1486,17 @@ mod tests {
             schema["$defs"]["GroupFile"]["required"],
             serde_json::json!(["name"])
         );
-        let cc = prop(&schema, "CoapConfig", "cc")["enum"]
-            .as_array()
-            .unwrap();
-        assert!(cc.contains(&"cocoa-fb2".into()) && cc.contains(&"newreno".into()));
+        // coap.cc: every registered name (both registries, walked), or `python:FILE:CLASS`.
+        let cc = &prop(&schema, "CoapConfig", "cc")["anyOf"];
+        let names = cc[0]["enum"].as_array().unwrap();
+        let registered: Vec<&str> = coaplab_cc::registry::BUILTIN
+            .iter()
+            .map(|e| e.name)
+            .chain(tcp_controllers())
+            .collect();
+        assert_eq!(names, &registered);
+        assert!(registered.contains(&"cocoa-fb2") && registered.contains(&"cubic"));
+        assert_eq!(cc[1]["pattern"], PYTHON_CC_PATTERN);
         assert_eq!(prop(&schema, "LinkConfig", "mtu")["default"], 296);
         assert!(prop(&schema, "LinkConfig", "downlink_delay_ms")["default"].is_f64());
     }
