@@ -49,7 +49,8 @@ def test_defaults_and_allowed_values_come_from_the_engine():
     link = schema["$defs"]["LinkConfig"]["properties"]
     assert {k: f.default for k, f in sc.SCHEMA["link"].items()} == {k: p.get("default") for k, p in link.items()}
     assert sc.UDP_ALGORITHMS == tuple(_core.algorithms())
-    assert sc.TCP_CONTROLLERS == tuple(_core.tcp_controllers()) == ("newreno", "bbr", "cubic")
+    assert sc.TCP_CONTROLLERS == tuple(_core.tcp_controllers())
+    assert sc.TCP_CONTROLLERS[:3] == ("newreno", "bbr", "cubic")
     assert sc.WORKLOAD_KINDS == ("continuous", "random", "burst", "firmware", "periodic")
     assert sc.NAGLE_MODES == ("minshall", "classic", "off") and sc.TRANSPORTS == ("udp", "tcp")
     assert sc.ERROR_PROFILES == ("none", "low", "medium", "high")

@@ -432,7 +432,10 @@ mod registry_tests {
             assert_eq!(c.window(), 1024, "{name}");
         }
         // New Reno has no state beyond its window; BBR and CUBIC trace theirs.
-        assert_eq!(controllers_with_state(), ["bbr", "cubic"]);
+        let traced = controllers_with_state();
+        assert!(
+            !traced.contains(&"newreno") && traced.contains(&"bbr") && traced.contains(&"cubic")
+        );
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), CONTROLLERS.len(), "names are unique");
