@@ -159,12 +159,13 @@ class Result:
                                            "direction", "event", "seq", "length"])
 
     def cc_state_frame(self):
-        """TCP runs with BBR and tracing on: the congestion controller's state (pandas), one row
-        per ACK that changed it — config_id, the varying parameters, replication, client,
-        connection, time_s, direction (the sender's: ``up`` client → server, ``down``), mode
-        (``startup``, ``drain``, ``probe_bw``, ``probe_rtt``), btlbw_bytes_per_s, rtprop_s
-        (NaN before the first RTT sample), pacing_rate_bytes_per_s, cwnd_bytes
-        (docs/model.md "BBR"). Empty for New Reno."""
+        """TCP runs with tracing on and a controller that traces its state (BBR, CUBIC): the
+        congestion controller's state (pandas), one row per ACK that changed it — config_id,
+        the varying parameters, replication, client, connection, time_s, direction (the
+        sender's: ``up`` client → server, ``down``), mode (BBR's ``startup``, ``drain``,
+        ``probe_bw``, ``probe_rtt``; CUBIC's ``slow_start``, ``avoidance``),
+        btlbw_bytes_per_s, rtprop_s (NaN before the first RTT sample), pacing_rate_bytes_per_s,
+        cwnd_bytes (``store.CC_STATE_COLUMNS``; docs/model.md "BBR", "CUBIC"). Empty for New Reno."""
         import pandas as pd
 
         from .store import CC_STATE_COLUMNS, cc_state_rows
