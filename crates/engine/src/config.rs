@@ -30,6 +30,24 @@ pub fn tcp_controllers() -> Vec<&'static str> {
 /// comment, which the schema shows), whose first sentence is repeated here. Never share a
 /// constant between keys: editing one default must not move another key.
 pub mod defaults {
+    /// `name`: The scenario's name: 1 to 200 characters, no control characters.
+    pub const NAME: &str = "scenario";
+    /// `seed`: Base seed; replication `r` derives its random streams from `(seed, r)`.
+    pub const SEED: u64 = 1;
+    /// `replications`: Independent replications of the configuration.
+    pub const REPLICATIONS: u64 = 1;
+    /// `workload.clients`: Number of clients (burst: ignored, see `background` and `burst_clients`).
+    pub const WORKLOAD_CLIENTS: u32 = 1;
+    /// `workload.batch`: Random clients: batch size uniform in `[batch[0], batch[1]]`.
+    pub const WORKLOAD_BATCH: [u32; 2] = [1, 10];
+    /// `workload.start_spread_s`: Each client starts at an offset uniform in `[0, start_spread_s]`, s.
+    pub const WORKLOAD_START_SPREAD_S: f64 = 0.05;
+    /// `coap.cc`: The congestion-control algorithm (docs/algorithms.md) with transport `udp`, the TCP congestion controller (`newreno`) with transport `tcp`.
+    pub const COAP_CC: &str = "cocoa";
+    /// `coap.nstart`: NSTART: outstanding exchanges per client.
+    pub const COAP_NSTART: u32 = 1;
+    /// `tcp.limited_transmit`: RFC 3042 Limited Transmit.
+    pub const TCP_LIMITED_TRANSMIT: bool = true;
     /// `network.range_m`: Radio range, m: a frame reaches every node within this distance (unit disk).
     pub const NETWORK_RANGE_M: f64 = 10.0;
     /// `network.interference_factor`: Interference range as a multiple of `range_m`: a transmission from a node within it corrupts a frame being received.
@@ -230,6 +248,33 @@ pub mod defaults {
     pub(super) fn tcp_hz() -> u32 {
         TCP_HZ
     }
+    pub(super) fn name() -> String {
+        NAME.into()
+    }
+    pub(super) fn seed() -> u64 {
+        SEED
+    }
+    pub(super) fn replications() -> u64 {
+        REPLICATIONS
+    }
+    pub(super) fn workload_clients() -> u32 {
+        WORKLOAD_CLIENTS
+    }
+    pub(super) fn workload_batch() -> [u32; 2] {
+        WORKLOAD_BATCH
+    }
+    pub(super) fn workload_start_spread_s() -> f64 {
+        WORKLOAD_START_SPREAD_S
+    }
+    pub(super) fn coap_cc() -> String {
+        COAP_CC.into()
+    }
+    pub(super) fn coap_nstart() -> u32 {
+        COAP_NSTART
+    }
+    pub(super) fn tcp_limited_transmit() -> bool {
+        TCP_LIMITED_TRANSMIT
+    }
 }
 
 /// One configuration: the testbed (`link`), the clients (`workload`, or `group` for several
@@ -241,15 +286,15 @@ pub struct RunConfig {
     /// The scenario's name: 1 to 200 characters, no control characters. It labels results;
     /// output file names (pcaps, traces) use it with every character outside A–Z, a–z, 0–9,
     /// `-`, `_` replaced by `_`, so a name is never a path.
-    #[serde(default = "default_name")]
+    #[serde(default = "defaults::name")]
     #[schemars(length(min = 1, max = 200), regex(pattern = r"^[^\x00-\x1f\x7f]*$"))]
     pub name: String,
     /// Base seed; replication `r` derives its random streams from `(seed, r)`.
-    #[serde(default = "one")]
+    #[serde(default = "defaults::seed")]
     #[schemars(range(max = 9223372036854775807u64))]
     pub seed: u64,
     /// Independent replications of the configuration.
-    #[serde(default = "one")]
+    #[serde(default = "defaults::replications")]
     #[schemars(range(min = 1, max = 100000))]
     pub replications: u64,
     /// Record per-client timer / RTO traces (TCP: time-sequence traces).
@@ -863,16 +908,6 @@ pub struct GroupFile {
     pub tcp: Option<TcpSection>,
 }
 
-fn default_name() -> String {
-    "scenario".into()
-}
-fn one() -> u64 {
-    1
-}
-fn yes() -> bool {
-    true
-}
-
 /// Removes the `default` of a whole section (its keys carry their own).
 fn strip_default(schema: &mut Schema) {
     schema.remove("default");
@@ -1046,7 +1081,7 @@ pub struct WorkloadConfig {
     #[serde(default)]
     pub kind: WorkloadKind,
     /// Number of clients (burst: ignored, see `background` and `burst_clients`).
-    #[serde(default = "one_u32")]
+    #[serde(default = "defaults::workload_clients")]
     #[schemars(range(min = 1, max = 100000))]
     pub clients: u32,
     /// Exchanges per client (continuous, random, burst background).
@@ -1059,12 +1094,12 @@ pub struct WorkloadConfig {
     #[schemars(range(min = 0.001, max = 1e7))]
     pub duration_s: Option<f64>,
     /// Random clients: batch size uniform in `[batch[0], batch[1]]`.
-    #[serde(default = "batch")]
+    #[serde(default = "defaults::workload_batch")]
     #[schemars(inner(range(min = 1, max = 1000000)))]
     pub batch: [u32; 2],
     /// Each client starts at an offset uniform in `[0, start_spread_s]`, s. The default is
     /// fixed by the 50-client reference (docs/validation.md).
-    #[serde(default = "spread")]
+    #[serde(default = "defaults::workload_start_spread_s")]
     #[schemars(range(min = 0.0, max = 1e6))]
     pub start_spread_s: f64,
     /// How the clients' start offsets are laid out: `uniform` (each client at an offset
@@ -1128,16 +1163,6 @@ pub struct WorkloadConfig {
     pub request_bytes: Option<u32>,
 }
 
-fn one_u32() -> u32 {
-    1
-}
-fn batch() -> [u32; 2] {
-    [1, 10]
-}
-fn spread() -> f64 {
-    0.05
-}
-
 /// `udp` (CoAP over UDP with the algorithm library) or `tcp` (CoAP over TCP, RFC 8323, on
 /// the TCP model).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -1165,7 +1190,7 @@ pub struct CoapConfig {
     pub transport: Transport,
     /// The congestion-control algorithm (docs/algorithms.md) with transport `udp`, the TCP
     /// congestion controller (`newreno`) with transport `tcp`.
-    #[serde(default = "cocoa")]
+    #[serde(default = "defaults::coap_cc")]
     #[schemars(schema_with = "cc_schema")]
     pub cc: String,
     /// MAX_RETRANSMIT (RFC 7252 default 4; the literature uses 20).
@@ -1173,7 +1198,7 @@ pub struct CoapConfig {
     #[schemars(range(max = 63))]
     pub max_retransmit: u32,
     /// NSTART: outstanding exchanges per client.
-    #[serde(default = "one_u32")]
+    #[serde(default = "defaults::coap_nstart")]
     #[schemars(range(min = 1, max = 64))]
     pub nstart: u32,
     /// ACK_TIMEOUT, s.
@@ -1202,10 +1227,6 @@ pub struct CoapConfig {
     #[serde(default)]
     #[schemars(extend("x-omit-if-absent" = true))]
     pub non_rule: bool,
-}
-
-fn cocoa() -> String {
-    "cocoa".into()
 }
 
 /// `coap.cc`: a string, one of the UDP algorithms (every entry of the registry,
@@ -1267,7 +1288,7 @@ pub struct TcpSection {
     #[serde(default)]
     pub nagle: NagleMode,
     /// RFC 3042 Limited Transmit.
-    #[serde(default = "yes")]
+    #[serde(default = "defaults::tcp_limited_transmit")]
     pub limited_transmit: bool,
     /// Delayed-ACK timer, ms.
     #[serde(default = "defaults::tcp_delayed_ack_ms")]
