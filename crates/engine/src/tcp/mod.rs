@@ -1,8 +1,9 @@
 //! # The TCP model (docs/design.md §4.2)
 //!
 //! A sans-IO TCP endpoint matching the tuned Linux hosts of the literature: three-way
-//! handshake with the MSS option, NewReno (RFC 5681, RFC 6582) with Limited Transmit
-//! (RFC 3042), initial window 4, delayed ACKs, Nagle, the Linux RTO estimator; no SACK,
+//! handshake with the MSS option, a congestion controller from a registry (New Reno, RFC
+//! 5681 and RFC 6582, by default; BBR v1; CUBIC) with Limited Transmit (RFC 3042), initial
+//! window 4, delayed ACKs, Nagle, the Linux RTO estimator; no SACK,
 //! timestamps, F-RTO or TLP/RACK; a receive window that never limits.
 //!
 //! | piece | file |
