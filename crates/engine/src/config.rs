@@ -30,6 +30,8 @@ pub fn tcp_controllers() -> Vec<&'static str> {
 /// comment, which the schema shows), whose first sentence is repeated here. Never share a
 /// constant between keys: editing one default must not move another key.
 pub mod defaults {
+    /// `link.path_delay_ms`: Router ↔ server delay, uniform in `[min, max]` ms per packet (FIFO kept).
+    pub const LINK_PATH_DELAY_MS: [f64; 2] = [10.0, 20.0];
     /// `name`: The scenario's name: 1 to 200 characters, no control characters.
     pub const NAME: &str = "scenario";
     /// `seed`: Base seed; replication `r` derives its random streams from `(seed, r)`.
@@ -274,6 +276,9 @@ pub mod defaults {
     }
     pub(super) fn tcp_limited_transmit() -> bool {
         TCP_LIMITED_TRANSMIT
+    }
+    pub(super) fn link_path_delay_ms() -> [f64; 2] {
+        LINK_PATH_DELAY_MS
     }
 }
 
@@ -947,7 +952,7 @@ pub struct LinkConfig {
     #[schemars(range(max = 1000000000000u64))]
     pub uplink_buffer_bytes: Option<u64>,
     /// Router ↔ server delay, uniform in `[min, max]` ms per packet (FIFO kept).
-    #[serde(default = "path_delay")]
+    #[serde(default = "defaults::link_path_delay_ms")]
     #[schemars(inner(range(min = 0.0, max = 1e7)))]
     pub path_delay_ms: [f64; 2],
     /// Link-layer bytes added to every IP packet when serializing.
@@ -958,10 +963,6 @@ pub struct LinkConfig {
     /// with a custom two-state chain.
     #[serde(default)]
     pub errors: ErrorsConfig,
-}
-
-fn path_delay() -> [f64; 2] {
-    [10.0, 20.0]
 }
 
 /// `none`, `low`, `medium` or `high` (docs/model.md), or a table with a custom chain.
