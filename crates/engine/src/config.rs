@@ -26,11 +26,12 @@ pub fn tcp_controllers() -> Vec<&'static str> {
 }
 
 /// Every default of the scenario keys, one constant per key, named after it (`link.uplink_kbps`
-/// → `LINK_UPLINK_KBPS`). Each cites its source in the key's documentation (the field's doc
-/// comment, which the schema shows), whose first sentence is repeated here. Never share a
+/// → `LINK_UPLINK_KBPS`), with the first sentence of the key's documentation (the field's doc
+/// comment, which the schema shows) and its source where the documentation names one. Never share a
 /// constant between keys: editing one default must not move another key.
 pub mod defaults {
     /// `link.path_delay_ms`: Router ↔ server delay, uniform in `[min, max]` ms per packet (FIFO kept).
+    /// Source: docs/design.md §2 (the reference testbed).
     pub const LINK_PATH_DELAY_MS: [f64; 2] = [10.0, 20.0];
     /// `name`: The scenario's name: 1 to 200 characters, no control characters.
     pub const NAME: &str = "scenario";
@@ -43,12 +44,15 @@ pub mod defaults {
     /// `workload.batch`: Random clients: batch size uniform in `[batch[0], batch[1]]`.
     pub const WORKLOAD_BATCH: [u32; 2] = [1, 10];
     /// `workload.start_spread_s`: Each client starts at an offset uniform in `[0, start_spread_s]`, s.
+    /// Source: docs/design.md (fixed by the 50-client reference, docs/validation.md).
     pub const WORKLOAD_START_SPREAD_S: f64 = 0.05;
     /// `coap.cc`: The congestion-control algorithm (docs/algorithms.md) with transport `udp`, the TCP congestion controller (`newreno`) with transport `tcp`.
     pub const COAP_CC: &str = "cocoa";
     /// `coap.nstart`: NSTART: outstanding exchanges per client.
+    /// Source: RFC 7252 §4.7 (NSTART 1).
     pub const COAP_NSTART: u32 = 1;
     /// `tcp.limited_transmit`: RFC 3042 Limited Transmit.
+    /// Source: RFC 3042, on in Linux.
     pub const TCP_LIMITED_TRANSMIT: bool = true;
     /// `network.range_m`: Radio range, m: a frame reaches every node within this distance (unit disk).
     pub const NETWORK_RANGE_M: f64 = 10.0;
@@ -57,20 +61,28 @@ pub mod defaults {
     /// `network.carrier_sense_factor`: Carrier-sense range as a multiple of `range_m`: clear channel assessment finds the channel busy while a node within it transmits.
     pub const NETWORK_CARRIER_SENSE_FACTOR: f64 = 1.0;
     /// `network.mac_min_be`: macMinBE (IEEE 802.15.4-2006 §7.5.1.4).
+    /// Source: IEEE 802.15.4-2006 §7.4.2.
     pub const NETWORK_MAC_MIN_BE: u8 = 3;
     /// `network.mac_max_be`: macMaxBE.
+    /// Source: IEEE 802.15.4-2006 §7.4.2.
     pub const NETWORK_MAC_MAX_BE: u8 = 5;
     /// `network.mac_max_csma_backoffs`: macMaxCSMABackoffs: busy clear-channel assessments before a channel-access failure.
+    /// Source: IEEE 802.15.4-2006 §7.4.2.
     pub const NETWORK_MAC_MAX_CSMA_BACKOFFS: u8 = 4;
     /// `network.mac_max_frame_retries`: macMaxFrameRetries: retransmissions of an unacknowledged frame.
+    /// Source: IEEE 802.15.4-2006 §7.4.2.
     pub const NETWORK_MAC_MAX_FRAME_RETRIES: u8 = 3;
     /// `network.unit_backoff_us`: aUnitBackoffPeriod, µs (20 symbols of 16 µs).
+    /// Source: IEEE 802.15.4-2006 §7.4.1 (2.4 GHz O-QPSK symbols).
     pub const NETWORK_UNIT_BACKOFF_US: f64 = 320.0;
     /// `network.cca_us`: Clear channel assessment, µs (8 symbols).
+    /// Source: IEEE 802.15.4-2006 §6.9.9.
     pub const NETWORK_CCA_US: f64 = 128.0;
     /// `network.turnaround_us`: aTurnaroundTime, µs (12 symbols).
+    /// Source: IEEE 802.15.4-2006 §6.4.1.
     pub const NETWORK_TURNAROUND_US: f64 = 192.0;
     /// `network.ack_wait_us`: macAckWaitDuration, µs (54 symbols).
+    /// Source: IEEE 802.15.4-2006 §7.4.2.
     pub const NETWORK_ACK_WAIT_US: f64 = 864.0;
     /// `network.mac_queue_frames`: Frames a node's MAC queue holds (the one being sent included).
     pub const NETWORK_MAC_QUEUE_FRAMES: u32 = 4;
@@ -89,46 +101,65 @@ pub mod defaults {
     /// `network.gprs_loss`: GPRS: probability that a packet is lost (each direction, independently).
     pub const NETWORK_GPRS_LOSS: f64 = 0.002;
     /// `link.downlink_kbps`: Server → devices rate, kbit/s (1 kbit = 1000 bit); at least 1 bit/s.
+    /// Source: docs/design.md §2 (the reference testbed).
     pub const LINK_DOWNLINK_KBPS: f64 = 30.0;
     /// `link.uplink_kbps`: Devices → server rate, kbit/s; at least 1 bit/s.
+    /// Source: docs/design.md §2.
     pub const LINK_UPLINK_KBPS: f64 = 60.0;
     /// `link.downlink_delay_ms`: One-way propagation delay of the downlink, ms.
+    /// Source: docs/design.md §2.
     pub const LINK_DOWNLINK_DELAY_MS: f64 = 400.0;
     /// `link.uplink_delay_ms`: One-way propagation delay of the uplink, ms.
+    /// Source: docs/design.md §2.
     pub const LINK_UPLINK_DELAY_MS: f64 = 200.0;
     /// `link.mtu`: Largest IP packet, bytes (296: TCP MSS 256).
+    /// Source: docs/design.md §2.
     pub const LINK_MTU: u32 = 296;
     /// `link.buffer_bytes`: Bottleneck buffer in front of the downlink, bytes (tail drop).
+    /// Source: docs/design.md §2 (the literature's smallest buffer).
     pub const LINK_BUFFER_BYTES: u64 = 2500;
     /// `workload.exchanges`: Exchanges per client (continuous, random, burst background).
     pub const WORKLOAD_EXCHANGES: u32 = 50;
     /// `workload.response_bytes`: Payload of each piggybacked 2.05 response, bytes.
+    /// Source: docs/design.md §2 (the piggybacked 2.05's 60-byte payload).
     pub const WORKLOAD_RESPONSE_BYTES: u32 = 60;
     /// `workload.resource_bytes`: Firmware: resource size, bytes.
+    /// Source: the firmware of Pesola 2020 (docs/reproduce.md, `tcp-firmware`).
     pub const WORKLOAD_RESOURCE_BYTES: u64 = 102400;
     /// `workload.block_szx`: Firmware: Block2 size exponent (RFC 7959 §2.2, block = 2^(SZX+4) bytes; 4 = 256 B).
     pub const WORKLOAD_BLOCK_SZX: u8 = 4;
     /// `coap.max_retransmit`: MAX_RETRANSMIT (RFC 7252 default 4; the literature uses 20).
+    /// Source: RFC 7252 §4.8.
     pub const COAP_MAX_RETRANSMIT: u32 = 4;
     /// `coap.ack_timeout_s`: ACK_TIMEOUT, s.
+    /// Source: RFC 7252 §4.8 (2 s).
     pub const COAP_ACK_TIMEOUT_S: f64 = 2.0;
     /// `coap.ack_random_factor`: ACK_RANDOM_FACTOR.
+    /// Source: RFC 7252 §4.8 (1.5).
     pub const COAP_ACK_RANDOM_FACTOR: f64 = 1.5;
     /// `coap.max_timer_s`: Timer cap of the non-CoCoA families, s.
+    /// Source: the 60 s cap of `coaplab_cc::Config::max_timer` (CONTRIBUTING.md, "Adding an algorithm").
     pub const COAP_MAX_TIMER_S: f64 = 60.0;
     /// `tcp.initial_window`: Initial window, segments.
+    /// Source: RFC 3390 for a 256 B MSS (`tcp::TcpConfig::initial_window_segments`).
     pub const TCP_INITIAL_WINDOW: u32 = 4;
     /// `tcp.delayed_ack_ms`: Delayed-ACK timer, ms.
+    /// Source: RFC 1122 §4.2.3.2 (`tcp::TcpConfig::delayed_ack`).
     pub const TCP_DELAYED_ACK_MS: f64 = 200.0;
     /// `tcp.initial_rto_s`: Initial RTO (also of SYN and SYN-ACK), s.
+    /// Source: docs/design.md §4.2 (`tcp::TcpConfig::initial_rto`).
     pub const TCP_INITIAL_RTO_S: f64 = 2.0;
     /// `tcp.max_rto_s`: RTO cap, s (at least `initial_rto_s`).
+    /// Source: Linux `TCP_RTO_MAX` (`tcp::TcpConfig::max_rto`).
     pub const TCP_MAX_RTO_S: f64 = 120.0;
     /// `tcp.syn_retries`: SYN retransmissions before a connection attempt fails.
+    /// Source: the literature's tuned Linux hosts, `tcp_syn_retries` (`tcp::TcpConfig::syn_retries`).
     pub const TCP_SYN_RETRIES: u32 = 40;
     /// `tcp.synack_retries`: SYN-ACK retransmissions before the server gives up.
+    /// Source: the literature's tuned Linux hosts, `tcp_synack_retries` (`tcp::TcpConfig::synack_retries`).
     pub const TCP_SYNACK_RETRIES: u32 = 41;
     /// `tcp.hz`: Timer tick rate of every host (Linux `HZ`): the data, SYN and SYN-ACK retransmission timers fire on the timer wheel's granularity (docs/model.md "Host timers"); 0 = exact timers.
+    /// Source: the common distribution kernel configuration (`tcp::TcpConfig::hz`).
     pub const TCP_HZ: u32 = 250;
     pub(super) fn network_range_m() -> f64 {
         NETWORK_RANGE_M
