@@ -72,7 +72,9 @@ pub trait Controller: Debug + Send + Any {
     /// segment was already resent by the timer. `cx` is the sender's state after the timeout
     /// marked everything lost.
     fn on_rto(&mut self, flight: u32, repeated: bool, cx: &AckContext);
-    /// Pacing rate, bytes per second, if the controller paces.
+    /// Pacing rate, bytes per second, if the controller paces. A controller that paces
+    /// returns `Some` from the start: the connection asks once, when it is built, whether it
+    /// paces and whether it [`Controller::uses_rate_samples`].
     fn pacing_rate(&self) -> Option<u64> {
         None
     }

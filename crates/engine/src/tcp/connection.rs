@@ -136,6 +136,10 @@ pub struct Connection {
     /// flight per direction), more on the heap.
     rtx: InlineFifo<[Sent; 2]>,
     cc: Box<dyn Controller>,
+    /// What the controller is, asked once (it does not change): it sets its window from
+    /// delivery-rate samples ([`Controller::uses_rate_samples`]), it paces.
+    rate_based: bool,
+    paces: bool,
     recovery: Recovery,
     rtt: RttEstimator,
     rto_at: Option<Instant>,
@@ -187,7 +191,11 @@ pub struct Connection {
 
 impl Connection {
     fn new(cfg: TcpConfig, state: State, iss: Seq) -> Self {
+        let cc = congestion::build(&cfg);
         Connection {
+            rate_based: cc.uses_rate_samples(),
+            paces: cc.pacing_rate().is_some(),
+            cc,
             cfg,
             state,
             mss: cfg.mss,
@@ -199,7 +207,6 @@ impl Connection {
             write_end: iss + 1,
             fin_queued: false,
             rtx: InlineFifo::new(),
-            cc: congestion::build(&cfg),
             recovery: Recovery::new(cfg.mss, cfg.limited_transmit, iss),
             rtt: RttEstimator::new(cfg.initial_rto, cfg.max_rto),
             rto_at: None,
@@ -317,7 +324,8 @@ impl Connection {
     /// `payload / pacing rate` later (Linux's internal pacing, `tcp_update_skb_after_send`,
     /// spaces segments by their payload; the rate is in payload bytes too).
     fn paced(&mut self, now: Instant, payload: u32) {
-        if let Some(rate) = self.cc.pacing_rate() {
+        // `paces` first: without pacing (the common case) no virtual call.
+        if let Some(rate) = self.paces.then(|| self.cc.pacing_rate()).flatten() {
             let ns = u64::from(payload) * 1_000_000_000 / rate.max(1);
             self.pacing_next = Some(now + coaplab_cc::Duration::from_nanos(ns));
         }
@@ -326,7 +334,7 @@ impl Connection {
 
     /// BBR: pacing holds data until `pacing_next`.
     fn pacing_holds(&mut self, now: Instant) -> bool {
-        let held = self.cc.pacing_rate().is_some() && self.pacing_next.is_some_and(|t| t > now);
+        let held = self.paces && self.pacing_next.is_some_and(|t| t > now);
         self.pacing_blocked |= held;
         held
     }
@@ -565,7 +573,7 @@ impl Connection {
             let prior_in_flight = self.packets_in_flight();
             let mut losses = 0;
             let sacked_before = self.sacked_out;
-            if self.cc.uses_rate_samples() {
+            if self.rate_based {
                 self.add_reno_sack();
             }
             match self
@@ -580,7 +588,7 @@ impl Connection {
                 }
                 DupAck::None | DupAck::LimitedTransmit | DupAck::Inflated => {}
             }
-            if self.cc.uses_rate_samples() {
+            if self.rate_based {
                 let newly = self.sacked_out.saturating_sub(sacked_before);
                 self.delivered += u64::from(newly);
                 if newly > 0 {
@@ -725,7 +733,7 @@ impl Connection {
         if self.loss_until.is_some_and(|r| ack >= r) {
             self.loss_until = None; // everything sent before the timeout is acknowledged
         }
-        if self.state == State::Established && data_acked > 0 && self.cc.uses_rate_samples() {
+        if self.state == State::Established && data_acked > 0 && self.rate_based {
             // Linux `tcp_remove_reno_sacks`: the ACK fills the hole (one segment); the rest
             // was reported by duplicate ACKs already.
             let newly = data_acked
@@ -931,7 +939,7 @@ impl Connection {
         if !self.head_due {
             return None;
         }
-        if self.cc.uses_rate_samples() {
+        if self.rate_based {
             // Linux `tcp_xmit_retransmit_queue` (net/ipv4/tcp_output.c) retransmits a lost
             // segment only while `tcp_packets_in_flight` < cwnd. (New Reno's fast
             // retransmit and partial-ACK retransmission go out at once, RFC 6582 §3.2.)
@@ -967,7 +975,7 @@ impl Connection {
         // everything outstanding against its inflated window (RFC 6582 §3.2).
         // (Linux's Limited Transmit is that same count: each duplicate ACK takes a segment
         // out of flight, so BBR's window gets no RFC 3042 allowance on top.)
-        let (flight, window) = if self.cc.uses_rate_samples() {
+        let (flight, window) = if self.rate_based {
             (self.packets_in_flight(), self.cc.window())
         } else {
             (
