@@ -48,7 +48,8 @@ def test_defaults_and_allowed_values_come_from_the_engine():
     link = schema["$defs"]["LinkConfig"]["properties"]
     assert {k: f.default for k, f in sc.SCHEMA["link"].items()} == {k: p.get("default") for k, p in link.items()}
     assert sc.UDP_ALGORITHMS == tuple(_core.algorithms())
-    assert sc.TCP_CONTROLLERS == tuple(_core.tcp_controllers()) == ("newreno", "bbr")
+    assert sc.TCP_CONTROLLERS == tuple(_core.tcp_controllers())
+    assert sc.TCP_CONTROLLERS[:3] == ("newreno", "bbr", "cubic")
     assert sc.WORKLOAD_KINDS == ("continuous", "random", "burst", "firmware", "periodic")
     assert sc.NAGLE_MODES == ("minshall", "classic", "off") and sc.TRANSPORTS == ("udp", "tcp")
     assert sc.ERROR_PROFILES == ("none", "low", "medium", "high")
@@ -73,3 +74,40 @@ def test_bounds_keep_derived_integers_in_range(raw, fragment):
     with pytest.raises(ScenarioError) as e:
         sc.load_scenario(raw)
     assert fragment in str(e.value)
+
+
+def test_coap_cc_values_come_from_the_registries_and_python_values_match_a_pattern():
+    v = jsonschema.Draft202012Validator(json.loads(SHIPPED.read_text()))
+    # Every registered name, UDP and TCP, is allowed: the schema walks the registries.
+    for name in (*_core.algorithms(), *_core.tcp_controllers()):
+        assert v.is_valid({"coap": {"cc": name}}), name
+    # The documented form of an algorithm written in Python (docs/algorithms.md).
+    assert v.is_valid({"coap": {"cc": "python:examples/algorithms/cocoa_py.py:CocoaPy"}})
+    for bad in ("nope", "python:", "python:file.py", "python:file.py:", "python:file.py:1Class"):
+        assert not v.is_valid({"coap": {"cc": bad}}), bad
+
+
+
+#: The keys that enter every resolved configuration, and so every ``config_id``: the keys of the
+#: first stored configurations. A key added since is ``x-omit-if-absent`` (CONTRIBUTING.md,
+#: "Adding a scenario key"), so existing configurations keep their identity and stored results.
+IDENTITY_KEYS = {
+    "link": {"buffer_bytes", "downlink_delay_ms", "downlink_kbps", "errors", "link_overhead_bytes", "mtu",
+             "path_delay_ms", "uplink_buffer_bytes", "uplink_delay_ms", "uplink_kbps"},
+    "workload": {"background", "batch", "block_szx", "burst_at_s", "burst_clients", "burst_exchanges", "clients",
+                 "duration_s", "exchanges", "kind", "resource_bytes", "response_bytes", "start_spread_s"},
+    "coap": {"ack_random_factor", "ack_timeout_s", "cc", "max_retransmit", "max_timer_s", "nstart", "transport"},
+    "tcp": {"ack_every_segment", "delayed_ack_ms", "hz", "initial_rto_s", "initial_window", "limited_transmit",
+            "max_rto_s", "nagle", "slow_start_limit", "syn_retries", "synack_retries"},
+    "network": {"kind"},
+}
+
+
+def test_a_new_key_keeps_existing_configurations_identity():
+    sections = {**sc.SCHEMA, "network": sc.NETWORK}
+    got = {s: {k for k, f in fields.items() if not f.omit_if_absent} for s, fields in sections.items()}
+    added = {s: sorted(got[s] - IDENTITY_KEYS[s]) for s in got if got[s] - IDENTITY_KEYS[s]}
+    assert not added, (f"new keys {added} enter every resolved configuration and change every config_id: mark them "
+                       "#[schemars(extend(\"x-omit-if-absent\" = true))] (CONTRIBUTING.md, \"Adding a scenario key\")")
+    # A removed identity key would change every config_id as well.
+    assert got == IDENTITY_KEYS

@@ -855,10 +855,11 @@ def time_sequence_overlay(simulated, emulated, caption: str = "", width: str | f
     return fig
 
 
-#: BBR's modes (docs/model.md "BBR") as the engine names them, with their label and band colour
-#: (light Okabe–Ito tints: the lines drawn over them stay readable).
+#: The controllers' modes as the engine names them (docs/model.md: BBR's four, CUBIC's two), with
+#: their label and band colour (light Okabe–Ito tints: the lines drawn over them stay readable).
 CC_MODES = {"startup": ("Startup", OKABE_ITO[1]), "drain": ("Drain", OKABE_ITO[4]),
-            "probe_bw": ("ProbeBW", OKABE_ITO[5]), "probe_rtt": ("ProbeRTT", OKABE_ITO[3])}
+            "probe_bw": ("ProbeBW", OKABE_ITO[5]), "probe_rtt": ("ProbeRTT", OKABE_ITO[3]),
+            "slow_start": ("slow start", OKABE_ITO[1]), "avoidance": ("congestion avoidance", OKABE_ITO[5])}
 _BAND_ALPHA = 0.16
 
 
@@ -889,8 +890,11 @@ def _cc_state_panel(ax, state: list[tuple], end: float) -> None:
     cwnd = held(r[5] / kb for r in state)
     bdp = held(r[2] * r[3] / kb if r[3] is not None else math.nan for r in state)
     paced = held(r[4] * r[3] / kb if r[3] is not None else math.nan for r in state)
-    ax.step(t, paced, where="post", color=OKABE_ITO[2], linewidth=0.9, linestyle=":", zorder=3)[0].set_gid("cc-pacing")
-    ax.step(t, bdp, where="post", color="#555555", linewidth=0.9, linestyle="--", zorder=3)[0].set_gid("cc-bdp")
+    # A controller without a bandwidth estimate or pacing (CUBIC) reports 0: only cwnd is drawn.
+    rates = any(r[2] or r[4] for r in state)
+    if rates:
+        ax.step(t, paced, where="post", color=OKABE_ITO[2], linewidth=0.9, linestyle=":", zorder=3)[0].set_gid("cc-pacing")
+        ax.step(t, bdp, where="post", color="#555555", linewidth=0.9, linestyle="--", zorder=3)[0].set_gid("cc-bdp")
     ax.step(t, cwnd, where="post", color=OKABE_ITO[0], linewidth=1.2, zorder=4)[0].set_gid("cc-cwnd")
     # Mode bands: from the row that entered a mode to the next row in another mode.
     bands: list[list] = []
@@ -900,7 +904,7 @@ def _cc_state_panel(ax, state: list[tuple], end: float) -> None:
                 bands[-1][2] = at
             bands.append([mode, at, end])
     span = (end - state[0][0]) or 1.0
-    top = max(v for series in (cwnd, bdp, paced) for v in series if not _nan(v))
+    top = max(v for series in ((cwnd, bdp, paced) if rates else (cwnd,)) for v in series if not _nan(v))
     ax.set_ylim(0, top * 1.18 if top > 0 else 1.0)
     for mode, start, stop in bands:
         name, colour = CC_MODES.get(mode, (mode, "#999999"))
@@ -912,12 +916,12 @@ def _cc_state_panel(ax, state: list[tuple], end: float) -> None:
     seen = [m for m in CC_MODES if any(b[0] == m for b in bands)] + sorted({b[0] for b in bands} - set(CC_MODES))
     handles: list[Artist] = [Line2D([], [], color=OKABE_ITO[0], linewidth=1.2),
                Line2D([], [], color="#555555", linewidth=0.9, linestyle="--"),
-               Line2D([], [], color=OKABE_ITO[2], linewidth=0.9, linestyle=":")]
-    labels = ["cwnd", "BDP estimate (BtlBw × RTprop)", "pacing rate × RTprop"]
+               Line2D([], [], color=OKABE_ITO[2], linewidth=0.9, linestyle=":")][: 3 if rates else 1]
+    labels = ["cwnd", "BDP estimate (BtlBw × RTprop)", "pacing rate × RTprop"][: 3 if rates else 1]
     ncols = min(max(3, len(seen)), 4) if ax.figure.get_figwidth() > 5 else 2
-    if ncols > 2:  # the lines on the first row, the modes on the second
-        handles += [Patch(visible=False)] * (ncols - 3)
-        labels += [""] * (ncols - 3)
+    if ncols > len(handles):  # the lines on the first row, the modes on the second
+        labels += [""] * (ncols - len(handles))
+        handles += [Patch(visible=False)] * (ncols - len(handles))
     for m in seen:
         name, colour = CC_MODES.get(m, (m, "#999999"))
         handles.append(Patch(facecolor=colour, alpha=_BAND_ALPHA, linewidth=0))

@@ -33,7 +33,7 @@ from .files import (
     remove_dirs,
     remove_stale_partials,
 )
-from .scenario import MODEL_VERSION, Scenario, _fmt, config_id, file_stem, load_scenario
+from .scenario import CC_STATE_CONTROLLERS, MODEL_VERSION, Scenario, _fmt, config_id, file_stem, load_scenario
 from .stats import summarize
 from .store import (
     CC_STATE_COLUMNS,
@@ -170,12 +170,13 @@ class Result:
                                            "direction", "event", "seq", "length"])
 
     def cc_state_frame(self):
-        """TCP runs with BBR and tracing on: the congestion controller's state (pandas), one row
-        per ACK that changed it — config_id, the varying parameters, replication, client,
-        connection, time_s, direction (the sender's: ``up`` client → server, ``down``), mode
-        (``startup``, ``drain``, ``probe_bw``, ``probe_rtt``), btlbw_bytes_per_s, rtprop_s
-        (NaN before the first RTT sample), pacing_rate_bytes_per_s, cwnd_bytes
-        (docs/model.md "BBR"). Empty for New Reno."""
+        """TCP runs with tracing on and a controller that traces its state (BBR, CUBIC): the
+        congestion controller's state (pandas), one row per ACK that changed it — config_id,
+        the varying parameters, replication, client, connection, time_s, direction (the
+        sender's: ``up`` client → server, ``down``), mode (BBR's ``startup``, ``drain``,
+        ``probe_bw``, ``probe_rtt``; CUBIC's ``slow_start``, ``avoidance``),
+        btlbw_bytes_per_s, rtprop_s (NaN before the first RTT sample), pacing_rate_bytes_per_s,
+        cwnd_bytes (``store.CC_STATE_COLUMNS``; docs/model.md "BBR", "CUBIC"). Empty for New Reno."""
         import pandas as pd  # lazy: pandas (start-up)
 
         keys, params = self._params()
@@ -714,23 +715,26 @@ TRACE_COLUMNS = ("client", "time_s", "event", "exchange", "timer_s", "rto_s", "s
 SEQ_TRACE_COLUMNS = ("client", "connection", "time_s", "direction", "event", "seq", "length")
 
 
-def uses_bbr(config: dict[str, Any]) -> bool:
-    """Whether any client population of a resolved configuration runs TCP with BBR."""
+def traces_cc_state(config: dict[str, Any]) -> bool:
+    """Whether any client population of a resolved configuration runs TCP with a controller
+    that traces its state (:data:`CC_STATE_CONTROLLERS`)."""
     populations = config.get("group") or [config]  # groups, each resolved, replace the base's population
-    return any(g.get("coap", {}).get("transport") == "tcp" and g.get("coap", {}).get("cc") == "bbr"
+    return any(g.get("coap", {}).get("transport") == "tcp" and g.get("coap", {}).get("cc") in CC_STATE_CONTROLLERS
                for g in populations)
 
 
 def _trace_files(config: dict[str, Any]) -> list[str]:
-    """The suffixes of a replication's trace files: ``-trace.csv``, and ``-cc-state.csv`` with BBR."""
-    return ["-trace.csv"] + (["-cc-state.csv"] if uses_bbr(config) else [])
+    """The suffixes of a replication's trace files: ``-trace.csv``, and ``-cc-state.csv`` with a
+    controller that traces its state (BBR, CUBIC)."""
+    return ["-trace.csv"] + (["-cc-state.csv"] if traces_cc_state(config) else [])
 
 
 def _write_traces(configs: dict[str, dict[str, Any]], results: dict[tuple[str, int], str],
                   directory: Path) -> list[tuple]:
     """The trace files of finished runs (config_id → configuration; (config_id, replication) →
     the run's result JSON): one CSV per replication, every client's timer / RTO trace in time
-    order (UDP), or every connection's time-sequence trace (TCP); runs with BBR add a second
+    order (UDP), or every connection's time-sequence trace (TCP); runs whose controller traces
+    its state (BBR, CUBIC) add a second
     CSV, ``…-cc-state.csv``, with the congestion controller's state rows (``cc_state`` table).
     Returns the output records (file name, config_id, replication, bytes, SHA-256) of the
     files written. A full disk stops the sweep with one line (:class:`ResourceError`)."""
@@ -752,7 +756,7 @@ def write_traces(configs: dict[str, dict[str, Any]], results: dict[tuple[str, in
         c = configs[cid]
         run = json.loads(text)
         stem = f"{file_stem(c['name'])}-{cid}-rep{rep}"
-        if uses_bbr(c):
+        if traces_cc_state(c):
             files.append((directory / f"{stem}-cc-state.csv", cid, rep))
             with atomic_write(files[-1][0], "w", newline="") as f:
                 w = csv.writer(f)

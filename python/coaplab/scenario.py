@@ -55,6 +55,8 @@ _DEFS: dict[str, Any] = SCHEMA_DOCUMENT.get("$defs", {})
 #: The UDP algorithms (docs/algorithms.md) and the TCP model's congestion controllers.
 UDP_ALGORITHMS: tuple[str, ...] = tuple(_core.algorithms())
 TCP_CONTROLLERS: tuple[str, ...] = tuple(_core.tcp_controllers())
+#: The TCP controllers whose runs trace their state (the ``cc_state`` table), from the registry.
+CC_STATE_CONTROLLERS: tuple[str, ...] = tuple(_core.tcp_controllers_with_state())
 
 
 def _deref(node: dict[str, Any]) -> dict[str, Any]:
@@ -333,6 +335,8 @@ def _checker(node: dict[str, Any], ordered: bool = True) -> Callable[[str, Any],
         options = [_deref(o) for o in node["anyOf"]]
         if any("enum" in o for o in options) and any(o.get("type") == "object" for o in options):
             return errors_value
+        if len(options) > 1 and all(o.get("type") == "string" for o in options):
+            return text(1)  # coap.cc: a name or `python:FILE:CLASS`, checked per transport in _cross_check
         return _checker(_non_null(node))
     if "enum" in node:
         return choice(tuple(node["enum"]))

@@ -126,12 +126,15 @@ TCP_CLIENT_COLUMNS = ("connections", "segments_sent", "data_segments_sent", "seg
                       "fast_retransmits", "duplicate_acks")
 TRACE_COLUMNS = ("config_id", "replication", "client", "time_s", "event", "exchange", "timer_s", "rto_s",
                  "sample_s", "sample_kind")
-#: The congestion controller's state rows of a TCP run (BBR; docs/model.md "BBR", "State
-#: trace"), after config_id and replication: the client and its connection (numbered across the
+#: The congestion controller's state rows of a TCP run, from the controller's snapshot (any
+#: controller that has one: ``coaplab.scenario.CC_STATE_CONTROLLERS``; docs/model.md "BBR",
+#: "CUBIC"), after config_id and replication: the client and its connection (numbered across the
 #: run, as in the time-sequence trace), time (s), the sending direction (``up`` client → server,
-#: ``down`` server → client), the mode (``startup``, ``drain``, ``probe_bw``, ``probe_rtt``),
-#: BtlBw (bytes/s), RTprop (s; empty before the first RTT sample), pacing rate (bytes/s) and
-#: cwnd (bytes).
+#: ``down`` server → client), the mode (BBR: ``startup``, ``drain``, ``probe_bw``, ``probe_rtt``;
+#: CUBIC: ``slow_start``, ``avoidance``), the bandwidth estimate (bytes/s; BBR's BtlBw, 0 for a
+#: controller without one), the minimum-RTT estimate (s; BBR's RTprop, CUBIC's delay_min; empty
+#: before the first RTT sample), pacing rate (bytes/s, 0 without pacing) and cwnd (bytes). The
+#: column names are BBR's, kept so stored databases and exports stay as they were.
 CC_STATE_COLUMNS = ("client", "connection", "time_s", "direction", "mode", "btlbw_bytes_per_s", "rtprop_s",
                     "pacing_rate_bytes_per_s", "cwnd_bytes")
 CLIENT_COLUMNS = ("client", "fct_s", "first_request_s", "last_end_s", "exchanges_completed", "exchanges_failed",
@@ -190,7 +193,8 @@ def throughput_points(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 def cc_state_rows(result: dict[str, Any]) -> list[tuple]:
     """A run result's congestion-controller state rows (:data:`CC_STATE_COLUMNS`), connection by
-    connection, each direction's rows in time order; none for New Reno or without tracing. The
+    connection, each direction's rows in time order; none for New Reno (no state beyond its
+    window) or without tracing. The
     engine writes RTprop 0 before the first RTT sample: that becomes ``None`` (no estimate)."""
     return [(t["client"], t["connection"], at, direction, mode, btlbw, rtprop if rtprop > 0 else None, pacing, cwnd)
             for t in result.get("seq_traces") or []

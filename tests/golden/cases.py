@@ -5,7 +5,7 @@ a new event queue, ...) is checked against the stored JSON summaries (``--format
 ``wall_s``), pcap hashes and trace-CSV hashes of these configurations, byte for byte
 (``tests/test_golden.py``). They cover both transports, every workload kind, every error profile
 and a custom chain, 1–400 clients, all twelve UDP algorithms and Californium's five, the GPRS
-uplink, Contiki's MAC on a mesh and FlockLab's wiring, NSTART > 1, limited uplink buffers,
+uplink, Contiki's MAC on a mesh and FlockLab's wiring, New Reno, BBR and CUBIC, NSTART > 1, limited uplink buffers,
 link overhead, TCP options and connection failures; traces and pcaps are on.
 
 ``python tests/golden/cases.py --write`` regenerates the stored files. Run it only on a
@@ -131,7 +131,18 @@ def cases() -> list[dict]:
                                            "rdc": "contikimac", "mac": "contiki", "link_loss_model": "shadowing"},
               workload={"clients": 3, "duration_s": 60.0}, coap={"cc": "default", **californium}, trace=False),
     ]
-    return out + udp + tcps + model4
+    # CUBIC (issue #23, model 4 unchanged: a new controller, no existing result moves): loss
+    # recovery on the 2500 B buffer, HyStart and the cubic curve without loss (infinite buffer),
+    # several clients with errors (timeouts reset it).
+    cubic = [
+        _case("g-cubic-fw-2500", workload={"kind": "firmware", "clients": 1, "resource_bytes": 40000},
+              coap={"transport": "tcp", "cc": "cubic"}),
+        _case("g-cubic-fw-inf", link={"buffer_bytes": 1410000}, workload={"kind": "firmware", "clients": 1},
+              coap={"transport": "tcp", "cc": "cubic"}),
+        _case("g-cubic-10-medium", link={"errors": "medium"}, workload={"clients": 10, "exchanges": 10},
+              coap={"transport": "tcp", "cc": "cubic"}),
+    ]
+    return out + udp + tcps + model4 + cubic
 
 
 if __name__ == "__main__":

@@ -19,8 +19,299 @@ use crate::net::loss::ChainParams;
 
 /// Largest delay or time span of any key, ms (≈ 2.8 h): keeps sums of times in `u64` ns.
 pub const MAX_DELAY_MS: f64 = 1e7;
-/// Congestion controllers of the TCP model (`coap.cc` with `coap.transport = "tcp"`).
-pub const TCP_CONTROLLERS: [&str; 2] = ["newreno", "bbr"];
+/// Congestion controllers of the TCP model (`coap.cc` with `coap.transport = "tcp"`), from
+/// their registry ([`crate::tcp::congestion::CONTROLLERS`]).
+pub fn tcp_controllers() -> Vec<&'static str> {
+    crate::tcp::congestion::controller_names()
+}
+
+/// Every default of the scenario keys, one constant per key, named after it (`link.uplink_kbps`
+/// → `LINK_UPLINK_KBPS`), with the first sentence of the key's documentation (the field's doc
+/// comment, which the schema shows) and its source where the documentation names one. Never share a
+/// constant between keys: editing one default must not move another key.
+pub mod defaults {
+    /// `link.path_delay_ms`: Router ↔ server delay, uniform in `[min, max]` ms per packet (FIFO kept).
+    /// Source: docs/design.md §2 (the reference testbed).
+    pub const LINK_PATH_DELAY_MS: [f64; 2] = [10.0, 20.0];
+    /// `name`: The scenario's name: 1 to 200 characters, no control characters.
+    pub const NAME: &str = "scenario";
+    /// `seed`: Base seed; replication `r` derives its random streams from `(seed, r)`.
+    pub const SEED: u64 = 1;
+    /// `replications`: Independent replications of the configuration.
+    pub const REPLICATIONS: u64 = 1;
+    /// `workload.clients`: Number of clients (burst: ignored, see `background` and `burst_clients`).
+    pub const WORKLOAD_CLIENTS: u32 = 1;
+    /// `workload.batch`: Random clients: batch size uniform in `[batch[0], batch[1]]`.
+    pub const WORKLOAD_BATCH: [u32; 2] = [1, 10];
+    /// `workload.start_spread_s`: Each client starts at an offset uniform in `[0, start_spread_s]`, s.
+    /// Source: docs/design.md (fixed by the 50-client reference, docs/validation.md).
+    pub const WORKLOAD_START_SPREAD_S: f64 = 0.05;
+    /// `coap.cc`: The congestion-control algorithm (docs/algorithms.md) with transport `udp`, the TCP congestion controller (`newreno`) with transport `tcp`.
+    pub const COAP_CC: &str = "cocoa";
+    /// `coap.nstart`: NSTART: outstanding exchanges per client.
+    /// Source: RFC 7252 §4.7 (NSTART 1).
+    pub const COAP_NSTART: u32 = 1;
+    /// `tcp.limited_transmit`: RFC 3042 Limited Transmit.
+    /// Source: RFC 3042, on in Linux.
+    pub const TCP_LIMITED_TRANSMIT: bool = true;
+    /// `network.range_m`: Radio range, m: a frame reaches every node within this distance (unit disk).
+    pub const NETWORK_RANGE_M: f64 = 10.0;
+    /// `network.interference_factor`: Interference range as a multiple of `range_m`: a transmission from a node within it corrupts a frame being received.
+    pub const NETWORK_INTERFERENCE_FACTOR: f64 = 2.0;
+    /// `network.carrier_sense_factor`: Carrier-sense range as a multiple of `range_m`: clear channel assessment finds the channel busy while a node within it transmits.
+    pub const NETWORK_CARRIER_SENSE_FACTOR: f64 = 1.0;
+    /// `network.mac_min_be`: macMinBE (IEEE 802.15.4-2006 §7.5.1.4).
+    /// Source: IEEE 802.15.4-2006 §7.4.2.
+    pub const NETWORK_MAC_MIN_BE: u8 = 3;
+    /// `network.mac_max_be`: macMaxBE.
+    /// Source: IEEE 802.15.4-2006 §7.4.2.
+    pub const NETWORK_MAC_MAX_BE: u8 = 5;
+    /// `network.mac_max_csma_backoffs`: macMaxCSMABackoffs: busy clear-channel assessments before a channel-access failure.
+    /// Source: IEEE 802.15.4-2006 §7.4.2.
+    pub const NETWORK_MAC_MAX_CSMA_BACKOFFS: u8 = 4;
+    /// `network.mac_max_frame_retries`: macMaxFrameRetries: retransmissions of an unacknowledged frame.
+    /// Source: IEEE 802.15.4-2006 §7.4.2.
+    pub const NETWORK_MAC_MAX_FRAME_RETRIES: u8 = 3;
+    /// `network.unit_backoff_us`: aUnitBackoffPeriod, µs (20 symbols of 16 µs).
+    /// Source: IEEE 802.15.4-2006 §7.4.1 (2.4 GHz O-QPSK symbols).
+    pub const NETWORK_UNIT_BACKOFF_US: f64 = 320.0;
+    /// `network.cca_us`: Clear channel assessment, µs (8 symbols).
+    /// Source: IEEE 802.15.4-2006 §6.9.9.
+    pub const NETWORK_CCA_US: f64 = 128.0;
+    /// `network.turnaround_us`: aTurnaroundTime, µs (12 symbols).
+    /// Source: IEEE 802.15.4-2006 §6.4.1.
+    pub const NETWORK_TURNAROUND_US: f64 = 192.0;
+    /// `network.ack_wait_us`: macAckWaitDuration, µs (54 symbols).
+    /// Source: IEEE 802.15.4-2006 §7.4.2.
+    pub const NETWORK_ACK_WAIT_US: f64 = 864.0;
+    /// `network.mac_queue_frames`: Frames a node's MAC queue holds (the one being sent included).
+    pub const NETWORK_MAC_QUEUE_FRAMES: u32 = 4;
+    /// `network.border_router_queue_frames`: Frames the border router's MAC queue holds.
+    pub const NETWORK_BORDER_ROUTER_QUEUE_FRAMES: u32 = 6;
+    /// `network.channel_check_rate_hz`: ContikiMAC: channel checks per second (NETSTACK_RDC_CHANNEL_CHECK_RATE, Contiki's 8).
+    pub const NETWORK_CHANNEL_CHECK_RATE_HZ: u32 = 8;
+    /// `network.strobe_gap_us`: ContikiMAC: gap between strobed copies, µs (turnaround + acknowledgement by default).
+    pub const NETWORK_STROBE_GAP_US: f64 = 544.0;
+    /// `network.gprs_downlink_kbps`: GPRS: downlink rate, kbit/s.
+    pub const NETWORK_GPRS_DOWNLINK_KBPS: f64 = 40.0;
+    /// `network.gprs_modem_buffer_bytes`: GPRS: the modem's send buffer, bytes (tail drop).
+    pub const NETWORK_GPRS_MODEM_BUFFER_BYTES: u64 = 8000;
+    /// `network.gprs_network_buffer_bytes`: GPRS: the network's buffer in front of the downlink, bytes (tail drop).
+    pub const NETWORK_GPRS_NETWORK_BUFFER_BYTES: u64 = 20000;
+    /// `network.gprs_loss`: GPRS: probability that a packet is lost (each direction, independently).
+    pub const NETWORK_GPRS_LOSS: f64 = 0.002;
+    /// `link.downlink_kbps`: Server → devices rate, kbit/s (1 kbit = 1000 bit); at least 1 bit/s.
+    /// Source: docs/design.md §2 (the reference testbed).
+    pub const LINK_DOWNLINK_KBPS: f64 = 30.0;
+    /// `link.uplink_kbps`: Devices → server rate, kbit/s; at least 1 bit/s.
+    /// Source: docs/design.md §2.
+    pub const LINK_UPLINK_KBPS: f64 = 60.0;
+    /// `link.downlink_delay_ms`: One-way propagation delay of the downlink, ms.
+    /// Source: docs/design.md §2.
+    pub const LINK_DOWNLINK_DELAY_MS: f64 = 400.0;
+    /// `link.uplink_delay_ms`: One-way propagation delay of the uplink, ms.
+    /// Source: docs/design.md §2.
+    pub const LINK_UPLINK_DELAY_MS: f64 = 200.0;
+    /// `link.mtu`: Largest IP packet, bytes (296: TCP MSS 256).
+    /// Source: docs/design.md §2.
+    pub const LINK_MTU: u32 = 296;
+    /// `link.buffer_bytes`: Bottleneck buffer in front of the downlink, bytes (tail drop).
+    /// Source: docs/design.md §2 (the literature's smallest buffer).
+    pub const LINK_BUFFER_BYTES: u64 = 2500;
+    /// `workload.exchanges`: Exchanges per client (continuous, random, burst background).
+    pub const WORKLOAD_EXCHANGES: u32 = 50;
+    /// `workload.response_bytes`: Payload of each piggybacked 2.05 response, bytes.
+    /// Source: docs/design.md §2 (the piggybacked 2.05's 60-byte payload).
+    pub const WORKLOAD_RESPONSE_BYTES: u32 = 60;
+    /// `workload.resource_bytes`: Firmware: resource size, bytes.
+    /// Source: the firmware of Pesola 2020 (docs/reproduce.md, `tcp-firmware`).
+    pub const WORKLOAD_RESOURCE_BYTES: u64 = 102400;
+    /// `workload.block_szx`: Firmware: Block2 size exponent (RFC 7959 §2.2, block = 2^(SZX+4) bytes; 4 = 256 B).
+    pub const WORKLOAD_BLOCK_SZX: u8 = 4;
+    /// `coap.max_retransmit`: MAX_RETRANSMIT (RFC 7252 default 4; the literature uses 20).
+    /// Source: RFC 7252 §4.8.
+    pub const COAP_MAX_RETRANSMIT: u32 = 4;
+    /// `coap.ack_timeout_s`: ACK_TIMEOUT, s.
+    /// Source: RFC 7252 §4.8 (2 s).
+    pub const COAP_ACK_TIMEOUT_S: f64 = 2.0;
+    /// `coap.ack_random_factor`: ACK_RANDOM_FACTOR.
+    /// Source: RFC 7252 §4.8 (1.5).
+    pub const COAP_ACK_RANDOM_FACTOR: f64 = 1.5;
+    /// `coap.max_timer_s`: Timer cap of the non-CoCoA families, s.
+    /// Source: the 60 s cap of `coaplab_cc::Config::max_timer` (CONTRIBUTING.md, "Adding an algorithm").
+    pub const COAP_MAX_TIMER_S: f64 = 60.0;
+    /// `tcp.initial_window`: Initial window, segments.
+    /// Source: RFC 3390 for a 256 B MSS (`tcp::TcpConfig::initial_window_segments`).
+    pub const TCP_INITIAL_WINDOW: u32 = 4;
+    /// `tcp.delayed_ack_ms`: Delayed-ACK timer, ms.
+    /// Source: RFC 1122 §4.2.3.2 (`tcp::TcpConfig::delayed_ack`).
+    pub const TCP_DELAYED_ACK_MS: f64 = 200.0;
+    /// `tcp.initial_rto_s`: Initial RTO (also of SYN and SYN-ACK), s.
+    /// Source: docs/design.md §4.2 (`tcp::TcpConfig::initial_rto`).
+    pub const TCP_INITIAL_RTO_S: f64 = 2.0;
+    /// `tcp.max_rto_s`: RTO cap, s (at least `initial_rto_s`).
+    /// Source: Linux `TCP_RTO_MAX` (`tcp::TcpConfig::max_rto`).
+    pub const TCP_MAX_RTO_S: f64 = 120.0;
+    /// `tcp.syn_retries`: SYN retransmissions before a connection attempt fails.
+    /// Source: the literature's tuned Linux hosts, `tcp_syn_retries` (`tcp::TcpConfig::syn_retries`).
+    pub const TCP_SYN_RETRIES: u32 = 40;
+    /// `tcp.synack_retries`: SYN-ACK retransmissions before the server gives up.
+    /// Source: the literature's tuned Linux hosts, `tcp_synack_retries` (`tcp::TcpConfig::synack_retries`).
+    pub const TCP_SYNACK_RETRIES: u32 = 41;
+    /// `tcp.hz`: Timer tick rate of every host (Linux `HZ`): the data, SYN and SYN-ACK retransmission timers fire on the timer wheel's granularity (docs/model.md "Host timers"); 0 = exact timers.
+    /// Source: the common distribution kernel configuration (`tcp::TcpConfig::hz`).
+    pub const TCP_HZ: u32 = 250;
+    pub(super) fn network_range_m() -> f64 {
+        NETWORK_RANGE_M
+    }
+    pub(super) fn network_interference_factor() -> f64 {
+        NETWORK_INTERFERENCE_FACTOR
+    }
+    pub(super) fn network_carrier_sense_factor() -> f64 {
+        NETWORK_CARRIER_SENSE_FACTOR
+    }
+    pub(super) fn network_mac_min_be() -> u8 {
+        NETWORK_MAC_MIN_BE
+    }
+    pub(super) fn network_mac_max_be() -> u8 {
+        NETWORK_MAC_MAX_BE
+    }
+    pub(super) fn network_mac_max_csma_backoffs() -> u8 {
+        NETWORK_MAC_MAX_CSMA_BACKOFFS
+    }
+    pub(super) fn network_mac_max_frame_retries() -> u8 {
+        NETWORK_MAC_MAX_FRAME_RETRIES
+    }
+    pub(super) fn network_unit_backoff_us() -> f64 {
+        NETWORK_UNIT_BACKOFF_US
+    }
+    pub(super) fn network_cca_us() -> f64 {
+        NETWORK_CCA_US
+    }
+    pub(super) fn network_turnaround_us() -> f64 {
+        NETWORK_TURNAROUND_US
+    }
+    pub(super) fn network_ack_wait_us() -> f64 {
+        NETWORK_ACK_WAIT_US
+    }
+    pub(super) fn network_mac_queue_frames() -> u32 {
+        NETWORK_MAC_QUEUE_FRAMES
+    }
+    pub(super) fn network_border_router_queue_frames() -> u32 {
+        NETWORK_BORDER_ROUTER_QUEUE_FRAMES
+    }
+    pub(super) fn network_channel_check_rate_hz() -> u32 {
+        NETWORK_CHANNEL_CHECK_RATE_HZ
+    }
+    pub(super) fn network_strobe_gap_us() -> f64 {
+        NETWORK_STROBE_GAP_US
+    }
+    pub(super) fn network_gprs_downlink_kbps() -> f64 {
+        NETWORK_GPRS_DOWNLINK_KBPS
+    }
+    pub(super) fn network_gprs_modem_buffer_bytes() -> u64 {
+        NETWORK_GPRS_MODEM_BUFFER_BYTES
+    }
+    pub(super) fn network_gprs_network_buffer_bytes() -> u64 {
+        NETWORK_GPRS_NETWORK_BUFFER_BYTES
+    }
+    pub(super) fn network_gprs_loss() -> f64 {
+        NETWORK_GPRS_LOSS
+    }
+    pub(super) fn link_downlink_kbps() -> f64 {
+        LINK_DOWNLINK_KBPS
+    }
+    pub(super) fn link_uplink_kbps() -> f64 {
+        LINK_UPLINK_KBPS
+    }
+    pub(super) fn link_downlink_delay_ms() -> f64 {
+        LINK_DOWNLINK_DELAY_MS
+    }
+    pub(super) fn link_uplink_delay_ms() -> f64 {
+        LINK_UPLINK_DELAY_MS
+    }
+    pub(super) fn link_mtu() -> u32 {
+        LINK_MTU
+    }
+    pub(super) fn link_buffer_bytes() -> u64 {
+        LINK_BUFFER_BYTES
+    }
+    pub(super) fn workload_exchanges() -> u32 {
+        WORKLOAD_EXCHANGES
+    }
+    pub(super) fn workload_response_bytes() -> u32 {
+        WORKLOAD_RESPONSE_BYTES
+    }
+    pub(super) fn workload_resource_bytes() -> u64 {
+        WORKLOAD_RESOURCE_BYTES
+    }
+    pub(super) fn workload_block_szx() -> u8 {
+        WORKLOAD_BLOCK_SZX
+    }
+    pub(super) fn coap_max_retransmit() -> u32 {
+        COAP_MAX_RETRANSMIT
+    }
+    pub(super) fn coap_ack_timeout_s() -> f64 {
+        COAP_ACK_TIMEOUT_S
+    }
+    pub(super) fn coap_ack_random_factor() -> f64 {
+        COAP_ACK_RANDOM_FACTOR
+    }
+    pub(super) fn coap_max_timer_s() -> f64 {
+        COAP_MAX_TIMER_S
+    }
+    pub(super) fn tcp_initial_window() -> u32 {
+        TCP_INITIAL_WINDOW
+    }
+    pub(super) fn tcp_delayed_ack_ms() -> f64 {
+        TCP_DELAYED_ACK_MS
+    }
+    pub(super) fn tcp_initial_rto_s() -> f64 {
+        TCP_INITIAL_RTO_S
+    }
+    pub(super) fn tcp_max_rto_s() -> f64 {
+        TCP_MAX_RTO_S
+    }
+    pub(super) fn tcp_syn_retries() -> u32 {
+        TCP_SYN_RETRIES
+    }
+    pub(super) fn tcp_synack_retries() -> u32 {
+        TCP_SYNACK_RETRIES
+    }
+    pub(super) fn tcp_hz() -> u32 {
+        TCP_HZ
+    }
+    pub(super) fn name() -> String {
+        NAME.into()
+    }
+    pub(super) fn seed() -> u64 {
+        SEED
+    }
+    pub(super) fn replications() -> u64 {
+        REPLICATIONS
+    }
+    pub(super) fn workload_clients() -> u32 {
+        WORKLOAD_CLIENTS
+    }
+    pub(super) fn workload_batch() -> [u32; 2] {
+        WORKLOAD_BATCH
+    }
+    pub(super) fn workload_start_spread_s() -> f64 {
+        WORKLOAD_START_SPREAD_S
+    }
+    pub(super) fn coap_cc() -> String {
+        COAP_CC.into()
+    }
+    pub(super) fn coap_nstart() -> u32 {
+        COAP_NSTART
+    }
+    pub(super) fn tcp_limited_transmit() -> bool {
+        TCP_LIMITED_TRANSMIT
+    }
+    pub(super) fn link_path_delay_ms() -> [f64; 2] {
+        LINK_PATH_DELAY_MS
+    }
+}
 
 /// One configuration: the testbed (`link`), the clients (`workload`, or `group` for several
 /// client populations) and the CoAP settings (`coap`, `tcp`).
@@ -31,15 +322,15 @@ pub struct RunConfig {
     /// The scenario's name: 1 to 200 characters, no control characters. It labels results;
     /// output file names (pcaps, traces) use it with every character outside A–Z, a–z, 0–9,
     /// `-`, `_` replaced by `_`, so a name is never a path.
-    #[serde(default = "default_name")]
+    #[serde(default = "defaults::name")]
     #[schemars(length(min = 1, max = 200), regex(pattern = r"^[^\x00-\x1f\x7f]*$"))]
     pub name: String,
     /// Base seed; replication `r` derives its random streams from `(seed, r)`.
-    #[serde(default = "one")]
+    #[serde(default = "defaults::seed")]
     #[schemars(range(max = 9223372036854775807u64))]
     pub seed: u64,
     /// Independent replications of the configuration.
-    #[serde(default = "one")]
+    #[serde(default = "defaults::replications")]
     #[schemars(range(min = 1, max = 100000))]
     pub replications: u64,
     /// Record per-client timer / RTO traces (TCP: time-sequence traces).
@@ -85,19 +376,19 @@ pub struct NetworkConfig {
     #[serde(default)]
     pub kind: NetworkKind,
     /// Radio range, m: a frame reaches every node within this distance (unit disk).
-    #[serde(default = "d10")]
+    #[serde(default = "defaults::network_range_m")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 0.001, max = 1e6))]
     pub range_m: f64,
     /// Interference range as a multiple of `range_m`: a transmission from a node within it
     /// corrupts a frame being received.
-    #[serde(default = "d2f")]
+    #[serde(default = "defaults::network_interference_factor")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 1.0, max = 100.0))]
     pub interference_factor: f64,
     /// Carrier-sense range as a multiple of `range_m`: clear channel assessment finds the
     /// channel busy while a node within it transmits.
-    #[serde(default = "d1f")]
+    #[serde(default = "defaults::network_carrier_sense_factor")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 0.0, max = 100.0))]
     pub carrier_sense_factor: f64,
@@ -112,52 +403,52 @@ pub struct NetworkConfig {
     #[schemars(extend("x-omit-if-absent" = true))]
     pub mac_addressing: MacAddressing,
     /// macMinBE (IEEE 802.15.4-2006 §7.5.1.4).
-    #[serde(default = "d3_u8")]
+    #[serde(default = "defaults::network_mac_min_be")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(max = 8))]
     pub mac_min_be: u8,
     /// macMaxBE.
-    #[serde(default = "d5_u8")]
+    #[serde(default = "defaults::network_mac_max_be")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 3, max = 8))]
     pub mac_max_be: u8,
     /// macMaxCSMABackoffs: busy clear-channel assessments before a channel-access failure.
-    #[serde(default = "d4_u8")]
+    #[serde(default = "defaults::network_mac_max_csma_backoffs")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(max = 5))]
     pub mac_max_csma_backoffs: u8,
     /// macMaxFrameRetries: retransmissions of an unacknowledged frame.
-    #[serde(default = "d3_u8")]
+    #[serde(default = "defaults::network_mac_max_frame_retries")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(max = 7))]
     pub mac_max_frame_retries: u8,
     /// aUnitBackoffPeriod, µs (20 symbols of 16 µs).
-    #[serde(default = "d320")]
+    #[serde(default = "defaults::network_unit_backoff_us")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 1.0, max = 1e6))]
     pub unit_backoff_us: f64,
     /// Clear channel assessment, µs (8 symbols).
-    #[serde(default = "d128")]
+    #[serde(default = "defaults::network_cca_us")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 1.0, max = 1e6))]
     pub cca_us: f64,
     /// aTurnaroundTime, µs (12 symbols).
-    #[serde(default = "d192")]
+    #[serde(default = "defaults::network_turnaround_us")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 0.0, max = 1e6))]
     pub turnaround_us: f64,
     /// macAckWaitDuration, µs (54 symbols).
-    #[serde(default = "d864")]
+    #[serde(default = "defaults::network_ack_wait_us")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 1.0, max = 1e6))]
     pub ack_wait_us: f64,
     /// Frames a node's MAC queue holds (the one being sent included).
-    #[serde(default = "d4_u32")]
+    #[serde(default = "defaults::network_mac_queue_frames")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 1, max = 10000))]
     pub mac_queue_frames: u32,
     /// Frames the border router's MAC queue holds.
-    #[serde(default = "d6_u32")]
+    #[serde(default = "defaults::network_border_router_queue_frames")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 1, max = 10000))]
     pub border_router_queue_frames: u32,
@@ -181,12 +472,12 @@ pub struct NetworkConfig {
     #[schemars(extend("x-omit-if-absent" = true))]
     pub rdc: RdcKind,
     /// ContikiMAC: channel checks per second (NETSTACK_RDC_CHANNEL_CHECK_RATE, Contiki's 8).
-    #[serde(default = "d8_u32")]
+    #[serde(default = "defaults::network_channel_check_rate_hz")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 1, max = 1000))]
     pub channel_check_rate_hz: u32,
     /// ContikiMAC: gap between strobed copies, µs (turnaround + acknowledgement by default).
-    #[serde(default = "d544")]
+    #[serde(default = "defaults::network_strobe_gap_us")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 0.0, max = 1e6))]
     pub strobe_gap_us: f64,
@@ -343,17 +634,17 @@ pub struct NetworkConfig {
     #[schemars(range(min = 0.0, max = 0.99))]
     pub gprs_fade_block_error_rate: f64,
     /// GPRS: downlink rate, kbit/s.
-    #[serde(default = "d40f")]
+    #[serde(default = "defaults::network_gprs_downlink_kbps")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 0.001, max = 1e6))]
     pub gprs_downlink_kbps: f64,
     /// GPRS: the modem's send buffer, bytes (tail drop).
-    #[serde(default = "d8000")]
+    #[serde(default = "defaults::network_gprs_modem_buffer_bytes")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 1, max = 1000000000000u64))]
     pub gprs_modem_buffer_bytes: u64,
     /// GPRS: the network's buffer in front of the downlink, bytes (tail drop).
-    #[serde(default = "d20000")]
+    #[serde(default = "defaults::network_gprs_network_buffer_bytes")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 1, max = 1000000000000u64))]
     pub gprs_network_buffer_bytes: u64,
@@ -372,7 +663,7 @@ pub struct NetworkConfig {
     #[schemars(extend("x-omit-if-absent" = true))]
     pub links: Vec<[u16; 2]>,
     /// GPRS: probability that a packet is lost (each direction, independently).
-    #[serde(default = "d0_002")]
+    #[serde(default = "defaults::network_gprs_loss")]
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub gprs_loss: f64,
@@ -385,36 +676,6 @@ impl Default for NetworkConfig {
     }
 }
 
-fn d10() -> f64 {
-    10.0
-}
-fn d2f() -> f64 {
-    2.0
-}
-fn d1f() -> f64 {
-    1.0
-}
-fn d3_u8() -> u8 {
-    3
-}
-fn d5_u8() -> u8 {
-    5
-}
-fn d320() -> f64 {
-    320.0
-}
-fn d128() -> f64 {
-    128.0
-}
-fn d192() -> f64 {
-    192.0
-}
-fn d864() -> f64 {
-    864.0
-}
-fn d6_u32() -> u32 {
-    6
-}
 /// GPRS coding scheme CS-3: with one timeslot 36 octets per 20 ms = 14.4 kbit/s of RLC data,
 /// the coding scheme closest to the CoCoA study's observed uplink rate of about 15 kbit/s
 /// (Betzler et al. 2016, §V.A); docs/networks.md.
@@ -477,24 +738,12 @@ pub const GPRS_FADE_BLOCK_ERROR_RATE: f64 = 0.65;
 fn gprs_fade_bler() -> f64 {
     GPRS_FADE_BLOCK_ERROR_RATE
 }
-fn d40f() -> f64 {
-    40.0
-}
-fn d8000() -> u64 {
-    8000
-}
-fn d20000() -> u64 {
-    20000
-}
 /// GPRS one-way delay beyond the radio (BSS, SGSN, GGSN, the Internet to the server), uniform
 /// per packet, ms: calibrated on the CoCoA study's 10-client RTT (Betzler et al. 2016,
 /// Table II: 661 ms), the one point where the uplink queue does not hide it; docs/networks.md.
 pub const GPRS_DELAY_MS: [f64; 2] = [100.0, 200.0];
 fn gprs_delay() -> [f64; 2] {
     GPRS_DELAY_MS
-}
-fn d0_002() -> f64 {
-    0.002
 }
 
 /// Contiki 2.6 `core/net/mac/contikimac.c`: `#define WITH_PHASE_OPTIMIZATION 1` unless the
@@ -588,13 +837,6 @@ pub enum RdcKind {
     #[default]
     Nullrdc,
     Contikimac,
-}
-
-fn d8_u32() -> u32 {
-    8
-}
-fn d544() -> f64 {
-    544.0
 }
 
 /// The mesh's MAC layer.
@@ -702,16 +944,6 @@ pub struct GroupFile {
     pub tcp: Option<TcpSection>,
 }
 
-fn default_name() -> String {
-    "scenario".into()
-}
-fn one() -> u64 {
-    1
-}
-fn yes() -> bool {
-    true
-}
-
 /// Removes the `default` of a whole section (its keys carry their own).
 fn strip_default(schema: &mut Schema) {
     schema.remove("default");
@@ -723,27 +955,27 @@ fn strip_default(schema: &mut Schema) {
 #[serde(deny_unknown_fields)]
 pub struct LinkConfig {
     /// Server → devices rate, kbit/s (1 kbit = 1000 bit); at least 1 bit/s.
-    #[serde(default = "d30")]
+    #[serde(default = "defaults::link_downlink_kbps")]
     #[schemars(range(min = 0.001, max = 1e6))]
     pub downlink_kbps: f64,
     /// Devices → server rate, kbit/s; at least 1 bit/s.
-    #[serde(default = "d60")]
+    #[serde(default = "defaults::link_uplink_kbps")]
     #[schemars(range(min = 0.001, max = 1e6))]
     pub uplink_kbps: f64,
     /// One-way propagation delay of the downlink, ms.
-    #[serde(default = "d400")]
+    #[serde(default = "defaults::link_downlink_delay_ms")]
     #[schemars(range(min = 0.0, max = 1e7))]
     pub downlink_delay_ms: f64,
     /// One-way propagation delay of the uplink, ms.
-    #[serde(default = "d200")]
+    #[serde(default = "defaults::link_uplink_delay_ms")]
     #[schemars(range(min = 0.0, max = 1e7))]
     pub uplink_delay_ms: f64,
     /// Largest IP packet, bytes (296: TCP MSS 256).
-    #[serde(default = "d296")]
+    #[serde(default = "defaults::link_mtu")]
     #[schemars(range(min = 68, max = 65535))]
     pub mtu: u32,
     /// Bottleneck buffer in front of the downlink, bytes (tail drop).
-    #[serde(default = "d2500")]
+    #[serde(default = "defaults::link_buffer_bytes")]
     #[schemars(range(max = 1000000000000u64))]
     pub buffer_bytes: u64,
     /// Buffer in front of the uplink, bytes; absent = unlimited.
@@ -751,7 +983,7 @@ pub struct LinkConfig {
     #[schemars(range(max = 1000000000000u64))]
     pub uplink_buffer_bytes: Option<u64>,
     /// Router ↔ server delay, uniform in `[min, max]` ms per packet (FIFO kept).
-    #[serde(default = "path_delay")]
+    #[serde(default = "defaults::link_path_delay_ms")]
     #[schemars(inner(range(min = 0.0, max = 1e7)))]
     pub path_delay_ms: [f64; 2],
     /// Link-layer bytes added to every IP packet when serializing.
@@ -762,28 +994,6 @@ pub struct LinkConfig {
     /// with a custom two-state chain.
     #[serde(default)]
     pub errors: ErrorsConfig,
-}
-
-fn d30() -> f64 {
-    30.0
-}
-fn d60() -> f64 {
-    60.0
-}
-fn d400() -> f64 {
-    400.0
-}
-fn d200() -> f64 {
-    200.0
-}
-fn d296() -> u32 {
-    296
-}
-fn d2500() -> u64 {
-    2500
-}
-fn path_delay() -> [f64; 2] {
-    [10.0, 20.0]
 }
 
 /// `none`, `low`, `medium` or `high` (docs/model.md), or a table with a custom chain.
@@ -903,11 +1113,11 @@ pub struct WorkloadConfig {
     #[serde(default)]
     pub kind: WorkloadKind,
     /// Number of clients (burst: ignored, see `background` and `burst_clients`).
-    #[serde(default = "one_u32")]
+    #[serde(default = "defaults::workload_clients")]
     #[schemars(range(min = 1, max = 100000))]
     pub clients: u32,
     /// Exchanges per client (continuous, random, burst background).
-    #[serde(default = "d50")]
+    #[serde(default = "defaults::workload_exchanges")]
     #[schemars(range(min = 1, max = 10000000))]
     pub exchanges: u32,
     /// Continuous or burst only: clients keep going until this deadline (s) instead of
@@ -916,12 +1126,12 @@ pub struct WorkloadConfig {
     #[schemars(range(min = 0.001, max = 1e7))]
     pub duration_s: Option<f64>,
     /// Random clients: batch size uniform in `[batch[0], batch[1]]`.
-    #[serde(default = "batch")]
+    #[serde(default = "defaults::workload_batch")]
     #[schemars(inner(range(min = 1, max = 1000000)))]
     pub batch: [u32; 2],
     /// Each client starts at an offset uniform in `[0, start_spread_s]`, s. The default is
     /// fixed by the 50-client reference (docs/validation.md).
-    #[serde(default = "spread")]
+    #[serde(default = "defaults::workload_start_spread_s")]
     #[schemars(range(min = 0.0, max = 1e6))]
     pub start_spread_s: f64,
     /// How the clients' start offsets are laid out: `uniform` (each client at an offset
@@ -937,15 +1147,15 @@ pub struct WorkloadConfig {
     #[schemars(range(min = 0.0, max = 1e4))]
     pub start_interval_s: f64,
     /// Payload of each piggybacked 2.05 response, bytes.
-    #[serde(default = "d60_u32")]
+    #[serde(default = "defaults::workload_response_bytes")]
     #[schemars(range(max = 65000))]
     pub response_bytes: u32,
     /// Firmware: resource size, bytes.
-    #[serde(default = "d102400")]
+    #[serde(default = "defaults::workload_resource_bytes")]
     #[schemars(range(min = 1, max = 10000000000u64))]
     pub resource_bytes: u64,
     /// Firmware: Block2 size exponent (RFC 7959 §2.2, block = 2^(SZX+4) bytes; 4 = 256 B).
-    #[serde(default = "d4_u8")]
+    #[serde(default = "defaults::workload_block_szx")]
     #[schemars(range(max = 6))]
     pub block_szx: u8,
     /// Burst: continuous background clients (then `clients` is ignored).
@@ -985,28 +1195,6 @@ pub struct WorkloadConfig {
     pub request_bytes: Option<u32>,
 }
 
-fn one_u32() -> u32 {
-    1
-}
-fn d50() -> u32 {
-    50
-}
-fn batch() -> [u32; 2] {
-    [1, 10]
-}
-fn spread() -> f64 {
-    0.05
-}
-fn d60_u32() -> u32 {
-    60
-}
-fn d102400() -> u64 {
-    102400
-}
-fn d4_u8() -> u8 {
-    4
-}
-
 /// `udp` (CoAP over UDP with the algorithm library) or `tcp` (CoAP over TCP, RFC 8323, on
 /// the TCP model).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -1034,27 +1222,27 @@ pub struct CoapConfig {
     pub transport: Transport,
     /// The congestion-control algorithm (docs/algorithms.md) with transport `udp`, the TCP
     /// congestion controller (`newreno`) with transport `tcp`.
-    #[serde(default = "cocoa")]
+    #[serde(default = "defaults::coap_cc")]
     #[schemars(schema_with = "cc_schema")]
     pub cc: String,
     /// MAX_RETRANSMIT (RFC 7252 default 4; the literature uses 20).
-    #[serde(default = "d4_u32")]
+    #[serde(default = "defaults::coap_max_retransmit")]
     #[schemars(range(max = 63))]
     pub max_retransmit: u32,
     /// NSTART: outstanding exchanges per client.
-    #[serde(default = "one_u32")]
+    #[serde(default = "defaults::coap_nstart")]
     #[schemars(range(min = 1, max = 64))]
     pub nstart: u32,
     /// ACK_TIMEOUT, s.
-    #[serde(default = "d2")]
+    #[serde(default = "defaults::coap_ack_timeout_s")]
     #[schemars(range(min = 0.001, max = 3600.0))]
     pub ack_timeout_s: f64,
     /// ACK_RANDOM_FACTOR.
-    #[serde(default = "d1_5")]
+    #[serde(default = "defaults::coap_ack_random_factor")]
     #[schemars(range(min = 1.0, max = 10.0))]
     pub ack_random_factor: f64,
     /// Timer cap of the non-CoCoA families, s.
-    #[serde(default = "d60")]
+    #[serde(default = "defaults::coap_max_timer_s")]
     #[schemars(range(min = 0.001, max = 86400.0))]
     pub max_timer_s: f64,
     /// NON traffic (docs/algorithms.md "NON traffic"): when given (> 0), each client's
@@ -1073,29 +1261,27 @@ pub struct CoapConfig {
     pub non_rule: bool,
 }
 
-fn cocoa() -> String {
-    "cocoa".into()
-}
-fn d4_u32() -> u32 {
-    4
-}
-fn d2() -> f64 {
-    2.0
-}
-fn d1_5() -> f64 {
-    1.5
-}
-
 /// `coap.cc`: a string, one of the UDP algorithms (every entry of the registry,
-/// `coaplab_cc::registry::BUILTIN` — the list the simulator builds from) or the TCP controllers.
+/// `coaplab_cc::registry::BUILTIN` — the list the simulator builds from), the TCP controllers
+/// (`crate::tcp::congestion::CONTROLLERS`), or an algorithm written in Python,
+/// `python:FILE:CLASS` ([`PYTHON_CC_PATTERN`]; docs/algorithms.md).
 fn cc_schema(_: &mut SchemaGenerator) -> Schema {
     let names: Vec<&str> = coaplab_cc::registry::BUILTIN
         .iter()
         .map(|e| e.name)
-        .chain(TCP_CONTROLLERS)
+        .chain(tcp_controllers())
         .collect();
-    schemars::json_schema!({ "type": "string", "enum": names })
+    schemars::json_schema!({
+        "anyOf": [
+            { "type": "string", "enum": names },
+            { "type": "string", "pattern": PYTHON_CC_PATTERN },
+        ]
+    })
 }
+
+/// `python:FILE:CLASS`: a file path (any characters, a colon included), a colon, a Python
+/// class name (the identifier `coaplab.algorithm.load_class` imports).
+pub const PYTHON_CC_PATTERN: &str = "^python:.+:[A-Za-z_][A-Za-z0-9_]*$";
 
 /// Nagle's algorithm in the TCP model: `minshall` (Linux's variant), `classic` (RFC 896 as
 /// written) or `off`.
@@ -1124,7 +1310,7 @@ impl NagleMode {
 #[serde(deny_unknown_fields)]
 pub struct TcpSection {
     /// Initial window, segments.
-    #[serde(default = "d4_u32")]
+    #[serde(default = "defaults::tcp_initial_window")]
     #[schemars(range(min = 1, max = 1000))]
     pub initial_window: u32,
     /// Slow-start growth limit per ACK, segments; absent = every acknowledged byte (Linux).
@@ -1134,51 +1320,37 @@ pub struct TcpSection {
     #[serde(default)]
     pub nagle: NagleMode,
     /// RFC 3042 Limited Transmit.
-    #[serde(default = "yes")]
+    #[serde(default = "defaults::tcp_limited_transmit")]
     pub limited_transmit: bool,
     /// Delayed-ACK timer, ms.
-    #[serde(default = "d200")]
+    #[serde(default = "defaults::tcp_delayed_ack_ms")]
     #[schemars(range(min = 0.0, max = 10000.0))]
     pub delayed_ack_ms: f64,
     /// Initial RTO (also of SYN and SYN-ACK), s.
-    #[serde(default = "d2")]
+    #[serde(default = "defaults::tcp_initial_rto_s")]
     #[schemars(range(min = 0.001, max = 3600.0))]
     pub initial_rto_s: f64,
     /// RTO cap, s (at least `initial_rto_s`).
-    #[serde(default = "d120")]
+    #[serde(default = "defaults::tcp_max_rto_s")]
     #[schemars(range(min = 0.001, max = 86400.0))]
     pub max_rto_s: f64,
     /// SYN retransmissions before a connection attempt fails.
-    #[serde(default = "d40")]
+    #[serde(default = "defaults::tcp_syn_retries")]
     #[schemars(range(max = 1000))]
     pub syn_retries: u32,
     /// SYN-ACK retransmissions before the server gives up.
-    #[serde(default = "d41")]
+    #[serde(default = "defaults::tcp_synack_retries")]
     #[schemars(range(max = 1000))]
     pub synack_retries: u32,
     /// Timer tick rate of every host (Linux `HZ`): the data, SYN and SYN-ACK retransmission
     /// timers fire on the timer wheel's granularity (docs/model.md "Host timers"); 0 = exact
     /// timers. All TCP groups of a run must agree (the server is one host).
-    #[serde(default = "d250_u32")]
+    #[serde(default = "defaults::tcp_hz")]
     #[schemars(range(max = 10000))]
     pub hz: u32,
     /// Acknowledge every in-order data segment at once instead of every second full one.
     #[serde(default)]
     pub ack_every_segment: bool,
-}
-
-fn d250_u32() -> u32 {
-    250
-}
-
-fn d120() -> f64 {
-    120.0
-}
-fn d40() -> u32 {
-    40
-}
-fn d41() -> u32 {
-    41
 }
 
 macro_rules! default_from_serde {
@@ -1367,10 +1539,17 @@ mod tests {
             schema["$defs"]["GroupFile"]["required"],
             serde_json::json!(["name"])
         );
-        let cc = prop(&schema, "CoapConfig", "cc")["enum"]
-            .as_array()
-            .unwrap();
-        assert!(cc.contains(&"cocoa-fb2".into()) && cc.contains(&"newreno".into()));
+        // coap.cc: every registered name (both registries, walked), or `python:FILE:CLASS`.
+        let cc = &prop(&schema, "CoapConfig", "cc")["anyOf"];
+        let names = cc[0]["enum"].as_array().unwrap();
+        let registered: Vec<&str> = coaplab_cc::registry::BUILTIN
+            .iter()
+            .map(|e| e.name)
+            .chain(tcp_controllers())
+            .collect();
+        assert_eq!(names, &registered);
+        assert!(registered.contains(&"cocoa-fb2") && registered.contains(&"cubic"));
+        assert_eq!(cc[1]["pattern"], PYTHON_CC_PATTERN);
         assert_eq!(prop(&schema, "LinkConfig", "mtu")["default"], 296);
         assert!(prop(&schema, "LinkConfig", "downlink_delay_ms")["default"].is_f64());
     }

@@ -4,6 +4,7 @@
 //! `sim` (event queue, RNG streams), `net` (queue, link, loss, path delay), `coap` (client and
 //! server endpoints), `workload`, `metrics`, and `testbed`, which wires them into a run.
 
+pub mod basics;
 pub mod coap;
 pub mod config;
 pub mod metrics;

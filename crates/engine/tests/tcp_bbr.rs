@@ -82,8 +82,9 @@ mod without_sack {
     //! cwnd. Every value below is worked out by hand.
 
     use coaplab_cc::Instant;
+    use coaplab_engine::tcp::bbr::Bbr;
     use coaplab_engine::tcp::bbr::Mode;
-    use coaplab_engine::tcp::{CongestionKind, Connection, Segment, Seq, TcpConfig, Transmit};
+    use coaplab_engine::tcp::{Connection, Segment, Seq, TcpConfig, Transmit};
 
     const MSS: u32 = 256;
     const ISS: Seq = Seq(1000);
@@ -143,7 +144,7 @@ mod without_sack {
     #[test]
     fn probe_rtt_withholds_the_retransmission_until_the_timeout() {
         let cfg = TcpConfig {
-            congestion: CongestionKind::Bbr,
+            congestion: "bbr",
             initial_window_segments: 6,
             hz: 0,
             ..TcpConfig::default()
@@ -207,7 +208,7 @@ mod without_sack {
         // flight 8..12 = 5 segments ≥ 4, so the retransmission of 7 waits (New Reno would
         // send it at once, RFC 6582 §3.2 step 5).
         c.handle_segment(ms(11_400), &ack(7 * MSS));
-        let b = c.bbr().unwrap();
+        let b = c.controller().as_any().downcast_ref::<Bbr>().unwrap();
         assert_eq!((b.mode, b.cwnd), (Mode::ProbeRtt, 4 * MSS));
         assert_eq!(c.stats.partial_ack_retransmissions, 2);
         assert!(sent(&mut c, 11_400).is_empty());
@@ -243,7 +244,7 @@ mod without_sack {
     #[test]
     fn surplus_duplicate_acks_set_the_reordering_threshold() {
         let cfg = TcpConfig {
-            congestion: CongestionKind::Bbr,
+            congestion: "bbr",
             hz: 0,
             ..TcpConfig::default()
         };

@@ -172,7 +172,13 @@ fn config_schema() -> String {
 /// The congestion controllers of the TCP model (`coap.cc` with transport `tcp`).
 #[pyfunction]
 fn tcp_controllers() -> Vec<&'static str> {
-    coaplab_engine::config::TCP_CONTROLLERS.to_vec()
+    coaplab_engine::config::tcp_controllers()
+}
+
+/// The TCP controllers whose runs trace their state (the `cc_state` table), from the registry.
+#[pyfunction]
+fn tcp_controllers_with_state() -> Vec<&'static str> {
+    coaplab_engine::tcp::congestion::controllers_with_state()
 }
 
 /// Runs replication `replication` of one fully resolved configuration (JSON text) and returns
@@ -280,5 +286,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reset_cancel, m)?)?;
     m.add_function(wrap_pyfunction!(config_schema, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_controllers, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_controllers_with_state, m)?)?;
     Ok(())
 }

@@ -2,15 +2,6 @@
 
 use coaplab_cc::Duration;
 
-/// Which congestion controller drives `cwnd` ([`super::congestion`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CongestionKind {
-    /// RFC 5681 slow start / congestion avoidance with RFC 6582 fast recovery.
-    NewReno,
-    /// BBR v1 as Linux 4.x–5.x implements it (net/ipv4/tcp_bbr.c), with pacing.
-    Bbr,
-}
-
 /// When a less-than-full segment may be sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Nagle {
@@ -60,7 +51,9 @@ pub struct TcpConfig {
     pub nagle: Nagle,
     /// Limited Transmit (RFC 3042). Default on.
     pub limited_transmit: bool,
-    pub congestion: CongestionKind,
+    /// The congestion controller drives `cwnd`: a name in
+    /// [`super::congestion::CONTROLLERS`]. Default `newreno`, the literature's hosts.
+    pub congestion: &'static str,
     /// The host's timer tick rate (Linux `HZ`): retransmission timers (data, SYN, SYN-ACK)
     /// fire on the timer wheel's granularity ([`super::timer`]). 0 = exact timers.
     /// Default 250 (the common distribution kernel configuration).
@@ -84,7 +77,7 @@ impl Default for TcpConfig {
             delayed_ack: Duration::from_millis(200),
             nagle: Nagle::Minshall,
             limited_transmit: true,
-            congestion: CongestionKind::NewReno,
+            congestion: "newreno",
             hz: 250,
             ack_every_segment: false,
         }

@@ -4,14 +4,14 @@
 //! the send stream and reads how far the receive stream has arrived; the harness attaches
 //! payload bytes when it needs them (captures).
 //!
-//! The pieces: [`Congestion`] (cwnd growth), [`Recovery`] (dup-ACK loss recovery),
+//! The pieces: a [`Controller`] (cwnd growth, from [`super::congestion::CONTROLLERS`]), [`Recovery`] (dup-ACK loss recovery),
 //! [`RttEstimator`] (RTO), [`Receiver`] (reassembly and delayed ACKs).
 
 use coaplab_cc::Instant;
 
 use super::bbr::{AckContext, CaState, RateSample};
 use super::config::{Nagle, TcpConfig};
-use super::congestion::Congestion;
+use super::congestion::{self, Ack, Controller};
 use super::receiver::{DataArrival, Receiver};
 use super::recovery::{DupAck, NewAck, Recovery, DUPACK_THRESHOLD};
 use super::rtt::RttEstimator;
@@ -135,7 +135,11 @@ pub struct Connection {
     /// The retransmission queue; two ranges inline (a CoAP exchange has one or two in
     /// flight per direction), more on the heap.
     rtx: InlineFifo<[Sent; 2]>,
-    cc: Congestion,
+    cc: Box<dyn Controller>,
+    /// What the controller is, asked once (it does not change): it sets its window from
+    /// delivery-rate samples ([`Controller::uses_rate_samples`]), it paces.
+    rate_based: bool,
+    paces: bool,
     recovery: Recovery,
     rtt: RttEstimator,
     rto_at: Option<Instant>,
@@ -187,7 +191,11 @@ pub struct Connection {
 
 impl Connection {
     fn new(cfg: TcpConfig, state: State, iss: Seq) -> Self {
+        let cc = congestion::build(&cfg);
         Connection {
+            rate_based: cc.uses_rate_samples(),
+            paces: cc.pacing_rate().is_some(),
+            cc,
             cfg,
             state,
             mss: cfg.mss,
@@ -199,7 +207,6 @@ impl Connection {
             write_end: iss + 1,
             fin_queued: false,
             rtx: InlineFifo::new(),
-            cc: Congestion::new(&cfg),
             recovery: Recovery::new(cfg.mss, cfg.limited_transmit, iss),
             rtt: RttEstimator::new(cfg.initial_rto, cfg.max_rto),
             rto_at: None,
@@ -251,9 +258,9 @@ impl Connection {
         self.cc_seed = seed;
     }
 
-    /// BBR's state, if this connection runs BBR.
-    pub fn bbr(&self) -> Option<&super::bbr::Bbr> {
-        self.cc.bbr()
+    /// The congestion controller (its window, pacing rate and trace snapshot).
+    pub fn controller(&self) -> &dyn Controller {
+        &*self.cc
     }
 
     /// Bytes in the network: sent, not acknowledged, not reported by duplicate ACKs
@@ -317,8 +324,9 @@ impl Connection {
     /// `payload / pacing rate` later (Linux's internal pacing, `tcp_update_skb_after_send`,
     /// spaces segments by their payload; the rate is in payload bytes too).
     fn paced(&mut self, now: Instant, payload: u32) {
-        if let Some(b) = self.cc.bbr() {
-            let ns = u64::from(payload) * 1_000_000_000 / b.pacing_rate.max(1);
+        // `paces` first: without pacing (the common case) no virtual call.
+        if let Some(rate) = self.paces.then(|| self.cc.pacing_rate()).flatten() {
+            let ns = u64::from(payload) * 1_000_000_000 / rate.max(1);
             self.pacing_next = Some(now + coaplab_cc::Duration::from_nanos(ns));
         }
         self.pacing_blocked = false;
@@ -326,7 +334,7 @@ impl Connection {
 
     /// BBR: pacing holds data until `pacing_next`.
     fn pacing_holds(&mut self, now: Instant) -> bool {
-        let held = self.cc.bbr().is_some() && self.pacing_next.is_some_and(|t| t > now);
+        let held = self.paces && self.pacing_next.is_some_and(|t| t > now);
         self.pacing_blocked |= held;
         held
     }
@@ -565,12 +573,12 @@ impl Connection {
             let prior_in_flight = self.packets_in_flight();
             let mut losses = 0;
             let sacked_before = self.sacked_out;
-            if self.cc.bbr().is_some() {
+            if self.rate_based {
                 self.add_reno_sack();
             }
             match self
                 .recovery
-                .on_dup_ack(ack, flight, self.snd_max, &mut self.cc)
+                .on_dup_ack(now, ack, flight, self.snd_max, &mut *self.cc)
             {
                 DupAck::FastRetransmit => {
                     self.stats.fast_retransmits += 1;
@@ -580,7 +588,7 @@ impl Connection {
                 }
                 DupAck::None | DupAck::LimitedTransmit | DupAck::Inflated => {}
             }
-            if self.cc.bbr().is_some() {
+            if self.rate_based {
                 let newly = self.sacked_out.saturating_sub(sacked_before);
                 self.delivered += u64::from(newly);
                 if newly > 0 {
@@ -646,11 +654,8 @@ impl Connection {
             ca_state: self.ca_state(),
             lost: self.lost,
         };
-        let inflight = cx.inflight;
-        if let Some(b) = self.cc.bbr_mut() {
-            if b.on_ack(rs, &cx) {
-                self.app_limited = (self.delivered + u64::from(inflight)).max(1);
-            }
+        if self.cc.on_rate_sample(rs, &cx) {
+            self.app_limited = (self.delivered + u64::from(cx.inflight)).max(1);
         }
     }
 
@@ -709,11 +714,16 @@ impl Connection {
         let mut losses = 0;
         if self.state == State::Established && data_acked > 0 {
             let flight = self.snd_nxt - self.snd_una;
-            if self
-                .recovery
-                .on_new_ack(ack, data_acked, flight, &mut self.cc)
-                == NewAck::Partial
-            {
+            let a = Ack {
+                now,
+                bytes: data_acked,
+                // `ca_rtt_us`: from the newest acknowledged segment, none after a
+                // retransmission (Karn).
+                rtt: newest.filter(|_| !any_retransmitted).map(|t| now - t),
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+            };
+            if self.recovery.on_new_ack(&a, flight, &mut *self.cc) == NewAck::Partial {
                 self.stats.partial_ack_retransmissions += 1;
                 self.head_due = true;
                 self.lost += self.head_len();
@@ -723,7 +733,7 @@ impl Connection {
         if self.loss_until.is_some_and(|r| ack >= r) {
             self.loss_until = None; // everything sent before the timeout is acknowledged
         }
-        if self.state == State::Established && data_acked > 0 && self.cc.bbr().is_some() {
+        if self.state == State::Established && data_acked > 0 && self.rate_based {
             // Linux `tcp_remove_reno_sacks`: the ACK fills the hole (one segment); the rest
             // was reported by duplicate ACKs already.
             let newly = data_acked
@@ -929,13 +939,13 @@ impl Connection {
         if !self.head_due {
             return None;
         }
-        if let Some(b) = self.cc.bbr() {
+        if self.rate_based {
             // Linux `tcp_xmit_retransmit_queue` (net/ipv4/tcp_output.c) retransmits a lost
             // segment only while `tcp_packets_in_flight` < cwnd. (New Reno's fast
             // retransmit and partial-ACK retransmission go out at once, RFC 6582 §3.2.)
             let flight = self.packets_in_flight();
             let len = self.rtx.first().map_or(0, |s| s.len);
-            if flight > 0 && flight + len > b.cwnd {
+            if flight > 0 && flight + len > self.cc.window() {
                 return None;
             }
         }
@@ -965,7 +975,7 @@ impl Connection {
         // everything outstanding against its inflated window (RFC 6582 §3.2).
         // (Linux's Limited Transmit is that same count: each duplicate ACK takes a segment
         // out of flight, so BBR's window gets no RFC 3042 allowance on top.)
-        let (flight, window) = if self.cc.bbr().is_some() {
+        let (flight, window) = if self.rate_based {
             (self.packets_in_flight(), self.cc.window())
         } else {
             (
@@ -1027,9 +1037,7 @@ impl Connection {
         }
         if self.snd_una == self.snd_max && self.app_limited != 0 {
             // `CA_EVENT_TX_START` after an application-limited idle period.
-            if let Some(b) = self.cc.bbr_mut() {
-                b.on_restart_from_idle();
-            }
+            self.cc.on_restart_from_idle();
         }
         let seq = self.snd_nxt;
         let s = Sent {

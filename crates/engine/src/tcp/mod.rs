@@ -1,8 +1,9 @@
 //! # The TCP model (docs/design.md §4.2)
 //!
 //! A sans-IO TCP endpoint matching the tuned Linux hosts of the literature: three-way
-//! handshake with the MSS option, NewReno (RFC 5681, RFC 6582) with Limited Transmit
-//! (RFC 3042), initial window 4, delayed ACKs, Nagle, the Linux RTO estimator; no SACK,
+//! handshake with the MSS option, a congestion controller from a registry (New Reno, RFC
+//! 5681 and RFC 6582, by default; BBR v1; CUBIC) with Limited Transmit (RFC 3042), initial
+//! window 4, delayed ACKs, Nagle, the Linux RTO estimator; no SACK,
 //! timestamps, F-RTO or TLP/RACK; a receive window that never limits.
 //!
 //! | piece | file |
@@ -10,8 +11,9 @@
 //! | sequence numbers | `seq.rs` |
 //! | segments | `segment.rs` |
 //! | parameters and defaults | `config.rs` |
-//! | congestion control (cwnd, ssthresh) | `congestion.rs` |
+//! | the congestion-controller trait, New Reno, the registry | `congestion.rs` |
 //! | BBR v1 | `bbr.rs` |
+//! | CUBIC with HyStart | `cubic.rs` |
 //! | loss recovery (dup ACKs, fast retransmit/recovery, Limited Transmit) | `recovery.rs` |
 //! | RTT estimation, RTO, backoff | `rtt.rs` |
 //! | reassembly and delayed ACKs | `receiver.rs` |
@@ -22,6 +24,7 @@ pub mod bbr;
 pub mod config;
 pub mod congestion;
 pub mod connection;
+pub mod cubic;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
@@ -29,7 +32,8 @@ pub mod segment;
 pub mod seq;
 pub mod timer;
 
-pub use config::{CongestionKind, Nagle, TcpConfig};
+pub use config::{Nagle, TcpConfig};
+pub use congestion::{Controller, Snapshot, CONTROLLERS};
 pub use connection::{ConnEvent, ConnStats, Connection, Failure, State};
 pub use receiver::DataArrival;
 pub use segment::{Segment, Transmit};

@@ -3,7 +3,9 @@
 //! Transmit. The connection reports ACKs; this decides what to retransmit and how `cwnd`
 //! is inflated and deflated.
 
-use super::congestion::Congestion;
+use coaplab_cc::Instant;
+
+use super::congestion::{Ack, Controller};
 use super::seq::Seq;
 
 /// RFC 5681 §3.2: the third duplicate ACK triggers fast retransmit.
@@ -94,10 +96,11 @@ impl Recovery {
     /// and `snd_max` the next new sequence number.
     pub fn on_dup_ack(
         &mut self,
+        now: Instant,
         ack: Seq,
         flight: u32,
         snd_max: Seq,
-        cc: &mut Congestion,
+        cc: &mut dyn Controller,
     ) -> DupAck {
         let linux = self.linux_count.take();
         if self.in_recovery {
@@ -122,16 +125,18 @@ impl Recovery {
         }
         self.in_recovery = true;
         self.recover = snd_max;
-        let ssthresh = cc.on_loss(flight);
+        let ssthresh = cc.on_congestion_event(now, flight);
         cc.set_window(ssthresh.saturating_add(DUPACK_THRESHOLD * self.mss));
         DupAck::FastRetransmit
     }
 
-    /// An ACK of `acked` new bytes arrived, up to `ack`; `flight` is what remains outstanding.
-    pub fn on_new_ack(&mut self, ack: Seq, acked: u32, flight: u32, cc: &mut Congestion) -> NewAck {
+    /// An ACK of `a.bytes` new bytes arrived, up to `a.snd_una`; `flight` is what remains
+    /// outstanding.
+    pub fn on_new_ack(&mut self, a: &Ack, flight: u32, cc: &mut dyn Controller) -> NewAck {
+        let (ack, acked) = (a.snd_una, a.bytes);
         self.dupacks = 0;
         if !self.in_recovery {
-            cc.on_ack(acked);
+            cc.on_ack(a);
             return NewAck::Normal;
         }
         if ack >= self.recover {

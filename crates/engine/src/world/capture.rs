@@ -9,8 +9,8 @@ use coaplab_wire::tcp::{write_tcp_segment, TcpFlags};
 
 use super::tcp_app::{data_start, CLIENT, SERVER};
 use super::World;
+use crate::basics::{client_addr, CLIENT_PORT, SERVER_ADDR};
 use crate::packet::{AppPacket, PacketKind, TcpPacket};
-use crate::testbed::{client_addr, CLIENT_PORT, SERVER_ADDR};
 
 impl World {
     /// Writes the capture as a pcap file.

@@ -16,6 +16,7 @@ pub(crate) mod udp_app;
 use coaplab_cc::registry::Registry;
 use coaplab_cc::Instant;
 
+use crate::basics::ConfigError;
 use crate::config::{GroupConfig, RunConfig};
 use crate::net::network::{Handled, LinkRole, NetEvent, Network, Scheduler};
 use crate::net::topology::{self, Topology};
@@ -23,7 +24,6 @@ use crate::packet::AppPacket;
 use crate::sim::event_queue::EventQueue;
 use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
-use crate::testbed::ConfigError;
 use tcp_app::{TcpApp, TcpEvent};
 use udp_app::{UdpApp, UdpEvent};
 

@@ -5,6 +5,7 @@ use coaplab_cc::rng::Rng;
 use coaplab_cc::{Config, Instant};
 
 use super::{Event, Placement, Shared};
+use crate::basics::{secs, ConfigError};
 use crate::coap::client::{Action, Client, NonTraffic};
 use crate::coap::messages::MessageFactory;
 use crate::coap::server::Server;
@@ -13,7 +14,6 @@ use crate::net::network::RouteId;
 use crate::packet::{NetPacket, Packet, PacketKind};
 use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
-use crate::testbed::{secs, ConfigError};
 use crate::workload::{client_setups, Plan};
 
 #[derive(Clone, Copy, Debug)]

@@ -42,7 +42,7 @@ use sixlowpan::{Fragments, Hop};
 
 /// The UDP ports of the CoAP endpoints (server 5683, RFC 7252 §6.1; clients the first
 /// dynamic port, RFC 6335 §6): neither is NHC-compressible, so UDP takes 7 bytes.
-const UDP_PORTS: (u16, u16) = (crate::testbed::CLIENT_PORT, 5683);
+const UDP_PORTS: (u16, u16) = (crate::basics::CLIENT_PORT, 5683);
 
 /// The receiver of a transmission nobody is meant to receive (the strobes before the copy a
 /// duty-cycled receiver wakes up for).

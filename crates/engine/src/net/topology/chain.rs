@@ -7,8 +7,8 @@
 
 use super::mesh::{self, Layout};
 use super::Topology;
+use crate::basics::ConfigError;
 use crate::config::RunConfig;
-use crate::testbed::ConfigError;
 
 pub const NODES: u16 = 21;
 pub const BORDER_ROUTER: u16 = 10;

@@ -13,8 +13,8 @@
 
 use super::mesh::{self, Layout};
 use super::Topology;
+use crate::basics::ConfigError;
 use crate::config::RunConfig;
-use crate::testbed::ConfigError;
 
 pub const LEFT_SINK: u16 = 9;
 pub const BORDER_ROUTER: u16 = 10;

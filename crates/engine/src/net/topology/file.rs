@@ -9,8 +9,8 @@
 
 use super::mesh::{self, Layout};
 use super::Topology;
+use crate::basics::ConfigError;
 use crate::config::{MeshRole, RunConfig};
-use crate::testbed::ConfigError;
 
 pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
     let err = |m: String| Err(ConfigError(m));

@@ -17,6 +17,7 @@
 //! Packet Downlink Ack/Nack (`LinkElement::acked_on`).
 
 use super::Topology;
+use crate::basics::{millis, ConfigError};
 use crate::config::RunConfig;
 use crate::net::gprs::{GprsUplink, GprsUplinkParams};
 use crate::net::link::{Link, LinkParams};
@@ -26,7 +27,6 @@ use crate::net::network::{
 };
 use crate::net::path::PathDelay;
 use crate::sim::streams::{stream, Stream};
-use crate::testbed::{millis, ConfigError};
 use coaplab_cc::Duration;
 
 const DEVICES: u16 = 0;

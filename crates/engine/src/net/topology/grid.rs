@@ -4,8 +4,8 @@
 
 use super::mesh::{self, Layout};
 use super::Topology;
+use crate::basics::ConfigError;
 use crate::config::RunConfig;
-use crate::testbed::ConfigError;
 
 pub const SIDE: u16 = 7;
 pub const BORDER_ROUTER: u16 = 24;

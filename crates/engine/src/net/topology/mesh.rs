@@ -4,6 +4,7 @@
 //! sinks and back.
 
 use super::Topology;
+use crate::basics::{millis, ConfigError};
 use crate::config::{LinkLossModel, MacKind, NetworkConfig, RunConfig};
 use crate::net::network::{Element, Network, Node, NodeId, NodeRole, PathElement, Route};
 use crate::net::path::PathDelay;
@@ -12,7 +13,6 @@ use crate::net::radio::mac::MacParams;
 use crate::net::radio::prr;
 use crate::net::radio::{Mesh, RadioParams};
 use crate::sim::streams::{stream, Stream};
-use crate::testbed::{millis, ConfigError};
 use crate::workload::client_count;
 use coaplab_cc::Duration;
 

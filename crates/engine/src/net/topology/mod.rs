@@ -10,9 +10,9 @@ pub mod grid;
 pub mod mesh;
 pub mod star;
 
+use crate::basics::ConfigError;
 use crate::config::RunConfig;
 use crate::net::network::{Network, NodeId};
-use crate::testbed::ConfigError;
 
 /// A built network and the placement of the applications on it.
 pub struct Topology {
@@ -67,5 +67,26 @@ pub fn downlink_kbps(cfg: &RunConfig) -> f64 {
     match cfg.network.as_ref() {
         Some(n) if n.kind == crate::config::NetworkKind::Gprs => n.gprs_downlink_kbps,
         _ => cfg.link.downlink_kbps,
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::TOPOLOGIES;
+
+    /// CONTRIBUTING.md "Adding a topology", step 2: a name in `TOPOLOGIES` and in
+    /// `config::NetworkKind` (what scenario files may select); the two lists agree.
+    #[test]
+    fn every_network_kind_has_a_topology_and_every_topology_a_kind() {
+        let schema: serde_json::Value =
+            serde_json::from_str(&crate::config::scenario_schema()).unwrap();
+        let kinds: Vec<&str> = schema["$defs"]["NetworkKind"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let topologies: Vec<&str> = TOPOLOGIES.iter().map(|(n, _)| *n).collect();
+        assert_eq!(kinds, topologies);
     }
 }

@@ -10,6 +10,7 @@
 //! downlink errors, path up, path down), so its results do not depend on this description.
 
 use super::Topology;
+use crate::basics::{millis, ConfigError};
 use crate::config::{ErrorsConfig, RunConfig};
 use crate::net::link::{Link, LinkParams};
 use crate::net::loss::LossProcess;
@@ -18,7 +19,6 @@ use crate::net::network::{
 };
 use crate::net::path::PathDelay;
 use crate::sim::streams::{stream, Stream};
-use crate::testbed::{millis, ConfigError};
 
 const DEVICES: u16 = 0;
 const ROUTER: u16 = 1;

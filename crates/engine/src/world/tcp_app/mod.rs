@@ -31,17 +31,17 @@ use coaplab_wire::ip::IPV4_HEADER;
 mod params;
 
 use super::{Event, Placement, Shared};
+use crate::basics::{ConfigError, CLIENT_PORT};
 use crate::coap::client::ClientStats;
 use crate::coap::over_tcp::{MessageStream, TcpMsg};
-use crate::config::{GroupConfig, RunConfig, WorkloadKind, TCP_CONTROLLERS};
+use crate::config::{GroupConfig, RunConfig, WorkloadKind};
 use crate::metrics::{CcTraceRow, SeqTraceRow};
 use crate::net::network::RouteId;
 use crate::packet::{AppPacket, NetPacket, TcpPacket};
 use crate::sim::event_queue::EventQueue;
 use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
-use crate::tcp::{CongestionKind, ConnEvent, Connection, DataArrival, Seq, State, TcpConfig};
-use crate::testbed::{ConfigError, CLIENT_PORT};
+use crate::tcp::{ConnEvent, Connection, DataArrival, Seq, State, TcpConfig};
 use crate::workload::{client_setups, Plan};
 use params::tcp_config;
 
@@ -173,20 +173,17 @@ impl TcpApp {
         start_rng: &mut dyn Rng,
         queue: &mut EventQueue<Event>,
     ) -> Result<u32, ConfigError> {
-        let congestion = match g.coap.cc.as_str() {
-            "newreno" => CongestionKind::NewReno,
-            "bbr" => CongestionKind::Bbr,
-            other => {
-                return Err(ConfigError(format!(
-                "{}: '{other}' is not a TCP congestion controller; allowed with transport tcp: {}",
+        let Some(congestion) = crate::tcp::congestion::controller(&g.coap.cc) else {
+            return Err(ConfigError(format!(
+                "{}: '{}' is not a TCP congestion controller; allowed with transport tcp: {}",
                 label("coap.cc"),
-                TCP_CONTROLLERS.join(", ")
-            )))
-            }
+                g.coap.cc,
+                crate::tcp::congestion::controller_names().join(", ")
+            )));
         };
         let w = &g.workload;
         let mut tcp = tcp_config(cfg.link.mtu, g.tcp.as_ref(), label)?;
-        tcp.congestion = congestion;
+        tcp.congestion = congestion.name;
         // The server is one host with one timer wheel (docs/model.md "Host timers").
         if let Some(first) = self.groups.first() {
             if first.tcp.hz != tcp.hz {
@@ -372,7 +369,7 @@ impl TcpApp {
             unnecessary: 0,
             csm_retransmissions: 0,
             trace: self.trace.then(Vec::new),
-            cc_trace: (self.trace && tcp.congestion == CongestionKind::Bbr).then(Vec::new),
+            cc_trace: self.trace.then(Vec::new),
         });
         self.on_end_changed(now, flow, CLIENT, sh);
     }
@@ -422,15 +419,15 @@ impl TcpApp {
             && seg.len > 0
             && conn.receiver().is_some_and(|r| r.already_has(&seg));
         let arrival = conn.handle_segment(now, &seg);
-        if let (Some(tr), Some(b)) = (f.cc_trace.as_mut(), conn.bbr()) {
+        if let (Some(tr), Some(c)) = (f.cc_trace.as_mut(), conn.controller().snapshot()) {
             let row = (
                 now.secs_f64(),
                 if end == CLIENT { "up" } else { "down" },
-                b.mode.as_str(),
-                b.btl_bw(),
-                b.min_rtt.map_or(0.0, |d| d.secs_f64()),
-                b.pacing_rate,
-                b.cwnd,
+                c.mode,
+                c.bandwidth,
+                c.min_rtt.map_or(0.0, |d| d.secs_f64()),
+                c.pacing_rate,
+                c.cwnd,
             );
             let last = tr.iter().rev().find(|r| r.1 == row.1);
             if last.is_none_or(|l| (l.2, l.3, l.4, l.5, l.6) != (row.2, row.3, row.4, row.5, row.6))

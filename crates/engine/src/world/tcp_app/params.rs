@@ -3,9 +3,9 @@
 
 use coaplab_wire::ip::{IPV4_HEADER, TCP_HEADER};
 
+use crate::basics::{millis, secs, ConfigError};
 use crate::config::TcpSection;
 use crate::tcp::{Nagle, TcpConfig};
-use crate::testbed::{millis, secs, ConfigError};
 
 /// Headers of a data segment: IPv4 and TCP without options (docs/design.md §2), bytes.
 const SEGMENT_OVERHEAD: u32 = (IPV4_HEADER + TCP_HEADER) as u32;
