@@ -914,9 +914,10 @@ def _cc_state_panel(ax, state: list[tuple], end: float) -> None:
                     fontsize=FONT_PT, color="#333333", zorder=5)
     ax.set_ylabel("window (kB)")
     seen = [m for m in CC_MODES if any(b[0] == m for b in bands)] + sorted({b[0] for b in bands} - set(CC_MODES))
-    handles: list[Artist] = [Line2D([], [], color=OKABE_ITO[0], linewidth=1.2),
-               Line2D([], [], color="#555555", linewidth=0.9, linestyle="--"),
-               Line2D([], [], color=OKABE_ITO[2], linewidth=0.9, linestyle=":")][: 3 if rates else 1]
+    lines = [Line2D([], [], color=OKABE_ITO[0], linewidth=1.2),
+             Line2D([], [], color="#555555", linewidth=0.9, linestyle="--"),
+             Line2D([], [], color=OKABE_ITO[2], linewidth=0.9, linestyle=":")][: 3 if rates else 1]
+    handles: list[Artist] = list(lines)
     labels = ["cwnd", "BDP estimate (BtlBw × RTprop)", "pacing rate × RTprop"][: 3 if rates else 1]
     ncols = min(max(3, len(seen)), 4) if ax.figure.get_figwidth() > 5 else 2
     if ncols > len(handles):  # the lines on the first row, the modes on the second

@@ -22,8 +22,8 @@ def _scenario_dir():
 #: Comparisons that need more than one scenario file (UDP and TCP cannot share a sweep:
 #: their algorithms differ): target name → (description, scenario files run in order).
 COMPARISONS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "short-lived": ("Short-lived TCP vs UDP: 1-400 clients, continuous and random, 2500 B and unlimited buffer; "
-                    "TCP with New Reno as the study ran it, and with CUBIC (coaplab's extension)",
+    "short-lived": (("Short-lived TCP vs UDP: 1-400 clients, continuous and random, 2500 B and unlimited buffer; "
+                     "TCP with New Reno as the study ran it, and with CUBIC (coaplab's extension)"),
                     ("short-lived-udp", "short-lived-tcp", "short-lived-tcp-cubic")),
     "errors-10clients": ("10 clients under each error profile: UDP default/CoCoA vs TCP New Reno, continuous and random",
                          ("errors-10clients-udp", "errors-10clients-tcp")),
