@@ -26,8 +26,11 @@ pub enum Action {
     },
 }
 
-/// One exchange as the client (and the ground-truth metrics) see it.
+/// One exchange as the client (and the ground-truth metrics) see it. Two cache lines exactly
+/// (128 B, aligned to 64): at 136 B, unaligned, a record straddled three lines, and with
+/// thousands of clients each record read is a cache miss (docs/performance.md, "At scale").
 #[derive(Clone, Debug)]
+#[repr(align(64))]
 pub struct ExchangeRecord {
     pub ex: Exchange,
     pub mid: u16,
@@ -43,8 +46,8 @@ pub struct ExchangeRecord {
     pub answer_delivered: u64,
     /// Bit `i` = the response to copy `i` was serialized on the downlink.
     pub answer_serialized: u64,
-    /// IP size of this exchange's response, bytes.
-    pub response_bytes: u32,
+    /// IP size of this exchange's response, bytes (at most the MTU, ≤ 65 535 B).
+    pub response_bytes: u16,
     /// Copies of this exchange's request (or responses to them) still in the network.
     pub in_flight: u32,
     /// A NON request (no timer, no retransmission; ends when sent).
@@ -662,5 +665,16 @@ impl Client {
                 sample_kind: kind.as_str(),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod layout {
+    /// The record is two cache lines (its documentation says why): 64 B of `Exchange`, 63 B of
+    /// fields (2 + 8 + 4 + 1 + 1 + 16 + 3 × 8 + 2 + 4 + 1), padded to the 64-byte alignment.
+    #[test]
+    fn exchange_record_is_two_cache_lines() {
+        assert_eq!(std::mem::size_of::<super::ExchangeRecord>(), 128);
+        assert_eq!(std::mem::align_of::<super::ExchangeRecord>(), 64);
     }
 }
