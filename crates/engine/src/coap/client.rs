@@ -26,8 +26,11 @@ pub enum Action {
     },
 }
 
-/// One exchange as the client (and the ground-truth metrics) see it.
+/// One exchange as the client (and the ground-truth metrics) see it. Two cache lines exactly
+/// (128 B, aligned to 64): at 136 B, unaligned, a record straddled three lines, and with
+/// thousands of clients each record read is a cache miss (docs/performance.md, "At scale").
 #[derive(Clone, Debug)]
+#[repr(align(64))]
 pub struct ExchangeRecord {
     pub ex: Exchange,
     pub mid: u16,
@@ -43,8 +46,8 @@ pub struct ExchangeRecord {
     pub answer_delivered: u64,
     /// Bit `i` = the response to copy `i` was serialized on the downlink.
     pub answer_serialized: u64,
-    /// IP size of this exchange's response, bytes.
-    pub response_bytes: u32,
+    /// IP size of this exchange's response, bytes (at most the MTU, ≤ 65 535 B).
+    pub response_bytes: u16,
     /// Copies of this exchange's request (or responses to them) still in the network.
     pub in_flight: u32,
     /// A NON request (no timer, no retransmission; ends when sent).
@@ -254,6 +257,16 @@ impl NonTraffic {
     }
 }
 
+/// A client's exchange records and the index of the first, in one cache line: every packet's
+/// arrival (the server's ground truth, a response, a drop) and every timer reads both, and with
+/// thousands of clients the client is not in the cache; apart (offsets 0x188 and 0x23c of a
+/// 584-byte `Client`) they were two lines (docs/performance.md, "At scale").
+#[repr(align(64))]
+struct Records {
+    base: u32,
+    items: VecDeque<ExchangeRecord>,
+}
+
 pub struct Client {
     pub id: u32,
     algorithm: Algorithm,
@@ -262,9 +275,8 @@ pub struct Client {
     nstart: u32,
     next_mid: u16,
     outstanding: u32,
-    /// Records of exchanges `base..base + records.len()` (older ones are retired).
-    records: VecDeque<ExchangeRecord>,
-    base: u32,
+    /// Records of exchanges `base..base + len` (older ones are retired).
+    records: Records,
     /// Keep completion times of retired exchanges (burst clients, for the settling time).
     pub keep_completions: bool,
     pub stats: ClientStats,
@@ -292,8 +304,10 @@ impl Client {
             // A fixed, client-specific first MID: deterministic and distinct across clients.
             next_mid: (id.wrapping_mul(7919) & 0xFFFF) as u16,
             outstanding: 0,
-            records: VecDeque::new(),
-            base: 0,
+            records: Records {
+                base: 0,
+                items: VecDeque::new(),
+            },
             keep_completions: false,
             stats: ClientStats::default(),
             trace: trace.then(Vec::new),
@@ -304,7 +318,7 @@ impl Client {
 
     /// The record of exchange `index` (which must not be retired).
     pub fn record_mut(&mut self, index: u32) -> &mut ExchangeRecord {
-        &mut self.records[(index - self.base) as usize]
+        &mut self.records.items[(index - self.records.base) as usize]
     }
 
     /// A packet of exchange `index` left the network (dropped, or delivered to the client).
@@ -315,25 +329,25 @@ impl Client {
 
     /// Retires the oldest records whose exchange ended and whose packets are all gone.
     fn retire(&mut self) {
-        while let Some(front) = self.records.front() {
+        while let Some(front) = self.records.items.front() {
             if !(front.done && front.in_flight == 0) {
                 break;
             }
-            let rec = self.records.pop_front().expect("front exists");
+            let rec = self.records.items.pop_front().expect("front exists");
             self.retired.add(&rec, self.keep_completions);
-            self.base += 1;
+            self.records.base += 1;
         }
     }
 
     /// Exchanges started so far.
     pub fn started(&self) -> u32 {
-        self.base + self.records.len() as u32
+        self.records.base + self.records.items.len() as u32
     }
 
     /// The totals of every exchange: retired ones plus those still recorded.
     pub fn totals(&self) -> Retired {
         let mut t = self.retired.clone();
-        for rec in &self.records {
+        for rec in &self.records.items {
             t.add(rec, self.keep_completions);
         }
         t
@@ -410,8 +424,8 @@ impl Client {
             return;
         }
         let Some(rec) = exchange
-            .checked_sub(self.base)
-            .and_then(|i| self.records.get_mut(i as usize))
+            .checked_sub(self.records.base)
+            .and_then(|i| self.records.items.get_mut(i as usize))
         else {
             return; // retired: it ended long ago
         };
@@ -458,7 +472,7 @@ impl Client {
         msgs: &MessageFactory,
         out: &mut Vec<Action>,
     ) {
-        let rec = &mut self.records[(pkt.exchange - self.base) as usize];
+        let rec = &mut self.records.items[(pkt.exchange - self.records.base) as usize];
         rec.in_flight -= 1;
         if pkt.ordinal < 64 {
             rec.answer_delivered |= 1 << pkt.ordinal;
@@ -561,10 +575,10 @@ impl Client {
     /// Sends one NON request (RFC 7252 §4.3): no timer; the record ends at once and retires
     /// when its packets have left the network.
     fn send_non(&mut self, now: Instant, msgs: &MessageFactory, out: &mut Vec<Action>) {
-        let index = self.base + self.records.len() as u32;
+        let index = self.records.base + self.records.items.len() as u32;
         let mid = self.next_mid;
         self.next_mid = self.next_mid.wrapping_add(1);
-        self.records.push_back(ExchangeRecord {
+        self.records.items.push_back(ExchangeRecord {
             ex: Exchange::new(now, Duration::ZERO),
             mid,
             block: None,
@@ -599,10 +613,10 @@ impl Client {
         let ex = self
             .algorithm
             .on_exchange_start(now, self.outstanding, &mut self.rng);
-        let index = self.base + self.records.len() as u32;
+        let index = self.records.base + self.records.items.len() as u32;
         let mid = self.next_mid;
         self.next_mid = self.next_mid.wrapping_add(1);
-        self.records.push_back(ExchangeRecord {
+        self.records.items.push_back(ExchangeRecord {
             ex,
             mid,
             block,
@@ -640,7 +654,7 @@ impl Client {
         kind: SampleKind,
     ) {
         if let Some(trace) = self.trace.as_mut() {
-            let rec = &self.records[(exchange - self.base) as usize];
+            let rec = &self.records.items[(exchange - self.records.base) as usize];
             trace.push(TracePoint {
                 at: now,
                 event,
@@ -651,5 +665,16 @@ impl Client {
                 sample_kind: kind.as_str(),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod layout {
+    /// The record is two cache lines (its documentation says why): 64 B of `Exchange`, 63 B of
+    /// fields (2 + 8 + 4 + 1 + 1 + 16 + 3 × 8 + 2 + 4 + 1), padded to the 64-byte alignment.
+    #[test]
+    fn exchange_record_is_two_cache_lines() {
+        assert_eq!(std::mem::size_of::<super::ExchangeRecord>(), 128);
+        assert_eq!(std::mem::align_of::<super::ExchangeRecord>(), 64);
     }
 }

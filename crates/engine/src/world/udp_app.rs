@@ -259,7 +259,9 @@ impl UdpApp {
         let c = self.local[p.client as usize];
         let rec = self.clients[c as usize].record_mut(p.exchange);
         rec.answer_serialized |= 1u64.checked_shl(p.ordinal).unwrap_or(0);
-        rec.response_bytes = p.ip_bytes;
+        // `add_group` refused responses larger than the MTU, which the schema bounds by 65 535.
+        rec.response_bytes =
+            u16::try_from(p.ip_bytes).expect("a response fits the MTU (≤ 65 535 B)");
     }
 
     /// A packet of this transport was dropped in the network.
