@@ -189,14 +189,15 @@ def grade(battery: Battery, target: str, results: dict[str, list[dict[str, Any]]
     values["settling"] = against_default("burst", _settling, True)
     values["mesh_carried"] = against_default("mesh", lambda s: (s.get("mesh") or {}).get("carried_kbps"), False)
     values["mixed_safety"] = against_default("mixed", lambda s: _p50(s["groups"]["legacy"]), True)
-    jains = [(s.get("jain_fairness"), f"gprs: {_label(_others(s))}") for s in results.get("gprs", []) if _cc(s) == target]
+    jains = [(s.get("jain_fairness"), f"{sid}: {_label(_others(s))}") for sid in battery.criteria["fairness"]["scenarios"]
+             for s in results.get(sid, []) if _cc(s) == target]
     jains = [j for j in jains if j[0] is not None]
     values["fairness"] = min(jains) if jains else (None, "")
     out = {}
     for cid, crit in battery.criteria.items():
         v, where = values[cid]
         ok = v is not None and (v <= crit["threshold"] if crit["comparison"] == "<=" else v >= crit["threshold"])
-        out[cid] = {"title": crit["title"], "measured": v, "comparison": crit["comparison"], "threshold": crit["threshold"],
+        out[cid] = {"title": crit["title"], "kind": crit["kind"], "measured": v, "comparison": crit["comparison"], "threshold": crit["threshold"],
                     "grade": "pass" if ok else "fail", "where": where, "measures": crit["value"],
                     "scenarios": list(crit["scenarios"])}
     return out
@@ -214,12 +215,13 @@ def _settling(summary: dict[str, Any]) -> float | None:
 
 
 def run_battery(target: str, battery: Battery, db: str | Path | None, jobs: int | None, progress: bool
-                ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, str], float]:
+                ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, str], int, float]:
     """Runs every scenario for the target and the references; returns the summaries by scenario,
-    the scenario names, and the wall time."""
+    the scenario names, the runs executed now (the others came from the database) and the wall time."""
     start = time.monotonic()
     results: dict[str, list[dict[str, Any]]] = {}
     names: dict[str, str] = {}
+    executed = 0
     algorithms = _algorithms(target, battery)
     for i, sc in enumerate(battery.scenarios, 1):
         scenario = scenario_dict(sc, algorithms)
@@ -233,7 +235,18 @@ def run_battery(target: str, battery: Battery, db: str | Path | None, jobs: int 
             name, cid, rep, err = result.failures[0]
             raise ScorecardError(f"{len(result.failures)} runs of {name} failed; the first ({cid} replication {rep}): {err}")
         results[sc["id"]] = result.summaries
-    return results, names, time.monotonic() - start
+        executed += result.executed
+        if sc.get("tcp"):  # the study's CoAP over TCP, beside the UDP algorithms (not graded)
+            tcp = copy.deepcopy(scenario)
+            tcp["name"] += "-tcp"
+            del tcp["sweep"]["coap.cc"]
+            for key, value in sc["tcp"].items():
+                _set_dotted(tcp, key, value)
+            result = run_scenario(tcp, jobs=jobs, progress=progress, db=db)
+            results[sc["id"]] += result.summaries
+            executed += result.executed
+            names[sc["id"] + "-tcp"] = tcp["name"]
+    return results, names, executed, time.monotonic() - start
 
 
 def scorecard(target: str, battery_name: str = "full", db: str | Path | None = None, jobs: int | None = None,
@@ -241,20 +254,27 @@ def scorecard(target: str, battery_name: str = "full", db: str | Path | None = N
     """The card of ``target`` (the JSON object) and the summaries it was graded on."""
     target = check_target(target)
     battery = load_battery(battery_name)
-    results, names, wall = run_battery(target, battery, db, jobs, progress)
+    results, names, executed, wall = run_battery(target, battery, db, jobs, progress)
     criteria = grade(battery, target, results)
     card = {
         "format": CARD_FORMAT,
         "target": target,
-        "verdict": "safe" if all(c["grade"] == "pass" for c in criteria.values()) else "unsafe",
+        "verdict": verdict(criteria),
         "battery": {"name": battery.name, "version": battery.version, "references": battery.references,
                     "reduced": battery.name != "full", "emulated": False},
         "criteria": criteria,
         "scenarios": [{"id": sc["id"], "title": sc["title"], "study": sc["study"], "name": names[sc["id"]],
-                       "config_ids": [s["config_id"] for s in results[sc["id"]]]} for sc in battery.scenarios],
+                       "config_ids": [s["config_id"] for s in results[sc["id"]]],
+                       **({"tcp_name": names[sc["id"] + "-tcp"]} if sc.get("tcp") else {})} for sc in battery.scenarios],
+        "runs_executed": executed,
         "wall_s": wall,
     }
     return card, results
+
+
+def verdict(criteria: dict[str, dict[str, Any]]) -> str:
+    """Safe when every safety criterion passes; the performance criteria do not decide it."""
+    return "safe" if all(c["grade"] == "pass" for c in criteria.values() if c["kind"] == "safety") else "unsafe"
 
 
 def validate(card: dict[str, Any]) -> None:
@@ -303,7 +323,7 @@ def text(card: dict[str, Any]) -> str:
     lines = [f"{card['target']}: {card['verdict'].upper()} (battery {b['name']} v{b['version']}"
              f"{', reduced' if b['reduced'] else ''}; references {', '.join(b['references'])})"]
     for cid, c in card["criteria"].items():
-        lines.append(f"  {c['grade'].upper():4}  {cid:<21} {_num(c['measured']):>8} {c['comparison']} {c['threshold']:<5}"
+        lines.append(f"  {c['grade'].upper():4}  {c['kind']:<11} {cid:<21} {_num(c['measured']):>8} {c['comparison']} {c['threshold']:<5}"
                      f"  {c['where']}")
     return "\n".join(lines) + "\n"
 
@@ -361,7 +381,7 @@ def write_html(card: dict[str, Any], results: dict[str, list[dict[str, Any]]], o
     esc = html.escape
     b = card["battery"]
     rows = "".join(
-        f"<tr><td class=l>{esc(c['title'])}</td><td>{_num(c['measured'])}</td><td>{esc(c['comparison'])} "
+        f"<tr><td class=l>{esc(c['title'])}</td><td class=l>{esc(c['kind'])}</td><td>{_num(c['measured'])}</td><td>{esc(c['comparison'])} "
         f"{c['threshold']}</td><td class=l><b style='color:{'#070' if c['grade'] == 'pass' else '#a00'}'>"
         f"{c['grade']}</b></td><td class=l>{esc(c['where'])}</td>"
         f"<td class=l><a href='#{esc(c['scenarios'][0])}'>{esc(', '.join(c['scenarios']))}</a></td></tr>"
@@ -376,15 +396,18 @@ def write_html(card: dict[str, Any], results: dict[str, list[dict[str, Any]]], o
     for sc in card["scenarios"]:
         fig = _scenario_figure(sc["id"], results.get(sc["id"], [])) if results.get(sc["id"]) else None
         ids = ", ".join(f"<code>{esc(i)}</code>" for i in sc["config_ids"])
+        tcp = f" and <code>{esc(sc['tcp_name'])}</code> (CoAP over TCP, shown, not graded)" if sc.get("tcp_name") else ""
         sections.append(f"<h2 id='{esc(sc['id'])}'>{esc(sc['title'])}</h2><p class=muted>From "
-                        f"<code>{esc(sc['study'])}</code>; stored as <code>{esc(sc['name'])}</code>: {ids}</p>"
+                        f"<code>{esc(sc['study'])}</code>; stored as <code>{esc(sc['name'])}</code>{tcp}: {ids}</p>"
                         + (_figure(f"fig-{sc['id']}", sc["title"], fig) if fig is not None else ""))
     page = (f"<!doctype html><html><head><meta charset=utf-8><title>coaplab scorecard: {esc(card['target'])}</title>"
             f"<style>{CSS}</style></head><body><h1>Is <code>{esc(card['target'])}</code> congestion safe? "
             f"<span style='color:{'#070' if card['verdict'] == 'safe' else '#a00'}'>{card['verdict']}</span></h1>"
             f"<p>Battery <b>{esc(b['name'])}</b>, version <b>{b['version']}</b> (docs/scorecard.md); references: "
             f"{esc(', '.join(b['references']))}. Wall time {card['wall_s']:.0f} s.</p>{note}"
-            "<table><tr><th class=l>criterion</th><th>measured</th><th>threshold</th><th class=l>grade</th>"
+            "<p>The verdict is <i>safe</i> when every <i>safety</i> criterion passes; <i>performance</i> criteria "
+            "show what the target costs its own clients.</p>"
+            "<table><tr><th class=l>criterion</th><th class=l>kind</th><th>measured</th><th>threshold</th><th class=l>grade</th>"
             f"<th class=l>worst configuration</th><th class=l>scenario</th></tr>{rows}</table>"
             + "".join(sections) + "</body></html>")
     out = Path(out_dir)
