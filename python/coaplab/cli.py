@@ -328,7 +328,7 @@ def _cmd_scorecard(args) -> int:
         else:
             sys.stdout.write(scorecard.leaderboard_table(cards))
         return 0
-    if args.target is None:
+    if args.target is None and args.stack is None:
         raise CoaplabError("scorecard: TARGET is required (a registered algorithm or python:FILE:CLASS), or --all")
     if args.stack is not None:
         card, results = scorecard.emulated_scorecard(args.stack, args.target, db=db, progress=progress)

@@ -272,6 +272,67 @@ def scorecard(target: str, battery_name: str = "full", db: str | Path | None = N
     return card, results
 
 
+#: The stacks an emulated card grades (coaplab.stacks.CLIENT_KINDS: the client plays the target).
+STACKS = ("coaplab", "libcoap", "aiocoap", "californium")
+
+
+def emulated_scorecard(stack: str, target: str | None = None, db: str | Path | None = None, progress: bool = False,
+                       jobs: int | None = None) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+    """The scaled emulated card of a real stack's clients (``coaplab`` runs ``target``, default
+    ``default``; the other stacks run their own timers, ``coap.cc`` = ``default``) against the
+    simulated references on the same configurations. Needs root (coaplab.emulate)."""
+    from . import emulate  # lazy: subprocess and namespace set-up, only for emulated cards
+
+    if stack not in STACKS:
+        raise ScorecardError(f"--stack: {stack!r}; allowed: {', '.join(STACKS)}")
+    if stack != "coaplab" and target not in (None, "default"):
+        raise ScorecardError(f"--stack {stack}: the stack runs its own timers; drop TARGET (only --stack coaplab takes an algorithm)")
+    cc = check_target(target or "default")
+    label = f"{stack}:{cc}" if stack == "coaplab" else stack
+    data = tomllib.loads(_data("scorecard-battery.toml"))
+    em = data["emulated"]
+    full = load_battery("full")
+    battery = Battery("emulated", full.version, full.references, em["scenario"],
+                      {k: v for k, v in full.criteria.items() if k in em["criteria"]})
+    emulate.check_environment()
+    start = time.monotonic()
+    results: dict[str, list[dict[str, Any]]] = {}
+    names: dict[str, str] = {}
+    executed = 0
+    for sc in battery.scenarios:
+        scenario = scenario_dict(sc, battery.references)
+        scenario["name"] = f"scorecard-v{battery.version}-emulated-{sc['id']}"
+        names[sc["id"]] = scenario["name"]
+        sim = run_scenario(scenario, jobs=jobs, progress=progress, db=db)
+        executed += sim.executed
+        stack_scenario = copy.deepcopy(scenario)
+        stack_scenario["sweep"]["coap.cc"] = [cc]
+        emulated = emulate.emulate(stack_scenario, client=stack, server="coaplab", db=str(db) if db else None,
+                                   replications=int(em["stack_replications"]), progress=progress)
+        executed += sum(s["replications"] for s in emulated)
+        for s in emulated:  # named apart from a simulated reference of the same algorithm
+            s["config"] = copy.deepcopy(s["config"])
+            s["config"]["coap"]["cc"] = label
+            s["swept"] = {**s.get("swept", {}), "coap.cc": label}
+        results[sc["id"]] = emulated + sim.summaries
+    criteria = grade(battery, label, results)
+    for c in criteria.values():
+        c["scenarios"] = [x for x in c["scenarios"] if x in names]
+    card = {
+        "format": CARD_FORMAT,
+        "target": label,
+        "verdict": verdict(criteria),
+        "battery": {"name": "emulated", "version": battery.version, "references": battery.references, "reduced": True,
+                    "emulated": True, "scale": em["scale"]},
+        "criteria": criteria,
+        "scenarios": [{"id": sc["id"], "title": sc["title"], "study": sc["study"], "name": names[sc["id"]],
+                       "config_ids": [s["config_id"] for s in results[sc["id"]]]} for sc in battery.scenarios],
+        "runs_executed": executed,
+        "wall_s": time.monotonic() - start,
+    }
+    return card, results
+
+
 def verdict(criteria: dict[str, dict[str, Any]]) -> str:
     """Safe when every safety criterion passes; the performance criteria do not decide it."""
     return "safe" if all(c["grade"] == "pass" for c in criteria.values() if c["kind"] == "safety") else "unsafe"
