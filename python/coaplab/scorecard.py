@@ -148,7 +148,7 @@ def _label(setting: tuple) -> str:
     return ", ".join(f"{k} = {json.loads(v)}" for k, v in setting) or "(one configuration)"
 
 
-def _ratio_worst(rows: list[tuple[str, float, float]], larger_is_worse: bool) -> tuple[float | None, str]:
+def _ratio_worst(rows: list[tuple[str, float | None, float | None]], larger_is_worse: bool) -> tuple[float | None, str]:
     """(setting, value, reference) rows → the worst ratio value / reference and where."""
     best: tuple[float | None, str] = (None, "")
     for where, v, ref in rows:
@@ -163,7 +163,8 @@ def _ratio_worst(rows: list[tuple[str, float, float]], larger_is_worse: bool) ->
 def grade(battery: Battery, target: str, results: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
     """Each criterion's measured value, threshold and grade from the scenarios' summaries."""
     values: dict[str, tuple[float | None, str]] = {}
-    fct_rows, unn_rows = [], []
+    fct_rows: list[tuple[str, float | None, float | None]] = []
+    unn_rows: list[tuple[str, float | None, float | None]] = []
     for sid in ("collapse", "short-lived"):
         for setting, by_cc in _by_setting(results.get(sid, [])).items():
             if target not in by_cc or not _bloated(by_cc[target]):
@@ -179,7 +180,7 @@ def grade(battery: Battery, target: str, results: dict[str, list[dict[str, Any]]
     values["collapse_unnecessary"] = _ratio_worst(unn_rows, True)
 
     def against_default(sid: str, metric, larger_is_worse: bool) -> tuple[float | None, str]:
-        rows = []
+        rows: list[tuple[str, float | None, float | None]] = []
         for setting, by_cc in _by_setting(results.get(sid, [])).items():
             if target in by_cc and "default" in by_cc:
                 rows.append((f"{sid}: {_label(setting)}", metric(by_cc[target]), metric(by_cc["default"])))
@@ -281,7 +282,8 @@ def emulated_scorecard(stack: str, target: str | None = None, db: str | Path | N
     """The scaled emulated card of a real stack's clients (``coaplab`` runs ``target``, default
     ``default``; the other stacks run their own timers, ``coap.cc`` = ``default``) against the
     simulated references on the same configurations. Needs root (coaplab.emulate)."""
-    from . import emulate  # lazy: subprocess and namespace set-up, only for emulated cards
+    # Lazy: subprocess and namespace set-up, only for emulated cards.
+    from . import emulate
 
     if stack not in STACKS:
         raise ScorecardError(f"--stack: {stack!r}; allowed: {', '.join(STACKS)}")
@@ -347,16 +349,18 @@ def validate(card: dict[str, Any]) -> None:
 
 def leaderboard(battery_name: str = "full", db: str | Path | None = None, jobs: int | None = None,
                 progress: bool = False) -> list[dict[str, Any]]:
-    """Every registered algorithm's card, ranked: criteria passed (most first), then the collapse
-    FCT ratio (smallest first)."""
+    """Every registered algorithm's card, ranked: safety criteria passed (most first), then all
+    criteria passed, then the collapse FCT ratio (smallest first)."""
     from . import _core  # the extension: loaded only when a card is made
 
     cards = [scorecard(a, battery_name, db, jobs, progress)[0] for a in _core.algorithms()]
 
     def key(card: dict[str, Any]) -> tuple:
-        passed = sum(c["grade"] == "pass" for c in card["criteria"].values())
+        cs = card["criteria"].values()
+        safety = sum(c["grade"] == "pass" for c in cs if c["kind"] == "safety")
+        passed = sum(c["grade"] == "pass" for c in cs)
         fct = card["criteria"]["collapse_fct"]["measured"]
-        return (-passed, fct if fct is not None else float("inf"), card["target"])
+        return (-safety, -passed, fct if fct is not None else float("inf"), card["target"])
 
     return sorted(cards, key=key)
 
@@ -381,8 +385,9 @@ def _num(v: Any) -> str:
 def text(card: dict[str, Any]) -> str:
     """The card as a few readable lines."""
     b = card["battery"]
-    lines = [f"{card['target']}: {card['verdict'].upper()} (battery {b['name']} v{b['version']}"
-             f"{', reduced' if b['reduced'] else ''}; references {', '.join(b['references'])})"]
+    head = (f"{card['target']}: {card['verdict'].upper()} (battery {b['name']} v{b['version']}"
+            f"{', reduced' if b['reduced'] else ''}; references {', '.join(b['references'])})")
+    lines = [head]
     for cid, c in card["criteria"].items():
         lines.append(f"  {c['grade'].upper():4}  {c['kind']:<11} {cid:<21} {_num(c['measured']):>8} {c['comparison']} {c['threshold']:<5}"
                      f"  {c['where']}")
@@ -437,7 +442,8 @@ def _bars(summaries: list[dict[str, Any]], x: str | None, key: str, y_label: str
 
 def write_html(card: dict[str, Any], results: dict[str, list[dict[str, Any]]], out_dir: str | Path) -> Path:
     """The one-page, self-contained HTML card (figures inline as SVG)."""
-    from .report import CSS, _figure  # the report's helpers; report imports the emulator module
+    # Lazy: report imports the emulator module, which every card would pay for.
+    from .report import CSS, _figure
 
     esc = html.escape
     b = card["battery"]
