@@ -273,6 +273,10 @@ def scorecard(target: str, battery_name: str = "full", db: str | Path | None = N
     return card, results
 
 
+#: Stacks whose clients' retransmissions are not visible from outside (docs/emulation.md,
+#: "Third-party clients": their retransmission columns are 0): unnecessary retransmissions are
+#: not graded on their cards.
+HIDDEN_RETRANSMISSIONS = ("libcoap", "aiocoap")
 #: The stacks an emulated card grades (coaplab.stacks.CLIENT_KINDS: the client plays the target).
 STACKS = ("coaplab", "libcoap", "aiocoap", "californium")
 
@@ -294,8 +298,11 @@ def emulated_scorecard(stack: str, target: str | None = None, db: str | Path | N
     data = tomllib.loads(_data("scorecard-battery.toml"))
     em = data["emulated"]
     full = load_battery("full")
+    graded = [c for c in em["criteria"] if not (stack in HIDDEN_RETRANSMISSIONS and c == "collapse_unnecessary")]
+    scale = em["scale"] + (f"; {stack}'s retransmissions are not visible from outside, so collapse_unnecessary is not graded"
+                           if stack in HIDDEN_RETRANSMISSIONS else "")
     battery = Battery("emulated", full.version, full.references, em["scenario"],
-                      {k: v for k, v in full.criteria.items() if k in em["criteria"]})
+                      {k: v for k, v in full.criteria.items() if k in graded})
     emulate.check_environment()
     start = time.monotonic()
     results: dict[str, list[dict[str, Any]]] = {}
@@ -325,7 +332,7 @@ def emulated_scorecard(stack: str, target: str | None = None, db: str | Path | N
         "target": label,
         "verdict": verdict(criteria),
         "battery": {"name": "emulated", "version": battery.version, "references": battery.references, "reduced": True,
-                    "emulated": True, "scale": em["scale"]},
+                    "emulated": True, "scale": scale},
         "criteria": criteria,
         "scenarios": [{"id": sc["id"], "title": sc["title"], "study": sc["study"], "name": names[sc["id"]],
                        "config_ids": [s["config_id"] for s in results[sc["id"]]]} for sc in battery.scenarios],
@@ -379,7 +386,7 @@ def leaderboard_table(cards: list[dict[str, Any]]) -> str:
 
 
 def _num(v: Any) -> str:
-    return "—" if v is None else f"{v:.3g}"
+    return "—" if v is None else f"{v:.4g}"
 
 
 def text(card: dict[str, Any]) -> str:
@@ -468,14 +475,14 @@ def write_html(card: dict[str, Any], results: dict[str, list[dict[str, Any]]], o
                         f"<code>{esc(sc['study'])}</code>; stored as <code>{esc(sc['name'])}</code>{tcp}: {ids}</p>"
                         + (_figure(f"fig-{sc['id']}", sc["title"], fig) if fig is not None else ""))
     page = (f"<!doctype html><html><head><meta charset=utf-8><title>coaplab scorecard: {esc(card['target'])}</title>"
-            f"<style>{CSS}</style></head><body><h1>Is <code>{esc(card['target'])}</code> congestion safe? "
+            f"<style>{CSS}h1 code{{font-size:1em}}</style></head><body><h1>Is <code>{esc(card['target'])}</code> congestion safe? "
             f"<span style='color:{'#070' if card['verdict'] == 'safe' else '#a00'}'>{card['verdict']}</span></h1>"
             f"<p>Battery <b>{esc(b['name'])}</b>, version <b>{b['version']}</b> (docs/scorecard.md); references: "
             f"{esc(', '.join(b['references']))}. Wall time {card['wall_s']:.0f} s.</p>{note}"
             "<p>The verdict is <i>safe</i> when every <i>safety</i> criterion passes; <i>performance</i> criteria "
             "show what the target costs its own clients.</p>"
-            "<table><tr><th class=l>criterion</th><th class=l>kind</th><th>measured</th><th>threshold</th><th class=l>grade</th>"
-            f"<th class=l>worst configuration</th><th class=l>scenario</th></tr>{rows}</table>"
+            "<div class=table-box><table><tr><th class=l>criterion</th><th class=l>kind</th><th>measured</th><th>threshold</th><th class=l>grade</th>"
+            f"<th class=l>worst configuration</th><th class=l>scenario</th></tr>{rows}</table></div>"
             + "".join(sections) + "</body></html>")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
