@@ -162,3 +162,21 @@ def test_emulated_card_for_coaplabs_own_endpoint(tmp_path):
     scorecard.validate(card)
     assert card["battery"]["emulated"] and "scale" in card["battery"]
     assert time.monotonic() - start < 180
+
+
+def _card(target, grades, fct):
+    kinds = {"collapse_fct": "safety", "fairness": "safety", "loss_recovery": "performance"}
+    return {"target": target, "verdict": "safe" if all(g == "pass" for k, g in grades.items() if kinds[k] == "safety") else "unsafe",
+            "criteria": {k: {"kind": kinds[k], "grade": g, "measured": fct if k == "collapse_fct" else 1.0}
+                         for k, g in grades.items()}}
+
+
+def test_leaderboard_ranks_safety_first_then_all_criteria_then_collapse_fct():
+    a = _card("a", {"collapse_fct": "pass", "fairness": "pass", "loss_recovery": "fail"}, 1.2)  # 2 safety, 2 in all
+    b = _card("b", {"collapse_fct": "fail", "fairness": "pass", "loss_recovery": "pass"}, 1.9)  # 1 safety
+    c = _card("c", {"collapse_fct": "pass", "fairness": "pass", "loss_recovery": "pass"}, 1.4)  # 2 safety, 3 in all
+    d = _card("d", {"collapse_fct": "pass", "fairness": "pass", "loss_recovery": "pass"}, 1.0)  # as c, smaller FCT ratio
+    ranked = [x["target"] for x in sorted([a, b, c, d], key=scorecard.rank_key)]
+    assert ranked == ["d", "c", "a", "b"]
+    table = scorecard.leaderboard_table(sorted([a, b, c, d], key=scorecard.rank_key))
+    assert table.splitlines()[2] == "| 1 | `d` | safe | 3/3 | 1 ✓ | 1 ✓ | 1 ✓ |"

@@ -361,15 +361,16 @@ def leaderboard(battery_name: str = "full", db: str | Path | None = None, jobs: 
     from . import _core  # the extension: loaded only when a card is made
 
     cards = [scorecard(a, battery_name, db, jobs, progress)[0] for a in _core.algorithms()]
+    return sorted(cards, key=rank_key)
 
-    def key(card: dict[str, Any]) -> tuple:
-        cs = card["criteria"].values()
-        safety = sum(c["grade"] == "pass" for c in cs if c["kind"] == "safety")
-        passed = sum(c["grade"] == "pass" for c in cs)
-        fct = card["criteria"]["collapse_fct"]["measured"]
-        return (-safety, -passed, fct if fct is not None else float("inf"), card["target"])
 
-    return sorted(cards, key=key)
+def rank_key(card: dict[str, Any]) -> tuple:
+    """Safety criteria passed (most first), then all criteria passed, then the collapse FCT ratio."""
+    cs = card["criteria"].values()
+    safety = sum(c["grade"] == "pass" for c in cs if c["kind"] == "safety")
+    passed = sum(c["grade"] == "pass" for c in cs)
+    fct = card["criteria"]["collapse_fct"]["measured"]
+    return (-safety, -passed, fct if fct is not None else float("inf"), card["target"])
 
 
 def leaderboard_table(cards: list[dict[str, Any]]) -> str:
