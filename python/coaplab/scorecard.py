@@ -335,7 +335,8 @@ def emulated_scorecard(stack: str, target: str | None = None, db: str | Path | N
                     "emulated": True, "scale": scale},
         "criteria": criteria,
         "scenarios": [{"id": sc["id"], "title": sc["title"], "study": sc["study"], "name": names[sc["id"]],
-                       "config_ids": [s["config_id"] for s in results[sc["id"]]]} for sc in battery.scenarios],
+                       "config_ids": list(dict.fromkeys(s["config_id"] for s in results[sc["id"]]))}
+                      for sc in battery.scenarios],
         "runs_executed": executed,
         "wall_s": time.monotonic() - start,
     }
@@ -462,7 +463,7 @@ def write_html(card: dict[str, Any], results: dict[str, list[dict[str, Any]]], o
         f"<td class=l><a href='#{esc(c['scenarios'][0])}'>{esc(', '.join(c['scenarios']))}</a></td></tr>"
         for c in card["criteria"].values())
     note = ""
-    if b["reduced"]:
+    if b["reduced"] and not b["emulated"]:
         note = ("<p class=muted><b>Reduced battery</b> (<code>--battery quick</code>): fewer clients, replications "
                 "and configurations than the studies; a quick check, not a verdict to publish.</p>")
     if b["emulated"]:
