@@ -277,24 +277,28 @@ def scorecard(target: str, battery_name: str = "full", db: str | Path | None = N
 #: "Third-party clients": their retransmission columns are 0): unnecessary retransmissions are
 #: not graded on their cards.
 HIDDEN_RETRANSMISSIONS = ("libcoap", "aiocoap")
+#: Stacks whose clients run the scenario's ``coap.cc``: coaplab's endpoint, and Californium's
+#: congestion controls (coaplab.thirdparty.CALIFORNIUM_CC; it refuses the others in one line).
+ALGORITHM_STACKS = ("coaplab", "californium")
 #: The stacks an emulated card grades (coaplab.stacks.CLIENT_KINDS: the client plays the target).
 STACKS = ("coaplab", "libcoap", "aiocoap", "californium")
 
 
 def emulated_scorecard(stack: str, target: str | None = None, db: str | Path | None = None, progress: bool = False,
                        jobs: int | None = None) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
-    """The scaled emulated card of a real stack's clients (``coaplab`` runs ``target``, default
-    ``default``; the other stacks run their own timers, ``coap.cc`` = ``default``) against the
+    """The scaled emulated card of a real stack's clients (``coaplab`` and ``californium`` run
+    ``target``, default ``default``; the others run their own timers) against the
     simulated references on the same configurations. Needs root (coaplab.emulate)."""
     # Lazy: subprocess and namespace set-up, only for emulated cards.
     from . import emulate
 
     if stack not in STACKS:
         raise ScorecardError(f"--stack: {stack!r}; allowed: {', '.join(STACKS)}")
-    if stack != "coaplab" and target not in (None, "default"):
-        raise ScorecardError(f"--stack {stack}: the stack runs its own timers; drop TARGET (only --stack coaplab takes an algorithm)")
+    if stack not in ALGORITHM_STACKS and target not in (None, "default"):
+        raise ScorecardError(f"--stack {stack}: the stack runs its own timers; drop TARGET (only --stack "
+                             f"{' or '.join(ALGORITHM_STACKS)} takes an algorithm)")
     cc = check_target(target or "default")
-    label = f"{stack}:{cc}" if stack == "coaplab" else stack
+    label = f"{stack}:{cc}" if stack in ALGORITHM_STACKS else stack
     data = tomllib.loads(_data("scorecard-battery.toml"))
     em = data["emulated"]
     full = load_battery("full")
