@@ -111,10 +111,11 @@ def test_grading_arithmetic_by_hand():
                    _summary("default", {"link.errors": "high"}, fct_s={"p50": 20.0}),
                    _summary("t", {"link.errors": "low"}, fct_s={"p50": 10.0}),
                    _summary("default", {"link.errors": "low"}, fct_s={"p50": 10.0})],
-        # Settled in 1 of 2 replications: counts as at least the cap × the unsettled share,
-        # max(30, 180 × 1/2) = 90 s against default's 60 s (2 of 2 settled) → 1.5 > 1.25: fail.
-        "burst": [_summary("t", {}, settling_time_s=30.0, settled_replications=1),
-                  _summary("default", {}, settling_time_s=60.0, settled_replications=2)],
+        # Mean settling 90 s (the engine reports an unsettled burst as the cap) against
+        # default's 60 s → 1.5 > 1.25: fail. No settling time at all counts as the 180 s cap.
+        "burst": [_summary("t", {}, settling_time_s=90.0), _summary("default", {}, settling_time_s=60.0),
+                  _summary("t", {"workload.burst_clients": 30}, settling_time_s=None),
+                  _summary("default", {"workload.burst_clients": 30}, settling_time_s=150.0)],
         "mesh": [_summary("t", {}, mesh={"carried_kbps": 9.0}), _summary("default", {}, mesh={"carried_kbps": 10.0})],
         "mixed": [_summary("t", {}, groups={"legacy": {"fct_s": {"p50": 880.0}}}),
                   _summary("default", {}, groups={"legacy": {"fct_s": {"p50": 800.0}}})],
@@ -125,6 +126,7 @@ def test_grading_arithmetic_by_hand():
     assert (g["collapse_fct"]["measured"], g["collapse_fct"]["grade"]) == (1.5, "pass")
     assert (g["collapse_unnecessary"]["measured"], g["collapse_unnecessary"]["grade"]) == (0.25, "pass")
     assert g["loss_recovery"]["measured"] == pytest.approx(1.1) and g["loss_recovery"]["where"] == "errors: link.errors = high"
+    # 90 / 60 = 1.5 and 180 / 150 = 1.2: the worse is 1.5.
     assert (g["settling"]["measured"], g["settling"]["grade"]) == (1.5, "fail")
     assert (g["mesh_carried"]["measured"], g["mesh_carried"]["grade"]) == (0.9, "pass")  # 9 / 10, on the threshold
     assert (g["mixed_safety"]["measured"], g["mixed_safety"]["grade"]) == (1.1, "pass")  # 880 / 800

@@ -205,14 +205,11 @@ def grade(battery: Battery, target: str, results: dict[str, list[dict[str, Any]]
 
 
 def _settling(summary: dict[str, Any]) -> float | None:
-    """Mean settling time; a burst that never settled within the cap counts as the cap."""
-    cap = summary["config"]["workload"].get("settling_cap_s")
+    """Mean settling time. With ``workload.settling_cap_s`` the engine already reports a burst
+    that did not settle as the cap (crates/engine/src/metrics.rs ``capped_settling``); a summary
+    without any settling time counts as the cap."""
     v = summary.get("settling_time_s")
-    if v is None:
-        return cap
-    if cap is not None and summary.get("settled_replications", summary["replications"]) < summary["replications"]:
-        return max(v, cap * (1 - summary["settled_replications"] / summary["replications"]))
-    return v
+    return summary["config"]["workload"].get("settling_cap_s") if v is None else v
 
 
 def run_battery(target: str, battery: Battery, db: str | Path | None, jobs: int | None, progress: bool
