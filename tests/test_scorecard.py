@@ -142,6 +142,8 @@ def test_grading_arithmetic_by_hand():
     (["cocoa", "--battery", "huge"], "coaplab scorecard: error: argument --battery: invalid choice: 'huge'"),
     ([], "coaplab: error: scorecard: TARGET is required"),
     (["cocoa", "--all"], "coaplab: error: --all grades every registered algorithm; drop TARGET and --stack"),
+    (["--stack", "libcoap", "cocoa"], "coaplab: error: --stack libcoap: the stack runs its own timers; drop TARGET"),
+    (["--stack", "coaplab", "--battery", "quick"], "coaplab: error: --battery: not with --stack"),
 ])
 def test_bad_input_is_one_line(cli, args, message, tmp_path):
     p = cli("scorecard", *args, "--db", tmp_path / "x.duckdb")

@@ -331,6 +331,8 @@ def _cmd_scorecard(args) -> int:
     if args.target is None and args.stack is None:
         raise CoaplabError("scorecard: TARGET is required (a registered algorithm or python:FILE:CLASS), or --all")
     if args.stack is not None:
+        if args.battery != "full":
+            raise CoaplabError("--battery: not with --stack (an emulated card has its own scaled battery)")
         card, results = scorecard.emulated_scorecard(args.stack, args.target, db=db, progress=progress)
     else:
         card, results = scorecard.scorecard(args.target, args.battery, db=db, jobs=args.jobs, progress=progress)
