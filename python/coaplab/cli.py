@@ -273,6 +273,24 @@ def _parser() -> argparse.ArgumentParser:
                        help="--suite: interleaved repetitions per configuration (min and median are printed)")
     bench.add_argument("--exchanges", type=_positive_int, default=None,
                        help="--suite: exchanges per client (default max(50, 100000 / clients))")
+    sc = _sub(sub, "scorecard", "grade an algorithm's congestion safety on the literature's battery (docs/scorecard.md)",
+              "  coaplab scorecard cocoa-fb2 --out out/card\n"
+              "  coaplab scorecard python:my.py:MyAlgo --format json\n"
+              "  coaplab scorecard --all --battery quick\n"
+              "  coaplab scorecard coaplab --stack coaplab --out out/card   (root; emulated)")
+    sc.add_argument("target", nargs="?", metavar="TARGET",
+                    help="a registered algorithm (e.g. cocoa), python:FILE:CLASS, or with --stack the stack's algorithm")
+    sc.add_argument("--all", action="store_true", help="grade every registered algorithm and print the leaderboard")
+    sc.add_argument("--battery", choices=("full", "quick"), default="full",
+                    help="full: the studies' sizes (default); quick: reduced (fewer clients and replications; the card says so)")
+    sc.add_argument("--stack", choices=CLIENT_KINDS, default=None,
+                    help="grade a real stack over the emulated link (root; a scaled battery)")
+    sc.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or one JSON object (--all: JSON Lines)")
+    sc.add_argument("--out", metavar="DIR", help="write the one-page HTML card into DIR/index.html")
+    sc.add_argument("--jobs", type=_positive_int, default=None, help="parallel runs (default: number of cores)")
+    sc.add_argument("--db", metavar="PATH", default=None, help=_DB_HELP + "; a card resumes from the runs stored there")
+    sc.add_argument("--no-db", action="store_true", help="do not store results")
+    sc.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
 
     for name, help_ in (("emulate", "run a scenario over real network stacks on the emulated link (root; docs/emulation.md)"),
                         ("crossval", "run a scenario in the simulator and in emulation; metrics side by side")):
@@ -296,6 +314,38 @@ def _parser() -> argparse.ArgumentParser:
         em.add_argument("--no-db", action="store_true", help="do not store results")
         em.add_argument("--no-progress", action="store_true")
     return p
+
+
+def _cmd_scorecard(args) -> int:
+    from . import scorecard
+
+    if args.db is not None and args.no_db:
+        raise CoaplabError("--db and --no-db exclude each other")
+    db = None if args.no_db else _db(args)
+    progress = not args.no_progress
+    if args.all:
+        if args.target is not None or args.stack is not None:
+            raise CoaplabError("--all grades every registered algorithm; drop TARGET and --stack")
+        cards = scorecard.leaderboard(args.battery, db=db, jobs=args.jobs, progress=progress)
+        if args.format == "json":
+            sys.stdout.write("".join(json.dumps(c) + "\n" for c in cards))
+        else:
+            sys.stdout.write(scorecard.leaderboard_table(cards))
+        return 0
+    if args.target is None and args.stack is None:
+        raise CoaplabError("scorecard: TARGET is required (a registered algorithm or python:FILE:CLASS), or --all")
+    if args.stack is not None:
+        if args.battery != "full":
+            raise CoaplabError("--battery: not with --stack (an emulated card has its own scaled battery)")
+        card, results = scorecard.emulated_scorecard(args.stack, args.target, db=db, progress=progress)
+    else:
+        card, results = scorecard.scorecard(args.target, args.battery, db=db, jobs=args.jobs, progress=progress)
+    if args.out is not None:
+        path = scorecard.write_html(card, results, args.out)
+        if progress:
+            print(f"coaplab: wrote {path}", file=sys.stderr)
+    sys.stdout.write(json.dumps(card) + "\n" if args.format == "json" else scorecard.text(card))
+    return 0
 
 
 def _cmd_emulate(args) -> int:
@@ -739,7 +789,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return {"run": _cmd_run, "replay": _cmd_replay, "bench": _cmd_bench, "calibrate": _cmd_calibrate,
                 "export": _cmd_export, "status": _cmd_status, "reproduce": _cmd_reproduce, "report": _cmd_report,
                 "plot": _cmd_plot, "completion": _cmd_completion, "compare": _cmd_compare,
-                "check-algorithm": _cmd_check_algorithm, "emulate": _cmd_emulate, "crossval": _cmd_emulate}[args.command](args)
+                "check-algorithm": _cmd_check_algorithm, "emulate": _cmd_emulate, "crossval": _cmd_emulate,
+                "scorecard": _cmd_scorecard}[args.command](args)
     except CoaplabError as e:
         print(f"coaplab: error: {e}", file=sys.stderr)
         return getattr(e, "exit_code", 2)
