@@ -180,6 +180,20 @@ struct Frame {
     to: u16,
 }
 
+impl Frame {
+    /// Fragment `i` of packet `id`'s transfer `xfer` to `to`, with MAC `header` + FCS bytes.
+    fn of(id: PacketId, xfer: u32, to: u16, header: u32, frags: &Fragments, i: u32) -> Frame {
+        Frame {
+            packet: id,
+            xfer,
+            frag: i as u16,
+            count: frags.count as u16,
+            bytes: (header + frags.bytes(i)) as u16,
+            to,
+        }
+    }
+}
+
 /// A transmission on the air.
 #[derive(Clone, Copy, Debug)]
 struct Air {
@@ -616,28 +630,13 @@ impl Mesh {
             self.transit[id as usize].xfer = 0;
             return Some(DropReason::MacQueue);
         }
-        if frags.count > 1 {
-            self.counters.fragmented_packets += 1;
-        }
-        let xfer = self.next_xfer;
-        self.next_xfer = self.next_xfer.wrapping_add(1).max(1);
-        let tr = &mut self.transit[id as usize];
-        tr.xfer = xfer;
-        tr.to = to;
-        tr.got = 0;
-        tr.count = frags.count as u16;
+        let xfer = self.open_transfer(id, to, &frags);
         let header = phy::mac_header(self.params.addressing) + phy::FCS;
         let node = &mut self.nodes[at as usize];
         let idle = node.queue.is_empty();
         for i in 0..frags.count {
-            node.queue.push_back(Frame {
-                packet: id,
-                xfer,
-                frag: i as u16,
-                count: frags.count as u16,
-                bytes: (header + frags.bytes(i)) as u16,
-                to,
-            });
+            node.queue
+                .push_back(Frame::of(id, xfer, to, header, &frags, i));
         }
         if idle {
             self.start_head(now, at, q);
@@ -655,6 +654,17 @@ impl Mesh {
         frags: Fragments,
         q: &mut impl Scheduler,
     ) -> Option<DropReason> {
+        let xfer = self.open_transfer(id, to, &frags);
+        let header = phy::mac_header(self.params.addressing) + phy::FCS;
+        let frames: Vec<Frame> = (0..frags.count)
+            .map(|i| Frame::of(id, xfer, to, header, &frags, i))
+            .collect();
+        self.ck_enqueue(now, id, at, to, &frames, q)
+    }
+
+    /// A packet's transfer to the next hop `to` starts (both MAC profiles): a new transfer id,
+    /// the packet's transit reset for `to`'s reassembly, fragmented packets counted.
+    fn open_transfer(&mut self, id: PacketId, to: u16, frags: &Fragments) -> u32 {
         if frags.count > 1 {
             self.counters.fragmented_packets += 1;
         }
@@ -665,18 +675,7 @@ impl Mesh {
         tr.to = to;
         tr.got = 0;
         tr.count = frags.count as u16;
-        let header = phy::mac_header(self.params.addressing) + phy::FCS;
-        let frames: Vec<Frame> = (0..frags.count)
-            .map(|i| Frame {
-                packet: id,
-                xfer,
-                frag: i as u16,
-                count: frags.count as u16,
-                bytes: (header + frags.bytes(i)) as u16,
-                to,
-            })
-            .collect();
-        self.ck_enqueue(now, id, at, to, &frames, q)
+        xfer
     }
 
     /// The frame node `u` is sending (its queue's head; under the Contiki profile, the head
