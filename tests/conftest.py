@@ -30,3 +30,24 @@ def write_json(tmp_path):
         return p
 
     return write
+
+
+def compile_c_library(source: Path, out: Path) -> Path:
+    """Compiles a C implementation of the C API (crates/cc-ffi/include/coaplab_cc.h) into a
+    shared library, warnings as errors, with the system C compiler (``cc`` or ``$CC``)."""
+    import os
+    import shutil
+
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.fail("no C compiler (cc / $CC): the C API's tests need one, as crates/cc-ffi's do")
+    subprocess.run([cc, "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror",
+                    f"-I{ROOT / 'crates/cc-ffi/include'}", str(source), "-o", str(out)], check=True)
+    return out
+
+
+@pytest.fixture(scope="session")
+def aggressive_so(tmp_path_factory) -> Path:
+    """examples/algorithms/c/aggressive.c built: the C twin of examples/algorithms/aggressive.py."""
+    return compile_c_library(ROOT / "examples/algorithms/c/aggressive.c",
+                             tmp_path_factory.mktemp("c") / "aggressive.so")

@@ -231,6 +231,7 @@ def test_contiki_keys_keep_other_configurations_identity():
         ({"contiki_max_neighbor_queues": 0}, "network.contiki_max_neighbor_queues: 0 is out of range"),
         ({"contiki_max_mac_transmissions": 0}, "network.contiki_max_mac_transmissions: 0 is out of range"),
         ({"contiki_clock_second": 0}, "network.contiki_clock_second: 0 is out of range"),
+        ({"contiki_processing_us": -1}, "network.contiki_processing_us: -1 is out of range"),
         ({"mac": "csma"}, 'network.mac: "csma" is not allowed'),
     ],
 )

@@ -26,10 +26,14 @@ def db(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def cards(db):
-    """The quick cards, made once (the references run for the first card and are reused)."""
+def cards(db, aggressive_so):
+    """The quick cards, made once (the references run for the first card and are reused); the
+    aggressive algorithm twice: in Python and in C behind the C API."""
     os.chdir(ROOT)  # python:examples/... is relative to the directory coaplab runs in
-    return {t: scorecard.scorecard(t, "quick", db=db, jobs=2)[0] for t in ("default", "cocoa-fb2", "fasor", AGGRESSIVE)}
+    targets = ("default", "cocoa-fb2", "fasor", AGGRESSIVE, f"c:{aggressive_so}:aggressive")
+    out = {t: scorecard.scorecard(t, "quick", db=db, jobs=2)[0] for t in targets}
+    out["aggressive in C"] = out.pop(targets[-1])
+    return out
 
 
 def test_default_is_unsafe_for_collapse(cards):
@@ -62,11 +66,21 @@ def test_aggressive_algorithm_fails_collapse_and_mixed_safety(cards):
     assert c["verdict"] == "unsafe"
 
 
+def test_a_c_implementation_is_graded_as_its_python_twin(cards):
+    # examples/algorithms/c/aggressive.c behind the C API: the same algorithm as the Python
+    # one, so the same measured value and grade on every criterion, and the same verdict.
+    c, py = cards["aggressive in C"], cards[AGGRESSIVE]
+    assert c["target"].startswith("c:") and c["target"].endswith(":aggressive")
+    for name, crit in py["criteria"].items():
+        assert (c["criteria"][name]["measured"], c["criteria"][name]["grade"]) == (crit["measured"], crit["grade"]), name
+    assert c["verdict"] == "unsafe"
+
+
 def test_cards_validate_against_the_shipped_schema(cards):
     schema = json.loads((ROOT / "python/coaplab/data/scorecard.schema.json").read_text())
     for c in cards.values():
         jsonschema.validate(c, schema)
-        assert c["battery"] == {"name": "quick", "version": 1, "references": ["default", "cocoa", "cocoa-fb2", "fasor"],
+        assert c["battery"] == {"name": "quick", "version": 2, "references": ["default", "cocoa", "cocoa-fb2", "fasor"],
                                 "reduced": True, "emulated": False}
     bad = dict(cards["default"], verdict="maybe")
     with pytest.raises(jsonschema.ValidationError):
@@ -85,7 +99,7 @@ def test_cli_json_and_html_card_resume_from_the_database(cards, db, cli, tmp_pat
     assert {k: v["measured"] for k, v in card["criteria"].items()} == {
         k: v["measured"] for k, v in cards["cocoa-fb2"]["criteria"].items()}
     page = (tmp_path / "card" / "index.html").read_text()
-    assert "version <b>1</b>" in page and "Reduced battery" in page
+    assert "version <b>2</b>" in page and "Reduced battery" in page
     assert page.count("<svg") >= len(card["scenarios"])  # a figure per scenario, inline
     assert "src=" not in page and "href='http" not in page  # self-contained
     for sc in card["scenarios"]:
@@ -138,7 +152,7 @@ def test_grading_arithmetic_by_hand():
 
 @pytest.mark.parametrize("args, message", [
     (["cocoaa"], "coaplab: error: TARGET: 'cocoaa' is not a registered algorithm; allowed: default,"),
-    (["./libmine.so:my_cc"], "coaplab: error: './libmine.so:my_cc': a C implementation cannot be graded yet:"),
+    (["c:./libmine.so:my_cc"], "coaplab: error: 'c:./libmine.so:my_cc': library './libmine.so' not found;"),
     (["python:nope.py:X"], "coaplab: error: 'python:nope.py:X': file 'nope.py' not found;"),
     (["cocoa", "--battery", "huge"], "coaplab scorecard: error: argument --battery: invalid choice: 'huge'"),
     ([], "coaplab: error: scorecard: TARGET is required"),

@@ -276,10 +276,12 @@ def _parser() -> argparse.ArgumentParser:
     sc = _sub(sub, "scorecard", "grade an algorithm's congestion safety on the literature's battery (docs/scorecard.md)",
               "  coaplab scorecard cocoa-fb2 --out out/card\n"
               "  coaplab scorecard python:my.py:MyAlgo --format json\n"
+              "  coaplab scorecard c:./libmine.so:mine --format json\n"
               "  coaplab scorecard --all --battery quick\n"
               "  coaplab scorecard coaplab --stack coaplab --out out/card   (root; emulated)")
     sc.add_argument("target", nargs="?", metavar="TARGET",
-                    help="a registered algorithm (e.g. cocoa), python:FILE:CLASS, or with --stack the stack's algorithm")
+                    help="a registered algorithm (e.g. cocoa), python:FILE:CLASS, c:LIB:NAME (a C implementation "
+                         "behind the C API, docs/c-api.md), or with --stack the stack's algorithm")
     sc.add_argument("--all", action="store_true", help="grade every registered algorithm and print the leaderboard")
     sc.add_argument("--battery", choices=("full", "quick"), default="full",
                     help="full: the studies' sizes (default); quick: reduced (fewer clients and replications; the card says so)")
@@ -333,7 +335,7 @@ def _cmd_scorecard(args) -> int:
             sys.stdout.write(scorecard.leaderboard_table(cards))
         return 0
     if args.target is None and args.stack is None:
-        raise CoaplabError("scorecard: TARGET is required (a registered algorithm or python:FILE:CLASS), or --all")
+        raise CoaplabError("scorecard: TARGET is required (a registered algorithm, python:FILE:CLASS or c:LIB:NAME), or --all")
     if args.stack is not None:
         if args.battery != "full":
             raise CoaplabError("--battery: not with --stack (an emulated card has its own scaled battery)")

@@ -30,6 +30,7 @@ from typing import Any
 
 from . import _core
 from .algorithm import load_class
+from .capi import C_PREFIX, load_c_class
 from .errors import ScenarioError
 from .files import read_regular_file
 
@@ -42,7 +43,10 @@ from .files import read_regular_file
 #: optimisation on by default, a mesh without `clients` runs one client per client node, and
 #: utilisation over the links' own activity window (docs/model.md); every summary gains the
 #: CoCoA study's metrics. Star UDP results are unchanged but for utilisation where it exceeded 1.
-MODEL_VERSION = "coaplab-model-4"
+#: model-5: Contiki's MAC profile spends the MSP430's processing time (`contiki_processing_us`,
+#: 3 ms) between a packet's hand-off and its first CCA (docs/networks.md); only results with
+#: `network.mac = "contiki"` changed.
+MODEL_VERSION = "coaplab-model-5"
 
 #: The most configurations one scenario's sweep may expand to; larger studies are split into
 #: several scenario files (each is checked and resumed on its own).
@@ -336,7 +340,7 @@ def _checker(node: dict[str, Any], ordered: bool = True) -> Callable[[str, Any],
         if any("enum" in o for o in options) and any(o.get("type") == "object" for o in options):
             return errors_value
         if len(options) > 1 and all(o.get("type") == "string" for o in options):
-            return text(1)  # coap.cc: a name or `python:FILE:CLASS`, checked per transport in _cross_check
+            return text(1)  # coap.cc: a name, `python:FILE:CLASS` or `c:LIB:NAME`, checked per transport in _cross_check
         return _checker(_non_null(node))
     if "enum" in node:
         return choice(tuple(node["enum"]))
@@ -472,16 +476,13 @@ def _refuse_link_keys_that_do_not_apply(kind: str, link: dict[str, Any]) -> None
                                 f"allowed in [link] with gprs: " + ", ".join(_GPRS_LINK_KEYS))
 
 
-#: Client nodes of the built-in meshes (docs/networks.md "Built-in topologies").
-_MESH_CLIENT_NODES = {"chain": 20, "grid": 48, "dumbbell": 20}
-
-
 def _mesh_client_nodes(network: dict[str, Any]) -> int | None:
     """A mesh's default `workload.clients`: one client per client node of its topology (plus
     its `outside_clients`); None for networks that are not meshes."""
     kind = network.get("kind", "star")
-    if kind in _MESH_CLIENT_NODES:
-        nodes = _MESH_CLIENT_NODES[kind]
+    built_in = _core.mesh_client_nodes(kind) if isinstance(kind, str) else None  # the engine's layouts
+    if built_in is not None:
+        nodes = built_in
     elif kind == "file":
         nodes = sum(1 for n in network.get("nodes") or [] if isinstance(n, dict) and n.get("role") == "client")
         if network.get("outside_clients_per_sink"):  # one outside client per sink (FlockLab)
@@ -541,9 +542,9 @@ def _resolve_groups(raw: dict[str, Any], given: Any) -> list[dict[str, Any]]:
 
 
 def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> None:
-    if coap["transport"] == "udp" and coap["cc"].startswith("python:"):
+    if coap["transport"] == "udp" and coap["cc"].startswith(("python:", C_PREFIX)):
         try:
-            load_class(coap["cc"])
+            (load_c_class if coap["cc"].startswith(C_PREFIX) else load_class)(coap["cc"])
         except ValueError as e:
             raise ScenarioError(f"{prefix}coap.cc: {e}") from None
     elif coap["transport"] == "udp" and coap["cc"] not in UDP_ALGORITHMS:

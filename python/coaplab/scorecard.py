@@ -23,6 +23,7 @@ from typing import Any
 
 from . import figures
 from .algorithm import PREFIX, load_class
+from .capi import C_PREFIX, load_c_class
 from .errors import CoaplabError
 from .runner import run_scenario
 from .scenario import _get_dotted, _set_dotted
@@ -30,9 +31,6 @@ from .scenario import _get_dotted, _set_dotted
 #: The batteries `--battery` accepts: the full one (the studies' sizes) and the reduced one the
 #: tests use (fewer clients, replications and configurations; the card says so).
 BATTERIES = ("full", "quick")
-#: Extensions of a shared library: a C implementation through the C API, which the simulator
-#: cannot drive (docs/c-api.md exposes coaplab's algorithms to C stacks, not the reverse).
-C_LIBRARY_SUFFIXES = (".so", ".a", ".dylib", ".dll")
 #: The JSON card's format version (its schema is ``data/scorecard.schema.json``).
 CARD_FORMAT = 1
 
@@ -77,21 +75,19 @@ def load_battery(name: str = "full") -> Battery:
 
 
 def check_target(target: str) -> str:
-    """A registered algorithm or ``python:FILE:CLASS``; anything else is one line (exit 2)."""
+    """A registered algorithm, ``python:FILE:CLASS`` or ``c:LIB:NAME``; anything else is one line
+    (exit 2)."""
     from . import _core  # the extension: loaded only when a card is made
 
-    if target.endswith(C_LIBRARY_SUFFIXES) or ".so:" in target:
-        raise ScorecardError(f"{target!r}: a C implementation cannot be graded yet: the C API (docs/c-api.md) "
-                             "exposes coaplab's algorithms to C stacks; the simulator cannot call a C library")
-    if target.startswith(PREFIX):
+    if target.startswith((PREFIX, C_PREFIX)):
         try:
-            load_class(target)
+            (load_c_class if target.startswith(C_PREFIX) else load_class)(target)
         except ValueError as e:
             raise ScorecardError(str(e).splitlines()[0]) from None
         return target
     if target not in _core.algorithms():
         raise ScorecardError(f"TARGET: {target!r} is not a registered algorithm; allowed: "
-                             f"{', '.join(_core.algorithms())}, or python:FILE:CLASS")
+                             f"{', '.join(_core.algorithms())}, python:FILE:CLASS or c:LIB:NAME")
     return target
 
 

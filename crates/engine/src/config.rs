@@ -567,6 +567,13 @@ pub struct NetworkConfig {
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 0.0, max = 1e6))]
     pub contiki_reassembly_timeout_s: f64,
+    /// `mac = "contiki"`: the CPU's time from a packet's hand-off to its first frame's CCA, µs
+    /// (reading the frame, 6LoWPAN, uIP, loading the radio; an estimate for the Sky's 3.9 MHz
+    /// MSP430, `net/radio/contiki.rs` `PROCESSING_US`).
+    #[serde(default = "contiki_processing_us")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1e6))]
+    pub contiki_processing_us: f64,
     /// Meshes: per-link loss probabilities that replace `link_loss` on those links (both
     /// directions; nodes by index).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -864,6 +871,9 @@ fn contiki_ack_wait_us() -> f64 {
 }
 fn contiki_after_ack_wait_us() -> f64 {
     crate::net::radio::contiki::AFTER_ACK_DETECTED_WAIT_US
+}
+fn contiki_processing_us() -> f64 {
+    crate::net::radio::contiki::PROCESSING_US
 }
 fn contiki_reassembly_s() -> f64 {
     crate::net::radio::contiki::SICSLOWPAN_REASS_MAXAGE_S
@@ -1263,8 +1273,9 @@ pub struct CoapConfig {
 
 /// `coap.cc`: a string, one of the UDP algorithms (every entry of the registry,
 /// `coaplab_cc::registry::BUILTIN` — the list the simulator builds from), the TCP controllers
-/// (`crate::tcp::congestion::CONTROLLERS`), or an algorithm written in Python,
-/// `python:FILE:CLASS` ([`PYTHON_CC_PATTERN`]; docs/algorithms.md).
+/// (`crate::tcp::congestion::CONTROLLERS`), an algorithm written in Python,
+/// `python:FILE:CLASS` ([`PYTHON_CC_PATTERN`]; docs/algorithms.md), or one in C behind the C
+/// API, `c:LIB:NAME` ([`C_CC_PATTERN`]; docs/c-api.md).
 fn cc_schema(_: &mut SchemaGenerator) -> Schema {
     let names: Vec<&str> = coaplab_cc::registry::BUILTIN
         .iter()
@@ -1275,6 +1286,7 @@ fn cc_schema(_: &mut SchemaGenerator) -> Schema {
         "anyOf": [
             { "type": "string", "enum": names },
             { "type": "string", "pattern": PYTHON_CC_PATTERN },
+            { "type": "string", "pattern": C_CC_PATTERN },
         ]
     })
 }
@@ -1282,6 +1294,10 @@ fn cc_schema(_: &mut SchemaGenerator) -> Schema {
 /// `python:FILE:CLASS`: a file path (any characters, a colon included), a colon, a Python
 /// class name (the identifier `coaplab.algorithm.load_class` imports).
 pub const PYTHON_CC_PATTERN: &str = "^python:.+:[A-Za-z_][A-Za-z0-9_]*$";
+
+/// `c:LIB:NAME`: a shared library's path (any characters, a colon included), a colon, the
+/// algorithm name its `coaplab_cc_init` accepts (`coaplab.capi.load_c_class` loads it).
+pub const C_CC_PATTERN: &str = "^c:.+:[A-Za-z0-9_.@+-]+$";
 
 /// Nagle's algorithm in the TCP model: `minshall` (Linux's variant), `classic` (RFC 896 as
 /// written) or `off`.
@@ -1550,6 +1566,7 @@ mod tests {
         assert_eq!(names, &registered);
         assert!(registered.contains(&"cocoa-fb2") && registered.contains(&"cubic"));
         assert_eq!(cc[1]["pattern"], PYTHON_CC_PATTERN);
+        assert_eq!(cc[2]["pattern"], C_CC_PATTERN);
         assert_eq!(prop(&schema, "LinkConfig", "mtu")["default"], 296);
         assert!(prop(&schema, "LinkConfig", "downlink_delay_ms")["default"].is_f64());
     }

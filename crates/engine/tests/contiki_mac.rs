@@ -44,6 +44,9 @@ fn params() -> ContikiParams {
         ack_wait: Duration::from_nanos(396_729),
         after_ack_wait: Duration::from_nanos(640_869),
         reassembly_timeout: Duration::from_secs(8),
+        // The CSMA logic's vectors below are computed with no CPU time; the processing time's
+        // own test sets it.
+        processing: Duration::ZERO,
     }
 }
 
@@ -214,6 +217,11 @@ fn mesh() -> Mesh {
 }
 
 fn mesh_with(wake_period: Option<Duration>, ck: ContikiParams) -> Mesh {
+    line(2, wake_period, ck)
+}
+
+/// `n` nodes 10 m apart on a line: each hears only its neighbours.
+fn line(n: u16, wake_period: Option<Duration>, ck: ContikiParams) -> Mesh {
     let p = RadioParams {
         range_m: 10.0,
         interference_m: 20.0,
@@ -232,7 +240,7 @@ fn mesh_with(wake_period: Option<Duration>, ck: ContikiParams) -> Mesh {
     };
     Mesh::new(
         p,
-        (0..2).map(|i| (f64::from(i) * 10.0, 0.0)).collect(),
+        (0..n).map(|i| (f64::from(i) * 10.0, 0.0)).collect(),
         1,
         0,
         (0..).map(Xoshiro256pp::seed_from_u64),
@@ -263,6 +271,44 @@ fn two_packets_to_one_neighbour_are_one_time_base_apart() {
         ]
     );
     assert_eq!(mesh.queued_frames(), 0);
+}
+
+#[test]
+fn a_forward_waits_for_the_cpu_and_finds_the_channel_clear() {
+    // Nodes 0 — 1 — 2, a lone 95-byte POST from 0 to 2 through 1, with the CPU's 3 ms
+    // (PROCESSING_US). Frame sizes (RFC 6282, 64-bit addresses; MAC header 21 + FCS 2; UDP
+    // NHC 7; payload 95 − 48 = 47): hop 1 leaves the origin, IPHC 2 + the destination's 8 =
+    // 10, frame 23 + 10 + 7 + 47 = 87 bytes, (6 + 87) × 32 = 2976 µs; hop 2 reaches the
+    // destination, IPHC 2 + hop limit 1 + the source's 8 = 11, 88 bytes, 3008 µs.
+    // Hop 1: CCA at 3000 µs, on the air 3192–6168 µs. Node 1 acknowledges it 6360–6712 µs
+    // (192 µs turnaround, 352 µs ACK) and hands the packet on at 6168 + 3000 = 9168 µs: its
+    // CCA window (from 9040 µs) is clear, the frame is on the air 9360–12 368 µs.
+    let ck = ContikiParams {
+        processing: Duration::from_micros(3000),
+        ..params()
+    };
+    let mut mesh = line(3, None, ck);
+    let mut packets = Slab::default();
+    let mut q = Queue::default();
+    let a = request(95);
+    let id = packets.insert(a);
+    mesh.enter(Instant::ZERO, id, &a, 0, 2, &mut q).unwrap();
+    let out = drive(&mut mesh, &packets, &mut q);
+    assert_eq!(mesh.counters.tx_collisions, 0);
+    assert_eq!(out.len(), 1);
+    let (at, outcome) = out[0];
+    assert_eq!(outcome, MeshOutcome::Exit(id));
+    assert_eq!(at, 12_368);
+
+    // Without the CPU's time the forward's CCA falls on the frame it just received (on the
+    // air until the very instant of the hand-off): a collision report, and the retry one
+    // time base later at the earliest.
+    let mut mesh = line(3, None, params());
+    let mut q = Queue::default();
+    mesh.enter(Instant::ZERO, id, &a, 0, 2, &mut q).unwrap();
+    let out = drive(&mut mesh, &packets, &mut q);
+    assert_eq!(mesh.counters.tx_collisions, 1);
+    assert!(out[0].0 >= 6168 + 125_000, "{out:?}");
 }
 
 fn drive(mesh: &mut Mesh, packets: &Slab<NetPacket>, q: &mut Queue) -> Vec<(u64, MeshOutcome)> {

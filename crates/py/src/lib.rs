@@ -164,6 +164,13 @@ fn error_profiles() -> Vec<&'static str> {
 
 /// The JSON Schema of scenario files (JSON text): every configuration key with its type,
 /// default, range and allowed values, as the engine's configuration types define them.
+/// Client nodes of a built-in mesh (`chain`, `grid`, `dumbbell`; the default `workload.clients`
+/// there), or `None` for other network kinds.
+#[pyfunction]
+fn mesh_client_nodes(kind: &str) -> Option<usize> {
+    coaplab_engine::net::topology::mesh_client_nodes(kind)
+}
+
 #[pyfunction]
 fn config_schema() -> String {
     coaplab_engine::config::scenario_schema()
@@ -285,6 +292,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cancel_all, m)?)?;
     m.add_function(wrap_pyfunction!(reset_cancel, m)?)?;
     m.add_function(wrap_pyfunction!(config_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(mesh_client_nodes, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_controllers, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_controllers_with_state, m)?)?;
     Ok(())

@@ -31,6 +31,18 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 
 /// The prefix of a Python algorithm's name: `python:FILE:CLASS`.
 pub const PREFIX: &str = "python:";
+/// The prefix of an algorithm in C behind the C API (docs/c-api.md): `c:LIB:NAME`, driven
+/// from Python (`coaplab.capi`) exactly as a Python algorithm is.
+pub const C_PREFIX: &str = "c:";
+
+/// The Python module whose `_maker(name)` builds algorithm `name`.
+fn maker_module(name: &str) -> &'static str {
+    if name.starts_with(C_PREFIX) {
+        "coaplab.capi"
+    } else {
+        "coaplab.algorithm"
+    }
+}
 
 /// How many distinct Python algorithms one run can use (one per build slot).
 pub const SLOTS: usize = 8;
@@ -490,10 +502,10 @@ const BUILDERS: [BuildFn; SLOTS] = [
     build_slot::<7>,
 ];
 
-/// Installs the Python algorithms `names` (each `python:FILE:CLASS`) for runs on this thread
-/// and returns the registry (the built-in algorithms plus them). Each name is loaded by
-/// `coaplab.algorithm._maker`, which raises a one-line `ValueError` if the file or class
-/// cannot be loaded.
+/// Installs the Python algorithms `names` (each `python:FILE:CLASS` or `c:LIB:NAME`) for runs
+/// on this thread and returns the registry (the built-in algorithms plus them). Each name is
+/// loaded by `coaplab.algorithm._maker` (`coaplab.capi._maker` for `c:`), which raises a
+/// one-line `ValueError` if the file, class or library cannot be loaded.
 pub fn install(py: Python<'_>, names: &[String]) -> PyResult<Registry> {
     let mut registry = Registry::builtin();
     if names.len() > SLOTS {
@@ -502,17 +514,25 @@ pub fn install(py: Python<'_>, names: &[String]) -> PyResult<Registry> {
             names.len()
         )));
     }
-    let module = py.import("coaplab.algorithm")?;
     let mut makers = Vec::with_capacity(names.len());
     for (slot, name) in names.iter().enumerate() {
-        let maker = module.getattr("_maker")?.call1((name.as_str(),))?;
+        let maker = py
+            .import(maker_module(name))?
+            .getattr("_maker")?
+            .call1((name.as_str(),))?;
         let label = intern(name);
+        // A C algorithm may need the Rexmit-Cnt echo (`coaplab_cc_needs_rexmit_count`, FASOR's
+        // `fasor-rc`); the maker says so. Python algorithms never do.
+        let needs_rexmit_count = maker
+            .getattr("needs_rexmit_count")
+            .and_then(|v| v.extract::<bool>())
+            .unwrap_or(false);
         registry
             .register(Entry {
                 name: label,
                 summary: "an algorithm written in Python (coaplab.Algorithm)",
                 source: label,
-                needs_rexmit_count: false,
+                needs_rexmit_count,
                 params: &[],
                 build: BUILDERS[slot],
             })
@@ -529,12 +549,13 @@ pub fn uninstall() {
     MAKERS.with(|m| m.borrow_mut().clear());
 }
 
-/// The Python algorithm names (`python:…`) a configuration uses, without repeats, in order.
+/// The Python algorithm names (`python:…`, `c:…`) a configuration uses, without repeats, in
+/// order.
 pub fn python_names(cfg: &coaplab_engine::config::RunConfig) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     let all = std::iter::once(&cfg.coap.cc).chain(cfg.group.iter().map(|g| &g.coap.cc));
     for cc in all {
-        if cc.starts_with(PREFIX) && !names.contains(cc) {
+        if (cc.starts_with(PREFIX) || cc.starts_with(C_PREFIX)) && !names.contains(cc) {
             names.push(cc.clone());
         }
     }

@@ -44,9 +44,11 @@
 //! The node's CPU runs one send at a time (the NullRDC send busy-waits): a neighbour queue
 //! whose timer expires during another queue's send is served when that send is done.
 //!
-//! Not modelled: the MSP430's processing time (copying a frame into the CC2420's FIFO,
-//! 6LoWPAN compression — a few hundred µs per frame, against the 125 ms time base that spaces
-//! every frame of a queue: under 1 % of a node's sending time), broadcasts (no RPL traffic is
+//! - **Processing** ([`PROCESSING_US`]): a packet handed to the stack (received for
+//!   forwarding, or sent by the application) reaches CSMA's queue and its first CCA after the
+//!   CPU's processing time, one constant per packet.
+//!
+//! Not modelled: the processing time's variation, broadcasts (no RPL traffic is
 //! simulated), `MAC_TX_DEFERRED` (NullRDC never defers), the sequence-number check of received
 //! frames without autoack (no retransmission then, so no duplicates), and `last_tx_status`'s
 //! quirk in `output()` (it reads a previous frame's status, CSMA answering asynchronously).
@@ -72,6 +74,19 @@ pub const AFTER_ACK_DETECTED_WAIT_US: f64 = (32768 / 1500) as f64 * 1e6 / RTIMER
 /// `SICSLOWPAN_CONF_MAXAGE` (platform/sky and platform/z1 `contiki-conf.h`; the core default
 /// `SICSLOWPAN_REASS_MAXAGE` is 20), s.
 pub const SICSLOWPAN_REASS_MAXAGE_S: f64 = 8.0;
+/// The CPU's time from a packet's hand-off to its first frame's CCA, µs. Not a constant of the
+/// source: Cooja's MSPSim runs the code instruction by instruction. Estimated from the Sky's
+/// clocks (`F_CPU` 3.9 MHz, platform/sky `platform-conf.h`; SPI at SMCLK / 2,
+/// `U0BR0 = 0x02` in cpu/msp430/f1xxx `spi.c`, ≈ 4 µs a byte with the driver's per-byte
+/// polling): reading a ~110-byte frame out of the RX FIFO (`cc2420_read`) ≈ 0.5–1 ms, 6LoWPAN
+/// decompression and compression with uIP's forwarding (`sicslowpan.c` `input()` /
+/// `output()`, `tcpip.c` `tcpip_ipv6_output`) ≈ 1 ms, CSMA's zero-time ctimer through the
+/// etimer process, and loading the TX FIFO (`cc2420_prepare`) ≈ 0.5–1 ms: 3 ms. What matters
+/// is that it outlasts the acknowledgement the node sends for the frame it received
+/// (turnaround 192 µs + 352 µs on the air) and the CCA window after it: with no processing
+/// time every forward would find its own received frame in its CCA window and back off one
+/// time base (docs/validation.md shows the sensitivity).
+pub const PROCESSING_US: f64 = 3000.0;
 /// `packet_sent`'s clamp of the linear backoff factor.
 const MAX_BACKOFF_FACTOR: u32 = 3;
 /// `MAX_SEQNOS` (`nullrdc.c`): received (sender, sequence number) pairs remembered to drop
@@ -92,6 +107,10 @@ pub struct ContikiParams {
     pub ack_wait: Duration,
     pub after_ack_wait: Duration,
     pub reassembly_timeout: Duration,
+    /// The CPU's time from a packet's hand-off to the stack to its first frame's CCA (the
+    /// MSP430 reading the frame, 6LoWPAN and uIP, CSMA's zero-time ctimer, loading the
+    /// CC2420's TX FIFO; see [`PROCESSING_US`]).
+    pub processing: Duration,
 }
 
 impl ContikiParams {
@@ -198,7 +217,8 @@ impl<F: Copy> ContikiCsma<F> {
 
     /// `send_packet`: queue `frame` for neighbour `to` at `now`. `fragment`: the frame is a
     /// 6LoWPAN fragment (needs a second, temporary buffer). `Ok(Some(timer))` when it is its
-    /// queue's head (sent at once: the timer expires at `now`).
+    /// queue's head (sent at once, `ctimer_set(…, 0, …)`: the timer expires after the CPU's
+    /// `processing`).
     pub fn enqueue(
         &mut self,
         now: Instant,
@@ -238,7 +258,7 @@ impl<F: Copy> ContikiCsma<F> {
         self.used += 1;
         self.neighbors[i].frames.push_back(frame);
         if self.neighbors[i].frames.len() == 1 {
-            return Ok(Some(self.arm(i, now)));
+            return Ok(Some(self.arm(i, now + p.processing)));
         }
         Ok(None)
     }

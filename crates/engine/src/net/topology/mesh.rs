@@ -182,6 +182,7 @@ fn contiki_params(n: &NetworkConfig) -> Result<Option<ContikiParams>, ConfigErro
         ack_wait: micros(n.contiki_ack_wait_us),
         after_ack_wait: micros(n.contiki_after_ack_wait_us),
         reassembly_timeout: micros(n.contiki_reassembly_timeout_s * 1e6),
+        processing: micros(n.contiki_processing_us),
     }))
 }
 

@@ -45,6 +45,19 @@ pub const TOPOLOGIES: &[(&str, Build)] = &[
     ("file", file::build),
 ];
 
+/// Client nodes of a built-in mesh's layout (`chain`, `grid`, `dumbbell`): the default
+/// `workload.clients` of such a network, before its `outside_clients`; `None` for other kinds.
+/// The count does not depend on the radio range, which only scales the positions.
+pub fn mesh_client_nodes(kind: &str) -> Option<usize> {
+    let layout = match kind {
+        "chain" => chain::layout,
+        "grid" => grid::layout,
+        "dumbbell" => dumbbell::layout,
+        _ => return None,
+    };
+    Some(layout(1.0).clients.len())
+}
+
 /// The topology `cfg.network.kind` names (default `star`).
 pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
     let kind = cfg.network.as_ref().map_or("star", |n| n.kind.as_str());
