@@ -13,10 +13,11 @@ from __future__ import annotations
 import csv
 import json
 import os
+import queue
 import sys
 import time
 from collections.abc import Callable, Generator
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -366,15 +367,28 @@ def _local(runner: RunFn, tasks: list, jobs: int) -> Generator[list, None, None]
     """Yields batches of finished runs: everything that completed since the last batch.
     Even with one job the run executes in a worker thread, so the next run proceeds while the
     coordinator commits the previous ones. Interrupted (Ctrl-C) or closed early, it does not
-    wait for the runs in progress: queued runs are dropped and running ones are cancelled."""
+    wait for the runs in progress: queued runs are dropped and running ones are cancelled.
+
+    Each future puts itself on a queue when done, so collecting a batch costs its own size:
+    ``concurrent.futures.wait(pending, FIRST_COMPLETED)`` installs and removes a waiter on every
+    pending future per batch, quadratic in the runs (docs/performance.md, "Summaries")."""
     pool = ThreadPoolExecutor(max_workers=jobs)
-    pending = {pool.submit(_timed, runner, t) for t in tasks}
+    done: queue.SimpleQueue = queue.SimpleQueue()
+    remaining = len(tasks)
+    for t in tasks:
+        pool.submit(_timed, runner, t).add_done_callback(done.put)
     try:
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            yield [f.result() for f in finished]
+        while remaining:
+            batch = [done.get()]
+            while True:
+                try:
+                    batch.append(done.get_nowait())
+                except queue.Empty:
+                    break
+            remaining -= len(batch)
+            yield [f.result() for f in batch]
     finally:
-        if pending:
+        if remaining:
             pool.shutdown(wait=False, cancel_futures=True)
             _stop_engine_runs()
         else:

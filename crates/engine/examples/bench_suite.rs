@@ -25,6 +25,8 @@
 //! with MAX_RETRANSMIT 20 over UDP, New Reno over TCP, docs/design.md §2 defaults otherwise (the
 //! resolved defaults of `coaplab.scenario`); exchanges per client = max(50, 100 000 / clients)
 //! unless `--exchanges` is given, so that small populations still run long enough to time.
+//! The uplink's buffer is unlimited, as in the studies; `BENCH_UPLINK_BUFFER_BYTES=N` in the
+//! environment gives it N bytes (to separate the engine's memory from the simulated backlog).
 //!
 //! Per repetition, interleaved (sim, bare, sim, bare, …): one replication of the simulator
 //! (replication index 0 every time: the same events), timed in thread CPU time
@@ -75,11 +77,21 @@ fn config(transport: &str, clients: u32, exchanges: u32) -> RunConfig {
             "max_rto_s": 120.0, "syn_retries": 40, "synack_retries": 41}"#
             .to_string()
     };
+    // The uplink's buffer: unlimited (the studies' setting) unless BENCH_UPLINK_BUFFER_BYTES
+    // gives one (docs/performance.md, "UDP memory at 10 000 clients").
+    let uplink_buffer = std::env::var("BENCH_UPLINK_BUFFER_BYTES")
+        .ok()
+        .map(|v| {
+            v.parse::<u64>()
+                .unwrap_or_else(|_| panic!("BENCH_UPLINK_BUFFER_BYTES: {v:?} is not a byte count"))
+                .to_string()
+        })
+        .unwrap_or_else(|| "null".to_string());
     let json = format!(
         r#"{{"name": "bench-suite", "seed": 1, "replications": 1, "trace": false,
         "link": {{"downlink_kbps": 30.0, "uplink_kbps": 60.0, "downlink_delay_ms": 400.0,
                  "uplink_delay_ms": 200.0, "mtu": 296, "buffer_bytes": 1410000,
-                 "uplink_buffer_bytes": null, "path_delay_ms": [10.0, 20.0],
+                 "uplink_buffer_bytes": {uplink_buffer}, "path_delay_ms": [10.0, 20.0],
                  "link_overhead_bytes": 0, "errors": "none"}},
         "workload": {{"kind": "continuous", "clients": {clients}, "exchanges": {exchanges},
                      "duration_s": null, "batch": [1, 10], "start_spread_s": 0.05,
