@@ -266,10 +266,6 @@ def scorecard(target: str, battery_name: str = "full", db: str | Path | None = N
     return card, results
 
 
-#: Stacks whose clients' retransmissions are not visible from outside (docs/emulation.md,
-#: "Third-party clients": their retransmission columns are 0): unnecessary retransmissions are
-#: not graded on their cards.
-HIDDEN_RETRANSMISSIONS = ("libcoap", "aiocoap")
 #: Stacks whose clients run the scenario's ``coap.cc``: coaplab's endpoint, and Californium's
 #: congestion controls (coaplab.thirdparty.CALIFORNIUM_CC; it refuses the others in one line).
 ALGORITHM_STACKS = ("coaplab", "californium")
@@ -295,9 +291,8 @@ def emulated_scorecard(stack: str, target: str | None = None, db: str | Path | N
     data = tomllib.loads(_data("scorecard-battery.toml"))
     em = data["emulated"]
     full = load_battery("full")
-    graded = [c for c in em["criteria"] if not (stack in HIDDEN_RETRANSMISSIONS and c == "collapse_unnecessary")]
-    scale = em["scale"] + (f"; {stack}'s retransmissions are not visible from outside, so collapse_unnecessary is not graded"
-                           if stack in HIDDEN_RETRANSMISSIONS else "")
+    graded = list(em["criteria"])
+    scale = em["scale"]
     battery = Battery("emulated", full.version, full.references, em["scenario"],
                       {k: v for k, v in full.criteria.items() if k in graded})
     emulate.check_environment()
