@@ -265,6 +265,25 @@ def _darker(colour: str, f: float = 0.55) -> tuple:
     return (r * f, g * f, b * f)
 
 
+def _label_panel(ax, i: int, panels: int, ncols: int, xlabel: str | None, ylabel: str, title: str | None) -> None:
+    """Panel ``i`` of a grid of ``panels``: the x label on the bottom row's panels (none when
+    ``xlabel`` is empty), the y label on the first column's, and its own title if any."""
+    if xlabel and i >= panels - ncols:
+        ax.set_xlabel(xlabel)
+    if i % ncols == 0:
+        ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+
+
+def _hue_bars(ax, x, heights, hue_index: int, hues: int, bw: float, colour, hatch) -> None:
+    """Bars of one ``hue`` value at positions ``x``, side by side with the other hues' (``bw``
+    wide each, centred on ``x``), filled and hatched as ``_bar_legend`` draws them."""
+    offset = (hue_index - (hues - 1) / 2) * bw
+    xs = [v + offset for v in x] if isinstance(x, list) else x + offset
+    ax.bar(xs, heights, width=bw * 0.92, color=colour, hatch=hatch, edgecolor="#333333", linewidth=0.4)
+
+
 def _hide_unused(axes, used: int) -> None:
     """Hides the grid's panels past the first ``used`` (a grid of ``len(axes)`` rows)."""
     ncols = len(axes[0])
@@ -365,12 +384,7 @@ def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: 
                 ax.tick_params(axis="x", labelrotation=30)
                 for lab in ax.get_xticklabels():
                     lab.set_horizontalalignment("right")
-            if xs and i >= len(col_vals) - ncols:
-                ax.set_xlabel(_dim_title(xs))
-            if i % ncols == 0:
-                ax.set_ylabel(y_label)
-            if cols:
-                ax.set_title(_panel_title(cols, cv))
+            _label_panel(ax, i, len(col_vals), ncols, xs and _dim_title(xs), y_label, cols and _panel_title(cols, cv))
             if log_y:
                 ax.set_yscale("log")
             elif zero_based:
@@ -425,16 +439,12 @@ def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=No
                 shares = [100.0 * (hist[b] if b < len(hist) else 0) / total for b in range(bins - 1)]
                 shares.append(100.0 * sum(hist[bins - 1:]) / total)
                 hi = hue_vals.index(_value(f, hues))
-                ax.bar([b + (hi - (len(hue_vals) - 1) / 2) * bw for b in range(bins)], shares, width=bw * 0.92,
-                       color=colours[_value(f, hues)], hatch=hatches[_value(f, hues)], edgecolor="#333333", linewidth=0.4)
+                hv = _value(f, hues)
+                _hue_bars(ax, list(range(bins)), shares, hi, len(hue_vals), bw, colours[hv], hatches[hv])
             ax.set_xticks(range(bins), [str(b) for b in range(bins - 1)] + [f"≥{bins - 1}"])
             ax.set_ylim(0, 100)
-            if i >= len(panels) - ncols:
-                ax.set_xlabel("retransmissions per exchange")
-            if i % ncols == 0:
-                ax.set_ylabel("exchanges (%)")
-            if panel_keys:
-                ax.set_title(_panel_title(panel_keys, pv))
+            _label_panel(ax, i, len(panels), ncols, "retransmissions per exchange", "exchanges (%)",
+                         panel_keys and _panel_title(panel_keys, pv))
         _hide_unused(axes, len(panels))
         _bar_legend(fig, hues, hue_vals, colours, hatches)
     return fig
@@ -469,17 +479,12 @@ def retransmission_ratio_bars(summaries: Sequence[dict[str, Any]], x=None, hue=N
                     continue
                 xi, hi = x_vals.index(_value(f, xs)), hue_vals.index(_value(f, hues))
                 hv = _value(f, hues)
-                ax.bar(xi + (hi - (len(hue_vals) - 1) / 2) * bw, 100.0 * s["retransmission_ratio"], width=bw * 0.92,
-                       color=colours[hv], hatch=hatches[hv], edgecolor="#333333", linewidth=0.4)
+                _hue_bars(ax, xi, 100.0 * s["retransmission_ratio"], hi, len(hue_vals), bw, colours[hv], hatches[hv])
             ax.set_xticks(range(len(x_vals)), [_label(xs, v) for v in x_vals] if xs else [""] * len(x_vals))
             ax.set_xlim(-0.5, len(x_vals) - 0.5)
             ax.set_ylim(0, max(100.0 * top * 1.1, 1.0))
-            if xs and i >= len(col_vals) - ncols:
-                ax.set_xlabel(_dim_title(xs))
-            if i % ncols == 0:
-                ax.set_ylabel("retransmission ratio (%)")
-            if cols:
-                ax.set_title(_panel_title(cols, cv))
+            _label_panel(ax, i, len(col_vals), ncols, xs and _dim_title(xs), "retransmission ratio (%)",
+                         cols and _panel_title(cols, cv))
         _hide_unused(axes, len(col_vals))
         _bar_legend(fig, hues, hue_vals, colours, hatches)
     return fig
@@ -518,12 +523,8 @@ def completed_pmf(summaries: Sequence[dict[str, Any]], x=None, hue=None, col=Non
                 ax.plot([k for k, _ in pmf], [n / total for _, n in pmf], marker=markers[hv], markersize=3,
                         color=colours[hv], linewidth=0.9)
             ax.set_ylim(bottom=0)
-            if i >= len(panels) - ncols:
-                ax.set_xlabel("completed exchanges per client")
-            if i % ncols == 0:
-                ax.set_ylabel("probability")
-            if panel_keys:
-                ax.set_title(_panel_title(panel_keys, pv))
+            _label_panel(ax, i, len(panels), ncols, "completed exchanges per client", "probability",
+                         panel_keys and _panel_title(panel_keys, pv))
         _hide_unused(axes, len(panels))
         if len(hue_vals) > 1:
             handles = [Line2D([], [], color=colours[v], marker=markers[v], markersize=3) for v in hue_vals]
@@ -576,13 +577,9 @@ def load_curves(summaries: Sequence[dict[str, Any]], metric: str = "carried_kbps
             if metric == "carried_kbps" and top > 0:
                 ax.plot([0, top], [0, top], color="#999999", linewidth=0.7, linestyle=":")  # carried = offered
             _zero_based(ax)
-            if i >= len(panels) - ncols:
-                ax.set_xlabel("offered load (kbit/s)")
-            if i % ncols == 0:
-                ax.set_ylabel("carried load (kbit/s)" if metric == "carried_kbps"
-                              else metric.replace("_", " ") + " per replication")
-            if cols:
-                ax.set_title(_panel_title(cols, pv))
+            _label_panel(ax, i, len(panels), ncols, "offered load (kbit/s)",
+                         "carried load (kbit/s)" if metric == "carried_kbps" else metric.replace("_", " ") + " per replication",
+                         cols and _panel_title(cols, pv))
         _hide_unused(axes, len(panels))
         if len(hue_vals) > 1:
             handles = [Line2D([], [], color=colours[v], marker=markers[v], markersize=3.5) for v in hue_vals]
@@ -696,12 +693,7 @@ def hop_delay(summaries: Sequence[dict[str, Any]], hue=None, col=None, width: st
                                                [e["p90"] - m for m, (_, e) in zip(mid, pts)]],
                                 color=colours[hv], marker=markers[hv], markersize=3.5, linewidth=1.0,
                                 elinewidth=0.7, capsize=1.5)
-            if i >= len(panels) - ncols:
-                ax.set_xlabel("hops to the sink")
-            if i % ncols == 0:
-                ax.set_ylabel("exchange delay (s)")
-            if cols:
-                ax.set_title(_panel_title(cols, pv))
+            _label_panel(ax, i, len(panels), ncols, "hops to the sink", "exchange delay (s)", cols and _panel_title(cols, pv))
             ax.xaxis.get_major_locator().set_params(integer=True)
             _zero_based(ax)
         _hide_unused(axes, len(panels))
