@@ -87,6 +87,11 @@ pub const SICSLOWPAN_REASS_MAXAGE_S: f64 = 8.0;
 /// time every forward would find its own received frame in its CCA window and back off one
 /// time base (docs/validation.md shows the sensitivity).
 pub const PROCESSING_US: f64 = 3000.0;
+/// The causes of `Mesh::node_drops`, by index: a full queue or pool, the MAC transmission
+/// limit, a collision (or a reassembly refusal) at the receiver.
+pub const DROP_QUEUE: usize = 0;
+pub const DROP_RETRY_LIMIT: usize = 1;
+pub const DROP_COLLISION: usize = 2;
 /// `packet_sent`'s clamp of the linear backoff factor.
 const MAX_BACKOFF_FACTOR: u32 = 3;
 /// `MAX_SEQNOS` (`nullrdc.c`): received (sender, sequence number) pairs remembered to drop
@@ -439,7 +444,7 @@ impl Mesh {
                         Refusal::NoBuffer => self.counters.buffer_drops += 1,
                     }
                     self.counters.mac_queue_drops += 1;
-                    self.node_drops[at as usize][0] += 1;
+                    self.node_drops[at as usize][DROP_QUEUE] += 1;
                     self.transit[id as usize].xfer = 0;
                     return Some(DropReason::MacQueue);
                 }
@@ -501,13 +506,7 @@ impl Mesh {
         let mut result = MeshOutcome::Nothing;
         if let Some((f, true)) = out.freed {
             self.counters.retry_failures += 1;
-            let t = &mut self.transit[f.packet as usize];
-            if t.xfer == f.xfer {
-                t.xfer = 0;
-                self.counters.radio_drops += 1;
-                self.node_drops[u as usize][1] += 1;
-                result = MeshOutcome::Dropped(f.packet, DropReason::Radio);
-            }
+            result = self.ck_lose(f, u, DROP_RETRY_LIMIT);
         }
         if let Some((_, _)) = self.ck[u as usize].next_deferred() {
             // The deferred send starts now, right after this one (same CPU).
@@ -590,13 +589,10 @@ impl Mesh {
         // its receiver loses its packet, unseen by the sender.
         let mut out = received;
         if !ok {
-            let t = &mut self.transit[f.packet as usize];
-            if t.xfer == f.xfer && t.to == f.to {
-                t.xfer = 0;
+            let lost = self.ck_lose(f, u, DROP_COLLISION);
+            if lost != MeshOutcome::Nothing {
                 self.counters.collision_drops += 1;
-                self.counters.radio_drops += 1;
-                self.node_drops[u as usize][2] += 1;
-                out = MeshOutcome::Dropped(f.packet, DropReason::Radio);
+                out = lost;
             }
         }
         let r = self.ck_sent(now, u, TxStatus::Ok, packets, q);
@@ -622,16 +618,23 @@ impl Mesh {
         }
         if !c.reassembly_accepts(now, from, f.xfer, f.count > 1, &p) {
             self.counters.reassembly_drops += 1;
-            let t = &mut self.transit[f.packet as usize];
-            if t.xfer == f.xfer && t.to == r {
-                t.xfer = 0;
-                self.counters.radio_drops += 1;
-                self.node_drops[r as usize][2] += 1;
-                return Err(MeshOutcome::Dropped(f.packet, DropReason::Radio));
-            }
-            return Err(MeshOutcome::Nothing);
+            return Err(self.ck_lose(f, r, DROP_COLLISION));
         }
         Ok(())
+    }
+
+    /// Frame `f` failed at node `n`: if it still belongs to its packet's current hop transfer,
+    /// the packet is lost (a radio drop, counted at `n` under `cause`); else it was a leftover
+    /// of a transfer already resolved, and nothing is lost.
+    fn ck_lose(&mut self, f: Frame, n: u16, cause: usize) -> MeshOutcome {
+        let t = &mut self.transit[f.packet as usize];
+        if t.xfer != f.xfer || t.to != f.to {
+            return MeshOutcome::Nothing;
+        }
+        t.xfer = 0;
+        self.counters.radio_drops += 1;
+        self.node_drops[n as usize][cause] += 1;
+        MeshOutcome::Dropped(f.packet, DropReason::Radio)
     }
 
     /// Frames held in the nodes' buffers.

@@ -265,7 +265,8 @@ pub struct Mesh {
     link_ber: Vec<f64>,
     /// The Contiki profile's per-node CSMA state (empty without it).
     ck: Vec<ContikiCsma<Frame>>,
-    /// The Contiki profile: each node's drops [queue overflow, retry limit, collision].
+    /// The Contiki profile: each node's drops [queue overflow, retry limit, collision]
+    /// (`contiki::DROP_QUEUE`, `DROP_RETRY_LIMIT`, `DROP_COLLISION`).
     pub node_drops: Vec<[u64; 3]>,
 }
 
