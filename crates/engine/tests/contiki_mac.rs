@@ -6,19 +6,16 @@
 
 mod common;
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use common::mesh::{drive, request, Queue};
 
 use coaplab_cc::rng::{Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
 use coaplab_engine::config::MacAddressing;
-use coaplab_engine::net::network::{NetEvent, Scheduler};
 use coaplab_engine::net::radio::contiki::{
     ContikiCsma, ContikiParams, Refusal, SentOutcome, TxStatus,
 };
 use coaplab_engine::net::radio::mac::MacParams;
 use coaplab_engine::net::radio::{Mesh, MeshOutcome, RadioParams};
-use coaplab_engine::packet::{NetPacket, Packet, PacketKind};
 use coaplab_engine::sim::slab::Slab;
 use serde_json::json;
 
@@ -181,37 +178,6 @@ fn a_second_packets_fragment_is_dropped_during_reassembly() {
     assert!(c.reassembly_accepts(MS(10000.0), 2, 21, false, &p));
 }
 
-/// A minimal event queue: (time, sequence) order.
-#[derive(Default)]
-struct Queue {
-    heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
-    events: Vec<NetEvent>,
-}
-impl Scheduler for Queue {
-    fn schedule_net(&mut self, at: Instant, event: NetEvent) {
-        let seq = self.events.len();
-        self.events.push(event);
-        self.heap.push(Reverse((at.nanos(), seq as u64, seq)));
-    }
-}
-
-fn request(ipv6: u32) -> NetPacket {
-    NetPacket::udp(Packet {
-        kind: PacketKind::Request,
-        client: 0,
-        exchange: 0,
-        ordinal: 0,
-        mid: 0,
-        block: None,
-        payload: 0,
-        rexmit_cnt: false,
-        more: false,
-        non: false,
-        ip_bytes: ipv6 - 20,
-        request_sent: Instant::ZERO,
-    })
-}
-
 fn mesh() -> Mesh {
     mesh_with(None, params())
 }
@@ -309,20 +275,6 @@ fn a_forward_waits_for_the_cpu_and_finds_the_channel_clear() {
     let out = drive(&mut mesh, &packets, &mut q);
     assert_eq!(mesh.counters.tx_collisions, 1);
     assert!(out[0].0 >= 6168 + 125_000, "{out:?}");
-}
-
-fn drive(mesh: &mut Mesh, packets: &Slab<NetPacket>, q: &mut Queue) -> Vec<(u64, MeshOutcome)> {
-    let mut out = Vec::new();
-    while let Some(Reverse((t, _, i))) = q.heap.pop() {
-        let NetEvent::Radio(_, ev) = q.events[i] else {
-            unreachable!()
-        };
-        match mesh.handle(Instant::from_nanos(t), ev, packets, q) {
-            MeshOutcome::Nothing => {}
-            o => out.push((t / 1000, o)),
-        }
-    }
-    out
 }
 
 #[test]

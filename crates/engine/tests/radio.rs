@@ -5,19 +5,18 @@
 
 mod common;
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use common::mesh::{drive, request, Queue};
 
 use coaplab_cc::rng::{Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
 use coaplab_engine::config::MacAddressing;
-use coaplab_engine::net::network::{DropReason, NetEvent, Scheduler};
+use coaplab_engine::net::network::DropReason;
 use coaplab_engine::net::radio::mac::{CcaDecision, Csma, MacParams};
 use coaplab_engine::net::radio::rpl::{Dodag, NO_PARENT};
 use coaplab_engine::net::radio::sixlowpan::{self, Fragments, Hop};
 use coaplab_engine::net::radio::{phy, Mesh, MeshOutcome, RadioParams};
 use coaplab_engine::net::topology::{chain, dumbbell, grid, mesh::Layout};
-use coaplab_engine::packet::{NetPacket, Packet, PacketKind};
+use coaplab_engine::packet::NetPacket;
 use coaplab_engine::sim::slab::{PacketId, Slab};
 use proptest::prelude::*;
 use serde_json::json;
@@ -253,36 +252,6 @@ fn dodag(l: &Layout) -> Dodag {
 
 // ---- The mesh driven directly ----------------------------------------------------------
 
-/// A minimal event queue: (time, sequence) order.
-#[derive(Default)]
-struct Queue {
-    heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
-    events: Vec<NetEvent>,
-}
-impl Scheduler for Queue {
-    fn schedule_net(&mut self, at: Instant, event: NetEvent) {
-        let seq = self.events.len();
-        self.events.push(event);
-        self.heap.push(Reverse((at.nanos(), seq as u64, seq)));
-    }
-}
-
-/// What happened to each packet: (time µs, outcome).
-fn drive(mesh: &mut Mesh, packets: &Slab<NetPacket>, q: &mut Queue) -> Vec<(u64, MeshOutcome)> {
-    let mut out = Vec::new();
-    while let Some(Reverse((t, _, i))) = q.heap.pop() {
-        let NetEvent::Radio(_, ev) = q.events[i] else {
-            unreachable!()
-        };
-        let now = Instant::from_nanos(t);
-        match mesh.handle(now, ev, packets, q) {
-            MeshOutcome::Nothing => {}
-            o => out.push((t / 1000, o)),
-        }
-    }
-    out
-}
-
 fn params(min_be: u8, max_be: u8, retries: u8) -> RadioParams {
     RadioParams {
         range_m: 10.0,
@@ -326,23 +295,6 @@ fn enter_one(mesh: &mut Mesh, ipv6: u32) -> (Slab<NetPacket>, Queue, PacketId) {
     let mut q = Queue::default();
     mesh.enter(Instant::ZERO, id, &r, 0, 1, &mut q).unwrap();
     (packets, q, id)
-}
-
-fn request(ipv6: u32) -> NetPacket {
-    NetPacket::udp(Packet {
-        kind: PacketKind::Request,
-        client: 0,
-        exchange: 0,
-        ordinal: 0,
-        mid: 0,
-        block: None,
-        payload: 0,
-        rexmit_cnt: false,
-        more: false,
-        non: false,
-        ip_bytes: ipv6 - 20,
-        request_sent: Instant::ZERO,
-    })
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Helpers for the engine's integration tests: a resolved configuration with docs/design.md §2 defaults.
 #![allow(dead_code)]
 
+pub mod mesh;
+
 use coaplab_engine::config::RunConfig;
 use serde_json::{json, Value};
 
