@@ -175,16 +175,20 @@ def load_class(spec: str) -> type:
     return cls
 
 
-def _maker(spec: str):
-    """Called by the Rust side for ``coap.cc = "python:FILE:CLASS"``: returns
-    ``make(ack_timeout_s, permille, max_retransmit, nstart, max_timer_s, granularity_s)``."""
-    cls = load_class(spec)
+def maker_of(cls: type[Algorithm]):
+    """``make(ack_timeout_s, permille, max_retransmit, nstart, max_timer_s, granularity_s)``: a
+    configured instance of ``cls`` per call (one per simulated client)."""
 
     def make(ack_timeout: float, permille: int, max_retransmit: int, nstart: int, max_timer: float,
              granularity: float) -> Algorithm:
         return _bind(cls(), Config(ack_timeout, permille, max_retransmit, nstart, max_timer, granularity))
 
     return make
+
+
+def _maker(spec: str):
+    """Called by the Rust side for ``coap.cc = "python:FILE:CLASS"``: :func:`maker_of` its class."""
+    return maker_of(load_class(spec))
 
 
 def instance_of(algorithm: Any) -> tuple[Algorithm, str] | None:

@@ -35,7 +35,7 @@ import ctypes as C
 from pathlib import Path
 from typing import Any
 
-from .algorithm import Algorithm, Config, _bind, ns, secs
+from .algorithm import PREFIX, Algorithm, Config, _bind, load_class, maker_of, ns, secs
 
 #: The prefix of a C algorithm's name: ``c:LIB:NAME``.
 C_PREFIX = "c:"
@@ -226,10 +226,7 @@ def _maker(spec: str):
     for ``python:``): returns ``make(ack_timeout_s, permille, max_retransmit, nstart, max_timer_s,
     granularity_s)``."""
     cls = load_c_class(spec)
-
-    def make(ack_timeout: float, permille: int, max_retransmit: int, nstart: int, max_timer: float,
-             granularity: float) -> Algorithm:
-        return _bind(cls(), Config(ack_timeout, permille, max_retransmit, nstart, max_timer, granularity))
+    make = maker_of(cls)
 
     # FASOR's Rexmit-Cnt echo (`fasor-rc`), if the library says its algorithm needs it.
     try:
@@ -240,3 +237,15 @@ def _maker(spec: str):
         needs.restype, needs.argtypes = C.c_int32, [C.c_char_p]
     make.needs_rexmit_count = needs is not None and needs(cls.algorithm) == 1  # type: ignore[attr-defined]
     return make
+
+
+def is_foreign(spec: str) -> bool:
+    """Whether ``spec`` names an algorithm outside the registry: ``python:FILE:CLASS`` or
+    ``c:LIB:NAME``."""
+    return spec.startswith((PREFIX, C_PREFIX))
+
+
+def load_foreign(spec: str) -> type[Algorithm]:
+    """The class of ``python:FILE:CLASS`` or ``c:LIB:NAME`` (``ValueError``, one line, if it
+    cannot be loaded)."""
+    return load_c_class(spec) if spec.startswith(C_PREFIX) else load_class(spec)

@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
-from .algorithm import load_class
-from .capi import C_PREFIX, load_c_class
+from .capi import is_foreign, load_foreign
 from .errors import ScenarioError
 from .files import read_regular_file
 
@@ -542,9 +541,9 @@ def _resolve_groups(raw: dict[str, Any], given: Any) -> list[dict[str, Any]]:
 
 
 def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> None:
-    if coap["transport"] == "udp" and coap["cc"].startswith(("python:", C_PREFIX)):
+    if coap["transport"] == "udp" and is_foreign(coap["cc"]):
         try:
-            (load_c_class if coap["cc"].startswith(C_PREFIX) else load_class)(coap["cc"])
+            load_foreign(coap["cc"])
         except ValueError as e:
             raise ScenarioError(f"{prefix}coap.cc: {e}") from None
     elif coap["transport"] == "udp" and coap["cc"] not in UDP_ALGORITHMS:

@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import figures
-from .algorithm import PREFIX, load_class
-from .capi import C_PREFIX, load_c_class
+from .capi import is_foreign, load_foreign
 from .errors import CoaplabError
 from .runner import run_scenario
 from .scenario import _get_dotted, _set_dotted
@@ -79,9 +78,9 @@ def check_target(target: str) -> str:
     (exit 2)."""
     from . import _core  # the extension: loaded only when a card is made
 
-    if target.startswith((PREFIX, C_PREFIX)):
+    if is_foreign(target):
         try:
-            (load_c_class if target.startswith(C_PREFIX) else load_class)(target)
+            load_foreign(target)
         except ValueError as e:
             raise ScorecardError(str(e).splitlines()[0]) from None
         return target
