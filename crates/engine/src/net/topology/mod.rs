@@ -13,6 +13,7 @@ pub mod star;
 use crate::basics::ConfigError;
 use crate::config::RunConfig;
 use crate::net::network::{Network, NodeId};
+use mesh::Layout;
 
 /// A built network and the placement of the applications on it.
 pub struct Topology {
@@ -35,39 +36,56 @@ impl Topology {
 /// Builds replication `replication`'s network for `cfg`.
 pub type Build = fn(&RunConfig, u64) -> Result<Topology, ConfigError>;
 
+/// A topology of the registry.
+pub struct TopologyEntry {
+    /// The name `network.kind` uses.
+    pub name: &'static str,
+    pub build: Build,
+    /// A built-in mesh's layout at a radio range (its client nodes are the default
+    /// `workload.clients`); `None` for other topologies.
+    pub mesh_layout: Option<fn(f64) -> Layout>,
+}
+
+const fn entry(
+    name: &'static str,
+    build: Build,
+    mesh_layout: Option<fn(f64) -> Layout>,
+) -> TopologyEntry {
+    TopologyEntry {
+        name,
+        build,
+        mesh_layout,
+    }
+}
+
 /// Every topology, by the name `network.kind` uses.
-pub const TOPOLOGIES: &[(&str, Build)] = &[
-    ("star", star::build),
-    ("chain", chain::build),
-    ("grid", grid::build),
-    ("dumbbell", dumbbell::build),
-    ("gprs", gprs::build),
-    ("file", file::build),
+pub const TOPOLOGIES: &[TopologyEntry] = &[
+    entry("star", star::build, None),
+    entry("chain", chain::build, Some(chain::layout)),
+    entry("grid", grid::build, Some(grid::layout)),
+    entry("dumbbell", dumbbell::build, Some(dumbbell::layout)),
+    entry("gprs", gprs::build, None),
+    entry("file", file::build, None),
 ];
 
-/// Client nodes of a built-in mesh's layout (`chain`, `grid`, `dumbbell`): the default
-/// `workload.clients` of such a network, before its `outside_clients`; `None` for other kinds.
-/// The count does not depend on the radio range, which only scales the positions.
+/// Client nodes of a built-in mesh's layout: the default `workload.clients` of such a network,
+/// before its `outside_clients`; `None` for other kinds. The count does not depend on the radio
+/// range, which only scales the positions.
 pub fn mesh_client_nodes(kind: &str) -> Option<usize> {
-    let layout = match kind {
-        "chain" => chain::layout,
-        "grid" => grid::layout,
-        "dumbbell" => dumbbell::layout,
-        _ => return None,
-    };
+    let layout = TOPOLOGIES.iter().find(|t| t.name == kind)?.mesh_layout?;
     Some(layout(1.0).clients.len())
 }
 
 /// The topology `cfg.network.kind` names (default `star`).
 pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
     let kind = cfg.network.as_ref().map_or("star", |n| n.kind.as_str());
-    match TOPOLOGIES.iter().find(|(name, _)| *name == kind) {
-        Some((_, build)) => build(cfg, replication),
+    match TOPOLOGIES.iter().find(|t| t.name == kind) {
+        Some(t) => (t.build)(cfg, replication),
         None => Err(ConfigError(format!(
             "network.kind: '{kind}' is not a topology; allowed: {}",
             TOPOLOGIES
                 .iter()
-                .map(|(n, _)| *n)
+                .map(|t| t.name)
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
@@ -99,7 +117,7 @@ mod registry_tests {
             .iter()
             .map(|v| v.as_str().unwrap())
             .collect();
-        let topologies: Vec<&str> = TOPOLOGIES.iter().map(|(n, _)| *n).collect();
+        let topologies: Vec<&str> = TOPOLOGIES.iter().map(|t| t.name).collect();
         assert_eq!(kinds, topologies);
     }
 }
