@@ -137,7 +137,8 @@ def _parser() -> argparse.ArgumentParser:
               "  coaplab replay cocoa script.json\n"
               "  coaplab replay --compare default,cocoa,fasor script.json --dither on --seed 3\n"
               "  coaplab replay --algorithm-file my.py:MyAlgo script.json --compare cocoa")
-    rp.add_argument("algorithm", nargs="?", metavar="ALGORITHM", help="the algorithm to replay, e.g. cocoa (see docs/algorithms.md)")
+    rp.add_argument("algorithm", nargs="?", metavar="ALGORITHM", help="the algorithm to replay, e.g. cocoa (see docs/algorithms.md), "
+                    "python:FILE:CLASS or c:LIB:NAME (docs/c-api.md)")
     rp.add_argument("script", metavar="SCRIPT.json", help="the script of exchanges (JSON)")
     rp.add_argument("--compare", metavar="A,B,...", help="replay several algorithms and print them side by side, e.g. --compare default,cocoa")
     rp.add_argument("--dither", choices=("on", "off"), default="off", help="randomise initial timers as RFC 7252 does (default: off)")
@@ -148,10 +149,12 @@ def _parser() -> argparse.ArgumentParser:
                     help="replay an algorithm written in Python (a coaplab.Algorithm subclass), e.g. my.py:MyAlgo; "
                          "with --compare, it is shown first")
 
-    ca = _sub(sub, "check-algorithm", "check an algorithm written in Python against a property suite",
+    ca = _sub(sub, "check-algorithm", "check an algorithm written in Python or C against a property suite",
               "  coaplab check-algorithm my.py:MyAlgo\n"
-              "  coaplab check-algorithm examples/algorithms/cocoa_py.py:CocoaPy --compare cocoa")
-    ca.add_argument("spec", metavar="FILE:CLASS", help="the file and its coaplab.Algorithm subclass, e.g. my.py:MyAlgo")
+              "  coaplab check-algorithm examples/algorithms/cocoa_py.py:CocoaPy --compare cocoa\n"
+              "  coaplab check-algorithm c:./libmycc.so:mycc")
+    ca.add_argument("spec", metavar="FILE:CLASS", help="the file and its coaplab.Algorithm subclass, e.g. my.py:MyAlgo, "
+                    "or c:LIB:NAME, a shared library implementing the C API (docs/c-api.md)")
     ca.add_argument("--compare", metavar="ALGORITHM", help="also require identical replay output to this built-in algorithm, e.g. cocoa")
     ca.add_argument("--scripts", type=_positive_int, default=50, help="generated scripts (default: 50)")
     ca.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the generated scripts and dithering (default: 0)")
@@ -690,7 +693,10 @@ def _cmd_check_algorithm(args) -> int:
         raise CoaplabError(f"--cap: {args.cap} is out of range; allowed a number of seconds > 0 and < 1e9")
     _check_max_retransmit(args.max_retransmit)
     try:
-        failures = check_algorithm(args.spec, args.compare, scripts=args.scripts, seed=args.seed,
+        from .capi import C_PREFIX, load_c_class  # lazy: per command (start-up)
+
+        target = load_c_class(args.spec) if args.spec.startswith(C_PREFIX) else args.spec
+        failures = check_algorithm(target, args.compare, scripts=args.scripts, seed=args.seed,
                                    max_retransmit=args.max_retransmit, cap=args.cap)
     except ValueError as e:
         raise CoaplabError(str(e).splitlines()[0]) from None
