@@ -222,7 +222,10 @@ def test_a_disk_filling_under_the_database_is_one_line_and_keeps_it(cli, tmp_pat
 
 def test_two_sweeps_through_a_symlink_one_is_refused(tmp_path):
     scen, db = tmp_path / "s.toml", tmp_path / "a.duckdb"
-    scen.write_text('name = "s"\nreplications = 40\n[workload]\nclients = 40\nexchanges = 200\n')
+    # Long enough (minutes at --jobs 1; interrupted below) that the first sweep still holds the
+    # lock when the second starts, however loaded the machine: with 40 replications it could
+    # finish during the second's start-up and the second then ran (a race, seen under CI load).
+    scen.write_text('name = "s"\nreplications = 2000\n[workload]\nclients = 40\nexchanges = 200\n')
     link = tmp_path / "link-to-a.duckdb"
     link.symlink_to(db.name)
     cmd = [sys.executable, "-m", "coaplab.cli", "run", str(scen), "--jobs", "1", "--no-progress"]
