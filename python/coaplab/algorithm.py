@@ -192,12 +192,14 @@ def _maker(spec: str):
 
 
 def instance_of(algorithm: Any) -> tuple[Algorithm, str] | None:
-    """An :class:`Algorithm` instance (or a ``python:FILE:CLASS`` name) → (instance, label); other
-    values → ``None``."""
+    """An :class:`Algorithm` instance (or a ``python:FILE:CLASS`` / ``c:LIB:NAME`` name) →
+    (instance, label); other values → ``None``."""
+    from .capi import is_foreign, load_foreign  # lazy: capi imports this module (cycle)
+
     if isinstance(algorithm, Algorithm):
         return algorithm, type(algorithm).__name__
-    if isinstance(algorithm, str) and algorithm.startswith(PREFIX):
-        return load_class(algorithm)(), algorithm
+    if isinstance(algorithm, str) and is_foreign(algorithm):
+        return load_foreign(algorithm)(), algorithm  # python:FILE:CLASS, or C through the C API
     return None
 
 
@@ -228,18 +230,15 @@ def generate_scripts(count: int, seed: int, max_retransmit: int) -> list[list[di
     return scripts
 
 
-def check_algorithm(spec: str | type[Algorithm], compare: str | None = None, scripts: int = 50, seed: int = 0,
+def check_algorithm(spec: str, compare: str | None = None, scripts: int = 50, seed: int = 0,
                     max_retransmit: int = 4, cap: float = DEFAULT_TIMER_CAP) -> list[str]:
-    """Runs the property suite on ``spec`` (``FILE:CLASS``, ``python:FILE:CLASS``, or an
-    :class:`Algorithm` subclass such as ``capi.load_c_class("c:LIB:NAME")``); returns the
-    failures, one line each (empty = every property holds). Raises ``ValueError`` for bad input
-    (file, class, ``compare`` name)."""
+    """Runs the property suite on ``spec`` (``FILE:CLASS``, ``python:FILE:CLASS`` or
+    ``c:LIB:NAME``); returns the failures, one line each (empty = every property holds). Raises
+    ``ValueError`` for bad input (file, class, library, ``compare`` name)."""
+    from .capi import is_foreign, load_foreign  # lazy: capi imports this module (cycle)
     from .replay import replay  # lazy: replay imports this module (cycle)
 
-    if isinstance(spec, str):
-        cls = load_class(spec if spec.startswith(PREFIX) else PREFIX + spec)
-    else:
-        cls = spec
+    cls = load_foreign(spec if is_foreign(spec) else PREFIX + spec)
     if compare is not None and compare not in _core.algorithms():
         raise ValueError(f"--compare: unknown algorithm {compare!r}; valid names: {', '.join(_core.algorithms())}")
     failures: list[str] = []

@@ -693,10 +693,7 @@ def _cmd_check_algorithm(args) -> int:
         raise CoaplabError(f"--cap: {args.cap} is out of range; allowed a number of seconds > 0 and < 1e9")
     _check_max_retransmit(args.max_retransmit)
     try:
-        from .capi import C_PREFIX, load_c_class  # lazy: per command (start-up)
-
-        target = load_c_class(args.spec) if args.spec.startswith(C_PREFIX) else args.spec
-        failures = check_algorithm(target, args.compare, scripts=args.scripts, seed=args.seed,
+        failures = check_algorithm(args.spec, args.compare, scripts=args.scripts, seed=args.seed,
                                    max_retransmit=args.max_retransmit, cap=args.cap)
     except ValueError as e:
         raise CoaplabError(str(e).splitlines()[0]) from None

@@ -126,15 +126,10 @@ def replay(
     algorithm written in Python; it is configured and reset first), ``"python:FILE:CLASS"`` or
     ``"c:LIB:NAME"`` (a shared library implementing the C API, docs/c-api.md).
     """
-    from .algorithm import Algorithm, Config, _bind, instance_of  # lazy: algorithm imports this module (cycle)
-    from .capi import C_PREFIX, load_c_class  # lazy: ctypes, only for c:LIB:NAME
+    from .algorithm import Config, _bind, instance_of  # lazy: algorithm imports this module (cycle)
 
-    python: tuple[Algorithm, str] | None
     try:
-        if isinstance(algorithm, str) and algorithm.startswith(C_PREFIX):
-            python = (load_c_class(algorithm)(), algorithm)  # a C algorithm, driven as a Python one
-        else:
-            python = instance_of(algorithm)
+        python = instance_of(algorithm)
     except ValueError as e:
         raise ScriptError(str(e)) from None
     if python is None and not isinstance(algorithm, str):

@@ -52,8 +52,11 @@ pub trait Controller: Debug + Send + Any {
     fn on_established(&mut self, mss: u32, now: Instant, rtt: Option<Duration>, seed: u64) {
         let _ = (mss, now, rtt, seed);
     }
-    /// The initial window after a retransmitted SYN / SYN-ACK (RFC 5681 §3.1).
-    fn set_initial_window(&mut self, bytes: u32);
+    /// The initial window after a retransmitted SYN / SYN-ACK (RFC 5681 §3.1); by default
+    /// [`Controller::set_window`] (BBR, whose `set_window` does nothing, keeps its own).
+    fn set_initial_window(&mut self, bytes: u32) {
+        self.set_window(bytes);
+    }
     /// Congestion window, bytes.
     fn window(&self) -> u32;
     /// Slow-start threshold, bytes (`u32::MAX`, Linux's `TCP_INFINITE_SSTHRESH`, if unused).
@@ -222,9 +225,6 @@ impl NewReno {
 }
 
 impl Controller for NewReno {
-    fn set_initial_window(&mut self, bytes: u32) {
-        self.set_window(bytes);
-    }
     fn window(&self) -> u32 {
         self.cwnd
     }

@@ -256,9 +256,6 @@ impl Controller for Cubic {
     fn on_established(&mut self, _mss: u32, now: Instant, _rtt: Option<Duration>, _seed: u64) {
         self.reset(now);
     }
-    fn set_initial_window(&mut self, bytes: u32) {
-        self.set_window(bytes);
-    }
     fn window(&self) -> u32 {
         self.cwnd
     }
