@@ -3,7 +3,7 @@
 //! delivered and when, and every ACK turns the newest acknowledged segment's record into a
 //! [`RateSample`] — bytes delivered over the longer of the send and the ACK intervals. The
 //! connection records every transmission and gives a sample per ACK to any controller that
-//! uses them (`Controller::uses_rate_samples`, [`super::congestion::controller`]).
+//! uses them (`Controller::uses_rate_samples`, `congestion/controller.rs`).
 
 use coaplab_cc::{Duration, Instant};
 

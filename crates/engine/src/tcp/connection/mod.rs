@@ -7,9 +7,9 @@
 //! The pieces: a [`Controller`] (cwnd growth, built from the configuration's registry entry,
 //! [`TcpConfig::congestion`]), [`Recovery`] (dup-ACK loss recovery), [`RttEstimator`] (RTO),
 //! [`Receiver`] (reassembly and delayed ACKs), [`DeliveryRate`] (rate samples for controllers
-//! that use them), [`Pacing`]. The connection names no controller: it asks the trait what a
-//! controller wants (rate samples and Linux's sender accounting, pacing). Sending is in
-//! `send.rs`.
+//! that use them), pacing (`pacing.rs`). The connection names no controller: it asks the
+//! trait what a controller wants (rate samples and Linux's sender accounting, pacing).
+//! Sending is in `send.rs`.
 
 mod pacing;
 mod send;
