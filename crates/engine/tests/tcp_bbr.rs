@@ -82,8 +82,9 @@ mod without_sack {
     //! cwnd. Every value below is worked out by hand.
 
     use coaplab_cc::Instant;
-    use coaplab_engine::tcp::bbr::Bbr;
-    use coaplab_engine::tcp::bbr::Mode;
+    use coaplab_engine::tcp::congestion::bbr::Bbr;
+    use coaplab_engine::tcp::congestion::bbr::Mode;
+    use coaplab_engine::tcp::congestion::controller;
     use coaplab_engine::tcp::{Connection, Segment, Seq, TcpConfig, Transmit};
 
     const MSS: u32 = 256;
@@ -144,7 +145,7 @@ mod without_sack {
     #[test]
     fn probe_rtt_withholds_the_retransmission_until_the_timeout() {
         let cfg = TcpConfig {
-            congestion: "bbr",
+            congestion: controller("bbr").unwrap(),
             initial_window_segments: 6,
             hz: 0,
             ..TcpConfig::default()
@@ -244,7 +245,7 @@ mod without_sack {
     #[test]
     fn surplus_duplicate_acks_set_the_reordering_threshold() {
         let cfg = TcpConfig {
-            congestion: "bbr",
+            congestion: controller("bbr").unwrap(),
             hz: 0,
             ..TcpConfig::default()
         };

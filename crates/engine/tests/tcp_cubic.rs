@@ -3,9 +3,8 @@
 //! in segments of 256 bytes (the default MSS).
 
 use coaplab_cc::{Duration, Instant};
-use coaplab_engine::tcp::bbr::{AckContext, CaState};
-use coaplab_engine::tcp::congestion::{self, Ack, Controller};
-use coaplab_engine::tcp::cubic::Cubic;
+use coaplab_engine::tcp::congestion::cubic::Cubic;
+use coaplab_engine::tcp::congestion::{controller, Ack, AckContext, CaState, Controller};
 use coaplab_engine::tcp::{Seq, TcpConfig};
 
 const MSS: u32 = 256;
@@ -15,10 +14,11 @@ fn ms(v: u64) -> Instant {
 }
 
 fn cubic() -> Box<dyn Controller> {
-    let mut c = congestion::build(&TcpConfig {
-        congestion: "cubic",
+    let mut c = TcpConfig {
+        congestion: controller("cubic").unwrap(),
         ..TcpConfig::default()
-    });
+    }
+    .build_controller();
     c.on_established(MSS, Instant::ZERO, None, 0);
     c
 }

@@ -2,6 +2,9 @@
 
 use coaplab_cc::Duration;
 
+use super::congestion::controller::{Controller, ControllerEntry, ControllerParams};
+use super::congestion::registry::default_controller;
+
 /// When a less-than-full segment may be sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Nagle {
@@ -51,9 +54,10 @@ pub struct TcpConfig {
     pub nagle: Nagle,
     /// Limited Transmit (RFC 3042). Default on.
     pub limited_transmit: bool,
-    /// The congestion controller drives `cwnd`: a name in
-    /// [`super::congestion::CONTROLLERS`]. Default `newreno`, the literature's hosts.
-    pub congestion: &'static str,
+    /// The congestion controller drives `cwnd`: an entry of
+    /// [`super::congestion::CONTROLLERS`], resolved from its name once, when the scenario is
+    /// read. Default `newreno`, the literature's hosts.
+    pub congestion: &'static ControllerEntry,
     /// The host's timer tick rate (Linux `HZ`): retransmission timers (data, SYN, SYN-ACK)
     /// fire on the timer wheel's granularity ([`super::timer`]). 0 = exact timers.
     /// Default 250 (the common distribution kernel configuration).
@@ -77,9 +81,25 @@ impl Default for TcpConfig {
             delayed_ack: Duration::from_millis(200),
             nagle: Nagle::Minshall,
             limited_transmit: true,
-            congestion: "newreno",
+            congestion: default_controller(),
             hz: 250,
             ack_every_segment: false,
         }
+    }
+}
+
+impl TcpConfig {
+    /// What the congestion controller is built from.
+    pub fn controller_params(&self) -> ControllerParams {
+        ControllerParams {
+            mss: self.mss,
+            initial_window_segments: self.initial_window_segments,
+            slow_start_limit_segments: self.slow_start_limit_segments,
+        }
+    }
+
+    /// A new congestion controller of the configured kind.
+    pub fn build_controller(&self) -> Box<dyn Controller> {
+        self.congestion.build(&self.controller_params())
     }
 }

@@ -11,20 +11,18 @@
 //! | sequence numbers | `seq.rs` |
 //! | segments | `segment.rs` |
 //! | parameters and defaults | `config.rs` |
-//! | the congestion-controller trait, New Reno, the registry | `congestion.rs` |
-//! | BBR v1 | `bbr.rs` |
-//! | CUBIC with HyStart | `cubic.rs` |
+//! | the congestion-controller trait, the registry, New Reno, CUBIC, BBR v1 | `congestion/` |
+//! | delivery-rate estimation (for rate-based controllers) | `delivery_rate.rs` |
 //! | loss recovery (dup ACKs, fast retransmit/recovery, Limited Transmit) | `recovery.rs` |
 //! | RTT estimation, RTO, backoff | `rtt.rs` |
 //! | reassembly and delayed ACKs | `receiver.rs` |
 //! | host timer granularity (Linux timer wheel) | `timer.rs` |
-//! | the state machine tying them together | `connection.rs` |
+//! | the state machine tying them together (`mod.rs`; sending `send.rs`, pacing `pacing.rs`) | `connection/` |
 
-pub mod bbr;
 pub mod config;
 pub mod congestion;
 pub mod connection;
-pub mod cubic;
+pub mod delivery_rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;

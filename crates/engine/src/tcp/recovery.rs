@@ -5,7 +5,7 @@
 
 use coaplab_cc::Instant;
 
-use super::congestion::{Ack, Controller};
+use super::congestion::controller::{Ack, Controller};
 use super::seq::Seq;
 
 /// RFC 5681 §3.2: the third duplicate ACK triggers fast retransmit.
@@ -17,10 +17,10 @@ pub struct Recovery {
     limited_transmit: bool,
     dupacks: u32,
     /// Duplicate ACKs that trigger fast retransmit: RFC 5681's 3; Linux's `tp->reordering`
-    /// for BBR connections (set by its Reno reordering detection).
+    /// for rate-based controllers' connections (set by Linux's Reno reordering detection).
     dupthresh: u32,
-    /// BBR connections: this duplicate ACK's count is Linux's `sacked_out` (capped), and fast
-    /// retransmit is due whenever it reaches the threshold.
+    /// Rate-based controllers' connections: this duplicate ACK's count is Linux's
+    /// `sacked_out` (capped), and fast retransmit is due whenever it reaches the threshold.
     linux_count: Option<u32>,
     in_recovery: bool,
     /// RFC 6582 `recover`, stored as one past the highest sequence number sent when
@@ -73,10 +73,11 @@ impl Recovery {
         self.dupacks
     }
 
-    /// Linux's duplicate-ACK count for BBR connections, for the next duplicate ACK: the
-    /// segments its Reno SACK emulation reports received (`sacked_out`, capped) with this
-    /// ACK counted, and its threshold `tp->reordering` (`tcp_newreno_mark_lost` marks the
-    /// head lost, `tcp_time_to_recover` starts recovery, once `sacked_out` ≥ `reordering`).
+    /// Linux's duplicate-ACK count for rate-based controllers' connections, for the next
+    /// duplicate ACK: the segments its Reno SACK emulation reports received (`sacked_out`,
+    /// capped) with this ACK counted, and its threshold `tp->reordering`
+    /// (`tcp_newreno_mark_lost` marks the head lost, `tcp_time_to_recover` starts recovery,
+    /// once `sacked_out` ≥ `reordering`).
     pub fn set_linux_count(&mut self, sacked_segments: u32, dupthresh: u32) {
         self.linux_count = Some(sacked_segments);
         self.dupthresh = dupthresh;

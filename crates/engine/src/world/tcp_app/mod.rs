@@ -183,7 +183,7 @@ impl TcpApp {
         };
         let w = &g.workload;
         let mut tcp = tcp_config(cfg.link.mtu, g.tcp.as_ref(), label)?;
-        tcp.congestion = congestion.name;
+        tcp.congestion = congestion;
         // The server is one host with one timer wheel (docs/model.md "Host timers").
         if let Some(first) = self.groups.first() {
             if first.tcp.hz != tcp.hz {

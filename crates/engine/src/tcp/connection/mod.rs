@@ -4,21 +4,29 @@
 //! the send stream and reads how far the receive stream has arrived; the harness attaches
 //! payload bytes when it needs them (captures).
 //!
-//! The pieces: a [`Controller`] (cwnd growth, from [`super::congestion::CONTROLLERS`]), [`Recovery`] (dup-ACK loss recovery),
-//! [`RttEstimator`] (RTO), [`Receiver`] (reassembly and delayed ACKs).
+//! The pieces: a [`Controller`] (cwnd growth, built from the configuration's registry entry,
+//! [`TcpConfig::congestion`]), [`Recovery`] (dup-ACK loss recovery), [`RttEstimator`] (RTO),
+//! [`Receiver`] (reassembly and delayed ACKs), [`DeliveryRate`] (rate samples for controllers
+//! that use them), pacing (`pacing.rs`). The connection names no controller: it asks the
+//! trait what a controller wants (rate samples and Linux's sender accounting, pacing).
+//! Sending is in `send.rs`.
+
+mod pacing;
+mod send;
 
 use coaplab_cc::Instant;
 
-use super::bbr::{AckContext, CaState, RateSample};
-use super::config::{Nagle, TcpConfig};
-use super::congestion::{self, Ack, Controller};
+use super::config::TcpConfig;
+use super::congestion::controller::{Ack, AckContext, CaState, Controller, RateSample};
+use super::delivery_rate::{DeliveryRate, TxRate};
 use super::receiver::{DataArrival, Receiver};
 use super::recovery::{DupAck, NewAck, Recovery, DUPACK_THRESHOLD};
 use super::rtt::RttEstimator;
-use super::segment::{Segment, Transmit};
+use super::segment::Segment;
 use super::seq::Seq;
 use super::timer::wheel_expiry;
 use crate::sim::inline_fifo::InlineFifo;
+use pacing::Pacing;
 
 /// RFC 9293 §3.7.1: the MSS assumed when the peer sends no MSS option.
 pub const DEFAULT_MSS: u32 = 536;
@@ -97,21 +105,6 @@ struct Sent {
     rate: TxRate,
 }
 
-/// Linux's per-segment `tx` fields (net/ipv4/tcp_rate.c), for BBR's delivery-rate samples.
-#[derive(Clone, Copy, Debug)]
-struct TxRate {
-    /// Last transmission time (`skb_mstamp`).
-    at: Instant,
-    /// `tp->first_tx_mstamp` then.
-    first_tx: Instant,
-    /// `tp->delivered_mstamp` then.
-    delivered_at: Instant,
-    /// `tp->delivered` then.
-    delivered: u64,
-    /// `tp->app_limited` was set.
-    app_limited: bool,
-}
-
 /// Linux `tcp_max_reordering`: the largest `tp->reordering`, segments.
 const MAX_REORDERING: u32 = 300;
 
@@ -137,9 +130,9 @@ pub struct Connection {
     rtx: InlineFifo<[Sent; 2]>,
     cc: Box<dyn Controller>,
     /// What the controller is, asked once (it does not change): it sets its window from
-    /// delivery-rate samples ([`Controller::uses_rate_samples`]), it paces.
+    /// delivery-rate samples and sees Linux's sender accounting
+    /// ([`Controller::uses_rate_samples`]).
     rate_based: bool,
-    paces: bool,
     recovery: Recovery,
     rtt: RttEstimator,
     rto_at: Option<Instant>,
@@ -161,40 +154,35 @@ pub struct Connection {
     failure: Option<Failure>,
     /// A RST answering a segment that reached the failed connection.
     rst_due: Option<Segment>,
-    /// Delivery-rate estimation (Linux `tp->delivered`, `delivered_mstamp`,
-    /// `first_tx_mstamp`, `app_limited`), bytes; used by BBR.
-    delivered: u64,
-    delivered_at: Instant,
-    first_tx_at: Instant,
-    app_limited: u64,
+    /// Delivery-rate estimation: its samples feed controllers that use them.
+    rate: DeliveryRate,
     /// Bytes the duplicate ACKs say arrived beyond the hole (Linux's Reno SACK emulation,
     /// `sacked_out`): not in the network any more.
     sacked_out: u32,
-    /// Linux `tp->reordering` (BBR connections): duplicate ACKs that trigger fast
-    /// retransmit, `tcp_reordering` (3) until its Reno reordering detection raises it.
+    /// Linux `tp->reordering` (rate-based controllers' connections): duplicate ACKs that
+    /// trigger fast retransmit, `tcp_reordering` (3) until its Reno reordering detection
+    /// raises it.
     reordering: u32,
-    /// Bytes ever marked lost (Linux `tp->lost`, for BBR's long-term sampling): the head at
+    /// Bytes ever marked lost (Linux `tp->lost`, in the [`AckContext`]): the head at
     /// a fast retransmit or a partial ACK, everything in flight at a timeout.
     lost: u64,
     /// Smallest RTT sample (Linux `tcp_min_rtt`; its 300 s window never expires in a run).
     min_rtt: Option<coaplab_cc::Duration>,
     /// After a timeout, until everything sent before it is acknowledged (`TCP_CA_Loss`).
     loss_until: Option<Seq>,
-    /// BBR's pacing: the earliest the next data segment may leave, and whether one is
-    /// waiting for it.
-    pacing_next: Option<Instant>,
-    pacing_blocked: bool,
-    /// Seed of BBR's random ProbeBW phase ([`Connection::seed_congestion`]).
+    /// Pacing, for a controller that paces.
+    pacing: Pacing,
+    /// Seed of the controller's random choices ([`Connection::seed_congestion`]).
     cc_seed: u64,
     pub stats: ConnStats,
 }
 
 impl Connection {
     fn new(cfg: TcpConfig, state: State, iss: Seq) -> Self {
-        let cc = congestion::build(&cfg);
+        let cc = cfg.build_controller();
         Connection {
             rate_based: cc.uses_rate_samples(),
-            paces: cc.pacing_rate().is_some(),
+            pacing: Pacing::new(cc.pacing_rate().is_some()),
             cc,
             cfg,
             state,
@@ -222,17 +210,12 @@ impl Connection {
             failed_event: false,
             failure: None,
             rst_due: None,
-            delivered: 0,
-            delivered_at: Instant::ZERO,
-            first_tx_at: Instant::ZERO,
-            app_limited: 0,
+            rate: DeliveryRate::default(),
             sacked_out: 0,
             reordering: DUPACK_THRESHOLD,
             lost: 0,
             min_rtt: None,
             loss_until: None,
-            pacing_next: None,
-            pacing_blocked: false,
             cc_seed: 0,
             stats: ConnStats::default(),
         }
@@ -253,7 +236,8 @@ impl Connection {
         c
     }
 
-    /// The seed of the congestion controller's random choices (BBR's ProbeBW start phase).
+    /// The seed of the congestion controller's random choices (given to
+    /// [`Controller::on_established`]).
     pub fn seed_congestion(&mut self, seed: u64) {
         self.cc_seed = seed;
     }
@@ -275,7 +259,7 @@ impl Connection {
     }
 
     /// Linux `tcp_packets_in_flight` (include/net/tcp.h: `packets_out − (sacked_out +
-    /// lost_out) + retrans_out`), bytes, as BBR's sender sees it without SACK: the head a
+    /// lost_out) + retrans_out`), bytes, as Linux's sender sees it without SACK: the head a
     /// duplicate-ACK threshold or a partial ACK marked lost (`tcp_newreno_mark_lost`,
     /// net/ipv4/tcp_recovery.c) is out of the network until it is retransmitted. After a
     /// timeout everything from `snd_nxt` on is marked lost, which `pipe` already leaves out.
@@ -300,43 +284,14 @@ impl Connection {
         let pipe = self.packets_in_flight();
         let nothing_lost_waiting = self.snd_nxt == self.snd_max && !self.head_due;
         if unsent < self.mss && pipe < self.cc.window() && nothing_lost_waiting {
-            self.app_limited = (self.delivered + u64::from(pipe)).max(1);
+            self.rate.mark_app_limited(pipe);
         }
     }
 
     /// Linux `tcp_rate_skb_sent`: the delivery-rate snapshot of a segment sent now.
     fn rate_on_send(&mut self, now: Instant) -> TxRate {
-        if self.snd_una == self.snd_max {
-            // Nothing in flight: the sending interval starts now.
-            self.first_tx_at = now;
-            self.delivered_at = now;
-        }
-        TxRate {
-            at: now,
-            first_tx: self.first_tx_at,
-            delivered_at: self.delivered_at,
-            delivered: self.delivered,
-            app_limited: self.app_limited != 0,
-        }
-    }
-
-    /// BBR's pacing after a data segment of `payload` bytes went out: the next may leave
-    /// `payload / pacing rate` later (Linux's internal pacing, `tcp_update_skb_after_send`,
-    /// spaces segments by their payload; the rate is in payload bytes too).
-    fn paced(&mut self, now: Instant, payload: u32) {
-        // `paces` first: without pacing (the common case) no virtual call.
-        if let Some(rate) = self.paces.then(|| self.cc.pacing_rate()).flatten() {
-            let ns = u64::from(payload) * 1_000_000_000 / rate.max(1);
-            self.pacing_next = Some(now + coaplab_cc::Duration::from_nanos(ns));
-        }
-        self.pacing_blocked = false;
-    }
-
-    /// BBR: pacing holds data until `pacing_next`.
-    fn pacing_holds(&mut self, now: Instant) -> bool {
-        let held = self.paces && self.pacing_next.is_some_and(|t| t > now);
-        self.pacing_blocked |= held;
-        held
+        // Nothing in flight: the sending interval starts now.
+        self.rate.on_send(now, self.snd_una == self.snd_max)
     }
 
     pub fn state(&self) -> State {
@@ -463,10 +418,10 @@ impl Connection {
         }
     }
 
-    /// BBR's pacing: the instant the segment pacing holds back may leave (the harness calls
+    /// Pacing: the instant the segment pacing holds back may leave (the harness calls
     /// [`Connection::poll_transmit`] then), `None` when nothing waits for it.
     pub fn poll_pacing(&self) -> Option<Instant> {
-        self.pacing_next.filter(|_| self.pacing_blocked)
+        self.pacing.poll()
     }
 
     /// Fires the timers due at `now`.
@@ -518,7 +473,7 @@ impl Connection {
                 }
                 if seg.ack.is_some_and(|a| a > self.iss) {
                     // The handshake's RTT sample first (Linux `tcp_synack_rtt_meas`), then
-                    // `bbr_init` sees it.
+                    // the controller's `on_established` (Linux `init`) sees it.
                     self.on_ack(now, seg.ack.expect("checked"), seg);
                     self.establish(now);
                 } else {
@@ -590,23 +545,20 @@ impl Connection {
             }
             if self.rate_based {
                 let newly = self.sacked_out.saturating_sub(sacked_before);
-                self.delivered += u64::from(newly);
-                if newly > 0 {
-                    self.delivered_at = now;
-                }
+                self.rate.on_sacked(now, newly);
                 let rs = RateSample {
                     prior_in_flight,
                     acked_sacked: newly,
                     losses,
                     ..RateSample::default()
                 };
-                self.bbr_on_ack(now, &rs);
+                self.on_rate_sample(now, &rs);
             }
         }
     }
 
-    /// Linux's Reno SACK emulation for a duplicate ACK (BBR connections), before loss
-    /// detection: `tcp_add_reno_sack` counts one more segment received beyond the hole —
+    /// Linux's Reno SACK emulation for a duplicate ACK (rate-based controllers'
+    /// connections), before loss detection: `tcp_add_reno_sack` counts one more segment received beyond the hole —
     /// after a timeout only once new data went out beyond what was sent before it
     /// (`tcp_process_loss`; until then a duplicate ACK answers a resent segment the receiver
     /// already had). `tcp_limit_reno_sacked` keeps the count below the segments sent minus the
@@ -633,7 +585,7 @@ impl Connection {
             .set_linux_count(self.sacked_out.div_ceil(mss), self.reordering);
     }
 
-    /// The sender's congestion state for BBR (Linux `icsk_ca_state`).
+    /// The sender's congestion state for a rate-based controller (Linux `icsk_ca_state`).
     fn ca_state(&self) -> CaState {
         if self.loss_until.is_some() {
             CaState::Loss
@@ -644,18 +596,19 @@ impl Connection {
         }
     }
 
-    /// `bbr_main` for one ACK.
-    fn bbr_on_ack(&mut self, now: Instant, rs: &RateSample) {
+    /// One delivery-rate sample to the controller (Linux `tcp_cong_control` →
+    /// `cong_control`); it may ask to mark the connection app-limited.
+    fn on_rate_sample(&mut self, now: Instant, rs: &RateSample) {
         let cx = AckContext {
             now,
-            delivered: self.delivered,
-            delivered_at: self.delivered_at,
+            delivered: self.rate.delivered,
+            delivered_at: self.rate.delivered_at,
             inflight: self.packets_in_flight(),
             ca_state: self.ca_state(),
             lost: self.lost,
         };
         if self.cc.on_rate_sample(rs, &cx) {
-            self.app_limited = (self.delivered + u64::from(cx.inflight)).max(1);
+            self.rate.mark_app_limited(cx.inflight);
         }
     }
 
@@ -666,14 +619,9 @@ impl Connection {
         let mut oldest: Option<Instant> = None;
         let mut newest: Option<Instant> = None;
         let mut any_retransmitted = false;
-        // Linux `tcp_rate_skb_delivered`: the snapshot of the most recently sent (largest
-        // `tx.delivered`, the first such) newly acknowledged segment.
+        // Linux `tcp_rate_skb_delivered`: the snapshot of the most recently sent newly
+        // acknowledged segment.
         let mut snap: Option<TxRate> = None;
-        let take = |r: TxRate, snap: &mut Option<TxRate>| {
-            if snap.is_none_or(|p| p.delivered == 0 || r.delivered > p.delivered) {
-                *snap = Some(r);
-            }
-        };
         while let Some(s) = self.rtx.first_mut() {
             let end = s.seq + s.len;
             if end <= ack {
@@ -681,7 +629,7 @@ impl Connection {
                 oldest.get_or_insert(s.sent_at);
                 newest = Some(s.rate.at);
                 any_retransmitted |= s.retransmitted;
-                take(s.rate, &mut snap);
+                s.rate.pick(&mut snap);
                 self.rtx.pop_front();
             } else {
                 if s.seq < ack {
@@ -689,7 +637,7 @@ impl Connection {
                     oldest.get_or_insert(s.sent_at);
                     newest = Some(s.rate.at);
                     any_retransmitted |= s.retransmitted;
-                    take(s.rate, &mut snap);
+                    s.rate.pick(&mut snap);
                     s.len = end - ack;
                     s.seq = ack;
                     s.syn = false;
@@ -746,11 +694,6 @@ impl Connection {
                 self.sacked_out = 0;
             }
             // Linux `tcp_rate_gen`.
-            self.delivered += u64::from(newly);
-            if self.app_limited != 0 && self.delivered > self.app_limited {
-                self.app_limited = 0;
-            }
-            self.delivered_at = now;
             let mut rs = RateSample {
                 prior_in_flight,
                 acked_sacked: newly,
@@ -760,18 +703,8 @@ impl Connection {
                 rtt: newest.filter(|_| !any_retransmitted).map(|t| now - t),
                 ..RateSample::default()
             };
-            if let Some(p) = snap {
-                rs.prior_delivered = p.delivered;
-                rs.is_app_limited = p.app_limited;
-                rs.delivered = self.delivered - p.delivered;
-                self.first_tx_at = p.at;
-                let send = p.at.saturating_since(p.first_tx);
-                let ack_elapsed = now.saturating_since(p.delivered_at);
-                let interval = send.max(ack_elapsed);
-                // A sample shorter than the minimum RTT is not a valid one.
-                rs.interval = Some(interval).filter(|i| self.min_rtt.is_none_or(|m| *i >= m));
-            }
-            self.bbr_on_ack(now, &rs);
+            self.rate.on_ack(now, newly, snap, self.min_rtt, &mut rs);
+            self.on_rate_sample(now, &rs);
         }
         // RFC 6298 §5.2–5.3: stop the timer when all is acknowledged, else restart it.
         self.rto_at = (self.snd_una != self.snd_max).then(|| self.rto_deadline(now));
@@ -814,8 +747,8 @@ impl Connection {
                 self.lost += u64::from(self.packets_in_flight() + self.sacked_out);
                 let cx = AckContext {
                     now,
-                    delivered: self.delivered,
-                    delivered_at: self.delivered_at,
+                    delivered: self.rate.delivered,
+                    delivered_at: self.rate.delivered_at,
                     inflight: 0,
                     ca_state: CaState::Loss,
                     lost: self.lost,
@@ -834,279 +767,5 @@ impl Connection {
             }
             State::Failed => {}
         }
-    }
-
-    /// The next segment to send now, if any.
-    pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
-        match self.state {
-            State::Failed => {
-                let segment = self.rst_due.take()?;
-                self.stats.segments_sent += 1;
-                self.stats.resets_sent += 1;
-                Some(Transmit {
-                    segment,
-                    retransmission: false,
-                    fast_retransmission: false,
-                })
-            }
-            State::SynSent | State::SynReceived => self.transmit_syn(now),
-            // Pacing re-arms itself below if it holds a segment back again.
-            State::Established if std::mem::take(&mut self.pacing_blocked) => {
-                self.poll_transmit(now)
-            }
-            State::Established if std::mem::take(&mut self.pure_ack_first) => {
-                self.transmit_ack().or_else(|| self.poll_transmit(now))
-            }
-            State::Established => self
-                .transmit_head(now)
-                .or_else(|| self.transmit_data(now))
-                .or_else(|| self.transmit_ack()),
-        }
-    }
-
-    fn ack_field(&mut self) -> Option<Seq> {
-        let r = self.rcv.as_mut()?;
-        r.on_ack_sent();
-        Some(r.rcv_nxt())
-    }
-
-    fn sent(&mut self, t: Transmit) -> Option<Transmit> {
-        self.stats.segments_sent += 1;
-        let seg = t.segment;
-        if seg.is_pure_ack() && seg.ack.is_some() && seg.ack == self.last_ack_sent {
-            self.stats.duplicate_acks_sent += 1;
-        }
-        if seg.ack.is_some() {
-            self.last_ack_sent = seg.ack;
-        }
-        if t.segment.len > 0 || t.segment.fin {
-            self.stats.data_segments_sent += 1;
-            if t.retransmission {
-                self.stats.retransmissions += 1;
-            }
-        }
-        Some(t)
-    }
-
-    fn transmit_syn(&mut self, now: Instant) -> Option<Transmit> {
-        if !std::mem::take(&mut self.syn_due) {
-            return None; // nothing else is sent before the handshake completes
-        }
-        let retransmission = !self.rtx.is_empty();
-        if retransmission {
-            self.rtx[0].retransmitted = true;
-            if self.state == State::SynSent {
-                self.stats.syn_retransmissions += 1;
-            } else {
-                self.stats.synack_retransmissions += 1;
-            }
-        } else {
-            let rate = self.rate_on_send(now);
-            self.rtx.push_back(Sent {
-                seq: self.iss,
-                len: 1,
-                syn: true,
-                fin: false,
-                sent_at: now,
-                retransmitted: false,
-                rate,
-            });
-            self.snd_nxt = self.iss + 1;
-            self.snd_max = self.snd_nxt;
-        }
-        self.rto_at = Some(self.rto_deadline(now));
-        let ack = self.ack_field();
-        self.sent(Transmit {
-            segment: Segment {
-                seq: self.iss,
-                ack,
-                syn: true,
-                fin: false,
-                rst: false,
-                len: 0,
-                mss: Some(self.cfg.mss as u16),
-            },
-            retransmission,
-            fast_retransmission: false,
-        })
-    }
-
-    /// Fast retransmit or a partial ACK's retransmission of the first unacknowledged range.
-    fn transmit_head(&mut self, now: Instant) -> Option<Transmit> {
-        if self.rtx.is_empty() {
-            self.head_due = false;
-        }
-        if !self.head_due {
-            return None;
-        }
-        if self.rate_based {
-            // Linux `tcp_xmit_retransmit_queue` (net/ipv4/tcp_output.c) retransmits a lost
-            // segment only while `tcp_packets_in_flight` < cwnd. (New Reno's fast
-            // retransmit and partial-ACK retransmission go out at once, RFC 6582 §3.2.)
-            let flight = self.packets_in_flight();
-            let len = self.rtx.first().map_or(0, |s| s.len);
-            if flight > 0 && flight + len > self.cc.window() {
-                return None;
-            }
-        }
-        if self.pacing_holds(now) {
-            return None;
-        }
-        self.head_due = false;
-        let rate = self.rate_on_send(now);
-        let s = self.rtx.first_mut()?;
-        s.retransmitted = true;
-        s.rate = rate;
-        let s = *s;
-        self.paced(now, s.len);
-        // Linux re-arms the timer when it retransmits the head (`tcp_xmit_retransmit_queue`).
-        self.rto_at = Some(self.rto_deadline(now));
-        let ack = self.ack_field();
-        self.sent(Transmit {
-            segment: data_segment(s.seq, ack, s.len, s.fin),
-            retransmission: true,
-            fast_retransmission: true,
-        })
-    }
-
-    fn transmit_data(&mut self, now: Instant) -> Option<Transmit> {
-        // BBR sends while Linux's `tcp_packets_in_flight` < cwnd (`tcp_cwnd_test`): the
-        // segments duplicate ACKs reported received are not in flight. New Reno counts
-        // everything outstanding against its inflated window (RFC 6582 §3.2).
-        // (Linux's Limited Transmit is that same count: each duplicate ACK takes a segment
-        // out of flight, so BBR's window gets no RFC 3042 allowance on top.)
-        let (flight, window) = if self.rate_based {
-            (self.packets_in_flight(), self.cc.window())
-        } else {
-            (
-                self.snd_nxt - self.snd_una,
-                self.cc.window() + self.recovery.allowance(),
-            )
-        };
-        if self.snd_nxt < self.snd_max {
-            // Resending after a timeout, range by range as first sent.
-            let i = self.rtx.partition_point(|s| s.seq < self.snd_nxt);
-            let s = self.rtx.get_mut(i)?;
-            debug_assert_eq!(s.seq, self.snd_nxt);
-            if flight > 0 && flight + s.len > window {
-                return None;
-            }
-            if self.pacing_holds(now) {
-                return None;
-            }
-            let rate = self.rate_on_send(now);
-            let s = &mut self.rtx[i];
-            s.retransmitted = true;
-            s.rate = rate;
-            let s = *s;
-            self.paced(now, s.len);
-            self.snd_nxt = s.seq + s.len;
-            let deadline = self.rto_deadline(now);
-            self.rto_at.get_or_insert(deadline);
-            let ack = self.ack_field();
-            return self.sent(Transmit {
-                segment: data_segment(s.seq, ack, s.len, s.fin),
-                retransmission: true,
-                fast_retransmission: false,
-            });
-        }
-        let next = self.snd_nxt.max(self.iss + 1);
-        let available = if next < self.write_end {
-            self.write_end - next
-        } else {
-            0
-        };
-        let fin_unsent = self.fin_queued && self.snd_max < self.final_seq();
-        let len = available.min(self.mss);
-        let fin = fin_unsent && len == available;
-        if len == 0 && !fin {
-            return None;
-        }
-        if flight > 0 && flight + len.max(1) > window {
-            return None;
-        }
-        if len < self.mss && len > 0 && self.nagle_holds(flight) {
-            return None;
-        }
-        if self.pacing_holds(now) {
-            return None;
-        }
-        if flight + len > self.cc.window() && !self.recovery.in_recovery() {
-            // Only Limited Transmit's allowance let this segment out.
-            self.limited_transmit_bytes += len;
-        }
-        if self.snd_una == self.snd_max && self.app_limited != 0 {
-            // `CA_EVENT_TX_START` after an application-limited idle period.
-            self.cc.on_restart_from_idle();
-        }
-        let seq = self.snd_nxt;
-        let s = Sent {
-            seq,
-            len: len + u32::from(fin),
-            syn: false,
-            fin,
-            sent_at: now,
-            retransmitted: false,
-            rate: self.rate_on_send(now),
-        };
-        self.paced(now, len);
-        self.rtx.push_back(s);
-        self.snd_nxt = seq + s.len;
-        self.snd_max = self.snd_nxt;
-        if len < self.mss {
-            self.snd_sml = self.snd_nxt;
-        }
-        // RFC 6298 §5.1: start the timer if it is not running.
-        let deadline = self.rto_deadline(now);
-        self.rto_at.get_or_insert(deadline);
-        let ack = self.ack_field();
-        self.sent(Transmit {
-            segment: data_segment(seq, ack, s.len, fin),
-            retransmission: false,
-            fast_retransmission: false,
-        })
-    }
-
-    /// Whether Nagle's algorithm holds a less-than-full segment ([`Nagle`]).
-    fn nagle_holds(&self, flight: u32) -> bool {
-        match self.cfg.nagle {
-            Nagle::Off => false,
-            Nagle::Classic => flight > 0,
-            // Linux `tcp_minshall_check`: the last small segment (ending at `snd_sml`) is
-            // still unacknowledged.
-            Nagle::Minshall => self.snd_sml > self.snd_una,
-        }
-    }
-
-    fn transmit_ack(&mut self) -> Option<Transmit> {
-        if !self.rcv.as_ref()?.ack_due() {
-            return None;
-        }
-        let ack = self.ack_field();
-        self.sent(Transmit {
-            segment: Segment {
-                seq: self.snd_nxt,
-                ack,
-                syn: false,
-                fin: false,
-                rst: false,
-                len: 0,
-                mss: None,
-            },
-            retransmission: false,
-            fast_retransmission: false,
-        })
-    }
-}
-
-fn data_segment(seq: Seq, ack: Option<Seq>, seq_len: u32, fin: bool) -> Segment {
-    Segment {
-        seq,
-        ack,
-        syn: false,
-        fin,
-        rst: false,
-        len: seq_len - u32::from(fin),
-        mss: None,
     }
 }

@@ -6,8 +6,12 @@
 //! pacing margin, TSO goal 1 segment (Linux's own value below `bbr_min_tso_rate`,
 //! 1.2 Mbit/s). Long-term (policer) bandwidth sampling (`bbr_lt_bw_sampling`) is Linux's.
 
+use std::any::Any;
+
 use coaplab_cc::rng::{Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
+
+use super::controller::{Ack, AckContext, CaState, Controller, RateSample, Snapshot};
 
 /// `BBR_UNIT`: gains are fixed point with 8 fractional bits.
 pub const UNIT: u32 = 256;
@@ -72,52 +76,6 @@ impl Mode {
             Mode::ProbeRtt => "probe_rtt",
         }
     }
-}
-
-/// The sender's congestion state (Linux `icsk_ca_state`, the ones this model has).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum CaState {
-    Open,
-    /// Fast recovery (3 duplicate ACKs).
-    Recovery,
-    /// After a retransmission timeout, until everything sent before it is acknowledged.
-    Loss,
-}
-
-/// One ACK's delivery-rate sample (Linux `struct rate_sample`, net/ipv4/tcp_rate.c), bytes.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RateSample {
-    /// Bytes delivered over `interval` (`rs->delivered`).
-    pub delivered: u64,
-    /// `rs->interval_us`; `None` = not a valid sample.
-    pub interval: Option<Duration>,
-    /// `tp->delivered` when the acknowledged segment was sent (`rs->prior_delivered`).
-    pub prior_delivered: u64,
-    /// Bytes in flight before this ACK (`rs->prior_in_flight`).
-    pub prior_in_flight: u32,
-    /// Bytes newly acknowledged or (duplicate ACK) counted as received (`rs->acked_sacked`).
-    pub acked_sacked: u32,
-    /// Segments newly marked lost (`rs->losses`).
-    pub losses: u32,
-    /// RTT of the newest acknowledged, never retransmitted segment (`rs->rtt_us`).
-    pub rtt: Option<Duration>,
-    /// Sent while the application had nothing more to send (`rs->is_app_limited`).
-    pub is_app_limited: bool,
-}
-
-/// What the connection knows when an ACK has been processed.
-#[derive(Clone, Copy, Debug)]
-pub struct AckContext {
-    pub now: Instant,
-    /// `tp->delivered` after this ACK.
-    pub delivered: u64,
-    /// `tp->delivered_mstamp`: when `delivered` last grew.
-    pub delivered_at: Instant,
-    /// Bytes in flight after this ACK (`tcp_packets_in_flight`).
-    pub inflight: u32,
-    pub ca_state: CaState,
-    /// `tp->lost`: bytes ever marked lost (fast retransmit, partial ACK, timeout).
-    pub lost: u64,
 }
 
 /// Kathleen Nichols' windowed max filter (Linux lib/win_minmax.c), over round counts.
@@ -632,6 +590,58 @@ impl Bbr {
 /// `bbr_bw_to_pacing_rate`: bytes per second at `gain`.
 fn rate(bw: u64, gain: u32) -> u64 {
     bw * u64::from(gain) / u64::from(UNIT)
+}
+
+/// BBR behind the trait: it grows its window in [`Bbr::on_ack`] from rate samples, so the
+/// per-ACK hook and RFC 6582's window arithmetic do not apply to it.
+impl Controller for Bbr {
+    /// `bbr_init`, with the handshake's RTT sample.
+    fn on_established(&mut self, mss: u32, now: Instant, rtt: Option<Duration>, seed: u64) {
+        *self = Bbr::new(mss, self.cwnd, now, rtt, seed);
+    }
+    fn set_initial_window(&mut self, bytes: u32) {
+        self.cwnd = bytes;
+    }
+    fn window(&self) -> u32 {
+        self.cwnd
+    }
+    fn set_window(&mut self, _bytes: u32) {}
+    fn on_ack(&mut self, _ack: &Ack) {}
+    /// `bbr_ssthresh`: saves cwnd; BBR does not use ssthresh.
+    fn on_congestion_event(&mut self, _now: Instant, _flight: u32) -> u32 {
+        self.on_enter_recovery();
+        u32::MAX
+    }
+    fn on_rto(&mut self, _flight: u32, _repeated: bool, cx: &AckContext) {
+        Bbr::on_rto(self, cx);
+    }
+    fn pacing_rate(&self) -> Option<u64> {
+        Some(self.pacing_rate)
+    }
+    fn uses_rate_samples(&self) -> bool {
+        true
+    }
+    fn on_rate_sample(&mut self, rs: &RateSample, cx: &AckContext) -> bool {
+        Bbr::on_ack(self, rs, cx)
+    }
+    fn on_restart_from_idle(&mut self) {
+        Bbr::on_restart_from_idle(self);
+    }
+    fn snapshot(&self) -> Option<Snapshot> {
+        Some(Snapshot {
+            mode: self.mode.as_str(),
+            bandwidth: self.btl_bw(),
+            min_rtt: self.min_rtt,
+            pacing_rate: self.pacing_rate,
+            cwnd: self.cwnd,
+        })
+    }
+    fn clone_box(&self) -> Box<dyn Controller> {
+        Box::new(self.clone())
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }
 
 #[cfg(test)]

@@ -16,10 +16,9 @@ use std::any::Any;
 
 use coaplab_cc::{Duration, Instant};
 
-use super::bbr::AckContext;
-use super::config::TcpConfig;
-use super::congestion::{slow_start, Ack, Controller, Snapshot};
-use super::seq::Seq;
+use super::super::seq::Seq;
+use super::controller::{Ack, AckContext, Controller, ControllerParams, Snapshot};
+use super::new_reno::slow_start;
 
 /// β, the multiplicative decrease factor: Linux `beta` = 717 / `BICTCP_BETA_SCALE` 1024
 /// (RFC 9438 §4.6 β_cubic = 0.7).
@@ -84,7 +83,7 @@ pub struct Cubic {
 }
 
 impl Cubic {
-    pub fn new(cfg: &TcpConfig) -> Self {
+    pub fn new(cfg: &ControllerParams) -> Self {
         Cubic {
             mss: cfg.mss,
             cwnd: cfg.initial_window_segments * cfg.mss,
