@@ -8,9 +8,17 @@
 //! (6LoWPAN fragments) through the sender's MAC queue and CSMA/CA; the next node reassembles
 //! the packet before forwarding it (route-over), and a fragment that fails loses the packet.
 //!
-//! The mesh is driven by network-owned events ([`RadioEvent`], in `NetEvent::Radio`): the end
-//! of a clear channel assessment, the start and end of a frame on the air, the start and end
-//! of an acknowledgement, an acknowledgement timeout.
+//! The mesh is driven by network-owned events ([`RadioEvent`], in `NetEvent::Radio`): the
+//! start and end of a frame on the air, the start and end of an acknowledgement (handled
+//! here, one `handle_*` each), and the MACs' own timers (a CCA's end, an acknowledgement
+//! timeout, Contiki's transmit timers), which go to the node's MAC.
+//!
+//! Layout: this file is the medium (the air, acknowledgements, reception, forwarding);
+//! `mac/` the MACs behind one trait (`mac/traits.rs`; IEEE 802.15.4 CSMA/CA in
+//! `mac/ieee802154.rs`, Contiki 2.6's CSMA in `mac/contiki.rs`, the registry `MACS` in
+//! `mac/mod.rs`), each node running the one `network.mac` names; `rdc/contikimac.rs`
+//! ContikiMAC's duty cycling beneath any MAC (NullRDC is no layer); `medium.rs` the mesh as a
+//! MAC sees it; `types.rs` and `params.rs` the shared events, frames and parameters.
 //!
 //! The medium is a unit disk: a frame reaches its receiver if the receiver is within
 //! `range_m` of the sender and no other transmission from a node within the interference
@@ -18,7 +26,9 @@
 //! per-frame loss probability applies on top. Clear channel assessment finds the channel busy
 //! if a node within the carrier-sense range is on the air or was during the CCA window.
 
+pub mod disk;
 pub mod mac;
+mod medium;
 pub mod params;
 pub mod phy;
 pub mod prr;
@@ -31,7 +41,7 @@ use coaplab_cc::rng::{Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
 
 use crate::metrics::MeshCounters;
-use crate::net::network::{DropReason, ElementId, NetEvent, NodeId, Scheduler};
+use crate::net::network::{DropReason, ElementId, NodeId, Scheduler};
 use crate::packet::{AppPacket, NetPacket, PacketKind};
 use crate::sim::slab::{PacketId, Slab};
 use mac::{Mac, MacEntry, Medium};
@@ -41,6 +51,7 @@ use sixlowpan::{Fragments, Hop};
 use types::{Frame, UDP_PORTS};
 
 /// `radio::contiki` is `radio::mac::contiki` (Contiki's MAC and its constants).
+pub use disk::within;
 pub use mac::contiki;
 pub use params::RadioParams;
 pub use rdc::contikimac::{GUARD_TIME, MAX_PHASE_STROBE_TIME};
@@ -130,13 +141,6 @@ pub struct Mesh {
     pub node_drops: Vec<[u64; 3]>,
 }
 
-/// `(x1, y1)` and `(x2, y2)` are at most `r` apart (with a relative tolerance of 1e-9, so
-/// nodes placed exactly one range apart are neighbours).
-pub fn within(a: (f64, f64), b: (f64, f64), r: f64) -> bool {
-    let (dx, dy) = (a.0 - b.0, a.1 - b.1);
-    dx * dx + dy * dy <= r * r * (1.0 + 1e-9)
-}
-
 impl Mesh {
     /// A mesh of nodes at `positions` whose root is `border_router`; node `i` draws its
     /// backoffs from `node_rngs[i]`, link losses from `loss_rng`. `Err` names a node the
@@ -192,27 +196,7 @@ impl Mesh {
         loss_rng: Xoshiro256pp,
     ) -> Result<Mesh, String> {
         let n = positions.len();
-        let rel = |r: f64| -> Vec<bool> {
-            match links {
-                None => (0..n * n)
-                    .map(|k| {
-                        let (i, j) = (k / n, k % n);
-                        i != j && within(positions[i], positions[j], r)
-                    })
-                    .collect(),
-                Some(links) => {
-                    let mut m = vec![false; n * n];
-                    for &[a, b] in links {
-                        let (a, b) = (a as usize, b as usize);
-                        if a != b {
-                            m[a * n + b] = true;
-                            m[b * n + a] = true;
-                        }
-                    }
-                    m
-                }
-            }
-        };
+        let rel = |r: f64| disk::relation(&positions, links, r);
         let in_range = rel(params.range_m);
         let interferes = rel(params.interference_m.max(params.range_m));
         let senses = rel(params.carrier_sense_m);
@@ -795,100 +779,5 @@ impl Mesh {
     /// CCA + turnaround + airtime.
     pub fn min_hop_time(&self, mac_bytes: u32) -> Duration {
         self.params.mac.cca + self.params.mac.turnaround + phy::airtime(mac_bytes)
-    }
-}
-
-/// The mesh as its nodes' MACs see it.
-impl Medium for Mesh {
-    fn schedule(
-        &self,
-        q: &mut dyn Scheduler,
-        at: Instant,
-        kind: RadioKind,
-        node: u16,
-        peer: u16,
-        gen: u32,
-    ) {
-        q.schedule_net(
-            at,
-            NetEvent::Radio(
-                self.element,
-                RadioEvent {
-                    kind,
-                    node,
-                    peer,
-                    gen,
-                },
-            ),
-        );
-    }
-
-    fn channel_busy(&self, now: Instant, u: u16) -> bool {
-        let node = &self.nodes[u as usize];
-        if node.on_air {
-            return true;
-        }
-        let window_start =
-            Instant::from_nanos(now.nanos().saturating_sub(self.params.mac.cca.nanos()));
-        let n = self.nodes.len();
-        (0..n).any(|j| {
-            self.senses[u as usize * n + j]
-                && (self.nodes[j].on_air || self.nodes[j].last_air_end > window_start)
-        })
-    }
-
-    fn addressed(&self, u: u16) -> bool {
-        self.air.iter().any(|a| a.rx == u)
-    }
-
-    fn ack_busy_until(&self, u: u16) -> Instant {
-        self.nodes[u as usize].ack_busy_until
-    }
-
-    fn copy_start(&self, u: u16) -> Instant {
-        self.nodes[u as usize].copy_start
-    }
-
-    fn gen(&self, u: u16) -> u32 {
-        self.nodes[u as usize].gen
-    }
-
-    fn next_gen(&mut self, u: u16) -> u32 {
-        let node = &mut self.nodes[u as usize];
-        node.gen = node.gen.wrapping_add(1);
-        node.gen
-    }
-
-    fn rng(&mut self, u: u16) -> &mut dyn Rng {
-        &mut self.nodes[u as usize].rng
-    }
-
-    fn counters(&mut self) -> &mut MeshCounters {
-        &mut self.counters
-    }
-
-    fn node_drops(&mut self, u: u16) -> &mut [u64; 3] {
-        &mut self.node_drops[u as usize]
-    }
-
-    fn transfer(&self, id: PacketId) -> (u32, u16) {
-        let t = &self.transit[id as usize];
-        (t.xfer, t.to)
-    }
-
-    fn abandon(&mut self, id: PacketId) {
-        self.transit[id as usize].xfer = 0;
-    }
-
-    fn phase_defer(&self, now: Instant, u: u16, neighbor: u16) -> Duration {
-        self.rdc
-            .as_ref()
-            .map_or(Duration::ZERO, |rdc| rdc.defer(now, u, neighbor))
-    }
-
-    fn phase_update(&mut self, now: Instant, u: u16, neighbor: u16, encounter: Option<Instant>) {
-        if let Some(rdc) = &mut self.rdc {
-            rdc.update(now, u, neighbor, encounter);
-        }
     }
 }
