@@ -573,7 +573,8 @@ impl Mesh {
             | RadioKind::AckTimeout
             | RadioKind::CkTimer
             | RadioKind::CkAckCheck
-            | RadioKind::CkAckDone => {
+            | RadioKind::CkAckDone
+            | RadioKind::MacTimer => {
                 debug_assert!(ev.kind.is_mac_timer());
                 self.with_mac(ev.node, |mac, mesh| mac.on_event(now, ev, mesh, q))
             }

@@ -34,6 +34,9 @@ pub enum RadioKind {
     CkAckCheck,
     /// Contiki profile, autoack: `node`'s AFTER_ACK_DETECTED_WAIT_TIME ends.
     CkAckDone,
+    /// A timer of `node`'s MAC, `peer` and `gen` as that MAC sets them (for a MAC whose
+    /// timers are none of the above).
+    MacTimer,
     /// A packet (`gen` = its id) refused when it was handed to the mesh from a resend
     /// (`peer` = 0: MAC queue full).
     Refused,
@@ -51,6 +54,7 @@ impl RadioKind {
                 | RadioKind::CkTimer
                 | RadioKind::CkAckCheck
                 | RadioKind::CkAckDone
+                | RadioKind::MacTimer
         )
     }
 }
