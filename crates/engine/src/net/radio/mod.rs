@@ -1,11 +1,11 @@
-//! Multi-hop IEEE 802.15.4 networks (docs/networks.md): a shared radio medium, a CSMA/CA MAC
-//! per node, 6LoWPAN compression and fragmentation, and RPL-like storing-mode routing.
+//! Multi-hop IEEE 802.15.4 networks (docs/networks.md): a shared radio medium, a MAC per node
+//! (IEEE 802.15.4 CSMA/CA or Contiki 2.6's CSMA, optionally duty-cycled), 6LoWPAN compression and fragmentation, and RPL-like storing-mode routing.
 //!
 //! The whole mesh is one network element ([`Mesh`]): a route that crosses the mesh names it
 //! once, and the mesh forwards the packet hop by hop along its DODAG, from the node where it
 //! entered (its source, or the border router for packets from outside) to the node where it
 //! leaves (its destination, or the border router). Inside, each hop is one or more frames
-//! (6LoWPAN fragments) through the sender's MAC queue and CSMA/CA; the next node reassembles
+//! (6LoWPAN fragments) through the sender's MAC; the next node reassembles
 //! the packet before forwarding it (route-over), and a fragment that fails loses the packet.
 //!
 //! The mesh is driven by network-owned events ([`RadioEvent`], in `NetEvent::Radio`): the
@@ -18,7 +18,8 @@
 //! `mac/ieee802154.rs`, Contiki 2.6's CSMA in `mac/contiki.rs`, the registry `MACS` in
 //! `mac/mod.rs`), each node running the one `network.mac` names; `rdc/contikimac.rs`
 //! ContikiMAC's duty cycling beneath any MAC (NullRDC is no layer); `medium.rs` the mesh as a
-//! MAC sees it; `types.rs` and `params.rs` the shared events, frames and parameters.
+//! MAC sees it; `disk.rs` who hears, disturbs and senses whom; `types.rs` and `params.rs` the
+//! shared events, frames and parameters.
 //!
 //! The medium is a unit disk: a frame reaches its receiver if the receiver is within
 //! `range_m` of the sender and no other transmission from a node within the interference
@@ -50,8 +51,8 @@ use rpl::Dodag;
 use sixlowpan::{Fragments, Hop};
 use types::{Frame, UDP_PORTS};
 
-/// `radio::contiki` is `radio::mac::contiki` (Contiki's MAC and its constants).
 pub use disk::within;
+/// `radio::contiki` is `radio::mac::contiki` (Contiki's MAC and its constants).
 pub use mac::contiki;
 pub use params::RadioParams;
 pub use rdc::contikimac::{GUARD_TIME, MAX_PHASE_STROBE_TIME};

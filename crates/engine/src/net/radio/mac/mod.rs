@@ -27,7 +27,7 @@ pub struct MacEntry {
 }
 
 /// Every MAC, by `network.mac` name (the first is the default).
-pub const MACS: &[MacEntry] = &[
+pub static MACS: &[MacEntry] = &[
     MacEntry {
         name: "ieee802154",
         build: ieee802154::Ieee802154::build,
@@ -54,4 +54,23 @@ pub fn implied_by(p: &RadioParams) -> &'static MacEntry {
         MACS[0].name
     };
     by_name(name).expect("a registered MAC")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_the_default_is_the_standard() {
+        assert_eq!(MACS[0].name, "ieee802154");
+        for (i, e) in MACS.iter().enumerate() {
+            assert!(
+                MACS[..i].iter().all(|o| o.name != e.name),
+                "{} twice",
+                e.name
+            );
+            assert!(std::ptr::eq(by_name(e.name).unwrap(), e));
+        }
+        assert!(by_name("csma").is_none());
+    }
 }
