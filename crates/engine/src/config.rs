@@ -523,10 +523,11 @@ pub struct NetworkConfig {
     /// The mesh MAC: `ieee802154` (unslotted CSMA/CA of IEEE 802.15.4-2006, the default) or
     /// `contiki` (Contiki 2.6's CSMA driver over NullRDC or ContikiMAC on a CC2420:
     /// per-neighbour queues, retries in units of the channel-check interval;
-    /// `net/radio/contiki.rs`, docs/networks.md).
-    #[serde(default)]
+    /// `net/radio/mac/contiki.rs`, docs/networks.md); the names of the registry `MACS`.
+    #[serde(default = "mac_default")]
+    #[schemars(schema_with = "mac_schema")]
     #[schemars(extend("x-omit-if-absent" = true))]
-    pub mac: MacKind,
+    pub mac: String,
     /// `mac = "contiki"`: clock ticks per second (CLOCK_CONF_SECOND, 128 on Sky and Z1); the
     /// time base is `contiki_clock_second / channel_check_rate_hz` whole ticks.
     #[serde(default = "contiki_clock_second")]
@@ -846,15 +847,17 @@ pub enum RdcKind {
     Contikimac,
 }
 
-/// The mesh's MAC layer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum MacKind {
-    // IEEE 802.15.4-2006 unslotted CSMA/CA (`net/radio/mac.rs`).
-    #[default]
-    Ieee802154,
-    // Contiki 2.6's CSMA driver (`net/radio/contiki.rs`).
-    Contiki,
+/// `network.mac`: a name of the MAC registry (`crate::net::radio::mac::MACS`, the first the
+/// default), so a MAC added there is selectable without touching this file.
+fn mac_schema(_: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> = crate::net::radio::mac::MACS
+        .iter()
+        .map(|e| e.name)
+        .collect();
+    schemars::json_schema!({ "type": "string", "enum": names })
+}
+fn mac_default() -> String {
+    crate::net::radio::mac::MACS[0].name.into()
 }
 
 fn contiki_clock_second() -> u32 {

@@ -1,4 +1,4 @@
-//! The Contiki 2.6 MAC profile (`network.mac = "contiki"`, `net/radio/contiki.rs`): CSMA
+//! The Contiki 2.6 MAC profile (`network.mac = "contiki"`, `net/radio/mac/contiki.rs`): CSMA
 //! retry times, the buffer pool, the neighbour queues, the spacing of a queue, 6LoWPAN's
 //! one-at-a-time reassembly, and one frame through the mesh. Every expected value is computed
 //! by hand in the comment next to it from Contiki 2.6's `core/net/mac/csma.c`,

@@ -1,16 +1,25 @@
-//! Multi-hop IEEE 802.15.4 networks (docs/networks.md): a shared radio medium, a CSMA/CA MAC
-//! per node, 6LoWPAN compression and fragmentation, and RPL-like storing-mode routing.
+//! Multi-hop IEEE 802.15.4 networks (docs/networks.md): a shared radio medium, a MAC per node
+//! (IEEE 802.15.4 CSMA/CA or Contiki 2.6's CSMA, optionally duty-cycled), 6LoWPAN compression and fragmentation, and RPL-like storing-mode routing.
 //!
 //! The whole mesh is one network element ([`Mesh`]): a route that crosses the mesh names it
 //! once, and the mesh forwards the packet hop by hop along its DODAG, from the node where it
 //! entered (its source, or the border router for packets from outside) to the node where it
 //! leaves (its destination, or the border router). Inside, each hop is one or more frames
-//! (6LoWPAN fragments) through the sender's MAC queue and CSMA/CA; the next node reassembles
+//! (6LoWPAN fragments) through the sender's MAC; the next node reassembles
 //! the packet before forwarding it (route-over), and a fragment that fails loses the packet.
 //!
-//! The mesh is driven by network-owned events ([`RadioEvent`], in `NetEvent::Radio`): the end
-//! of a clear channel assessment, the start and end of a frame on the air, the start and end
-//! of an acknowledgement, an acknowledgement timeout.
+//! The mesh is driven by network-owned events ([`RadioEvent`], in `NetEvent::Radio`): the
+//! start and end of a frame on the air, the start and end of an acknowledgement (handled
+//! here, one `handle_*` each), and the MACs' own timers (a CCA's end, an acknowledgement
+//! timeout, Contiki's transmit timers), which go to the node's MAC.
+//!
+//! Layout: this file is the medium (the air, acknowledgements, reception, forwarding);
+//! `mac/` the MACs behind one trait (`mac/traits.rs`; IEEE 802.15.4 CSMA/CA in
+//! `mac/ieee802154.rs`, Contiki 2.6's CSMA in `mac/contiki.rs`, the registry `MACS` in
+//! `mac/mod.rs`), each node running the one `network.mac` names; `rdc/contikimac.rs`
+//! ContikiMAC's duty cycling beneath any MAC (NullRDC is no layer); `medium.rs` the mesh as a
+//! MAC sees it; `disk.rs` who hears, disturbs and senses whom; `types.rs` and `params.rs` the
+//! shared events, frames and parameters.
 //!
 //! The medium is a unit disk: a frame reaches its receiver if the receiver is within
 //! `range_m` of the sender and no other transmission from a node within the interference
@@ -18,31 +27,36 @@
 //! per-frame loss probability applies on top. Clear channel assessment finds the channel busy
 //! if a node within the carrier-sense range is on the air or was during the CCA window.
 
-pub mod contiki;
+pub mod disk;
 pub mod mac;
+mod medium;
+pub mod params;
 pub mod phy;
 pub mod prr;
+pub mod rdc;
 pub mod rpl;
 pub mod sixlowpan;
-
-use std::collections::VecDeque;
+pub mod types;
 
 use coaplab_cc::rng::{Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
 
-use crate::config::MacAddressing;
 use crate::metrics::MeshCounters;
-use crate::net::network::{DropReason, ElementId, NetEvent, NodeId, Scheduler};
+use crate::net::network::{DropReason, ElementId, NodeId, Scheduler};
 use crate::packet::{AppPacket, NetPacket, PacketKind};
 use crate::sim::slab::{PacketId, Slab};
-use contiki::{ContikiCsma, ContikiParams};
-use mac::{CcaDecision, Csma, MacParams, MacState};
+use mac::{Mac, MacEntry, Medium};
+use rdc::contikimac::{ContikiMacRdc, Strobe};
 use rpl::Dodag;
 use sixlowpan::{Fragments, Hop};
+use types::{Frame, UDP_PORTS};
 
-/// The UDP ports of the CoAP endpoints (server 5683, RFC 7252 §6.1; clients the first
-/// dynamic port, RFC 6335 §6): neither is NHC-compressible, so UDP takes 7 bytes.
-const UDP_PORTS: (u16, u16) = (crate::basics::CLIENT_PORT, 5683);
+pub use disk::within;
+/// `radio::contiki` is `radio::mac::contiki` (Contiki's MAC and its constants).
+pub use mac::contiki;
+pub use params::RadioParams;
+pub use rdc::contikimac::{GUARD_TIME, MAX_PHASE_STROBE_TIME};
+pub use types::{MeshOutcome, RadioEvent, RadioKind};
 
 /// The receiver of a transmission nobody is meant to receive (the strobes before the copy a
 /// duty-cycled receiver wakes up for).
@@ -51,148 +65,6 @@ const NO_RECEIVER: u16 = u16::MAX;
 /// The frame whose expected transmissions are a link's ETX for routing: the largest data
 /// frame on the air (PHY header 6 + aMaxPHYPacketSize 127 bytes).
 pub const ETX_REFERENCE_FRAME: u32 = phy::PHY_HEADER + phy::MAX_MAC_FRAME;
-
-/// Contiki's real-time clock on the TelosB (Sky): `RTIMER_ARCH_SECOND` = 4096 × 8 = 32768
-/// ticks a second (Contiki 2.6 `cpu/msp430/rtimer-arch.h`).
-const RTIMER_ARCH_SECOND: u64 = 32_768;
-
-/// `ticks` of Contiki's real-time clock (rounded down to the nanosecond).
-const fn rtimer_ticks(ticks: u64) -> Duration {
-    Duration::from_nanos(ticks * 1_000_000_000 / RTIMER_ARCH_SECOND)
-}
-
-/// ContikiMAC's `GUARD_TIME` (Contiki 2.6 `core/net/mac/contikimac.c`): how long before a
-/// phase-locked neighbour's expected wake-up the sender starts strobing. `GUARD_TIME = 10 ×
-/// CHECK_TIME + CHECK_TIME_TX`, `CHECK_TIME = CCA_COUNT_MAX (2) × (CCA_CHECK_TIME +
-/// CCA_SLEEP_TIME)`, `CHECK_TIME_TX = CCA_COUNT_MAX_TX (6) × (CCA_CHECK_TIME +
-/// CCA_SLEEP_TIME)`, `CCA_CHECK_TIME = RTIMER_ARCH_SECOND / 8192` = 4 ticks,
-/// `CCA_SLEEP_TIME = RTIMER_ARCH_SECOND / 2000` = 16 ticks: 10 × 40 + 120 = 520 ticks
-/// = 15.869 ms.
-pub const GUARD_TIME: Duration = rtimer_ticks(520);
-
-/// ContikiMAC's `MAX_PHASE_STROBE_TIME` = `RTIMER_ARCH_SECOND / 60` = 546 ticks (16.663 ms):
-/// towards a phase-locked neighbour no copy starts later than this after the strobe's start;
-/// a strobe that has not been taken by then is a miss (no acknowledgement).
-pub const MAX_PHASE_STROBE_TIME: Duration = rtimer_ticks(RTIMER_ARCH_SECOND / 60);
-
-/// Contiki 2.6 `core/net/mac/phase.c`: `MAX_NOACKS` (16) unacknowledged transmissions, or
-/// `MAX_NOACKS_TIME` (30 s) since the first of them, and the neighbour's phase is forgotten.
-const MAX_NOACKS: u32 = 16;
-const MAX_NOACKS_TIME: Duration = Duration::from_secs(30);
-
-/// Contiki 2.6 `core/net/mac/contikimac.c`: `MAX_PHASE_NEIGHBORS` (30) phases per node; a new
-/// one beyond them replaces the oldest (`list_chop` in `phase_update`).
-const MAX_PHASE_NEIGHBORS: usize = 30;
-
-/// What a node knows of one neighbour's wake-up phase (Contiki's `struct phase`).
-#[derive(Clone, Copy, Debug)]
-struct Phase {
-    neighbor: u16,
-    /// When a copy the neighbour acknowledged went on the air (`encounter_time`).
-    time: Instant,
-    noacks: u32,
-    /// When the first of the current run of unacknowledged transmissions happened.
-    first_noack: Instant,
-}
-
-/// What a radio event is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RadioKind {
-    /// `node`'s clear channel assessment ends.
-    CcaEnd,
-    /// `node`'s head frame goes on the air.
-    TxStart,
-    /// `node`'s frame leaves the air.
-    TxEnd,
-    /// Duty cycling: `node`'s strobe reaches the copy its receiver woke up for.
-    StrobeCopy,
-    /// `node` starts acknowledging `peer`'s frame (`gen`: `peer`'s MAC generation).
-    AckStart,
-    /// `node`'s acknowledgement to `peer` leaves the air.
-    AckEnd,
-    /// `node`'s wait for an acknowledgement ends (`gen`: its MAC generation then).
-    AckTimeout,
-    /// Contiki profile: `node`'s transmit timer for its queue to `peer` expires.
-    CkTimer,
-    /// Contiki profile, autoack: `node`'s ACK_WAIT_TIME after its frame ends.
-    CkAckCheck,
-    /// Contiki profile, autoack: `node`'s AFTER_ACK_DETECTED_WAIT_TIME ends.
-    CkAckDone,
-    /// A packet (`gen` = its id) refused when it was handed to the mesh from a resend
-    /// (`peer` = 0: MAC queue full).
-    Refused,
-}
-
-/// An event of the mesh.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RadioEvent {
-    pub kind: RadioKind,
-    pub node: u16,
-    pub peer: u16,
-    pub gen: u32,
-}
-
-/// What handling a mesh event produced for the network.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MeshOutcome {
-    Nothing,
-    /// The packet reached the node where it leaves the mesh, at the event's time.
-    Exit(PacketId),
-    /// The packet was lost in the mesh.
-    Dropped(PacketId, DropReason),
-}
-
-/// The mesh's parameters.
-#[derive(Clone, Debug)]
-pub struct RadioParams {
-    pub range_m: f64,
-    pub interference_m: f64,
-    pub carrier_sense_m: f64,
-    pub link_loss: f64,
-    pub addressing: MacAddressing,
-    pub mac: MacParams,
-    pub queue_frames: u32,
-    pub border_router_queue_frames: u32,
-    /// ContikiMAC-style duty cycling: every node wakes up once per this period (at its own
-    /// phase) to check the channel; `None`: the radio is always on (NullRDC).
-    pub wake_period: Option<Duration>,
-    /// Gap between two strobed copies of a frame (room for the acknowledgement).
-    pub strobe_gap: Duration,
-    /// ContikiMAC's phase optimisation (Contiki's `WITH_PHASE_OPTIMIZATION`): a sender that
-    /// had a frame acknowledged records when, and later waits until [`GUARD_TIME`] before
-    /// the receiver's next expected wake-up to strobe (docs/networks.md).
-    pub phase_lock: bool,
-    /// `network.mac = "contiki"`: Contiki 2.6's CSMA driver (`contiki.rs`) instead of the
-    /// IEEE 802.15.4 CSMA/CA of `mac`; `queue_frames` is then its buffer pool.
-    pub contiki: Option<ContikiParams>,
-}
-
-/// One frame in a MAC queue: fragment `frag` of the packet's hop transfer `xfer`.
-#[derive(Clone, Copy, Debug)]
-struct Frame {
-    packet: PacketId,
-    xfer: u32,
-    frag: u16,
-    /// The packet's fragments on this hop (1: not fragmented).
-    count: u16,
-    /// MAC frame bytes (header, 6LoWPAN content, FCS).
-    bytes: u16,
-    to: u16,
-}
-
-impl Frame {
-    /// Fragment `i` of packet `id`'s transfer `xfer` to `to`, with MAC `header` + FCS bytes.
-    fn of(id: PacketId, xfer: u32, to: u16, header: u32, frags: &Fragments, i: u32) -> Frame {
-        Frame {
-            packet: id,
-            xfer,
-            frag: i as u16,
-            count: frags.count as u16,
-            bytes: (header + frags.bytes(i)) as u16,
-            to,
-        }
-    }
-}
 
 /// A transmission on the air.
 #[derive(Clone, Copy, Debug)]
@@ -204,10 +76,8 @@ struct Air {
     bytes: u32,
 }
 
+/// A node's share of the medium (its MAC is in `Mesh::macs`).
 struct Node {
-    mac: Csma,
-    queue: VecDeque<Frame>,
-    capacity: usize,
     rng: Xoshiro256pp,
     /// Bumped whenever the head frame is resolved or acknowledged (stale timeouts die).
     gen: u32,
@@ -217,8 +87,6 @@ struct Node {
     ack_busy_until: Instant,
     /// Duty cycling: when the copy on the air towards its receiver started.
     copy_start: Instant,
-    /// Phase optimisation: the neighbours' phases it learnt, newest first.
-    phases: Vec<Phase>,
 }
 
 /// Where a packet in the mesh is.
@@ -263,18 +131,15 @@ pub struct Mesh {
     link_loss: Vec<f64>,
     /// Per-link bit error rates (`n × n`) of the `shadowing` loss model; empty without it.
     link_ber: Vec<f64>,
-    /// The Contiki profile's per-node CSMA state (empty without it).
-    ck: Vec<ContikiCsma<Frame>>,
-    /// The Contiki profile: each node's drops [queue overflow, retry limit, collision]
-    /// (`contiki::DROP_QUEUE`, `DROP_RETRY_LIMIT`, `DROP_COLLISION`).
+    /// Each node's MAC (built from its [`MacEntry`]); `None` only while it runs (it gets
+    /// the mesh as its [`Medium`]).
+    macs: Vec<Option<Box<dyn Mac>>>,
+    /// The duty-cycling layer beneath the MACs (`None`: NullRDC, the radio always on).
+    rdc: Option<ContikiMacRdc>,
+    /// For the MACs that report them ([`MacEntry::node_drops`], the Contiki profile): each
+    /// node's drops [queue overflow, retry limit, collision] (`contiki::DROP_QUEUE`,
+    /// `DROP_RETRY_LIMIT`, `DROP_COLLISION`); empty otherwise.
     pub node_drops: Vec<[u64; 3]>,
-}
-
-/// `(x1, y1)` and `(x2, y2)` are at most `r` apart (with a relative tolerance of 1e-9, so
-/// nodes placed exactly one range apart are neighbours).
-pub fn within(a: (f64, f64), b: (f64, f64), r: f64) -> bool {
-    let (dx, dy) = (a.0 - b.0, a.1 - b.1);
-    dx * dx + dy * dy <= r * r * (1.0 + 1e-9)
 }
 
 impl Mesh {
@@ -332,27 +197,7 @@ impl Mesh {
         loss_rng: Xoshiro256pp,
     ) -> Result<Mesh, String> {
         let n = positions.len();
-        let rel = |r: f64| -> Vec<bool> {
-            match links {
-                None => (0..n * n)
-                    .map(|k| {
-                        let (i, j) = (k / n, k % n);
-                        i != j && within(positions[i], positions[j], r)
-                    })
-                    .collect(),
-                Some(links) => {
-                    let mut m = vec![false; n * n];
-                    for &[a, b] in links {
-                        let (a, b) = (a as usize, b as usize);
-                        if a != b {
-                            m[a * n + b] = true;
-                            m[b * n + a] = true;
-                        }
-                    }
-                    m
-                }
-            }
-        };
+        let rel = |r: f64| disk::relation(&positions, links, r);
         let in_range = rel(params.range_m);
         let interferes = rel(params.interference_m.max(params.range_m));
         let senses = rel(params.carrier_sense_m);
@@ -369,38 +214,24 @@ impl Mesh {
         let mut wake_phases = Vec::new();
         let nodes = node_rngs
             .take(n)
-            .enumerate()
-            .map(|(i, mut rng)| {
+            .map(|mut rng| {
                 if let Some(period) = params.wake_period {
                     wake_phases.push(rng.uniform(Duration::ZERO, period - Duration::from_nanos(1)));
                 }
                 Node {
-                    mac: Csma::default(),
-                    queue: VecDeque::new(),
-                    capacity: if i == border_router as usize {
-                        params.border_router_queue_frames
-                    } else {
-                        params.queue_frames
-                    } as usize,
                     rng,
                     gen: 0,
                     on_air: false,
                     last_air_end: Instant::ZERO,
                     ack_busy_until: Instant::ZERO,
                     copy_start: Instant::ZERO,
-                    phases: Vec::new(),
                 }
             })
             .collect::<Vec<Node>>();
-        let ck = if params.contiki.is_some() {
-            nodes
-                .iter()
-                .map(|nd| ContikiCsma::new(nd.capacity))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        Ok(Mesh {
+        let rdc = params
+            .wake_period
+            .map(|period| ContikiMacRdc::new(period, params.strobe_gap, params.phase_lock, n));
+        let mut mesh = Mesh {
             params,
             positions,
             dodag,
@@ -418,9 +249,49 @@ impl Mesh {
             wake_phases,
             link_loss: Vec::new(),
             link_ber: Vec::new(),
-            node_drops: vec![[0; 3]; ck.len()],
-            ck,
-        })
+            macs: Vec::new(),
+            rdc,
+            node_drops: Vec::new(),
+        };
+        mesh.set_mac(mac::implied_by(&mesh.params));
+        Ok(mesh)
+    }
+
+    /// Every node runs the MAC of `entry` (from [`mac::MACS`]); before any traffic.
+    pub fn set_mac(&mut self, entry: &MacEntry) {
+        let n = self.nodes.len();
+        self.macs = (0..n)
+            .map(|i| {
+                let capacity = if i == self.border_router as usize {
+                    self.params.border_router_queue_frames
+                } else {
+                    self.params.queue_frames
+                };
+                Some((entry.build)(&self.params, capacity as usize))
+            })
+            .collect();
+        self.node_drops = if entry.node_drops {
+            vec![[0; 3]; n]
+        } else {
+            Vec::new()
+        };
+    }
+
+    /// Runs node `u`'s MAC with the mesh as its medium.
+    fn with_mac<R>(&mut self, u: u16, f: impl FnOnce(&mut dyn Mac, &mut Mesh) -> R) -> R {
+        let mut mac = self.macs[u as usize]
+            .take()
+            .expect("the node's MAC is not running");
+        let r = f(mac.as_mut(), self);
+        self.macs[u as usize] = Some(mac);
+        r
+    }
+
+    /// The MAC of node `u` (not running).
+    fn mac(&self, u: u16) -> &dyn Mac {
+        self.macs[u as usize]
+            .as_deref()
+            .expect("the node's MAC is not running")
     }
 
     /// Frames between nodes `a` and `b` are lost with the probability of the `shadowing`
@@ -508,29 +379,6 @@ impl Mesh {
 
     pub fn in_range(&self, i: u16, j: u16) -> bool {
         self.in_range[self.idx(i, j)]
-    }
-
-    fn schedule(
-        &self,
-        q: &mut impl Scheduler,
-        at: Instant,
-        kind: RadioKind,
-        node: u16,
-        peer: u16,
-        gen: u32,
-    ) {
-        q.schedule_net(
-            at,
-            NetEvent::Radio(
-                self.element,
-                RadioEvent {
-                    kind,
-                    node,
-                    peer,
-                    gen,
-                },
-            ),
-        );
     }
 
     /// Packet `id` enters the mesh at `now`, sent from network node `from` to `to`.
@@ -622,48 +470,21 @@ impl Mesh {
             self.transit[id as usize].xfer = 0;
             return Some(DropReason::MacQueue);
         };
-        if self.params.contiki.is_some() && frags.count <= 64 {
-            return self.ck_forward(now, id, at, to, frags, q);
-        }
-        let node = &self.nodes[at as usize];
-        if node.queue.len() + frags.count as usize > node.capacity || frags.count > 64 {
+        // A transfer's fragments are one bit each of `Transit::got`.
+        if frags.count > 64 || !self.mac(at).admits(frags.count as usize) {
             self.counters.mac_queue_drops += 1;
             self.transit[id as usize].xfer = 0;
             return Some(DropReason::MacQueue);
         }
         let xfer = self.open_transfer(id, to, &frags);
         let header = phy::mac_header(self.params.addressing) + phy::FCS;
-        let node = &mut self.nodes[at as usize];
-        let idle = node.queue.is_empty();
-        for i in 0..frags.count {
-            node.queue
-                .push_back(Frame::of(id, xfer, to, header, &frags, i));
-        }
-        if idle {
-            self.start_head(now, at, q);
-        }
-        None
-    }
-
-    /// `forward` under the Contiki profile.
-    fn ck_forward(
-        &mut self,
-        now: Instant,
-        id: PacketId,
-        at: u16,
-        to: u16,
-        frags: Fragments,
-        q: &mut impl Scheduler,
-    ) -> Option<DropReason> {
-        let xfer = self.open_transfer(id, to, &frags);
-        let header = phy::mac_header(self.params.addressing) + phy::FCS;
         let frames: Vec<Frame> = (0..frags.count)
             .map(|i| Frame::of(id, xfer, to, header, &frags, i))
             .collect();
-        self.ck_enqueue(now, id, at, to, &frames, q)
+        self.with_mac(at, |mac, mesh| mac.enqueue(now, at, id, &frames, mesh, q))
     }
 
-    /// A packet's transfer to the next hop `to` starts (both MAC profiles): a new transfer id,
+    /// A packet's transfer to the next hop `to` starts (whatever the MAC): a new transfer id,
     /// the packet's transit reset for `to`'s reassembly, fragmented packets counted.
     fn open_transfer(&mut self, id: PacketId, to: u16, frags: &Fragments) -> u32 {
         if frags.count > 1 {
@@ -677,44 +498,6 @@ impl Mesh {
         tr.got = 0;
         tr.count = frags.count as u16;
         xfer
-    }
-
-    /// The frame node `u` is sending (its queue's head; under the Contiki profile, the head
-    /// of the neighbour queue being served).
-    fn sending_frame(&self, u: u16) -> Frame {
-        if self.params.contiki.is_some() {
-            self.ck_sending_frame(u)
-        } else {
-            *self.nodes[u as usize].queue.front().expect("a head frame")
-        }
-    }
-
-    /// Node `u` starts the channel access for its head frame (after the phase optimisation's
-    /// wait, if it knows its receiver's phase).
-    fn start_head(&mut self, now: Instant, u: u16, q: &mut impl Scheduler) {
-        let Some(to) = self.nodes[u as usize].queue.front().map(|f| f.to) else {
-            return;
-        };
-        let start = now + self.phase_defer(now, u, to);
-        let node = &mut self.nodes[u as usize];
-        let cca_end = node.mac.begin(start, &self.params.mac, &mut node.rng);
-        let gen = node.gen;
-        self.schedule(q, cca_end, RadioKind::CcaEnd, u, 0, gen);
-    }
-
-    /// Whether node `u` finds the channel busy in the CCA window ending at `now`.
-    fn channel_busy(&self, now: Instant, u: u16) -> bool {
-        let node = &self.nodes[u as usize];
-        if node.on_air {
-            return true;
-        }
-        let window_start =
-            Instant::from_nanos(now.nanos().saturating_sub(self.params.mac.cca.nanos()));
-        let n = self.nodes.len();
-        (0..n).any(|j| {
-            self.senses[u as usize * n + j]
-                && (self.nodes[j].on_air || self.nodes[j].last_air_end > window_start)
-        })
     }
 
     /// `node` starts transmitting to `rx` (or [`NO_RECEIVER`]); the frames it disturbs are
@@ -771,7 +554,8 @@ impl Mesh {
         true
     }
 
-    /// Handles one of the mesh's events.
+    /// Handles one of the mesh's events: the medium's here, the MACs' timers by the node's
+    /// MAC.
     pub fn handle(
         &mut self,
         now: Instant,
@@ -779,306 +563,147 @@ impl Mesh {
         packets: &Slab<NetPacket>,
         q: &mut impl Scheduler,
     ) -> MeshOutcome {
-        let u = ev.node;
         match ev.kind {
-            RadioKind::CkTimer | RadioKind::CkAckCheck | RadioKind::CkAckDone => {
-                self.ck_handle(now, ev, packets, q)
-            }
-            RadioKind::CcaEnd => {
-                if ev.gen != self.nodes[u as usize].gen {
-                    return MeshOutcome::Nothing;
-                }
-                // A node that owes an acknowledgement sends it first (the radio answers in
-                // hardware, RX → TX and back): an assessment overlapping it is repeated
-                // once it is over, without counting as a busy one.
-                let owed = self.nodes[u as usize].ack_busy_until;
-                if owed.nanos() > now.nanos().saturating_sub(self.params.mac.cca.nanos()) {
-                    self.schedule(
-                        q,
-                        owed + self.params.mac.cca,
-                        RadioKind::CcaEnd,
-                        u,
-                        0,
-                        ev.gen,
-                    );
-                    return MeshOutcome::Nothing;
-                }
-                let busy = self.channel_busy(now, u);
-                let node = &mut self.nodes[u as usize];
-                match node.mac.on_cca(now, busy, &self.params.mac, &mut node.rng) {
-                    CcaDecision::Transmit { at } => {
-                        let gen = node.gen;
-                        self.schedule(q, at, RadioKind::TxStart, u, 0, gen);
-                        MeshOutcome::Nothing
-                    }
-                    CcaDecision::Backoff { cca_end } => {
-                        let gen = node.gen;
-                        self.schedule(q, cca_end, RadioKind::CcaEnd, u, 0, gen);
-                        MeshOutcome::Nothing
-                    }
-                    CcaDecision::Fail => {
-                        self.counters.channel_access_failures += 1;
-                        self.resolve_head(now, u, false, q)
-                    }
-                }
-            }
-            RadioKind::TxStart => {
-                if self.nodes[u as usize].on_air {
-                    // Still sending an acknowledgement (possible only with a carrier-sense
-                    // range below the radio range): the frame follows it.
-                    let at = self.nodes[u as usize].ack_busy_until.max(now);
-                    self.schedule(q, at, RadioKind::TxStart, u, 0, ev.gen);
-                    return MeshOutcome::Nothing;
-                }
-                let f = self.sending_frame(u);
-                self.counters.frames_sent += 1;
-                let again = if self.params.contiki.is_some() {
-                    self.ck[u as usize].is_retransmission()
-                } else {
-                    self.nodes[u as usize].mac.retries > 0
-                };
-                if again {
-                    self.counters.retransmissions += 1;
-                }
-                let bytes = u32::from(f.bytes);
-                let airtime = phy::airtime(bytes);
-                if let Some(period) = self.params.wake_period {
-                    // Strobe: copies every airtime + gap until the receiver wakes up; it
-                    // detects the strobe at its wake-up and receives the next whole copy.
-                    let phase = self.wake_phases[f.to as usize].nanos();
-                    let p = period.nanos();
-                    let t = now.nanos();
-                    let wake = if t <= phase {
-                        phase
-                    } else {
-                        phase + (t - phase).div_ceil(p) * p
-                    };
-                    let step = (airtime + self.params.strobe_gap).nanos();
-                    let k = (wake - t).div_ceil(step);
-                    // Towards a phase-locked receiver no copy starts after
-                    // MAX_PHASE_STROBE_TIME (contikimac.c `send_packet`, `is_known_receiver`):
-                    // a wake-up beyond it is a miss — the copies that started before it, then
-                    // no acknowledgement.
-                    let known = self.params.phase_lock && self.phase_of(u, f.to).is_some();
-                    if known && k * step >= MAX_PHASE_STROBE_TIME.nanos() {
-                        let sent = MAX_PHASE_STROBE_TIME.nanos().div_ceil(step);
-                        self.counters.strobes += sent;
-                        self.start_air(u, NO_RECEIVER, bytes);
-                        let end = Instant::from_nanos(t + (sent - 1) * step) + airtime;
-                        self.schedule(q, end, RadioKind::TxEnd, u, f.to, ev.gen);
-                        return MeshOutcome::Nothing;
-                    }
-                    if k > 0 {
-                        self.counters.strobes += k;
-                        self.start_air(u, NO_RECEIVER, bytes);
-                        let copy = Instant::from_nanos(t + k * step);
-                        self.schedule(q, copy, RadioKind::StrobeCopy, u, f.to, ev.gen);
-                        return MeshOutcome::Nothing;
-                    }
-                }
-                self.nodes[u as usize].copy_start = now;
-                self.start_air(u, f.to, bytes);
-                self.schedule(q, now + airtime, RadioKind::TxEnd, u, f.to, ev.gen);
-                MeshOutcome::Nothing
-            }
-            RadioKind::StrobeCopy => {
-                // The strobe so far occupied the channel for nobody; the copy now on the air
-                // is the one the receiver takes.
-                let i = self
-                    .air
-                    .iter()
-                    .position(|a| a.node == u)
-                    .expect("the node is strobing");
-                self.air.swap_remove(i);
-                let f = self.sending_frame(u);
-                self.nodes[u as usize].copy_start = now;
-                self.start_air(u, f.to, u32::from(f.bytes));
-                let end = now + phy::airtime(u32::from(f.bytes));
-                self.schedule(q, end, RadioKind::TxEnd, u, f.to, ev.gen);
-                MeshOutcome::Nothing
-            }
-            RadioKind::TxEnd if self.params.contiki.is_some() => {
-                let ok = self.end_air(now, u);
-                let f = self.sending_frame(u);
-                let received = if ok {
-                    self.acknowledge(now, u, f, q);
-                    self.receive(now, f.to, u, f, packets, q)
-                } else {
-                    MeshOutcome::Nothing
-                };
-                self.ck_tx_end(now, u, ok, received, packets, q)
-            }
-            RadioKind::TxEnd => {
-                let ok = self.end_air(now, u);
-                let node = &mut self.nodes[u as usize];
-                let deadline = node.mac.on_tx_end(now, &self.params.mac);
-                let gen = node.gen;
-                let f = *node.queue.front().expect("a head frame");
-                self.schedule(q, deadline, RadioKind::AckTimeout, u, 0, gen);
-                if !ok {
-                    return MeshOutcome::Nothing;
-                }
-                self.acknowledge(now, u, f, q);
-                self.receive(now, f.to, u, f, packets, q)
-            }
-            RadioKind::AckStart => {
-                if self.nodes[u as usize].on_air {
-                    // Transmitting a frame of its own: no acknowledgement.
-                    return MeshOutcome::Nothing;
-                }
-                self.counters.acks_sent += 1;
-                self.start_air(u, ev.peer, phy::ACK_FRAME);
-                let end = now + phy::airtime(phy::ACK_FRAME);
-                self.schedule(q, end, RadioKind::AckEnd, u, ev.peer, ev.gen);
-                MeshOutcome::Nothing
-            }
-            RadioKind::AckEnd => {
-                let ok = self.end_air(now, u);
-                let t = ev.peer;
-                let tn = &self.nodes[t as usize];
-                if self.params.contiki.is_some() {
-                    if ok && tn.gen == ev.gen {
-                        self.ck[t as usize].acked = true;
-                    }
-                    return MeshOutcome::Nothing;
-                }
-                if ok && tn.gen == ev.gen && tn.mac.state == MacState::WaitAck {
-                    let encounter = tn.copy_start;
-                    self.phase_update(now, t, u, Some(encounter));
-                    self.nodes[t as usize].mac.on_ack();
-                    return self.resolve_head(now, t, true, q);
-                }
-                MeshOutcome::Nothing
-            }
-            RadioKind::AckTimeout => {
-                let node = &self.nodes[u as usize];
-                if ev.gen != node.gen || node.mac.state != MacState::WaitAck {
-                    return MeshOutcome::Nothing;
-                }
-                let to = node.queue.front().expect("a head frame").to;
-                self.phase_update(now, u, to, None);
-                // The retransmission goes through phase_wait again (csma.c resends through
-                // the RDC's `send`).
-                let start = now + self.phase_defer(now, u, to);
-                let node = &mut self.nodes[u as usize];
-                match node
-                    .mac
-                    .on_ack_timeout(start, &self.params.mac, &mut node.rng)
-                {
-                    Some(cca_end) => {
-                        let gen = node.gen;
-                        self.schedule(q, cca_end, RadioKind::CcaEnd, u, 0, gen);
-                        MeshOutcome::Nothing
-                    }
-                    None => {
-                        self.counters.retry_failures += 1;
-                        self.resolve_head(now, u, false, q)
-                    }
-                }
-            }
+            RadioKind::TxStart => self.handle_tx_start(now, ev, q),
+            RadioKind::StrobeCopy => self.handle_strobe_copy(now, ev, q),
+            RadioKind::TxEnd => self.handle_tx_end(now, ev, packets, q),
+            RadioKind::AckStart => self.handle_ack_start(now, ev, q),
+            RadioKind::AckEnd => self.handle_ack_end(now, ev, q),
             RadioKind::Refused => MeshOutcome::Dropped(ev.gen, DropReason::MacQueue),
-        }
-    }
-
-    /// What node `u` knows of `neighbor`'s phase.
-    fn phase_of(&self, u: u16, neighbor: u16) -> Option<&Phase> {
-        self.nodes[u as usize]
-            .phases
-            .iter()
-            .find(|p| p.neighbor == neighbor)
-    }
-
-    /// Contiki 2.6 `phase.c` `phase_wait`: how long node `u` waits at `now` before its channel
-    /// access towards `neighbor` so that its strobe starts [`GUARD_TIME`] before the
-    /// neighbour's next expected wake-up. With the recorded encounter `e` and the cycle `P`,
-    /// `wait = (e − now) mod P`, plus `P` if below the guard time; the node waits
-    /// `wait − GUARD_TIME`. Zero without duty cycling, phase optimisation or a known phase.
-    fn phase_defer(&self, now: Instant, u: u16, neighbor: u16) -> Duration {
-        let Some(period) = self.params.wake_period.filter(|_| self.params.phase_lock) else {
-            return Duration::ZERO;
-        };
-        let Some(e) = self.phase_of(u, neighbor) else {
-            return Duration::ZERO;
-        };
-        let p = period.nanos();
-        let (sync, t) = (e.time.nanos(), now.nanos());
-        // (sync − now) mod P, in [0, P) (sync is in the past)
-        let mut wait = (p - (t - sync) % p) % p;
-        if wait < GUARD_TIME.nanos() {
-            wait += p;
-        }
-        Duration::from_nanos(wait - GUARD_TIME.nanos())
-    }
-
-    /// Contiki 2.6 `phase.c` `phase_update`: node `u`'s transmission to `neighbor` was
-    /// acknowledged (`Some(encounter)`: when the acknowledged copy went on the air) or not
-    /// (`None`). An acknowledgement records (or renews) the phase and clears the
-    /// unacknowledged count; [`MAX_NOACKS`] unacknowledged transmissions in a row, or
-    /// [`MAX_NOACKS_TIME`] since the first of them, forget it.
-    fn phase_update(&mut self, now: Instant, u: u16, neighbor: u16, encounter: Option<Instant>) {
-        if !self.params.phase_lock || self.params.wake_period.is_none() {
-            return;
-        }
-        let phases = &mut self.nodes[u as usize].phases;
-        let i = phases.iter().position(|p| p.neighbor == neighbor);
-        match (i, encounter) {
-            (Some(i), Some(time)) => {
-                phases[i].time = time;
-                phases[i].noacks = 0;
+            RadioKind::CcaEnd
+            | RadioKind::AckTimeout
+            | RadioKind::CkTimer
+            | RadioKind::CkAckCheck
+            | RadioKind::CkAckDone
+            | RadioKind::MacTimer => {
+                debug_assert!(ev.kind.is_mac_timer());
+                self.with_mac(ev.node, |mac, mesh| mac.on_event(now, ev, mesh, q))
             }
-            (Some(i), None) => {
-                let e = &mut phases[i];
-                e.noacks += 1;
-                if e.noacks == 1 {
-                    e.first_noack = now;
-                }
-                if e.noacks >= MAX_NOACKS || now >= e.first_noack + MAX_NOACKS_TIME {
-                    phases.remove(i);
-                }
-            }
-            (None, Some(time)) => {
-                if phases.len() >= MAX_PHASE_NEIGHBORS {
-                    phases.pop();
-                }
-                phases.insert(
-                    0,
-                    Phase {
-                        neighbor,
-                        time,
-                        noacks: 0,
-                        first_noack: Instant::ZERO,
-                    },
-                );
-            }
-            (None, None) => {}
         }
     }
 
-    /// Node `u`'s head frame is done (`acked`) or failed; the next frame starts.
-    fn resolve_head(
+    /// Node `u`'s frame (its MAC's [`Mac::sending_frame`]) goes on the air: at once, or,
+    /// duty cycled, as a strobe of copies until its receiver wakes up.
+    fn handle_tx_start(
         &mut self,
         now: Instant,
-        u: u16,
-        acked: bool,
+        ev: RadioEvent,
         q: &mut impl Scheduler,
     ) -> MeshOutcome {
-        let node = &mut self.nodes[u as usize];
-        node.gen = node.gen.wrapping_add(1);
-        let f = node.queue.pop_front().expect("a head frame");
-        let mut out = MeshOutcome::Nothing;
-        if !acked {
-            let t = &mut self.transit[f.packet as usize];
-            if t.xfer == f.xfer {
-                // A lost fragment loses the packet: its other frames leave the queue.
-                t.xfer = 0;
-                node.queue.retain(|g| g.xfer != f.xfer);
-                self.counters.radio_drops += 1;
-                out = MeshOutcome::Dropped(f.packet, DropReason::Radio);
+        let u = ev.node;
+        if self.nodes[u as usize].on_air {
+            // Still sending an acknowledgement (possible only with a carrier-sense range
+            // below the radio range): the frame follows it.
+            let at = self.nodes[u as usize].ack_busy_until.max(now);
+            self.schedule(q, at, RadioKind::TxStart, u, 0, ev.gen);
+            return MeshOutcome::Nothing;
+        }
+        let f = self.mac(u).sending_frame();
+        self.counters.frames_sent += 1;
+        if self.mac(u).is_retransmission() {
+            self.counters.retransmissions += 1;
+        }
+        let bytes = u32::from(f.bytes);
+        let airtime = phy::airtime(bytes);
+        if let Some(rdc) = &self.rdc {
+            let (kind, at, copies) =
+                match rdc.strobe(now, u, f.to, self.wake_phases[f.to as usize], airtime) {
+                    Strobe::Direct => (RadioKind::TxEnd, now + airtime, 0),
+                    Strobe::Miss { copies, end } => (RadioKind::TxEnd, end, copies),
+                    Strobe::Copies { copies, at } => (RadioKind::StrobeCopy, at, copies),
+                };
+            if copies > 0 {
+                // The copies so far occupy the channel for nobody.
+                self.counters.strobes += copies;
+                self.start_air(u, NO_RECEIVER, bytes);
+                self.schedule(q, at, kind, u, f.to, ev.gen);
+                return MeshOutcome::Nothing;
             }
         }
-        node.mac.state = MacState::Idle;
-        self.start_head(now, u, q);
-        out
+        self.nodes[u as usize].copy_start = now;
+        self.start_air(u, f.to, bytes);
+        self.schedule(q, now + airtime, RadioKind::TxEnd, u, f.to, ev.gen);
+        MeshOutcome::Nothing
+    }
+
+    /// Duty cycling: node `u`'s strobe reaches the copy its receiver takes.
+    fn handle_strobe_copy(
+        &mut self,
+        now: Instant,
+        ev: RadioEvent,
+        q: &mut impl Scheduler,
+    ) -> MeshOutcome {
+        let u = ev.node;
+        // The strobe so far occupied the channel for nobody; the copy now on the air is the
+        // one the receiver takes.
+        let i = self
+            .air
+            .iter()
+            .position(|a| a.node == u)
+            .expect("the node is strobing");
+        self.air.swap_remove(i);
+        let f = self.mac(u).sending_frame();
+        self.nodes[u as usize].copy_start = now;
+        self.start_air(u, f.to, u32::from(f.bytes));
+        let end = now + phy::airtime(u32::from(f.bytes));
+        self.schedule(q, end, RadioKind::TxEnd, u, f.to, ev.gen);
+        MeshOutcome::Nothing
+    }
+
+    /// Node `u`'s frame leaves the air: its MAC hears of it before and after the receiver
+    /// (if the frame reached it) acknowledges and takes it.
+    fn handle_tx_end(
+        &mut self,
+        now: Instant,
+        ev: RadioEvent,
+        packets: &Slab<NetPacket>,
+        q: &mut impl Scheduler,
+    ) -> MeshOutcome {
+        let u = ev.node;
+        let ok = self.end_air(now, u);
+        let f = self.mac(u).sending_frame();
+        self.with_mac(u, |mac, mesh| mac.tx_ended(now, u, mesh, q));
+        let received = if ok {
+            self.acknowledge(now, u, f, q);
+            self.receive(now, f.to, u, f, packets, q)
+        } else {
+            MeshOutcome::Nothing
+        };
+        self.with_mac(u, |mac, mesh| {
+            mac.tx_delivered(now, u, ok, received, mesh, q)
+        })
+    }
+
+    /// Node `u` starts acknowledging `peer`'s frame.
+    fn handle_ack_start(
+        &mut self,
+        now: Instant,
+        ev: RadioEvent,
+        q: &mut impl Scheduler,
+    ) -> MeshOutcome {
+        let u = ev.node;
+        if self.nodes[u as usize].on_air {
+            // Transmitting a frame of its own: no acknowledgement.
+            return MeshOutcome::Nothing;
+        }
+        self.counters.acks_sent += 1;
+        self.start_air(u, ev.peer, phy::ACK_FRAME);
+        let end = now + phy::airtime(phy::ACK_FRAME);
+        self.schedule(q, end, RadioKind::AckEnd, u, ev.peer, ev.gen);
+        MeshOutcome::Nothing
+    }
+
+    /// Node `u`'s acknowledgement to `peer` leaves the air: `peer`'s MAC hears whether it
+    /// arrived.
+    fn handle_ack_end(
+        &mut self,
+        now: Instant,
+        ev: RadioEvent,
+        q: &mut impl Scheduler,
+    ) -> MeshOutcome {
+        let (u, t) = (ev.node, ev.peer);
+        let ok = self.end_air(now, u);
+        self.with_mac(t, |mac, mesh| mac.on_ack(now, t, u, ok, ev.gen, mesh, q))
     }
 
     /// Frame `f` from node `u` arrived cleanly at `now`: its receiver acknowledges it after
@@ -1109,10 +734,8 @@ impl Mesh {
         packets: &Slab<NetPacket>,
         q: &mut impl Scheduler,
     ) -> MeshOutcome {
-        if self.params.contiki.is_some() {
-            if let Err(out) = self.ck_receive(now, r, sender, f) {
-                return out;
-            }
+        if let Err(out) = self.with_mac(r, |mac, mesh| mac.accept(now, r, sender, f, mesh)) {
+            return out;
         }
         let t = &mut self.transit[f.packet as usize];
         if t.xfer != f.xfer || t.to != r || t.got & (1 << f.frag) != 0 {
@@ -1123,8 +746,8 @@ impl Mesh {
         if t.got.count_ones() < u32::from(t.count) {
             return MeshOutcome::Nothing;
         }
-        if let Some(c) = self.ck.get_mut(r as usize) {
-            c.reassembled(f.xfer);
+        if let Some(mac) = self.macs[r as usize].as_mut() {
+            mac.reassembled(f.xfer);
         }
         let p = packets.get(f.packet);
         if r == t.exit {
@@ -1151,7 +774,7 @@ impl Mesh {
 
     /// Frames waiting in every MAC queue (for the end-of-run check).
     pub fn queued_frames(&self) -> usize {
-        self.nodes.iter().map(|n| n.queue.len()).sum::<usize>() + self.ck_queued()
+        self.macs.iter().flatten().map(|m| m.queued()).sum()
     }
 
     /// Time a node spends on one frame of `mac_bytes` on an idle channel with no backoff:

@@ -5,11 +5,11 @@
 
 use super::Topology;
 use crate::basics::{millis, ConfigError};
-use crate::config::{LinkLossModel, MacKind, NetworkConfig, RunConfig};
+use crate::config::{LinkLossModel, NetworkConfig, RunConfig};
 use crate::net::network::{Element, Network, Node, NodeId, NodeRole, PathElement, Route};
 use crate::net::path::PathDelay;
 use crate::net::radio::contiki::ContikiParams;
-use crate::net::radio::mac::MacParams;
+use crate::net::radio::mac::{self, MacParams};
 use crate::net::radio::prr;
 use crate::net::radio::{Mesh, RadioParams};
 use crate::sim::streams::{stream, Stream};
@@ -83,6 +83,14 @@ pub fn radio_params(n: &NetworkConfig) -> Result<RadioParams, ConfigError> {
         return Err(ConfigError(format!(
             "network.mac_min_be: {} is above network.mac_max_be ({}); allowed: <= mac_max_be",
             n.mac_min_be, n.mac_max_be
+        )));
+    }
+    if mac::by_name(&n.mac).is_none() {
+        let names: Vec<&str> = mac::MACS.iter().map(|e| e.name).collect();
+        return Err(ConfigError(format!(
+            "network.mac: unknown MAC \"{}\"; allowed: {}",
+            n.mac,
+            names.join(", ")
         )));
     }
     Ok(RadioParams {
@@ -160,7 +168,7 @@ fn check_per_sink(
 
 /// The Contiki profile's parameters (`network.mac = "contiki"`), or `None`.
 fn contiki_params(n: &NetworkConfig) -> Result<Option<ContikiParams>, ConfigError> {
-    if n.mac != MacKind::Contiki {
+    if n.mac != "contiki" {
         return Ok(None);
     }
     // default_timebase(): CLOCK_SECOND / NETSTACK_RDC_CHANNEL_CHECK_RATE in whole ticks, as C's
@@ -196,7 +204,7 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
         check_per_sink(cfg, &net_cfg, layout.clients.len(), outside.len())?;
     }
     if let (Some(_), Some(bytes)) = (params.contiki, cfg.workload.request_bytes) {
-        // Contiki's buffer pool must hold one request's fragments (`contiki.rs`).
+        // Contiki's buffer pool must hold one request's fragments (`radio/mac/contiki.rs`).
         let need = crate::net::radio::contiki::buffers_for_packet(bytes, net_cfg.mac_addressing);
         let have = net_cfg
             .mac_queue_frames
@@ -248,6 +256,8 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
         ConfigError(format!("{key}: {e}"))
     })?;
     let mut mesh = mesh;
+    // Every node runs the MAC `network.mac` names (checked by `radio_params`).
+    mesh.set_mac(mac::by_name(&net_cfg.mac).expect("a registered MAC"));
     if net_cfg.link_loss_model == LinkLossModel::Shadowing {
         // One draw per link, from the seed alone: every replication runs on the same links,
         // as the runs of a testbed do.

@@ -56,7 +56,14 @@
 use std::collections::VecDeque;
 
 use coaplab_cc::rng::Rng;
-use coaplab_cc::{Duration, Instant};
+use coaplab_cc::Instant;
+
+pub use super::super::params::ContikiParams;
+use super::super::params::RadioParams;
+use super::super::types::{Frame, MeshOutcome, RadioEvent, RadioKind, UDP_PORTS};
+use super::traits::{Mac, Medium};
+use crate::net::network::{DropReason, Scheduler};
+use crate::sim::slab::PacketId;
 
 /// `CLOCK_CONF_SECOND` (platform/sky and platform/z1 `platform-conf.h`): clock ticks per second.
 pub const CLOCK_SECOND: u32 = 128;
@@ -97,33 +104,6 @@ const MAX_BACKOFF_FACTOR: u32 = 3;
 /// `MAX_SEQNOS` (`nullrdc.c`): received (sender, sequence number) pairs remembered to drop
 /// duplicates (with autoack only).
 const MAX_SEQNOS: usize = 16;
-
-/// The Contiki profile's parameters.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ContikiParams {
-    /// One clock tick (1 / `CLOCK_SECOND`).
-    pub tick: Duration,
-    /// The time base T in ticks (`default_timebase()`), at least 1.
-    pub timebase_ticks: u32,
-    pub max_neighbor_queues: usize,
-    pub max_transmissions: u8,
-    /// The sender waits for acknowledgements (`NULLRDC_802154_AUTOACK`, or ContikiMAC).
-    pub wait_ack: bool,
-    pub ack_wait: Duration,
-    pub after_ack_wait: Duration,
-    pub reassembly_timeout: Duration,
-    /// The CPU's time from a packet's hand-off to the stack to its first frame's CCA (the
-    /// MSP430 reading the frame, 6LoWPAN and uIP, CSMA's zero-time ctimer, loading the
-    /// CC2420's TX FIFO; see [`PROCESSING_US`]).
-    pub processing: Duration,
-}
-
-impl ContikiParams {
-    /// T.
-    pub fn timebase(&self) -> Duration {
-        self.tick.mul(u64::from(self.timebase_ticks))
-    }
-}
 
 /// What the radio driver reported for one send (`mac.h`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -411,106 +391,63 @@ impl<F: Copy> ContikiCsma<F> {
 // ---------------------------------------------------------------------------------------------
 // The mesh's side: Contiki's CSMA driving the shared medium of `mod.rs`.
 
-use super::{Frame, Mesh, MeshOutcome, RadioEvent, RadioKind};
-use crate::net::network::{DropReason, Scheduler};
-use crate::packet::NetPacket;
-use crate::sim::slab::{PacketId, Slab};
+/// The Contiki MAC of one node (`network.mac = "contiki"`): its CSMA driver state.
+pub struct ContikiMac {
+    ck: ContikiCsma<Frame>,
+    p: ContikiParams,
+    /// The radio's RX → TX turnaround (after the CC2420's CCA).
+    turnaround: coaplab_cc::Duration,
+}
 
-impl Mesh {
-    fn ck_params(&self) -> ContikiParams {
-        self.params.contiki.expect("the Contiki profile")
-    }
-
-    /// `forward` under the Contiki profile: the packet's frames go to node `at`'s queue for
-    /// `to`, one by one; the first refused one loses the packet (those before it stay queued).
-    pub(super) fn ck_enqueue(
-        &mut self,
-        now: Instant,
-        id: PacketId,
-        at: u16,
-        to: u16,
-        frames: &[Frame],
-        q: &mut impl Scheduler,
-    ) -> Option<DropReason> {
-        let p = self.ck_params();
-        let fragment = frames.len() > 1;
-        for &f in frames {
-            match self.ck[at as usize].enqueue(now, to, f, fragment, &p) {
-                Ok(None) => {}
-                Ok(Some(t)) => self.schedule(q, t.at, RadioKind::CkTimer, at, t.neighbor, t.gen),
-                Err(why) => {
-                    match why {
-                        Refusal::NoNeighbor => self.counters.neighbor_queue_drops += 1,
-                        Refusal::NoBuffer => self.counters.buffer_drops += 1,
-                    }
-                    self.counters.mac_queue_drops += 1;
-                    self.node_drops[at as usize][DROP_QUEUE] += 1;
-                    self.transit[id as usize].xfer = 0;
-                    return Some(DropReason::MacQueue);
-                }
-            }
-        }
-        None
-    }
-
-    /// The frame node `u` is sending.
-    pub(super) fn ck_sending_frame(&self, u: u16) -> Frame {
-        let c = &self.ck[u as usize];
-        let a = c.sending.expect("a send under way");
-        let n = c.neighbors.iter().find(|n| n.addr == a).expect("its queue");
-        *n.frames.front().expect("a head frame")
+impl ContikiMac {
+    /// The registry's constructor: a pool of `capacity` buffers.
+    pub fn build(p: &RadioParams, capacity: usize) -> Box<dyn Mac> {
+        Box::new(ContikiMac {
+            ck: ContikiCsma::new(capacity),
+            p: p.contiki.expect("the Contiki profile's parameters"),
+            turnaround: p.mac.turnaround,
+        })
     }
 
     /// Node `u` starts sending its queue's head frame at `now` (`transmit_packet_list`): the
     /// CC2420's CCA, then the frame after the turnaround, or a collision report at once.
-    fn ck_send(
+    fn send(
         &mut self,
         now: Instant,
         u: u16,
-        packets: &Slab<NetPacket>,
-        q: &mut impl Scheduler,
+        cx: &mut dyn Medium,
+        q: &mut dyn Scheduler,
     ) -> MeshOutcome {
-        let node = &mut self.nodes[u as usize];
-        node.gen = node.gen.wrapping_add(1);
-        let gen = node.gen;
-        if self.channel_busy(now, u) {
-            self.counters.tx_collisions += 1;
-            return self.ck_sent(now, u, TxStatus::Collision, packets, q);
+        let gen = cx.next_gen(u);
+        if cx.channel_busy(now, u) {
+            cx.counters().tx_collisions += 1;
+            return self.sent(now, u, TxStatus::Collision, cx, q);
         }
-        self.schedule(
-            q,
-            now + self.params.mac.turnaround,
-            RadioKind::TxStart,
-            u,
-            0,
-            gen,
-        );
+        cx.schedule(q, now + self.turnaround, RadioKind::TxStart, u, 0, gen);
         MeshOutcome::Nothing
     }
 
     /// `packet_sent` at node `u`; then the next queue waiting for the radio.
-    fn ck_sent(
+    fn sent(
         &mut self,
         now: Instant,
         u: u16,
         status: TxStatus,
-        packets: &Slab<NetPacket>,
-        q: &mut impl Scheduler,
+        cx: &mut dyn Medium,
+        q: &mut dyn Scheduler,
     ) -> MeshOutcome {
-        let p = self.ck_params();
-        let node = &mut self.nodes[u as usize];
-        let out = self.ck[u as usize].packet_sent(now, status, &p, &mut node.rng);
+        let out = self.ck.packet_sent(now, status, &self.p, cx.rng(u));
         if let Some(t) = out.timer {
-            self.schedule(q, t.at, RadioKind::CkTimer, u, t.neighbor, t.gen);
+            cx.schedule(q, t.at, RadioKind::CkTimer, u, t.neighbor, t.gen);
         }
         let mut result = MeshOutcome::Nothing;
         if let Some((f, true)) = out.freed {
-            self.counters.retry_failures += 1;
-            result = self.ck_lose(f, u, DROP_RETRY_LIMIT);
+            cx.counters().retry_failures += 1;
+            result = lose(f, u, DROP_RETRY_LIMIT, cx);
         }
-        if let Some((_, _)) = self.ck[u as usize].next_deferred() {
+        if let Some((_, _)) = self.ck.next_deferred() {
             // The deferred send starts now, right after this one (same CPU).
-            let r = self.ck_send(now, u, packets, q);
+            let r = self.send(now, u, cx, q);
             // A send ends at once only on a busy channel, and a collision is retried, never
             // a drop: `r` is `Nothing`.
             debug_assert!(r == MeshOutcome::Nothing, "two outcomes from one event");
@@ -520,126 +457,198 @@ impl Mesh {
         }
         result
     }
+}
 
-    /// Handles the Contiki profile's own events.
-    pub(super) fn ck_handle(
+/// Frame `f` failed at node `n`: if it still belongs to its packet's current hop transfer,
+/// the packet is lost (a radio drop, counted at `n` under `cause`); else it was a leftover
+/// of a transfer already resolved, and nothing is lost.
+fn lose(f: Frame, n: u16, cause: usize, cx: &mut dyn Medium) -> MeshOutcome {
+    if cx.transfer(f.packet) != (f.xfer, f.to) {
+        return MeshOutcome::Nothing;
+    }
+    cx.abandon(f.packet);
+    cx.counters().radio_drops += 1;
+    cx.node_drops(n)[cause] += 1;
+    MeshOutcome::Dropped(f.packet, DropReason::Radio)
+}
+
+impl Mac for ContikiMac {
+    fn admits(&self, _count: usize) -> bool {
+        // The pool and the neighbour entries are checked frame by frame (`enqueue`).
+        true
+    }
+
+    /// The packet's frames go to the node's queue for their next hop, one by one; the first
+    /// refused one loses the packet (those before it stay queued).
+    fn enqueue(
+        &mut self,
+        now: Instant,
+        u: u16,
+        id: PacketId,
+        frames: &[Frame],
+        cx: &mut dyn Medium,
+        q: &mut dyn Scheduler,
+    ) -> Option<DropReason> {
+        let fragment = frames.len() > 1;
+        for &f in frames {
+            match self.ck.enqueue(now, f.to, f, fragment, &self.p) {
+                Ok(None) => {}
+                Ok(Some(t)) => cx.schedule(q, t.at, RadioKind::CkTimer, u, t.neighbor, t.gen),
+                Err(why) => {
+                    let c = cx.counters();
+                    match why {
+                        Refusal::NoNeighbor => c.neighbor_queue_drops += 1,
+                        Refusal::NoBuffer => c.buffer_drops += 1,
+                    }
+                    c.mac_queue_drops += 1;
+                    cx.node_drops(u)[DROP_QUEUE] += 1;
+                    cx.abandon(id);
+                    return Some(DropReason::MacQueue);
+                }
+            }
+        }
+        None
+    }
+
+    fn on_event(
         &mut self,
         now: Instant,
         ev: RadioEvent,
-        packets: &Slab<NetPacket>,
-        q: &mut impl Scheduler,
+        cx: &mut dyn Medium,
+        q: &mut dyn Scheduler,
     ) -> MeshOutcome {
         let (u, peer, gen) = (ev.node, ev.peer, ev.gen);
         match ev.kind {
             RadioKind::CkTimer => {
-                if self.ck[u as usize].on_timer(peer, gen).is_none() {
+                if self.ck.on_timer(peer, gen).is_none() {
                     return MeshOutcome::Nothing;
                 }
-                self.ck_send(now, u, packets, q)
+                self.send(now, u, cx, q)
             }
             RadioKind::CkAckCheck => {
-                if gen != self.nodes[u as usize].gen {
+                if gen != cx.gen(u) {
                     return MeshOutcome::Nothing;
                 }
                 // ACK_WAIT_TIME is over: an acknowledgement under way (or any activity) is
                 // read after AFTER_ACK_DETECTED_WAIT_TIME; silence is MAC_TX_NOACK.
-                let acking = self.air.iter().any(|a| a.rx == u);
-                if acking || self.ck[u as usize].acked || self.channel_busy(now, u) {
-                    let at = now + self.ck_params().after_ack_wait;
-                    self.schedule(q, at, RadioKind::CkAckDone, u, 0, gen);
+                if cx.addressed(u) || self.ck.acked || cx.channel_busy(now, u) {
+                    let at = now + self.p.after_ack_wait;
+                    cx.schedule(q, at, RadioKind::CkAckDone, u, 0, gen);
                     return MeshOutcome::Nothing;
                 }
-                self.ck_sent(now, u, TxStatus::NoAck, packets, q)
+                self.sent(now, u, TxStatus::NoAck, cx, q)
             }
             RadioKind::CkAckDone => {
-                if gen != self.nodes[u as usize].gen {
+                if gen != cx.gen(u) {
                     return MeshOutcome::Nothing;
                 }
-                let status = if self.ck[u as usize].acked {
+                let status = if self.ck.acked {
                     TxStatus::Ok
                 } else {
-                    self.counters.tx_collisions += 1;
+                    cx.counters().tx_collisions += 1;
                     TxStatus::Collision
                 };
-                self.ck_sent(now, u, status, packets, q)
+                self.sent(now, u, status, cx, q)
             }
             _ => unreachable!("not a Contiki event"),
         }
     }
 
+    /// The head of the neighbour queue being served.
+    fn sending_frame(&self) -> Frame {
+        let a = self.ck.sending.expect("a send under way");
+        let n = self
+            .ck
+            .neighbors
+            .iter()
+            .find(|n| n.addr == a)
+            .expect("its queue");
+        *n.frames.front().expect("a head frame")
+    }
+
+    fn is_retransmission(&self) -> bool {
+        self.ck.is_retransmission()
+    }
+
     /// Node `u`'s frame left the air at `now`, `ok` if it reached its receiver (which then
     /// got `received`'s outcome).
-    pub(super) fn ck_tx_end(
+    fn tx_delivered(
         &mut self,
         now: Instant,
         u: u16,
         ok: bool,
         received: MeshOutcome,
-        packets: &Slab<NetPacket>,
-        q: &mut impl Scheduler,
+        cx: &mut dyn Medium,
+        q: &mut dyn Scheduler,
     ) -> MeshOutcome {
-        let p = self.ck_params();
-        let f = self.ck_sending_frame(u);
-        if p.wait_ack {
-            let gen = self.nodes[u as usize].gen;
-            self.schedule(q, now + p.ack_wait, RadioKind::CkAckCheck, u, 0, gen);
+        let f = self.sending_frame();
+        if self.p.wait_ack {
+            let gen = cx.gen(u);
+            cx.schedule(q, now + self.p.ack_wait, RadioKind::CkAckCheck, u, 0, gen);
             return received;
         }
         // NullRDC without autoack: MAC_TX_OK whatever became of the frame; a frame lost at
         // its receiver loses its packet, unseen by the sender.
         let mut out = received;
         if !ok {
-            let lost = self.ck_lose(f, u, DROP_COLLISION);
+            let lost = lose(f, u, DROP_COLLISION, cx);
             if lost != MeshOutcome::Nothing {
-                self.counters.collision_drops += 1;
+                cx.counters().collision_drops += 1;
                 out = lost;
             }
         }
-        let r = self.ck_sent(now, u, TxStatus::Ok, packets, q);
+        let r = self.sent(now, u, TxStatus::Ok, cx, q);
         debug_assert!(r == MeshOutcome::Nothing, "an OK send drops nothing");
         out
     }
 
-    /// Node `r` received frame `f` from `from` cleanly: duplicate and reassembly checks
-    /// (`nullrdc.c` `packet_input`, `sicslowpan.c` `input()`). `Err(outcome)`: the frame
-    /// goes no further.
-    pub(super) fn ck_receive(
+    fn on_ack(
+        &mut self,
+        _now: Instant,
+        u: u16,
+        _acker: u16,
+        ok: bool,
+        gen: u32,
+        cx: &mut dyn Medium,
+        _q: &mut dyn Scheduler,
+    ) -> MeshOutcome {
+        if ok && cx.gen(u) == gen {
+            self.ck.acked = true;
+        }
+        MeshOutcome::Nothing
+    }
+
+    /// Duplicate and reassembly checks (`nullrdc.c` `packet_input`, `sicslowpan.c`
+    /// `input()`).
+    fn accept(
         &mut self,
         now: Instant,
         r: u16,
         from: u16,
         f: Frame,
+        cx: &mut dyn Medium,
     ) -> Result<(), MeshOutcome> {
-        let p = self.ck_params();
-        let c = &mut self.ck[r as usize];
-        if p.wait_ack && c.duplicate(from, f.xfer, f.frag) {
-            self.counters.duplicates += 1;
+        if self.p.wait_ack && self.ck.duplicate(from, f.xfer, f.frag) {
+            cx.counters().duplicates += 1;
             return Err(MeshOutcome::Nothing);
         }
-        if !c.reassembly_accepts(now, from, f.xfer, f.count > 1, &p) {
-            self.counters.reassembly_drops += 1;
-            return Err(self.ck_lose(f, r, DROP_COLLISION));
+        if !self
+            .ck
+            .reassembly_accepts(now, from, f.xfer, f.count > 1, &self.p)
+        {
+            cx.counters().reassembly_drops += 1;
+            return Err(lose(f, r, DROP_COLLISION, cx));
         }
         Ok(())
     }
 
-    /// Frame `f` failed at node `n`: if it still belongs to its packet's current hop transfer,
-    /// the packet is lost (a radio drop, counted at `n` under `cause`); else it was a leftover
-    /// of a transfer already resolved, and nothing is lost.
-    fn ck_lose(&mut self, f: Frame, n: u16, cause: usize) -> MeshOutcome {
-        let t = &mut self.transit[f.packet as usize];
-        if t.xfer != f.xfer || t.to != f.to {
-            return MeshOutcome::Nothing;
-        }
-        t.xfer = 0;
-        self.counters.radio_drops += 1;
-        self.node_drops[n as usize][cause] += 1;
-        MeshOutcome::Dropped(f.packet, DropReason::Radio)
+    fn reassembled(&mut self, xfer: u32) {
+        self.ck.reassembled(xfer);
     }
 
-    /// Frames held in the nodes' buffers.
-    pub(super) fn ck_queued(&self) -> usize {
-        self.ck.iter().map(|c| c.used).sum()
+    /// Frames held in the node's buffers.
+    fn queued(&self) -> usize {
+        self.ck.used
     }
 }
 
@@ -651,7 +660,7 @@ pub fn buffers_for_packet(
     ipv6_bytes: u32,
     addressing: crate::config::MacAddressing,
 ) -> Option<u32> {
-    use super::sixlowpan::{self, Hop};
+    use super::super::sixlowpan::{self, Hop};
     let hop = Hop {
         from_origin: false,
         to_destination: false,
@@ -660,10 +669,10 @@ pub fn buffers_for_packet(
         addressing,
     };
     let f = sixlowpan::fragment(
-        sixlowpan::compressed_headers(hop, Some(super::UDP_PORTS)),
+        sixlowpan::compressed_headers(hop, Some(UDP_PORTS)),
         sixlowpan::IPV6_HEADER + sixlowpan::UDP_HEADER,
         ipv6_bytes.saturating_sub(sixlowpan::IPV6_HEADER + sixlowpan::UDP_HEADER),
-        super::phy::frame_space(addressing),
+        super::super::phy::frame_space(addressing),
     )?;
     Some(if f.count > 1 { f.count + 1 } else { 1 })
 }
