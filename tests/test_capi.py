@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from coaplab.capi import load_c_class
+import coaplab
 from conftest import compile_c_library
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,30 +69,15 @@ def test_a_stacks_own_c_algorithm_runs_as_its_python_twin(cli, tmp_path, aggress
     assert rows[0]["retransmission_ratio"] > 0.5
 
 
-def test_the_adapter_calls_the_c_functions_as_documented(aggressive_so):
-    # By hand: MAX_RETRANSMIT 4 → T_0 .. T_4 all 100 ms, then FAILED; base RTO 100 ms.
-    from coaplab.algorithm import Config
-
-    alg = load_c_class(f"c:{aggressive_so}:aggressive")()
-    alg.config = Config()
-    alg.reset()
-
-    class Rng:
-        def next_u64(self):
-            return 0
-
-    class Ex:
-        def __init__(self, started, timer, k, last_sent):
-            self.started, self.initial_timer, self.timer = started, timer, timer
-            self.retransmissions = self.k = k
-            self.last_sent = last_sent
-
-    assert alg.on_exchange_start(1.0, 0, Rng()) == 0.1
-    for k in range(4):
-        assert alg.next_timer(Ex(1.0, 0.1, k, 1.0 + 0.1 * k)) == 0.1
-    alg.on_failure(1.5, Ex(1.0, 0.1, 4, 1.4))
-    assert alg._exchanges == {}
-    assert alg.base_rto() == 0.1
+def test_the_engine_calls_the_c_functions_as_documented(aggressive_so):
+    # By hand: MAX_RETRANSMIT 4 → T_0 .. T_4 all 100 ms (coaplab_cc_timeout at each expiry
+    # answers RETRANSMIT), then FAILED; base RTO 100 ms. The engine drives the library
+    # (crates/engine/src/foreign/c.rs); no sample, and the state is opaque.
+    [r] = coaplab.replay(f"c:{aggressive_so}:aggressive", [{"start": 1.0, "lost": 5, "rtt": 0.1}])
+    assert r["timers"] == [0.1] * 5
+    assert r["failed"] and r["retransmissions"] == 4
+    assert r["end"] == 1.5 and r["rto_after"] == 0.1
+    assert r["sample"] == {"kind": "none", "rtt": None} and r["state"] == {}
 
 
 @pytest.mark.parametrize("cc, message", [

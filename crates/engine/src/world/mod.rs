@@ -18,6 +18,7 @@ use coaplab_cc::Instant;
 
 use crate::basics::ConfigError;
 use crate::config::{GroupConfig, RunConfig};
+use crate::foreign::Algorithms;
 use crate::net::network::{Handled, LinkRole, NetEvent, Network, Scheduler};
 use crate::net::topology::{self, Topology};
 use crate::packet::AppPacket;
@@ -62,8 +63,8 @@ pub(crate) struct Placement<'a> {
     pub net: &'a Network,
     pub seed: u64,
     pub replication: u64,
-    /// Where UDP algorithms come from.
-    pub registry: &'a Registry,
+    /// The run's UDP algorithms, resolved once before the world is built.
+    pub algorithms: &'a Algorithms,
 }
 
 impl Placement<'_> {
@@ -120,13 +121,25 @@ impl World {
         Self::with_registry(cfg, replication, capture, &Registry::builtin())
     }
 
-    /// Builds replication `replication` of `cfg`, taking UDP algorithms from `registry` (the
-    /// built-ins plus any registered at run time).
+    /// Builds replication `replication` of `cfg`, resolving its UDP algorithms from `registry`
+    /// (the built-ins plus any registered at run time) and `c:LIB:NAME` libraries.
     pub fn with_registry(
         cfg: &RunConfig,
         replication: u64,
         capture: bool,
         registry: &Registry,
+    ) -> Result<Self, ConfigError> {
+        let algorithms = Algorithms::resolve(cfg, registry, None)?;
+        Self::with_algorithms(cfg, replication, capture, &algorithms)
+    }
+
+    /// Builds replication `replication` of `cfg` with its UDP algorithms already resolved
+    /// ([`Algorithms::resolve`]).
+    pub fn with_algorithms(
+        cfg: &RunConfig,
+        replication: u64,
+        capture: bool,
+        algorithms: &Algorithms,
     ) -> Result<Self, ConfigError> {
         let Topology {
             mut network,
@@ -184,7 +197,7 @@ impl World {
                 net: &sh.net,
                 seed: cfg.seed,
                 replication,
-                registry,
+                algorithms,
             };
             let count = match g.coap.transport.as_str() {
                 "udp" => udp.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?,

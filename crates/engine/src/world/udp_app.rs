@@ -87,9 +87,14 @@ impl UdpApp {
         queue: &mut crate::sim::event_queue::EventQueue<Event>,
     ) -> Result<u32, ConfigError> {
         let err = |m: String| Err(ConfigError(m));
-        let entry = match at.registry.get(&g.coap.cc) {
-            Ok(e) => *e,
-            Err(e) => return err(format!("{}: {e}", label("coap.cc"))),
+        // Resolved once for the run (`crate::foreign::Algorithms::resolve`); a world built
+        // without this name resolved is a bug of its caller, reported as the name unknown.
+        let Some(algorithm) = at.algorithms.get(&g.coap.cc) else {
+            return err(format!(
+                "{}: '{}' was not resolved for this run",
+                label("coap.cc"),
+                g.coap.cc
+            ));
         };
         let l = &cfg.link;
         let w = &g.workload;
@@ -107,7 +112,7 @@ impl UdpApp {
             response_bytes: w.response_bytes,
             block_szx: w.block_szx,
             resource_bytes: w.resource_bytes,
-            rexmit_cnt: entry.needs_rexmit_count,
+            rexmit_cnt: algorithm.needs_rexmit_count(),
         };
         let largest = msgs.response(&msgs.request(
             0,
@@ -171,7 +176,7 @@ impl UdpApp {
             self.in_burst.push(setup.in_burst);
             let mut client = Client::new(
                 id,
-                entry.algorithm(&alg_config),
+                algorithm.algorithm(&alg_config),
                 stream(at.seed, at.replication, Stream::Client(id)),
                 setup.plan,
                 g.coap.nstart,
