@@ -593,3 +593,39 @@ impl Controller for CAlgorithm {
         self.timer("base_rto", rto).unwrap_or(fallback)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_quoted_as_python_quotes_them() {
+        assert_eq!(repr("c:x.so:cocoa"), "'c:x.so:cocoa'");
+        assert_eq!(repr("it's"), "\"it's\"");
+        assert_eq!(repr("a\\b"), "'a\\\\b'");
+    }
+
+    #[test]
+    fn bad_names_are_one_line_before_any_loading() {
+        // The wording of the former Python loader (tests/test_capi.py checks it end to end).
+        let err = |spec: &str| CAlgorithmSpec::load(spec).err().expect("refused");
+        assert!(err("c:cocoa")
+            .starts_with("'c:cocoa': not of the form c:LIB:NAME; expected c:LIB:NAME"));
+        assert!(err("c::cocoa").contains("not of the form c:LIB:NAME"));
+        assert!(err("c:x.so:").contains("not of the form c:LIB:NAME"));
+        assert!(
+            err("c:nope.so:cocoa").starts_with("'c:nope.so:cocoa': library 'nope.so' not found")
+        );
+        assert!(err("c:.:cocoa").starts_with("'c:.:cocoa': '.' is not a regular file"));
+        assert_eq!(err("c:nope.so:cocoa").lines().count(), 1);
+    }
+
+    #[test]
+    fn return_codes_are_worded_as_the_c_api_names_them() {
+        assert_eq!(
+            returned("c:l.so:x", "coaplab_cc_timeout", -3),
+            "c:l.so:x: coaplab_cc_timeout returned -3 (COAPLAB_CC_ERR_NOT_INITIALIZED)"
+        );
+        assert_eq!(error_name(-99), "an unknown error");
+    }
+}
