@@ -124,3 +124,20 @@ def test_replay_and_check_algorithm_take_a_c_algorithm(cli, tmp_path, ffi_lib):
     for args in (("replay", f"c:{ffi_lib}:nosuch", script), ("check-algorithm", "c:nope.so:cocoa")):
         bad = cli(*args)
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+
+
+def test_a_c_error_code_fails_the_run_with_one_line(tmp_path):
+    # A library whose coaplab_cc_timeout answers COAPLAB_CC_ERR_INVALID instead of RETRANSMIT:
+    # the engine stops calling it and the run (or replay) fails with the C API's own wording.
+    from coaplab.errors import ScriptError
+
+    source = (ROOT / "examples/algorithms/c/aggressive.c").read_text()
+    assert source.count("return COAPLAB_CC_RETRANSMIT;") == 1
+    broken = tmp_path / "broken.c"
+    broken.write_text(source.replace("return COAPLAB_CC_RETRANSMIT;", "return COAPLAB_CC_ERR_INVALID;"))
+    spec = f"c:{compile_c_library(broken, tmp_path / 'broken.so')}:aggressive"
+    message = f"{spec}: coaplab_cc_timeout returned -7 (COAPLAB_CC_ERR_INVALID)"
+    result = coaplab.run({"workload": {"exchanges": 1, "clients": 1}, "coap": {"cc": spec}}, jobs=1)
+    assert result.failures and message in result.failures[0][3]
+    with pytest.raises(ScriptError, match=r"coaplab_cc_timeout returned -7 \(COAPLAB_CC_ERR_INVALID\)$"):
+        coaplab.replay(spec, [{"start": 0.0, "lost": 1, "rtt": 0.1}])

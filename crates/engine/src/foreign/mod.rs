@@ -73,10 +73,11 @@ impl UdpAlgorithm {
 /// Loads a `python:FILE:CLASS` name (supplied by the Python front); the error is one line.
 pub type PythonLoader<'a> = &'a dyn Fn(&str) -> Result<UdpAlgorithm, String>;
 
-/// The UDP algorithms of one run, by `coap.cc` name.
+/// The UDP algorithms of one run: one per population (the `[[group]]`s in order, or the
+/// top-level `coap`), `None` for a TCP population.
 #[derive(Clone, Default)]
 pub struct Algorithms {
-    by_name: Vec<(String, UdpAlgorithm)>,
+    per_population: Vec<Option<UdpAlgorithm>>,
     /// The first error of each C algorithm of the run (see [`c`]).
     failures: Vec<Arc<c::Failure>>,
 }
@@ -91,59 +92,64 @@ impl Algorithms {
         python: Option<PythonLoader<'_>>,
     ) -> Result<Self, ConfigError> {
         let mut out = Algorithms::default();
-        let populations: Vec<(&str, &str)> = if cfg.group.is_empty() {
-            (cfg.coap.transport == Transport::Udp)
-                .then_some(("", cfg.coap.cc.as_str()))
-                .into_iter()
-                .collect()
+        // Each distinct name is loaded once (a library, a Python class) and shared.
+        let mut loaded: Vec<(&str, UdpAlgorithm)> = Vec::new();
+        let populations: Vec<(&str, &str, Transport)> = if cfg.group.is_empty() {
+            vec![("", cfg.coap.cc.as_str(), cfg.coap.transport)]
         } else {
             cfg.group
                 .iter()
-                .filter(|g| g.coap.transport == Transport::Udp)
-                .map(|g| (g.name.as_str(), g.coap.cc.as_str()))
+                .map(|g| (g.name.as_str(), g.coap.cc.as_str(), g.coap.transport))
                 .collect()
         };
-        for (group, cc) in populations {
-            out.add(cc, registry, python).map_err(|e| {
-                let key = if group.is_empty() {
-                    "coap.cc".to_string()
-                } else {
-                    format!("group.{group}.coap.cc")
-                };
-                ConfigError(format!("{key}: {e}"))
-            })?;
+        for (group, cc, transport) in populations {
+            if transport != Transport::Udp {
+                out.per_population.push(None);
+                continue;
+            }
+            let algorithm = match loaded.iter().find(|(n, _)| *n == cc) {
+                Some((_, a)) => a.clone(),
+                None => {
+                    let a = out.load(cc, registry, python).map_err(|e| {
+                        let key = if group.is_empty() {
+                            "coap.cc".to_string()
+                        } else {
+                            format!("group.{group}.coap.cc")
+                        };
+                        ConfigError(format!("{key}: {e}"))
+                    })?;
+                    loaded.push((cc, a.clone()));
+                    a
+                }
+            };
+            out.per_population.push(Some(algorithm));
         }
         Ok(out)
     }
 
-    /// Resolves `cc` unless already resolved.
-    fn add(
+    /// Resolves `cc`: a registry entry, a C library, or a Python class.
+    fn load(
         &mut self,
         cc: &str,
         registry: &Registry,
         python: Option<PythonLoader<'_>>,
-    ) -> Result<(), String> {
-        if self.get(cc).is_some() {
-            return Ok(());
-        }
-        let algorithm = if cc.starts_with(c::PREFIX) {
+    ) -> Result<UdpAlgorithm, String> {
+        if cc.starts_with(c::PREFIX) {
             let (algorithm, failure) = UdpAlgorithm::c(cc)?;
             self.failures.push(failure);
-            algorithm
-        } else {
-            match (registry.get(cc), python) {
-                (Ok(entry), _) => UdpAlgorithm::Entry(*entry),
-                (Err(_), Some(load)) if cc.starts_with("python:") => load(cc)?,
-                (Err(e), _) => return Err(e.to_string()),
-            }
-        };
-        self.by_name.push((cc.to_owned(), algorithm));
-        Ok(())
+            return Ok(algorithm);
+        }
+        match (registry.get(cc), python) {
+            (Ok(entry), _) => Ok(UdpAlgorithm::Entry(*entry)),
+            (Err(_), Some(load)) if cc.starts_with("python:") => load(cc),
+            (Err(e), _) => Err(e.to_string()),
+        }
     }
 
-    /// The algorithm resolved for `cc`.
-    pub fn get(&self, cc: &str) -> Option<&UdpAlgorithm> {
-        self.by_name.iter().find(|(n, _)| n == cc).map(|(_, a)| a)
+    /// The algorithm of population `index` (in the order of the `[[group]]`s), if it is a UDP
+    /// population.
+    pub fn population(&self, index: usize) -> Option<&UdpAlgorithm> {
+        self.per_population.get(index).and_then(Option::as_ref)
     }
 
     /// The first error a C algorithm of the run met, if any: the run's error.

@@ -63,8 +63,6 @@ pub(crate) struct Placement<'a> {
     pub net: &'a Network,
     pub seed: u64,
     pub replication: u64,
-    /// The run's UDP algorithms, resolved once before the world is built.
-    pub algorithms: &'a Algorithms,
 }
 
 impl Placement<'_> {
@@ -174,7 +172,7 @@ impl World {
         let mut start_rng = stream(cfg.seed, replication, Stream::ClientStart);
         let mut groups = Vec::with_capacity(pops.len());
         let mut first = 0u32;
-        for g in pops {
+        for (index, g) in pops.into_iter().enumerate() {
             let label = |key: &str| {
                 if g.name.is_empty() {
                     key.to_string()
@@ -197,10 +195,19 @@ impl World {
                 net: &sh.net,
                 seed: cfg.seed,
                 replication,
-                algorithms,
             };
             let count = match g.coap.transport.as_str() {
-                "udp" => udp.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?,
+                "udp" => {
+                    // Resolved once for the run, before the world (`Algorithms::resolve`).
+                    let Some(algorithm) = algorithms.population(index) else {
+                        return Err(ConfigError(format!(
+                            "{}: no UDP algorithm was resolved for this population",
+                            label("coap.cc")
+                        )));
+                    };
+                    let at = (ctx, algorithm);
+                    udp.add_group(cfg, &g, &label, at, &mut start_rng, &mut sh.queue)?
+                }
                 "tcp" => tcp.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?,
                 other => {
                     return Err(ConfigError(format!(

@@ -10,6 +10,7 @@ use crate::coap::client::{Action, Client, NonTraffic};
 use crate::coap::messages::MessageFactory;
 use crate::coap::server::Server;
 use crate::config::{GroupConfig, RunConfig, WorkloadKind};
+use crate::foreign::UdpAlgorithm;
 use crate::net::network::RouteId;
 use crate::packet::{NetPacket, Packet, PacketKind};
 use crate::sim::slab::PacketId;
@@ -76,26 +77,18 @@ impl UdpApp {
     }
 
     /// Adds a group's clients (global ids from `at.first`), scheduling their starts; returns
-    /// how many.
+    /// how many. Each client's algorithm is built from `algorithm`, the group's `coap.cc`
+    /// resolved once for the run (`crate::foreign::Algorithms::resolve`).
     pub fn add_group(
         &mut self,
         cfg: &RunConfig,
         g: &GroupConfig,
         label: &dyn Fn(&str) -> String,
-        at: Placement<'_>,
+        (at, algorithm): (Placement<'_>, &UdpAlgorithm),
         start_rng: &mut dyn Rng,
         queue: &mut crate::sim::event_queue::EventQueue<Event>,
     ) -> Result<u32, ConfigError> {
         let err = |m: String| Err(ConfigError(m));
-        // Resolved once for the run (`crate::foreign::Algorithms::resolve`); a world built
-        // without this name resolved is a bug of its caller, reported as the name unknown.
-        let Some(algorithm) = at.algorithms.get(&g.coap.cc) else {
-            return err(format!(
-                "{}: '{}' was not resolved for this run",
-                label("coap.cc"),
-                g.coap.cc
-            ));
-        };
         let l = &cfg.link;
         let w = &g.workload;
         if w.block_szx > 6 {
