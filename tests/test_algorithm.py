@@ -84,6 +84,24 @@ def test_a_python_algorithm_in_the_simulator_hand_computed(tmp_path):
     assert abs(s["fct_s"]["max"] - 0.660_133_334) < 1e-9
 
 
+def test_a_run_takes_any_number_of_python_algorithms(tmp_path):
+    # One run, ten groups, ten different python: algorithms (formerly at most 8: the engine
+    # had 8 fixed build slots; now each name is resolved once per run into its own value).
+    # Class i arms a fixed timer of (i + 1) x 0.5 s: each group's T_0 shows its own class ran,
+    # and only the 0.5 s timer fires before its exchange (under 1 s) ends.
+    f = tmp_path / "fixed.py"
+    f.write_text("from coaplab import Algorithm\n" + "".join(
+        f"class Fixed{i}(Algorithm):\n"
+        f"    def initial_timer(self, now, rng):\n        return {(i + 1) * 0.5}\n"
+        f"    def next_timer(self, ex):\n        return {(i + 1) * 0.5}\n" for i in range(10)))
+    groups = [{"name": f"g{i}", "clients": 1, "coap": {"cc": f"python:{f}:Fixed{i}"}} for i in range(10)]
+    [s] = coaplab.run({"link": {"path_delay_ms": [15.0, 15.0]}, "workload": {"exchanges": 1},
+                       "group": groups}, jobs=1).summaries
+    assert s["exchanges_completed"] == 10
+    assert [s["groups"][f"g{i}"]["mean_initial_rto_s"] for i in range(10)] == [(i + 1) * 0.5 for i in range(10)]
+    assert s["retransmission_histogram"] == [9, 1]
+
+
 def test_defaults_are_rfc7252():
     # Default methods: T_0 = ACK_TIMEOUT with dithering off, doubling: 2, 4, 8, 16, 32 s
     # (RFC 7252 §4.2) — the same as the Rust `default`.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from coaplab.capi import load_c_class
+import coaplab
 from conftest import compile_c_library
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,30 +69,15 @@ def test_a_stacks_own_c_algorithm_runs_as_its_python_twin(cli, tmp_path, aggress
     assert rows[0]["retransmission_ratio"] > 0.5
 
 
-def test_the_adapter_calls_the_c_functions_as_documented(aggressive_so):
-    # By hand: MAX_RETRANSMIT 4 → T_0 .. T_4 all 100 ms, then FAILED; base RTO 100 ms.
-    from coaplab.algorithm import Config
-
-    alg = load_c_class(f"c:{aggressive_so}:aggressive")()
-    alg.config = Config()
-    alg.reset()
-
-    class Rng:
-        def next_u64(self):
-            return 0
-
-    class Ex:
-        def __init__(self, started, timer, k, last_sent):
-            self.started, self.initial_timer, self.timer = started, timer, timer
-            self.retransmissions = self.k = k
-            self.last_sent = last_sent
-
-    assert alg.on_exchange_start(1.0, 0, Rng()) == 0.1
-    for k in range(4):
-        assert alg.next_timer(Ex(1.0, 0.1, k, 1.0 + 0.1 * k)) == 0.1
-    alg.on_failure(1.5, Ex(1.0, 0.1, 4, 1.4))
-    assert alg._exchanges == {}
-    assert alg.base_rto() == 0.1
+def test_the_engine_calls_the_c_functions_as_documented(aggressive_so):
+    # By hand: MAX_RETRANSMIT 4 → T_0 .. T_4 all 100 ms (coaplab_cc_timeout at each expiry
+    # answers RETRANSMIT), then FAILED; base RTO 100 ms. The engine drives the library
+    # (crates/engine/src/foreign/c.rs); no sample, and the state is opaque.
+    [r] = coaplab.replay(f"c:{aggressive_so}:aggressive", [{"start": 1.0, "lost": 5, "rtt": 0.1}])
+    assert r["timers"] == [0.1] * 5
+    assert r["failed"] and r["retransmissions"] == 4
+    assert r["end"] == 1.5 and r["rto_after"] == 0.1
+    assert r["sample"] == {"kind": "none", "rtt": None} and r["state"] == {}
 
 
 @pytest.mark.parametrize("cc, message", [
@@ -139,3 +124,20 @@ def test_replay_and_check_algorithm_take_a_c_algorithm(cli, tmp_path, ffi_lib):
     for args in (("replay", f"c:{ffi_lib}:nosuch", script), ("check-algorithm", "c:nope.so:cocoa")):
         bad = cli(*args)
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+
+
+def test_a_c_error_code_fails_the_run_with_one_line(tmp_path):
+    # A library whose coaplab_cc_timeout answers COAPLAB_CC_ERR_INVALID instead of RETRANSMIT:
+    # the engine stops calling it and the run (or replay) fails with the C API's own wording.
+    from coaplab.errors import ScriptError
+
+    source = (ROOT / "examples/algorithms/c/aggressive.c").read_text()
+    assert source.count("return COAPLAB_CC_RETRANSMIT;") == 1
+    broken = tmp_path / "broken.c"
+    broken.write_text(source.replace("return COAPLAB_CC_RETRANSMIT;", "return COAPLAB_CC_ERR_INVALID;"))
+    spec = f"c:{compile_c_library(broken, tmp_path / 'broken.so')}:aggressive"
+    message = f"{spec}: coaplab_cc_timeout returned -7 (COAPLAB_CC_ERR_INVALID)"
+    result = coaplab.run({"workload": {"exchanges": 1, "clients": 1}, "coap": {"cc": spec}}, jobs=1)
+    assert result.failures and message in result.failures[0][3]
+    with pytest.raises(ScriptError, match=r"coaplab_cc_timeout returned -7 \(COAPLAB_CC_ERR_INVALID\)$"):
+        coaplab.replay(spec, [{"start": 0.0, "lost": 1, "rtt": 0.1}])

@@ -192,14 +192,12 @@ def _maker(spec: str):
 
 
 def instance_of(algorithm: Any) -> tuple[Algorithm, str] | None:
-    """An :class:`Algorithm` instance (or a ``python:FILE:CLASS`` / ``c:LIB:NAME`` name) →
-    (instance, label); other values → ``None``."""
-    from .capi import is_foreign, load_foreign  # lazy: capi imports this module (cycle)
-
+    """An :class:`Algorithm` instance (or a ``python:FILE:CLASS`` name) → (instance, label);
+    other values (a registered name, ``c:LIB:NAME``: the engine builds those) → ``None``."""
     if isinstance(algorithm, Algorithm):
         return algorithm, type(algorithm).__name__
-    if isinstance(algorithm, str) and is_foreign(algorithm):
-        return load_foreign(algorithm)(), algorithm  # python:FILE:CLASS, or C through the C API
+    if isinstance(algorithm, str) and algorithm.startswith(PREFIX):
+        return load_class(algorithm)(), algorithm
     return None
 
 
@@ -238,7 +236,13 @@ def check_algorithm(spec: str, compare: str | None = None, scripts: int = 50, se
     from .capi import is_foreign, load_foreign  # lazy: capi imports this module (cycle)
     from .replay import replay  # lazy: replay imports this module (cycle)
 
-    cls = load_foreign(spec if is_foreign(spec) else PREFIX + spec)
+    loaded = load_foreign(spec if is_foreign(spec) else PREFIX + spec)
+
+    def subject() -> Algorithm | str:
+        # A C algorithm is replayed by its name (the engine loads and drives it); a Python one
+        # as a fresh instance of its class.
+        return loaded if isinstance(loaded, str) else loaded()
+
     if compare is not None and compare not in _core.algorithms():
         raise ValueError(f"--compare: unknown algorithm {compare!r}; valid names: {', '.join(_core.algorithms())}")
     failures: list[str] = []
@@ -250,7 +254,7 @@ def check_algorithm(spec: str, compare: str | None = None, scripts: int = 50, se
         for dither in (False, True):
             mode = f"dither {'on' if dither else 'off'}"
             try:
-                out = replay(cls(), script, dither=dither, seed=seed + i, max_retransmit=max_retransmit)
+                out = replay(subject(), script, dither=dither, seed=seed + i, max_retransmit=max_retransmit)
             except ScriptError as e:
                 fail("no exceptions", i, f"{mode}: {e}")
                 break
@@ -259,7 +263,7 @@ def check_algorithm(spec: str, compare: str | None = None, scripts: int = 50, se
             if bad is not None:
                 fail("timers within bounds", i, f"{mode}: exchange {bad[0]} has a timer or base RTO of "
                      f"{bad[1]!r} s; allowed > 0 and <= {cap:g} s")
-            again = replay(cls(), script, dither=dither, seed=seed + i, max_retransmit=max_retransmit)
+            again = replay(subject(), script, dither=dither, seed=seed + i, max_retransmit=max_retransmit)
             if again != out:
                 j = next(j for j, (a, b) in enumerate(zip(out, again)) if a != b)
                 fail("determinism", i, f"{mode}: replaying the same script twice differs at exchange {j}")

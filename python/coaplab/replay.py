@@ -134,7 +134,8 @@ def replay(
         raise ScriptError(str(e)) from None
     if python is None and not isinstance(algorithm, str):
         raise ScriptError(f"algorithm = {_short(algorithm)} is neither an algorithm name nor a coaplab.Algorithm")
-    if python is None and algorithm not in _core.algorithms():
+    # `c:LIB:NAME` goes to the engine by name: it loads and checks the library (one line if bad).
+    if python is None and not algorithm.startswith("c:") and algorithm not in _core.algorithms():
         from .scenario import _did_you_mean  # lazy: not for --help (start-up)
 
         raise ScriptError(f"unknown algorithm {algorithm!r}{_did_you_mean(algorithm, _core.algorithms())}; "

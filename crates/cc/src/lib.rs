@@ -36,12 +36,14 @@ pub mod exchange;
 pub mod fasor;
 pub mod karn_rto;
 pub mod linux_rto;
+pub mod name;
 pub mod peakhopper_rto;
 pub mod registry;
 pub mod replay;
 
-pub use algorithm::{Algorithm, AlgorithmName, AnyAlgorithm, UnknownAlgorithm};
+pub use algorithm::{Algorithm, AnyAlgorithm};
 pub use config::Config;
 pub use controller::Controller;
 pub use exchange::{Answered, Exchange, Sample, SampleKind, TimeoutDecision, Value};
+pub use name::{AlgorithmName, UnknownAlgorithm};
 pub use registry::{Entry, ParamSpec, Params, Registry};

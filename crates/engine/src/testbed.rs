@@ -7,6 +7,7 @@ use std::io::Write;
 use coaplab_cc::registry::Registry;
 
 use crate::config::RunConfig;
+use crate::foreign::Algorithms;
 use crate::metrics::RunResult;
 use crate::world::World;
 
@@ -34,11 +35,26 @@ pub fn run_with_registry(
     pcap: Option<&mut dyn Write>,
     registry: &Registry,
 ) -> Result<RunResult, ConfigError> {
-    let mut world = World::with_registry(cfg, replication, pcap.is_some(), registry)?;
+    let algorithms = Algorithms::resolve(cfg, registry, None)?;
+    run_with_algorithms(cfg, replication, pcap, &algorithms)
+}
+
+/// As [`run`], with the run's UDP algorithms already resolved ([`Algorithms::resolve`]; the
+/// Python front resolves `python:` names this way). The first error a C algorithm met
+/// (`crate::foreign::c`) is the run's error.
+pub fn run_with_algorithms(
+    cfg: &RunConfig,
+    replication: u64,
+    pcap: Option<&mut dyn Write>,
+    algorithms: &Algorithms,
+) -> Result<RunResult, ConfigError> {
+    let mut world = World::with_algorithms(cfg, replication, pcap.is_some(), algorithms)?;
     let mut guard = crate::sim::guard::Guard::for_config(cfg);
-    world
-        .run(&mut guard)
-        .map_err(|stop| ConfigError(stop.to_string()))?;
+    let ran = world.run(&mut guard);
+    if let Some(e) = algorithms.failure() {
+        return Err(ConfigError(e));
+    }
+    ran.map_err(|stop| ConfigError(stop.to_string()))?;
     if let Some(out) = pcap {
         world
             .write_pcap(out)

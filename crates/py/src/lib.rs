@@ -7,7 +7,8 @@ use coaplab_cc::replay::{replay as run_replay, ScriptedExchange};
 use coaplab_cc::rng::{LowerBound, Rng, Xoshiro256pp};
 use coaplab_cc::{Config, Duration, Instant, Value};
 use coaplab_engine::config::RunConfig;
-use coaplab_engine::testbed::{run, run_with_registry};
+use coaplab_engine::foreign::{c, UdpAlgorithm};
+use coaplab_engine::testbed::run_with_algorithms;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -58,7 +59,8 @@ fn value_to_py<'py>(py: Python<'py>, value: Value) -> PyResult<Bound<'py, PyAny>
 }
 
 /// Replays `script` (a list of `(start_s, lost, rtt_s)` tuples, already validated by the
-/// Python side) and returns one dict per exchange (docs/design.md §3.2).
+/// Python side) through `algorithm` (a registered name or `c:LIB:NAME`) and returns one dict
+/// per exchange (docs/design.md §3.2).
 #[pyfunction]
 #[pyo3(signature = (algorithm, script, dither, seed, max_retransmit))]
 fn replay<'py>(
@@ -73,10 +75,30 @@ fn replay<'py>(
         max_retransmit,
         ..Config::default()
     };
+    if algorithm.starts_with(c::PREFIX) {
+        // An algorithm in C behind the C API: loaded and driven by the engine, as in a run.
+        let (resolved, failure) = UdpAlgorithm::c(algorithm).map_err(PyValueError::new_err)?;
+        let mut alg = resolved.algorithm(&config);
+        let out = replay_records(py, &mut alg, &script, dither, seed);
+        return match failure.message() {
+            Some(e) => Err(PyValueError::new_err(e)),
+            None => out,
+        };
+    }
     let mut alg = Registry::builtin()
         .build(algorithm, &config)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     replay_records(py, &mut alg, &script, dither, seed)
+}
+
+/// Loads `c:LIB:NAME` (the library once per process) and checks that its `coaplab_cc_init`
+/// accepts `NAME`; a `ValueError` with one line naming what is wrong otherwise (the Python
+/// front's scenario, scorecard and check-algorithm checks, before anything runs).
+#[pyfunction]
+fn load_c_algorithm(spec: &str) -> PyResult<()> {
+    c::CAlgorithmSpec::load(spec)
+        .map(|_| ())
+        .map_err(PyValueError::new_err)
 }
 
 /// Replays `script` through the Python algorithm object `algorithm` (a configured
@@ -192,9 +214,10 @@ fn tcp_controllers_with_state() -> Vec<&'static str> {
 /// the run's result as JSON text. With `pcap_path`, writes the capture there. The GIL is
 /// released while the engine runs, so threads can overlap runs.
 ///
-/// A configuration whose `coap.cc` names Python algorithms (`python:FILE:CLASS`) loads them
-/// here (in this process: a Dask worker loads the file itself); the engine then re-acquires
-/// the GIL for every call into them, so such runs on several threads take turns on the GIL.
+/// The configuration's UDP algorithms are resolved once, here: `python:FILE:CLASS` classes
+/// are loaded in this process (a Dask worker loads the file itself; the engine re-acquires
+/// the GIL for every call into them, so such runs on several threads take turns on the GIL),
+/// `c:LIB:NAME` libraries by the engine, which calls them without Python.
 #[pyfunction]
 #[pyo3(signature = (config_json, replication, pcap_path=None))]
 fn run_one(
@@ -204,12 +227,7 @@ fn run_one(
     pcap_path: Option<String>,
 ) -> PyResult<String> {
     let cfg = RunConfig::from_json(config_json).map_err(PyValueError::new_err)?;
-    let python = pyalgo::python_names(&cfg);
-    let registry = if python.is_empty() {
-        None
-    } else {
-        Some(pyalgo::install(py, &python)?)
-    };
+    let algorithms = pyalgo::resolve(py, &cfg)?;
     let outcome = py.detach(|| -> Result<String, String> {
         let mut file = match &pcap_path {
             Some(path) => Some(std::io::BufWriter::new(
@@ -219,11 +237,8 @@ fn run_one(
             None => None,
         };
         let pcap = file.as_mut().map(|f| f as &mut dyn std::io::Write);
-        let result = match &registry {
-            None => run(&cfg, replication, pcap),
-            Some(r) => run_with_registry(&cfg, replication, pcap, r),
-        }
-        .map_err(|e| e.to_string())?;
+        let result =
+            run_with_algorithms(&cfg, replication, pcap, &algorithms).map_err(|e| e.to_string())?;
         if let (Some(f), Some(path)) = (file, &pcap_path) {
             // Dropping a BufWriter ignores the error of its last write (a full disk): flush
             // and sync here so that such a capture is an error, not a file cut short.
@@ -234,11 +249,10 @@ fn run_one(
         }
         serde_json::to_string(&result).map_err(|e| e.to_string())
     });
-    if registry.is_some() {
-        pyalgo::uninstall();
-        if let Some(e) = pyalgo::take_error() {
-            return Err(e);
-        }
+    // The Python classes the run held are released here, with the GIL.
+    drop(algorithms);
+    if let Some(e) = pyalgo::take_error() {
+        return Err(e);
     }
     outcome.map_err(PyValueError::new_err)
 }
@@ -248,15 +262,10 @@ fn run_one(
 #[pyfunction]
 fn check(py: Python<'_>, config_json: &str) -> PyResult<()> {
     let cfg = RunConfig::from_json(config_json).map_err(PyValueError::new_err)?;
-    let python = pyalgo::python_names(&cfg);
-    if python.is_empty() {
-        return coaplab_engine::testbed::check(&cfg)
-            .map_err(|e| PyValueError::new_err(e.to_string()));
-    }
-    let registry = pyalgo::install(py, &python)?;
+    let algorithms = pyalgo::resolve(py, &cfg)?;
     let checked =
-        coaplab_engine::world::World::with_registry(&cfg, 0, false, &registry).map(|_| ());
-    pyalgo::uninstall();
+        coaplab_engine::world::World::with_algorithms(&cfg, 0, false, &algorithms).map(|_| ());
+    drop(algorithms);
     if let Some(e) = pyalgo::take_error() {
         return Err(e);
     }
@@ -284,6 +293,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithm_info, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(replay_python, m)?)?;
+    m.add_function(wrap_pyfunction!(load_c_algorithm, m)?)?;
     m.add_class::<pyalgo::PyExchange>()?;
     m.add_class::<pyalgo::PyRng>()?;
     m.add_function(wrap_pyfunction!(error_profiles, m)?)?;

@@ -10,46 +10,30 @@
 //! thread-local slot; from then on every call answers a safe fallback without calling Python,
 //! and the caller (`run_one`, `replay`, `check`) raises the stored error when the engine returns.
 //!
-//! The engine builds algorithms from a [`Registry`] whose `Entry.build` is a plain `fn`; a
-//! run registers its Python algorithms (`coap.cc = "python:FILE:CLASS"`) into [`SLOTS`] fixed
-//! build functions, each reading its class from a thread-local table set before the run.
+//! A run resolves its Python algorithms (`coap.cc = "python:FILE:CLASS"`) once, before the
+//! engine builds the world ([`resolve`]): each becomes a
+//! [`UdpAlgorithm::Loaded`](coaplab_engine::foreign::UdpAlgorithm) whose closure holds the
+//! class's maker, so a run takes any number of them. (`c:LIB:NAME` is the engine's own:
+//! `coaplab_engine::foreign::c`.)
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use coaplab_cc::exchange::StateVisitor;
-use coaplab_cc::registry::{BuildFn, Entry, Params, Registry};
+use coaplab_cc::registry::Registry;
 use coaplab_cc::rng::Rng;
 use coaplab_cc::{
     Answered, AnyAlgorithm, Config, Controller, Duration, Exchange, Instant, Sample, SampleKind,
     Value,
 };
+use coaplab_engine::config::RunConfig;
+use coaplab_engine::foreign::{Algorithms, UdpAlgorithm};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
-/// The prefix of a Python algorithm's name: `python:FILE:CLASS`.
-pub const PREFIX: &str = "python:";
-/// The prefix of an algorithm in C behind the C API (docs/c-api.md): `c:LIB:NAME`, driven
-/// from Python (`coaplab.capi`) exactly as a Python algorithm is.
-pub const C_PREFIX: &str = "c:";
-
-/// The Python module whose `_maker(name)` builds algorithm `name`.
-fn maker_module(name: &str) -> &'static str {
-    if name.starts_with(C_PREFIX) {
-        "coaplab.capi"
-    } else {
-        "coaplab.algorithm"
-    }
-}
-
-/// How many distinct Python algorithms one run can use (one per build slot).
-pub const SLOTS: usize = 8;
-
 thread_local! {
-    /// Slot `i`: the Python `make(config…)` callable of the algorithm registered in slot `i`.
-    static MAKERS: RefCell<Vec<(&'static str, Py<PyAny>)>> = const { RefCell::new(Vec::new()) };
     /// The first Python exception raised by an algorithm on this thread (see module doc).
     static ERROR: RefCell<Option<PyErr>> = const { RefCell::new(None) };
     /// Whether `ERROR` is set (checked without borrowing on every call).
@@ -466,100 +450,58 @@ pub fn config_args(c: &Config) -> (f64, u64, u32, u32, f64, f64) {
     )
 }
 
-fn build_slot<const N: usize>(config: &Config, _params: &Params<'_>) -> AnyAlgorithm {
-    let made = Python::attach(|py| {
-        let (label, maker) = MAKERS.with(|m| {
-            m.borrow()
-                .get(N)
-                .map(|(l, f)| (*l, f.clone_ref(py)))
-                .expect("python algorithm slot registered before the run")
-        });
-        match maker.bind(py).call1(config_args(config)) {
+/// Loads `python:FILE:CLASS` for one run (`coaplab.algorithm._maker`, which raises a one-line
+/// `ValueError` if the file or class cannot be loaded): a value whose closure makes each
+/// client's instance from the class, so a run takes any number of Python algorithms.
+pub fn load(py: Python<'_>, name: &str) -> PyResult<UdpAlgorithm> {
+    let maker = py
+        .import("coaplab.algorithm")?
+        .getattr("_maker")?
+        .call1((name,))?
+        .unbind();
+    let label = intern(name);
+    let build = move |config: &Config| -> AnyAlgorithm {
+        let made = Python::attach(|py| match maker.bind(py).call1(config_args(config)) {
             Ok(obj) => Some(PyAlgo::new(*config, obj.unbind(), label)),
             Err(e) => {
                 record(wrap(py, label, "__init__", e));
                 None
             }
+        });
+        match made {
+            Some(a) => AnyAlgorithm::custom(a),
+            // Reported after the run; any algorithm lets the engine proceed until then.
+            None => Registry::builtin()
+                .build("default", config)
+                .expect("built-in default"),
         }
-    });
-    match made {
-        Some(a) => AnyAlgorithm::custom(a),
-        // Reported after the run; any algorithm lets the engine proceed until then.
-        None => Registry::builtin()
-            .build("default", config)
-            .expect("built-in default"),
-    }
+    };
+    Ok(UdpAlgorithm::Loaded {
+        // Python algorithms never ask for the Rexmit-Cnt echo.
+        needs_rexmit_count: false,
+        build: Arc::new(build),
+    })
 }
 
-const BUILDERS: [BuildFn; SLOTS] = [
-    build_slot::<0>,
-    build_slot::<1>,
-    build_slot::<2>,
-    build_slot::<3>,
-    build_slot::<4>,
-    build_slot::<5>,
-    build_slot::<6>,
-    build_slot::<7>,
-];
-
-/// Installs the Python algorithms `names` (each `python:FILE:CLASS` or `c:LIB:NAME`) for runs
-/// on this thread and returns the registry (the built-in algorithms plus them). Each name is
-/// loaded by `coaplab.algorithm._maker` (`coaplab.capi._maker` for `c:`), which raises a
-/// one-line `ValueError` if the file, class or library cannot be loaded.
-pub fn install(py: Python<'_>, names: &[String]) -> PyResult<Registry> {
-    let mut registry = Registry::builtin();
-    if names.len() > SLOTS {
-        return Err(PyValueError::new_err(format!(
-            "coap.cc: {} different Python algorithms in one run; allowed at most {SLOTS}",
-            names.len()
-        )));
+/// Resolves the UDP algorithms of `cfg` once for a run, loading its `python:` names here
+/// (the GIL is held); clears this thread's error slot.
+pub fn resolve(py: Python<'_>, cfg: &RunConfig) -> PyResult<Algorithms> {
+    // A Python exception while loading is kept whole (its type and message) and raised as it
+    // is; the engine's configuration error around it only carries its text.
+    let raised: RefCell<Option<PyErr>> = RefCell::new(None);
+    let loader = |name: &str| {
+        load(py, name).map_err(|e| {
+            let text = e.value(py).to_string();
+            *raised.borrow_mut() = Some(e);
+            text
+        })
+    };
+    let resolved = Algorithms::resolve(cfg, &Registry::builtin(), Some(&loader));
+    if let Some(e) = raised.into_inner() {
+        return Err(e);
     }
-    let mut makers = Vec::with_capacity(names.len());
-    for (slot, name) in names.iter().enumerate() {
-        let maker = py
-            .import(maker_module(name))?
-            .getattr("_maker")?
-            .call1((name.as_str(),))?;
-        let label = intern(name);
-        // A C algorithm may need the Rexmit-Cnt echo (`coaplab_cc_needs_rexmit_count`, FASOR's
-        // `fasor-rc`); the maker says so. Python algorithms never do.
-        let needs_rexmit_count = maker
-            .getattr("needs_rexmit_count")
-            .and_then(|v| v.extract::<bool>())
-            .unwrap_or(false);
-        registry
-            .register(Entry {
-                name: label,
-                summary: "an algorithm written in Python (coaplab.Algorithm)",
-                source: label,
-                needs_rexmit_count,
-                params: &[],
-                build: BUILDERS[slot],
-            })
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        makers.push((label, maker.unbind()));
-    }
-    MAKERS.with(|m| *m.borrow_mut() = makers);
     clear_error();
-    Ok(registry)
-}
-
-/// Forgets the installed Python algorithms of this thread (call with the GIL held).
-pub fn uninstall() {
-    MAKERS.with(|m| m.borrow_mut().clear());
-}
-
-/// The Python algorithm names (`python:…`, `c:…`) a configuration uses, without repeats, in
-/// order.
-pub fn python_names(cfg: &coaplab_engine::config::RunConfig) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    let all = std::iter::once(&cfg.coap.cc).chain(cfg.group.iter().map(|g| &g.coap.cc));
-    for cc in all {
-        if (cc.starts_with(PREFIX) || cc.starts_with(C_PREFIX)) && !names.contains(cc) {
-            names.push(cc.clone());
-        }
-    }
-    names
+    resolved.map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The error an algorithm's `method` raised, as one line naming the algorithm and method,

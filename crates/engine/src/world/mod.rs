@@ -18,6 +18,7 @@ use coaplab_cc::Instant;
 
 use crate::basics::ConfigError;
 use crate::config::{GroupConfig, RunConfig};
+use crate::foreign::Algorithms;
 use crate::net::network::{Handled, LinkRole, NetEvent, Network, Scheduler};
 use crate::net::topology::{self, Topology};
 use crate::packet::AppPacket;
@@ -62,8 +63,6 @@ pub(crate) struct Placement<'a> {
     pub net: &'a Network,
     pub seed: u64,
     pub replication: u64,
-    /// Where UDP algorithms come from.
-    pub registry: &'a Registry,
 }
 
 impl Placement<'_> {
@@ -120,13 +119,25 @@ impl World {
         Self::with_registry(cfg, replication, capture, &Registry::builtin())
     }
 
-    /// Builds replication `replication` of `cfg`, taking UDP algorithms from `registry` (the
-    /// built-ins plus any registered at run time).
+    /// Builds replication `replication` of `cfg`, resolving its UDP algorithms from `registry`
+    /// (the built-ins plus any registered at run time) and `c:LIB:NAME` libraries.
     pub fn with_registry(
         cfg: &RunConfig,
         replication: u64,
         capture: bool,
         registry: &Registry,
+    ) -> Result<Self, ConfigError> {
+        let algorithms = Algorithms::resolve(cfg, registry, None)?;
+        Self::with_algorithms(cfg, replication, capture, &algorithms)
+    }
+
+    /// Builds replication `replication` of `cfg` with its UDP algorithms already resolved
+    /// ([`Algorithms::resolve`]).
+    pub fn with_algorithms(
+        cfg: &RunConfig,
+        replication: u64,
+        capture: bool,
+        algorithms: &Algorithms,
     ) -> Result<Self, ConfigError> {
         let Topology {
             mut network,
@@ -161,7 +172,7 @@ impl World {
         let mut start_rng = stream(cfg.seed, replication, Stream::ClientStart);
         let mut groups = Vec::with_capacity(pops.len());
         let mut first = 0u32;
-        for g in pops {
+        for (index, g) in pops.into_iter().enumerate() {
             let label = |key: &str| {
                 if g.name.is_empty() {
                     key.to_string()
@@ -184,10 +195,19 @@ impl World {
                 net: &sh.net,
                 seed: cfg.seed,
                 replication,
-                registry,
             };
             let count = match g.coap.transport.as_str() {
-                "udp" => udp.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?,
+                "udp" => {
+                    // Resolved once for the run, before the world (`Algorithms::resolve`).
+                    let Some(algorithm) = algorithms.population(index) else {
+                        return Err(ConfigError(format!(
+                            "{}: no UDP algorithm was resolved for this population",
+                            label("coap.cc")
+                        )));
+                    };
+                    let at = (ctx, algorithm);
+                    udp.add_group(cfg, &g, &label, at, &mut start_rng, &mut sh.queue)?
+                }
                 "tcp" => tcp.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?,
                 other => {
                     return Err(ConfigError(format!(

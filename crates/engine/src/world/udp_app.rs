@@ -10,6 +10,7 @@ use crate::coap::client::{Action, Client, NonTraffic};
 use crate::coap::messages::MessageFactory;
 use crate::coap::server::Server;
 use crate::config::{GroupConfig, RunConfig, WorkloadKind};
+use crate::foreign::UdpAlgorithm;
 use crate::net::network::RouteId;
 use crate::packet::{NetPacket, Packet, PacketKind};
 use crate::sim::slab::PacketId;
@@ -76,21 +77,18 @@ impl UdpApp {
     }
 
     /// Adds a group's clients (global ids from `at.first`), scheduling their starts; returns
-    /// how many.
+    /// how many. Each client's algorithm is built from `algorithm`, the group's `coap.cc`
+    /// resolved once for the run (`crate::foreign::Algorithms::resolve`).
     pub fn add_group(
         &mut self,
         cfg: &RunConfig,
         g: &GroupConfig,
         label: &dyn Fn(&str) -> String,
-        at: Placement<'_>,
+        (at, algorithm): (Placement<'_>, &UdpAlgorithm),
         start_rng: &mut dyn Rng,
         queue: &mut crate::sim::event_queue::EventQueue<Event>,
     ) -> Result<u32, ConfigError> {
         let err = |m: String| Err(ConfigError(m));
-        let entry = match at.registry.get(&g.coap.cc) {
-            Ok(e) => *e,
-            Err(e) => return err(format!("{}: {e}", label("coap.cc"))),
-        };
         let l = &cfg.link;
         let w = &g.workload;
         if w.block_szx > 6 {
@@ -107,7 +105,7 @@ impl UdpApp {
             response_bytes: w.response_bytes,
             block_szx: w.block_szx,
             resource_bytes: w.resource_bytes,
-            rexmit_cnt: entry.needs_rexmit_count,
+            rexmit_cnt: algorithm.needs_rexmit_count(),
         };
         let largest = msgs.response(&msgs.request(
             0,
@@ -171,7 +169,7 @@ impl UdpApp {
             self.in_burst.push(setup.in_burst);
             let mut client = Client::new(
                 id,
-                entry.algorithm(&alg_config),
+                algorithm.algorithm(&alg_config),
                 stream(at.seed, at.replication, Stream::Client(id)),
                 setup.plan,
                 g.coap.nstart,
