@@ -10,10 +10,10 @@ use crate::config::RunConfig;
 use crate::metrics::RunResult;
 use crate::world::World;
 
-pub use crate::basics::ConfigError;
+pub use crate::error::Error;
 
 /// Checks `cfg` the way a run would, without running it.
-pub fn check(cfg: &RunConfig) -> Result<(), ConfigError> {
+pub fn check(cfg: &RunConfig) -> Result<(), Error> {
     World::new(cfg, 0, false).map(|_| ())
 }
 
@@ -22,7 +22,7 @@ pub fn run(
     cfg: &RunConfig,
     replication: u64,
     pcap: Option<&mut dyn Write>,
-) -> Result<RunResult, ConfigError> {
+) -> Result<RunResult, Error> {
     run_with_registry(cfg, replication, pcap, &Registry::builtin())
 }
 
@@ -33,16 +33,16 @@ pub fn run_with_registry(
     replication: u64,
     pcap: Option<&mut dyn Write>,
     registry: &Registry,
-) -> Result<RunResult, ConfigError> {
+) -> Result<RunResult, Error> {
     let mut world = World::with_registry(cfg, replication, pcap.is_some(), registry)?;
     let mut guard = crate::sim::guard::Guard::for_config(cfg);
-    world
-        .run(&mut guard)
-        .map_err(|stop| ConfigError(stop.to_string()))?;
+    world.run(&mut guard).map_err(Error::Guard)?;
     if let Some(out) = pcap {
-        world
-            .write_pcap(out)
-            .map_err(|e| ConfigError(format!("writing pcap: {e}")))?;
+        world.write_pcap(out).map_err(|source| Error::Io {
+            what: "pcap",
+            path: None,
+            source,
+        })?;
     }
     Ok(world.result())
 }

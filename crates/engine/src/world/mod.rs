@@ -16,8 +16,8 @@ pub(crate) mod udp_app;
 use coaplab_cc::registry::Registry;
 use coaplab_cc::Instant;
 
-use crate::basics::ConfigError;
 use crate::config::{GroupConfig, RunConfig};
+use crate::error::Error;
 use crate::net::network::{Handled, LinkRole, NetEvent, Network, Scheduler};
 use crate::net::topology::{self, Topology};
 use crate::packet::AppPacket;
@@ -68,12 +68,12 @@ pub(crate) struct Placement<'a> {
 
 impl Placement<'_> {
     /// The routes client `id` uses: to the server and back.
-    pub fn routes(&self, id: u32) -> Result<[crate::net::network::RouteId; 2], ConfigError> {
+    pub fn routes(&self, id: u32) -> Result<[crate::net::network::RouteId; 2], Error> {
         let node = (self.client_node)(id);
         let server = (self.client_server)(id);
         match (self.net.route(node, server), self.net.route(server, node)) {
             (Some(up), Some(down)) => Ok([up, down]),
-            _ => Err(ConfigError(format!(
+            _ => Err(Error::Config(format!(
                 "network: no route between client node '{}' and the server",
                 self.net.nodes[node as usize].name
             ))),
@@ -116,7 +116,7 @@ fn populations(cfg: &RunConfig) -> Vec<GroupConfig> {
 
 impl World {
     /// Builds replication `replication` of `cfg` with the built-in algorithms.
-    pub fn new(cfg: &RunConfig, replication: u64, capture: bool) -> Result<Self, ConfigError> {
+    pub fn new(cfg: &RunConfig, replication: u64, capture: bool) -> Result<Self, Error> {
         Self::with_registry(cfg, replication, capture, &Registry::builtin())
     }
 
@@ -127,7 +127,7 @@ impl World {
         replication: u64,
         capture: bool,
         registry: &Registry,
-    ) -> Result<Self, ConfigError> {
+    ) -> Result<Self, Error> {
         let Topology {
             mut network,
             client_nodes,
@@ -171,7 +171,7 @@ impl World {
             };
             let w = &g.workload;
             if w.batch[0] == 0 || w.batch[0] > w.batch[1] {
-                return Err(ConfigError(format!(
+                return Err(Error::Config(format!(
                     "{}: {:?} must be [min, max] with 1 <= min <= max",
                     label("workload.batch"),
                     w.batch
@@ -190,7 +190,7 @@ impl World {
                 "udp" => udp.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?,
                 "tcp" => tcp.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?,
                 other => {
-                    return Err(ConfigError(format!(
+                    return Err(Error::Config(format!(
                         "{}: '{other}' is not a transport; allowed: udp, tcp",
                         label("coap.transport")
                     )))

@@ -5,11 +5,12 @@ use coaplab_cc::rng::Rng;
 use coaplab_cc::{Config, Instant};
 
 use super::{Event, Placement, Shared};
-use crate::basics::{secs, ConfigError};
+use crate::basics::secs;
 use crate::coap::client::{Action, Client, NonTraffic};
 use crate::coap::messages::MessageFactory;
 use crate::coap::server::Server;
 use crate::config::{GroupConfig, RunConfig, WorkloadKind};
+use crate::error::Error;
 use crate::net::network::RouteId;
 use crate::packet::{NetPacket, Packet, PacketKind};
 use crate::sim::slab::PacketId;
@@ -85,8 +86,8 @@ impl UdpApp {
         at: Placement<'_>,
         start_rng: &mut dyn Rng,
         queue: &mut crate::sim::event_queue::EventQueue<Event>,
-    ) -> Result<u32, ConfigError> {
-        let err = |m: String| Err(ConfigError(m));
+    ) -> Result<u32, Error> {
+        let err = |m: String| Err(Error::Config(m));
         let entry = match at.registry.get(&g.coap.cc) {
             Ok(e) => *e,
             Err(e) => return err(format!("{}: {e}", label("coap.cc"))),

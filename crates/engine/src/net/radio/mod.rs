@@ -18,6 +18,7 @@
 //! per-frame loss probability applies on top. Clear channel assessment finds the channel busy
 //! if a node within the carrier-sense range is on the air or was during the CCA window.
 
+pub mod config;
 pub mod contiki;
 pub mod mac;
 pub mod phy;
@@ -30,11 +31,11 @@ use std::collections::VecDeque;
 use coaplab_cc::rng::{Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
 
-use crate::config::MacAddressing;
 use crate::metrics::MeshCounters;
 use crate::net::network::{DropReason, ElementId, NetEvent, NodeId, Scheduler};
 use crate::packet::{AppPacket, NetPacket, PacketKind};
 use crate::sim::slab::{PacketId, Slab};
+use config::MacAddressing;
 use contiki::{ContikiCsma, ContikiParams};
 use mac::{CcaDecision, Csma, MacParams, MacState};
 use rpl::Dodag;

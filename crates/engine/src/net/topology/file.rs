@@ -7,17 +7,17 @@
 //! A network may have no mesh client at all when clients outside serve its sinks (FlockLab as
 //! the CoCoA study wired it: every mote a server, one cloud client per mote).
 
+use super::built::Topology;
 use super::mesh::{self, Layout};
-use super::Topology;
-use crate::basics::ConfigError;
 use crate::config::{MeshRole, RunConfig};
+use crate::error::Error;
 
-pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
-    let err = |m: String| Err(ConfigError(m));
-    let Some(n) = cfg.network.as_ref() else {
+pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
+    let err = |m: String| Err(Error::Config(m));
+    let Some(f) = cfg.network.as_ref().and_then(|n| n.file()) else {
         return err("network.nodes: a `file` network needs its nodes".into());
     };
-    let nodes = &n.nodes;
+    let (n, nodes) = (&f.mesh, &f.nodes);
     if nodes.len() < 2 || nodes.len() > 4096 {
         return err(format!(
             "network.nodes: {} nodes; allowed: 2 to 4096",
@@ -55,10 +55,10 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
         };
         pairs.push((c, sink));
     }
-    let links = if n.links.is_empty() {
+    let links = if f.links.is_empty() {
         None
     } else {
-        if let Some(bad) = n
+        if let Some(bad) = f
             .links
             .iter()
             .find(|l| l.iter().any(|&i| i as usize >= nodes.len()))
@@ -68,7 +68,7 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
                 nodes.len()
             ));
         }
-        Some(n.links.clone())
+        Some(f.links.clone())
     };
     let idle_sinks: Vec<u16> = sinks
         .iter()
@@ -87,10 +87,11 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
 }
 
 /// Every sink has a client.
-fn check_clients(cfg: &RunConfig, layout: &Layout) -> Result<(), ConfigError> {
+fn check_clients(cfg: &RunConfig, layout: &Layout) -> Result<(), Error> {
     let n = cfg
         .network
         .as_ref()
+        .and_then(|n| n.mesh())
         .expect("a file network has its section");
     let outside = mesh::outside_sinks(layout);
     if n.outside_clients_per_sink {
@@ -102,7 +103,7 @@ fn check_clients(cfg: &RunConfig, layout: &Layout) -> Result<(), ConfigError> {
         .iter()
         .find(|s| layout.idle_sinks.contains(s))
     {
-        return Err(ConfigError(format!(
+        return Err(Error::Config(format!(
             "network.nodes[{idle}]: sink {idle} has no client (no node with role \"client\" names \
              it and network.outside_clients = {} serves the first {served} of the sinks {outside:?}); \
              allowed: a client for every sink (a client's `sink`, more network.outside_clients, \

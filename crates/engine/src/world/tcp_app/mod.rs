@@ -31,10 +31,11 @@ use coaplab_wire::ip::IPV4_HEADER;
 mod params;
 
 use super::{Event, Placement, Shared};
-use crate::basics::{ConfigError, CLIENT_PORT};
+use crate::basics::CLIENT_PORT;
 use crate::coap::client::ClientStats;
 use crate::coap::over_tcp::{MessageStream, TcpMsg};
 use crate::config::{GroupConfig, RunConfig, WorkloadKind};
+use crate::error::Error;
 use crate::metrics::{CcTraceRow, SeqTraceRow};
 use crate::net::network::RouteId;
 use crate::packet::{AppPacket, NetPacket, TcpPacket};
@@ -172,9 +173,9 @@ impl TcpApp {
         at: Placement<'_>,
         start_rng: &mut dyn Rng,
         queue: &mut EventQueue<Event>,
-    ) -> Result<u32, ConfigError> {
+    ) -> Result<u32, Error> {
         let Some(congestion) = crate::tcp::congestion::controller(&g.coap.cc) else {
-            return Err(ConfigError(format!(
+            return Err(Error::Config(format!(
                 "{}: '{}' is not a TCP congestion controller; allowed with transport tcp: {}",
                 label("coap.cc"),
                 g.coap.cc,
@@ -187,7 +188,7 @@ impl TcpApp {
         // The server is one host with one timer wheel (docs/model.md "Host timers").
         if let Some(first) = self.groups.first() {
             if first.tcp.hz != tcp.hz {
-                return Err(ConfigError(format!(
+                return Err(Error::Config(format!(
                     "{}: {} differs from another TCP group's {}; allowed: one value for every TCP group (the server is one host)",
                     label("tcp.hz"),
                     tcp.hz,
@@ -200,7 +201,7 @@ impl TcpApp {
                 .ok()
                 .filter(|&b| b < 1 << 20)
                 .ok_or_else(|| {
-                    ConfigError(format!(
+                    Error::Config(format!(
                         "{}: {} is too large for one CoAP-over-TCP message; allowed: < 1048576",
                         label("workload.resource_bytes"),
                         w.resource_bytes
@@ -210,7 +211,7 @@ impl TcpApp {
             w.response_bytes
         };
         if w.kind == WorkloadKind::Periodic {
-            return Err(ConfigError(format!(
+            return Err(Error::Config(format!(
                 "{}: 'periodic' is a CoAP-over-UDP workload; allowed with transport tcp: continuous, random, burst, firmware",
                 label("workload.kind")
             )));

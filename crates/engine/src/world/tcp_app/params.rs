@@ -3,8 +3,9 @@
 
 use coaplab_wire::ip::{IPV4_HEADER, TCP_HEADER};
 
-use crate::basics::{millis, secs, ConfigError};
+use crate::basics::{millis, secs};
 use crate::config::TcpSection;
+use crate::error::Error;
 use crate::tcp::{Nagle, TcpConfig};
 
 /// Headers of a data segment: IPv4 and TCP without options (docs/design.md §2), bytes.
@@ -19,9 +20,9 @@ pub(super) fn tcp_config(
     mtu: u32,
     section: Option<&TcpSection>,
     label: &dyn Fn(&str) -> String,
-) -> Result<TcpConfig, ConfigError> {
+) -> Result<TcpConfig, Error> {
     if mtu < SEGMENT_OVERHEAD + MIN_MSS {
-        return Err(ConfigError(format!(
+        return Err(Error::Config(format!(
             "link.mtu: {mtu} B leaves a TCP MSS below {MIN_MSS} B (MTU − {SEGMENT_OVERHEAD} B of IPv4 and TCP headers); allowed with transport tcp: >= {}",
             SEGMENT_OVERHEAD + MIN_MSS
         )));
@@ -38,19 +39,19 @@ pub(super) fn tcp_config(
         "classic" => Nagle::Classic,
         "off" => Nagle::Off,
         other => {
-            return Err(ConfigError(format!(
+            return Err(Error::Config(format!(
                 "{}: '{other}' is not a Nagle mode; allowed: minshall, classic, off",
                 label("tcp.nagle")
             )))
         }
     };
     if t.initial_window == 0 || t.slow_start_limit == Some(0) {
-        return Err(ConfigError(
+        return Err(Error::Config(
             "tcp.initial_window / tcp.slow_start_limit: segments must be >= 1".into(),
         ));
     }
     if !(t.initial_rto_s > 0.0 && t.max_rto_s >= t.initial_rto_s && t.delayed_ack_ms >= 0.0) {
-        return Err(ConfigError(format!(
+        return Err(Error::Config(format!(
             "tcp.initial_rto_s / max_rto_s / delayed_ack_ms: {} / {} / {} must satisfy 0 < initial <= max and delay >= 0",
             t.initial_rto_s, t.max_rto_s, t.delayed_ack_ms
         )));
