@@ -10,9 +10,11 @@ use coaplab_cc::Instant;
 /// An error of the engine.
 #[derive(Debug)]
 pub enum Error {
-    /// An invalid value or combination of values, found before anything runs: one line that
-    /// names the key first (`network.mac_min_be: 6 is above network.mac_max_be (5); ...`).
-    Config(String),
+    /// An invalid value or combination of values of `key` (a dotted key, or keys joined by
+    /// ` / `), found before anything runs; `message` says what is wrong and what is allowed.
+    /// Displays as `key: message` (`network.mac_min_be: 6 is above network.mac_max_be (5);
+    /// allowed: <= mac_max_be`).
+    Key { key: String, message: String },
     /// `network.<key>` given with a network kind it does not apply to; `allowed` are the keys
     /// of that kind (besides `kind`).
     NotApplicable {
@@ -33,7 +35,7 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Config(m) => f.write_str(m),
+            Error::Key { key, message } => write!(f, "{key}: {message}"),
             Error::NotApplicable { key, kind, allowed } => {
                 let keys = if allowed.is_empty() {
                     "none".to_string()
@@ -50,6 +52,16 @@ impl fmt::Display for Error {
                 Some(p) => write!(f, "writing {what}: {p}: {source}"),
                 None => write!(f, "writing {what}: {source}"),
             },
+        }
+    }
+}
+
+impl Error {
+    /// An [`Error::Key`].
+    pub fn key(key: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Key {
+            key: key.into(),
+            message: message.into(),
         }
     }
 }

@@ -73,10 +73,13 @@ impl Placement<'_> {
         let server = (self.client_server)(id);
         match (self.net.route(node, server), self.net.route(server, node)) {
             (Some(up), Some(down)) => Ok([up, down]),
-            _ => Err(Error::Config(format!(
-                "network: no route between client node '{}' and the server",
-                self.net.nodes[node as usize].name
-            ))),
+            _ => Err(Error::key(
+                "network",
+                format!(
+                    "no route between client node '{}' and the server",
+                    self.net.nodes[node as usize].name
+                ),
+            )),
         }
     }
 }
@@ -171,11 +174,10 @@ impl World {
             };
             let w = &g.workload;
             if w.batch[0] == 0 || w.batch[0] > w.batch[1] {
-                return Err(Error::Config(format!(
-                    "{}: {:?} must be [min, max] with 1 <= min <= max",
+                return Err(Error::key(
                     label("workload.batch"),
-                    w.batch
-                )));
+                    format!("{:?} must be [min, max] with 1 <= min <= max", w.batch),
+                ));
             }
             let ctx = Placement {
                 first,
@@ -190,10 +192,10 @@ impl World {
                 "udp" => udp.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?,
                 "tcp" => tcp.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?,
                 other => {
-                    return Err(Error::Config(format!(
-                        "{}: '{other}' is not a transport; allowed: udp, tcp",
-                        label("coap.transport")
-                    )))
+                    return Err(Error::key(
+                        label("coap.transport"),
+                        format!("'{other}' is not a transport; allowed: udp, tcp"),
+                    ))
                 }
             };
             groups.push(Group {

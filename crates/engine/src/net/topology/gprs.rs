@@ -87,10 +87,10 @@ pub fn guard_terms(cfg: &RunConfig, ip_bytes: u32) -> super::built::GuardTerms {
 pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
     let n = config(cfg);
     if n.gprs_delay_ms[0] > n.gprs_delay_ms[1] {
-        return Err(Error::Config(format!(
-            "network.gprs_delay_ms: {:?} must be [min, max] with min <= max",
-            n.gprs_delay_ms
-        )));
+        return Err(Error::key(
+            "network.gprs_delay_ms",
+            format!("{:?} must be [min, max] with min <= max", n.gprs_delay_ms),
+        ));
     }
     for (key, p) in [
         ("gprs_block_error_rate", n.gprs_block_error_rate),
@@ -98,16 +98,20 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
     ] {
         if !(0.0..1.0).contains(&p) {
             // A block that always fails would never get through.
-            return Err(Error::Config(format!(
-                "network.{key}: {p} is out of range; allowed: 0 to 0.99"
-            )));
+            return Err(Error::key(
+                format!("network.{key}"),
+                format!("{p} is out of range; allowed: 0 to 0.99"),
+            ));
         }
     }
     if n.gprs_fade_mean_ms > 0.0 && n.gprs_fade_interval_ms < 0.001 {
-        return Err(Error::Config(format!(
-            "network.gprs_fade_interval_ms: {} is out of range with fades (gprs_fade_mean_ms > 0); allowed: >= 0.001",
-            n.gprs_fade_interval_ms
-        )));
+        return Err(Error::key(
+            "network.gprs_fade_interval_ms",
+            format!(
+                "{} is out of range with fades (gprs_fade_mean_ms > 0); allowed: >= 0.001",
+                n.gprs_fade_interval_ms
+            ),
+        ));
     }
     let (seed, rep) = (cfg.seed, replication);
     let loss = || {

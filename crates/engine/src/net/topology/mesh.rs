@@ -82,10 +82,13 @@ fn micros(us: f64) -> Duration {
 /// The radio and MAC parameters of `[network]`.
 pub fn radio_params(n: &MeshConfig) -> Result<RadioParams, Error> {
     if n.radio.mac_min_be > n.radio.mac_max_be {
-        return Err(Error::Config(format!(
-            "network.mac_min_be: {} is above network.mac_max_be ({}); allowed: <= mac_max_be",
-            n.radio.mac_min_be, n.radio.mac_max_be
-        )));
+        return Err(Error::key(
+            "network.mac_min_be",
+            format!(
+                "{} is above network.mac_max_be ({}); allowed: <= mac_max_be",
+                n.radio.mac_min_be, n.radio.mac_max_be
+            ),
+        ));
     }
     Ok(RadioParams {
         range_m: n.range_m,
@@ -134,11 +137,14 @@ fn check_per_sink(
     sinks: usize,
 ) -> Result<(), Error> {
     if n.outside_clients != 0 && n.outside_clients as usize != sinks {
-        return Err(Error::Config(format!(
-            "network.outside_clients: {} with network.outside_clients_per_sink = true; \
+        return Err(Error::key(
+            "network.outside_clients",
+            format!(
+                "{} with network.outside_clients_per_sink = true; \
              allowed: 0 or {sinks} (one per sink)",
-            n.outside_clients
-        )));
+                n.outside_clients
+            ),
+        ));
     }
     let total: u32 = if cfg.group.is_empty() {
         client_count(&cfg.workload)
@@ -152,10 +158,13 @@ fn check_per_sink(
         } else {
             "group.clients"
         };
-        return Err(Error::Config(format!(
-            "{key}: {total} clients, but network.outside_clients_per_sink = true wires \
+        return Err(Error::key(
+            key,
+            format!(
+            "{total} clients, but network.outside_clients_per_sink = true wires \
              {mesh_clients} mesh clients and one outside client per sink ({sinks}); allowed: {want}"
-        )));
+        ),
+        ));
     }
     Ok(())
 }
@@ -169,11 +178,14 @@ fn contiki_params(n: &MeshConfig) -> Result<Option<ContikiParams>, Error> {
     // integer division computes it (ContikiMAC's channel-check interval is the same).
     let ticks = n.contiki.contiki_clock_second / n.rdc.channel_check_rate_hz;
     if ticks == 0 {
-        return Err(Error::Config(format!(
-            "network.channel_check_rate_hz: {} gives a Contiki time base of 0 ticks \
+        return Err(Error::key(
+            "network.channel_check_rate_hz",
+            format!(
+                "{} gives a Contiki time base of 0 ticks \
              (contiki_clock_second {} / rate); allowed: 1 ..= contiki_clock_second",
-            n.rdc.channel_check_rate_hz, n.contiki.contiki_clock_second
-        )));
+                n.rdc.channel_check_rate_hz, n.contiki.contiki_clock_second
+            ),
+        ));
     }
     Ok(Some(ContikiParams {
         tick: Duration::from_nanos(1_000_000_000 / u64::from(n.contiki.contiki_clock_second)),
@@ -217,10 +229,13 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
             } else {
                 "border_router_queue_frames"
             };
-            return Err(Error::Config(format!(
-                "network.{key}: {have} buffers cannot take one {bytes}-byte request (its fragments and \
+            return Err(Error::key(
+                format!("network.{key}"),
+                format!(
+                    "{have} buffers cannot take one {bytes}-byte request (its fragments and \
                  6LoWPAN's temporary copy need {need}); allowed with mac = \"contiki\": >= {need}"
-            )));
+                ),
+            ));
         }
     }
     let n = layout.positions.len();
@@ -255,7 +270,7 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
             ("file", false) => "network.nodes (positions, with network.range_m)".to_string(),
             (kind, _) => format!("network.kind = \"{kind}\" (its spacing, with network.range_m)"),
         };
-        Error::Config(format!("{key}: {e}"))
+        Error::key(key, e.to_string())
     })?;
     let mut mesh = mesh;
     if net_cfg.shadowing.link_loss_model == LinkLossModel::Shadowing {
@@ -276,21 +291,27 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
             &mut rng,
         );
         mesh.set_link_bers(bers)
-            .map_err(|e| Error::Config(format!("network.link_loss_model: \"shadowing\": {e}")))?;
+            .map_err(|e| Error::key("network.link_loss_model", format!("\"shadowing\": {e}")))?;
     }
     for l in &net_cfg.lossy_links {
         if l.a as usize >= n || l.b as usize >= n || l.a == l.b {
-            return Err(Error::Config(format!(
-                "network.lossy_links: {{a = {}, b = {}}} is not a link between two of the {n} nodes",
-                l.a, l.b
-            )));
+            return Err(Error::key(
+                "network.lossy_links",
+                format!(
+                    "{{a = {}, b = {}}} is not a link between two of the {n} nodes",
+                    l.a, l.b
+                ),
+            ));
         }
         if !(0.0..=1.0).contains(&l.loss) {
-            return Err(Error::Config(format!(
-                "network.lossy_links: {{a = {}, b = {}, loss = {}}}: the loss probability is \
+            return Err(Error::key(
+                "network.lossy_links",
+                format!(
+                    "{{a = {}, b = {}, loss = {}}}: the loss probability is \
                  outside [0, 1]; allowed: 0 to 1",
-                l.a, l.b, l.loss
-            )));
+                    l.a, l.b, l.loss
+                ),
+            ));
         }
         mesh.set_link_loss(l.a, l.b, l.loss);
     }

@@ -72,14 +72,17 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
     let kind = kind_of(cfg);
     match TOPOLOGIES.iter().find(|t| t.name == kind) {
         Some(t) => (t.build)(cfg, replication),
-        None => Err(Error::Config(format!(
-            "network.kind: '{kind}' is not a topology; allowed: {}",
-            TOPOLOGIES
-                .iter()
-                .map(|t| t.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
+        None => Err(Error::key(
+            "network.kind",
+            format!(
+                "'{kind}' is not a topology; allowed: {}",
+                TOPOLOGIES
+                    .iter()
+                    .map(|t| t.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
     }
 }
 

@@ -32,25 +32,31 @@ const DOWNLINK: u16 = 3;
 pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
     let l = &cfg.link;
     if !(l.downlink_kbps > 0.0 && l.uplink_kbps > 0.0) {
-        return Err(Error::Config(
-            "link.downlink_kbps / link.uplink_kbps: rates must be > 0".into(),
+        return Err(Error::key(
+            "link.downlink_kbps / link.uplink_kbps",
+            "rates must be > 0",
         ));
     }
     if !(l.path_delay_ms[0] >= 0.0 && l.path_delay_ms[0] <= l.path_delay_ms[1]) {
-        return Err(Error::Config(format!(
-            "link.path_delay_ms: {:?} must be [min, max] with 0 <= min <= max",
-            l.path_delay_ms
-        )));
+        return Err(Error::key(
+            "link.path_delay_ms",
+            format!(
+                "{:?} must be [min, max] with 0 <= min <= max",
+                l.path_delay_ms
+            ),
+        ));
     }
     let loss = |direction: &str| -> Result<LossProcess, Error> {
         match &l.errors {
             ErrorsConfig::Profile(p) => LossProcess::profile(p.as_str()).ok_or_else(|| {
-                Error::Config(format!(
-                    "link.errors: '{p}' ({direction}) is not a profile; allowed: none, low, medium, high, or a table"
+                Error::key(
+                    "link.errors",
+                    format!(
+                    "'{p}' ({direction}) is not a profile; allowed: none, low, medium, high, or a table"
                 ))
             }),
             ErrorsConfig::Chain(t) => LossProcess::chain(t.params())
-                .map_err(|m| Error::Config(format!("link.errors: {m}"))),
+                .map_err(|m| Error::key("link.errors", m)),
         }
     };
     let (seed, rep) = (cfg.seed, replication);
@@ -67,7 +73,7 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
                 },
                 loss(name)?,
             )
-            .map_err(|m| Error::Config(format!("link.{name}_kbps: {kbps} gives a {m}")))?,
+            .map_err(|m| Error::key(format!("link.{name}_kbps"), format!("{kbps} gives a {m}")))?,
             rng: stream(seed, rep, s),
             acked_on: None,
         }))
