@@ -453,6 +453,18 @@ impl GprsUplink {
     }
 }
 
+impl crate::net::link::Medium for GprsUplink {
+    fn service_time(&mut self, now: Instant, ip_bytes: u32) -> Duration {
+        GprsUplink::service_time(self, now, ip_bytes)
+    }
+    fn on_downlink_packet(&mut self, now: Instant, busy: bool) {
+        GprsUplink::on_downlink_packet(self, now, busy)
+    }
+    fn on_idle(&mut self, now: Instant) {
+        GprsUplink::on_idle(self, now)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -135,10 +135,13 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
             None,
         ),
         None => (
-            Link::gprs(
+            Link::with_medium(
                 params(1.0, n.gprs_modem_buffer_bytes),
                 loss(),
-                GprsUplink::new(radio, stream(seed, rep, Stream::GprsBlocks)),
+                Box::new(GprsUplink::new(
+                    radio,
+                    stream(seed, rep, Stream::GprsBlocks),
+                )),
             ),
             Some(UPLINK),
         ),
