@@ -1,7 +1,7 @@
 """Scenario files (docs/experiments.md): loading, strict validation, defaults, and sweep expansion.
 
 The keys, their types, defaults, ranges and allowed values are the engine's: its configuration
-types (``crates/engine/src/config.rs``) export them as a JSON Schema (``_core.config_schema()``,
+types (``crates/engine/src/config/``) export them as a JSON Schema (``_core.config_schema()``,
 shipped as ``coaplab/data/scenario.schema.json`` for editors). This module reads that schema;
 it adds what a schema cannot say well: the one-line error wording, the cross-key checks (an
 algorithm valid for its transport, the burst keys, ...), client populations (``[[group]]``)
