@@ -330,3 +330,38 @@ def test_the_table_names_only_the_settings_a_network_uses():
     assert network_line(resolve({"network": {"kind": "chain"}})) == "network chain ([link] buffer and errors do not apply)"
     # The star: the [link] buffer (with a thousands separator, like every count) and errors.
     assert network_line(resolve({"link": {"buffer_bytes": 28200}})) == "buffer 28,200 B  errors none"
+
+
+@pytest.mark.parametrize(
+    "network, line",
+    [
+        ('kind = "chain"\ngprs_loss = 0.1',
+         'network.gprs_loss: does not apply to network.kind = "chain"; keys of chain: range_m, interference_factor, '),
+        ('kind = "gprs"\nrange_m = 20.0',
+         'network.range_m: does not apply to network.kind = "gprs"; keys of gprs: gprs_uplink_kbps, '),
+        ('kind = "grid"\nnodes = []', 'network.nodes: does not apply to network.kind = "grid"; keys of grid: range_m, '),
+        ('mac_queue_frames = 8', 'network.mac_queue_frames: does not apply to network.kind = "star"; keys of star: none'),
+    ],
+)
+def test_network_keys_of_another_kind_are_refused_in_one_line(cli, tmp_path, network, line):
+    # Each network kind has its own keys (the schema's x-kinds): a key of another kind is
+    # refused before anything runs, one line naming the key, the kind and the kind's keys.
+    p = tmp_path / "n.toml"
+    p.write_text(f"[network]\n{network}\n")
+    out = cli("run", p, "--no-db")
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"coaplab: error: {line}"), out.stderr
+    assert "Traceback" not in out.stderr and out.stdout == ""
+
+
+def test_the_engine_refuses_network_keys_of_another_kind_with_the_same_line():
+    import json
+
+    from coaplab import _core
+
+    with pytest.raises(ValueError) as e:
+        _core.check(json.dumps({"network": {"kind": "chain", "gprs_loss": 0.1}}))
+    with pytest.raises(ScenarioError) as p:
+        resolve({"network": {"kind": "chain", "gprs_loss": 0.1}})
+    assert str(p.value) in str(e.value)

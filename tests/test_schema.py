@@ -1,4 +1,4 @@
-"""The configuration schema is the engine's (crates/engine/src/config.rs): the shipped JSON Schema
+"""The configuration schema is the engine's (crates/engine/src/config/): the shipped JSON Schema
 of scenario files equals what the engine exports, every shipped scenario file validates against
 it, and the Python front takes its defaults, ranges and allowed values from it."""
 

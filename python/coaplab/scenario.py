@@ -1,7 +1,7 @@
 """Scenario files (docs/experiments.md): loading, strict validation, defaults, and sweep expansion.
 
 The keys, their types, defaults, ranges and allowed values are the engine's: its configuration
-types (``crates/engine/src/config.rs``) export them as a JSON Schema (``_core.config_schema()``,
+types (``crates/engine/src/config/``) export them as a JSON Schema (``_core.config_schema()``,
 shipped as ``coaplab/data/scenario.schema.json`` for editors). This module reads that schema;
 it adds what a schema cannot say well: the one-line error wording, the cross-key checks (an
 algorithm valid for its transport, the burst keys, ...), client populations (``[[group]]``)
@@ -447,6 +447,7 @@ def resolve(raw: dict[str, Any]) -> dict[str, Any]:
         out["tcp"] = tcp
     if "network" in raw:
         out["network"] = _section("network", NETWORK, _given(raw, "network"))
+        _refuse_network_keys_of_other_kinds(out["network"])
         _refuse_link_keys_that_do_not_apply(out["network"]["kind"], _given(raw, "link"))
         if "clients" not in _given(raw, "workload") and not groups:
             mesh_clients = _mesh_client_nodes(out["network"])
@@ -455,6 +456,17 @@ def resolve(raw: dict[str, Any]) -> dict[str, Any]:
     if groups:
         out["group"] = groups
     return out
+
+
+def _refuse_network_keys_of_other_kinds(network: dict[str, Any]) -> None:
+    """A `network` key of another kind than `network.kind` is refused (the schema's `x-kinds`
+    names the kinds each key applies to; the engine refuses it with the same line)."""
+    kind = network["kind"]
+    for key in network:
+        if kind not in _NETWORK["properties"][key].get("x-kinds", [kind]):
+            own = [k for k, n in _NETWORK["properties"].items() if k != "kind" and kind in n.get("x-kinds", [])]
+            raise ScenarioError(f"network.{key}: does not apply to network.kind = \"{kind}\"; "
+                                f"keys of {kind}: " + (", ".join(own) or "none"))
 
 
 # The `[link]` keys a GPRS network uses (net/topology/gprs.rs: the link-layer overhead of its

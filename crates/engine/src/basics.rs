@@ -1,21 +1,10 @@
-//! Shared basics every layer uses: the configuration error, the conversions from the
+//! Shared basics every layer uses: the conversions from the
 //! configuration's seconds and milliseconds, and the addresses and ports of captures. A leaf:
 //! it imports nothing from the engine, so the network layer (`net`), the applications
 //! (`world`) and the entry point (`testbed`) all depend on it and never on each other's
 //! upper layers.
 
 use coaplab_cc::Duration;
-
-/// An invalid configuration, found before anything runs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError(pub String);
-
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-impl std::error::Error for ConfigError {}
 
 pub(crate) fn secs(s: f64) -> Duration {
     Duration::from_secs_f64(s)

@@ -11,10 +11,10 @@ use crate::foreign::Algorithms;
 use crate::metrics::RunResult;
 use crate::world::World;
 
-pub use crate::basics::ConfigError;
+pub use crate::error::Error;
 
 /// Checks `cfg` the way a run would, without running it.
-pub fn check(cfg: &RunConfig) -> Result<(), ConfigError> {
+pub fn check(cfg: &RunConfig) -> Result<(), Error> {
     World::new(cfg, 0, false).map(|_| ())
 }
 
@@ -23,7 +23,7 @@ pub fn run(
     cfg: &RunConfig,
     replication: u64,
     pcap: Option<&mut dyn Write>,
-) -> Result<RunResult, ConfigError> {
+) -> Result<RunResult, Error> {
     run_with_registry(cfg, replication, pcap, &Registry::builtin())
 }
 
@@ -34,7 +34,7 @@ pub fn run_with_registry(
     replication: u64,
     pcap: Option<&mut dyn Write>,
     registry: &Registry,
-) -> Result<RunResult, ConfigError> {
+) -> Result<RunResult, Error> {
     let algorithms = Algorithms::resolve(cfg, registry, None)?;
     run_with_algorithms(cfg, replication, pcap, &algorithms)
 }
@@ -47,18 +47,20 @@ pub fn run_with_algorithms(
     replication: u64,
     pcap: Option<&mut dyn Write>,
     algorithms: &Algorithms,
-) -> Result<RunResult, ConfigError> {
+) -> Result<RunResult, Error> {
     let mut world = World::with_algorithms(cfg, replication, pcap.is_some(), algorithms)?;
     let mut guard = crate::sim::guard::Guard::for_config(cfg);
     let ran = world.run(&mut guard);
     if let Some(e) = algorithms.failure() {
-        return Err(ConfigError(e));
+        return Err(Error::Algorithm(e));
     }
-    ran.map_err(|stop| ConfigError(stop.to_string()))?;
+    ran.map_err(Error::Guard)?;
     if let Some(out) = pcap {
-        world
-            .write_pcap(out)
-            .map_err(|e| ConfigError(format!("writing pcap: {e}")))?;
+        world.write_pcap(out).map_err(|source| Error::Io {
+            what: "pcap",
+            path: None,
+            source,
+        })?;
     }
     Ok(world.result())
 }

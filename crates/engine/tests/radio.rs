@@ -772,12 +772,22 @@ fn file_networks_refuse_unserved_sinks_and_mismatched_counts() {
     assert!(e.ends_with("allowed: 3"), "{e}");
     // An outside-client count that does not match the sinks.
     let mut cfg = sinks_only(json!([]), 3);
-    cfg.network.as_mut().unwrap().outside_clients = 2;
+    cfg.network
+        .as_mut()
+        .unwrap()
+        .mesh_mut()
+        .unwrap()
+        .outside_clients = 2;
     let e = err(&cfg);
     assert!(e.starts_with("network.outside_clients: 2"), "{e}");
     assert!(e.contains("allowed: 0 or 3"), "{e}");
     // Without one per sink, 2 outside clients serve sinks 1 and 2: sink 3 has no client.
-    cfg.network.as_mut().unwrap().outside_clients_per_sink = false;
+    cfg.network
+        .as_mut()
+        .unwrap()
+        .mesh_mut()
+        .unwrap()
+        .outside_clients_per_sink = false;
     let e = err(&cfg);
     assert!(
         e.starts_with("network.nodes[3]: sink 3 has no client"),
@@ -793,7 +803,12 @@ fn file_networks_refuse_unserved_sinks_and_mismatched_counts() {
     assert!(e.starts_with("workload.clients: 20 clients"), "{e}");
     assert!(e.ends_with("allowed: 21"), "{e}");
     // No outside client and no mesh client at all.
-    cfg.network.as_mut().unwrap().outside_clients = 0;
+    cfg.network
+        .as_mut()
+        .unwrap()
+        .mesh_mut()
+        .unwrap()
+        .outside_clients = 0;
     let e = err(&cfg);
     assert!(
         e.starts_with("network.nodes: needs at least one node"),

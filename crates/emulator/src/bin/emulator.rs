@@ -84,7 +84,7 @@ fn run() -> Result<bool, String> {
     let busy_ns = (args.num::<f64>("busy-us", 400.0)? * 1e3) as u64;
     std::fs::create_dir_all(&out_dir).map_err(|e| format!("--out: {e}"))?;
 
-    let topo = topology::build(&cfg, replication).map_err(|e| e.0)?;
+    let topo = topology::build(&cfg, replication).map_err(|e| e.to_string())?;
     let client_node: NodeId = topo.client_node(0);
     let server_node: NodeId = topo.server;
     let mut net: Network = topo.network;

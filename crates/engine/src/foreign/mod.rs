@@ -15,8 +15,8 @@ use std::sync::Arc;
 use coaplab_cc::registry::{Entry, Registry};
 use coaplab_cc::{AnyAlgorithm, Config};
 
-use crate::basics::ConfigError;
 use crate::config::{RunConfig, Transport};
+use crate::error::Error;
 
 /// Builds one client's algorithm from the run's configuration of it.
 pub type BuildFn = dyn Fn(&Config) -> AnyAlgorithm + Send + Sync;
@@ -90,7 +90,7 @@ impl Algorithms {
         cfg: &RunConfig,
         registry: &Registry,
         python: Option<PythonLoader<'_>>,
-    ) -> Result<Self, ConfigError> {
+    ) -> Result<Self, Error> {
         let mut out = Algorithms::default();
         // Each distinct name is loaded once (a library, a Python class) and shared.
         let mut loaded: Vec<(&str, UdpAlgorithm)> = Vec::new();
@@ -116,7 +116,7 @@ impl Algorithms {
                         } else {
                             format!("group.{group}.coap.cc")
                         };
-                        ConfigError(format!("{key}: {e}"))
+                        Error::key(key, e.to_string())
                     })?;
                     loaded.push((cc, a.clone()));
                     a

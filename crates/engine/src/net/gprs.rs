@@ -49,7 +49,9 @@
 use coaplab_cc::rng::Xoshiro256pp;
 use coaplab_cc::{Duration, Instant};
 
-use crate::config::NetworkConfig;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use crate::net::loss::{ChainParams, LossProcess};
 
 /// Octets of RLC data in one radio block per coding scheme CS-1…CS-4: the RLC data block of
@@ -69,6 +71,197 @@ pub const LLC_OCTETS: u32 = 6;
 pub const RLC_LI_OCTETS: u32 = 1;
 /// Octets GPRS adds to each IP packet before it is cut into RLC data blocks: 4 + 6 + 1 = 11.
 pub const OVERHEAD_OCTETS: u32 = SNDCP_OCTETS + LLC_OCTETS + RLC_LI_OCTETS;
+
+/// GPRS coding scheme CS-3: with one timeslot 36 octets per 20 ms = 14.4 kbit/s of RLC data,
+/// the coding scheme closest to the CoCoA study's observed uplink rate of about 15 kbit/s
+/// (Betzler et al. 2016, §V.A); docs/networks.md.
+pub const GPRS_CODING_SCHEME: u8 = 3;
+/// One uplink timeslot: a second one would double the rate beyond the observed 15 kbit/s.
+pub const GPRS_UPLINK_TIMESLOTS: u8 = 1;
+/// Uplink TBF set-up, ms: a random access on the RACH answered by an Immediate Assignment on
+/// the AGCH (TS 44.018 §3.5.2) within one 51-multiframe of the CCCH (51 TDMA frames of
+/// 4.615 ms = 235 ms, TS 45.002 §4.3.3); docs/networks.md.
+pub const GPRS_TBF_SETUP_MS: f64 = 235.0;
+/// Extended uplink TBF (TS 44.060 §9.3.1b): the network keeps an idle uplink TBF for an
+/// inactivity period of its choice; 1 s, in the range networks used; docs/networks.md.
+pub const GPRS_TBF_HOLD_MS: f64 = 1000.0;
+/// One Packet Downlink Ack/Nack (TS 44.060 §11.2.6) per downlink packet: one RLC/MAC control
+/// block, sent in the uplink block the final downlink block polls for (§9.3.2.4, §10.4.5).
+pub const GPRS_ACK_BLOCKS: u32 = 1;
+/// Uplink block error rate outside fades: 0 — link adaptation keeps a coding scheme whose
+/// errors are negligible in normal conditions; the errors come in fades (below). With the
+/// fades' defaults the mean block error rate is 1/(1 + 4) × 65 % = 13 %, close to the 10 % at
+/// which 3GPP specifies GPRS receivers' performance (TS 45.005 §6.2, §6.3); RLC acknowledged
+/// mode resends the blocks in error (TS 44.060 §9.1); docs/networks.md.
+pub const GPRS_BLOCK_ERROR_RATE: f64 = 0.0;
+/// Fades (periods of poor radio conditions: fading, interference, coding-scheme changes):
+/// 1 s on average every 4 s, 65 % of the blocks in error meanwhile. Not from a standard:
+/// calibrated (docs/networks.md, docs/validation.md) so that the RTT varies from one exchange
+/// to the next as much as the CoCoA study's RTO figures show (Betzler et al. 2016, Table II:
+/// CoCoA's mean initial RTO is 1.9–2.4 times its mean RTT).
+pub const GPRS_FADE_MEAN_MS: f64 = 1000.0;
+/// Mean time between fades (docs/networks.md).
+pub const GPRS_FADE_INTERVAL_MS: f64 = 4000.0;
+/// Block error rate during a fade (docs/networks.md).
+pub const GPRS_FADE_BLOCK_ERROR_RATE: f64 = 0.65;
+/// GPRS one-way delay beyond the radio (BSS, SGSN, GGSN, the Internet to the server), uniform
+/// per packet, ms: calibrated on the CoCoA study's 10-client RTT (Betzler et al. 2016,
+/// Table II: 661 ms), the one point where the uplink queue does not hide it; docs/networks.md.
+pub const GPRS_DELAY_MS: [f64; 2] = [100.0, 200.0];
+/// `network.gprs_downlink_kbps`: GPRS: downlink rate, kbit/s.
+pub const GPRS_DOWNLINK_KBPS: f64 = 40.0;
+/// `network.gprs_modem_buffer_bytes`: GPRS: the modem's send buffer, bytes (tail drop).
+pub const GPRS_MODEM_BUFFER_BYTES: u64 = 8000;
+/// `network.gprs_network_buffer_bytes`: GPRS: the network's buffer in front of the downlink, bytes (tail drop).
+pub const GPRS_NETWORK_BUFFER_BYTES: u64 = 20000;
+/// `network.gprs_loss`: GPRS: probability that a packet is lost (each direction, independently).
+pub const GPRS_LOSS: f64 = 0.002;
+
+fn gprs_cs() -> u8 {
+    GPRS_CODING_SCHEME
+}
+fn gprs_timeslots() -> u8 {
+    GPRS_UPLINK_TIMESLOTS
+}
+fn gprs_overhead() -> u32 {
+    OVERHEAD_OCTETS
+}
+fn gprs_tbf_setup() -> f64 {
+    GPRS_TBF_SETUP_MS
+}
+fn gprs_tbf_hold() -> f64 {
+    GPRS_TBF_HOLD_MS
+}
+fn gprs_ack_blocks() -> u32 {
+    GPRS_ACK_BLOCKS
+}
+fn gprs_bler() -> f64 {
+    GPRS_BLOCK_ERROR_RATE
+}
+fn gprs_fade_mean() -> f64 {
+    GPRS_FADE_MEAN_MS
+}
+fn gprs_fade_interval() -> f64 {
+    GPRS_FADE_INTERVAL_MS
+}
+fn gprs_fade_bler() -> f64 {
+    GPRS_FADE_BLOCK_ERROR_RATE
+}
+fn gprs_delay() -> [f64; 2] {
+    GPRS_DELAY_MS
+}
+fn gprs_downlink_kbps() -> f64 {
+    GPRS_DOWNLINK_KBPS
+}
+fn gprs_modem_buffer_bytes() -> u64 {
+    GPRS_MODEM_BUFFER_BYTES
+}
+fn gprs_network_buffer_bytes() -> u64 {
+    GPRS_NETWORK_BUFFER_BYTES
+}
+fn gprs_loss() -> f64 {
+    GPRS_LOSS
+}
+
+/// The GPRS preset's keys (`network.gprs_*` with `network.kind = "gprs"`; docs/networks.md,
+/// "The GPRS preset"), each with its default above. The gprs topology
+/// (`net/topology/gprs.rs`) turns them into the links and the radio's [`GprsUplinkParams`].
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+pub struct GprsConfig {
+    /// GPRS: a plain serializer of this rate, kbit/s, as the uplink instead of the radio-block
+    /// model (the preset before the radio model; docs/networks.md); absent = radio blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.001, max = 1e6))]
+    pub gprs_uplink_kbps: Option<f64>,
+    /// GPRS: the uplink's coding scheme, 1–4 (CS-1…CS-4: 20, 30, 36, 50 octets of RLC data
+    /// per radio block, TS 44.060 Table 10.2.1 less the RLC header).
+    #[serde(default = "gprs_cs")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 4))]
+    pub gprs_coding_scheme: u8,
+    /// GPRS: uplink timeslots (PDCHs) the modem sends on, 1–8 (one radio block per timeslot
+    /// every 20 ms, TS 45.002 §6.3.2.2).
+    #[serde(default = "gprs_timeslots")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 8))]
+    pub gprs_uplink_timeslots: u8,
+    /// GPRS: octets added to each IP packet on the uplink before it is cut into radio blocks
+    /// (SNDCP 4 + LLC 6 + RLC length indicator 1, `net::gprs::OVERHEAD_OCTETS`).
+    #[serde(default = "gprs_overhead")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(max = 10000))]
+    pub gprs_overhead_bytes: u32,
+    /// GPRS: uplink TBF set-up (packet access on the CCCH) when the TBF had been released, ms.
+    #[serde(default = "gprs_tbf_setup")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1e7))]
+    pub gprs_tbf_setup_ms: f64,
+    /// GPRS: how long the network keeps an idle uplink TBF before releasing it (extended
+    /// uplink TBF inactivity period), ms.
+    #[serde(default = "gprs_tbf_hold")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1e7))]
+    pub gprs_tbf_hold_ms: f64,
+    /// GPRS: uplink radio blocks each downlink packet costs (its Packet Downlink Ack/Nack).
+    #[serde(default = "gprs_ack_blocks")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(max = 100))]
+    pub gprs_ack_blocks: u32,
+    /// GPRS: probability that an uplink radio block is received in error and sent again (RLC
+    /// acknowledged mode), below 1.
+    #[serde(default = "gprs_bler")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 0.99))]
+    pub gprs_block_error_rate: f64,
+    /// GPRS: mean duration of a fade (a period of poor radio conditions), ms; 0 = no fades.
+    #[serde(default = "gprs_fade_mean")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1e7))]
+    pub gprs_fade_mean_ms: f64,
+    /// GPRS: mean time between fades, ms.
+    #[serde(default = "gprs_fade_interval")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.001, max = 1e7))]
+    pub gprs_fade_interval_ms: f64,
+    /// GPRS: uplink block error rate during a fade, below 1.
+    #[serde(default = "gprs_fade_bler")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 0.99))]
+    pub gprs_fade_block_error_rate: f64,
+    /// GPRS: downlink rate, kbit/s.
+    #[serde(default = "gprs_downlink_kbps")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.001, max = 1e6))]
+    pub gprs_downlink_kbps: f64,
+    /// GPRS: the modem's send buffer, bytes (tail drop).
+    #[serde(default = "gprs_modem_buffer_bytes")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 1000000000000u64))]
+    pub gprs_modem_buffer_bytes: u64,
+    /// GPRS: the network's buffer in front of the downlink, bytes (tail drop).
+    #[serde(default = "gprs_network_buffer_bytes")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 1000000000000u64))]
+    pub gprs_network_buffer_bytes: u64,
+    /// GPRS: one-way delay of each direction, uniform in `[min, max]` ms per packet, FIFO kept.
+    #[serde(default = "gprs_delay")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(inner(range(min = 0.0, max = 1e7)))]
+    pub gprs_delay_ms: [f64; 2],
+    /// GPRS: probability that a packet is lost (each direction, independently).
+    #[serde(default = "gprs_loss")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub gprs_loss: f64,
+}
+
+impl Default for GprsConfig {
+    /// Every key at its default.
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("every key has a default")
+    }
+}
 
 /// The parameters of one modem's uplink (each a `[network]` key, docs/networks.md).
 #[derive(Clone, Debug, PartialEq)]
@@ -128,25 +321,6 @@ pub struct GprsUplink {
 }
 
 impl GprsUplinkParams {
-    /// The radio of `network`'s `gprs_*` keys (docs/networks.md, "The GPRS preset").
-    pub fn from_network(n: &NetworkConfig) -> Self {
-        let ms = |v: f64| Duration::from_secs_f64(v / 1e3);
-        GprsUplinkParams {
-            coding_scheme: n.gprs_coding_scheme,
-            timeslots: n.gprs_uplink_timeslots,
-            overhead_octets: n.gprs_overhead_bytes,
-            tbf_setup: ms(n.gprs_tbf_setup_ms),
-            tbf_hold: ms(n.gprs_tbf_hold_ms),
-            ack_blocks_per_downlink_packet: n.gprs_ack_blocks,
-            block_error_rate: n.gprs_block_error_rate,
-            fades: (n.gprs_fade_mean_ms > 0.0).then(|| Fades {
-                interval_mean: ms(n.gprs_fade_interval_ms),
-                mean: ms(n.gprs_fade_mean_ms),
-                block_error_rate: n.gprs_fade_block_error_rate,
-            }),
-        }
-    }
-
     /// An upper bound of the mean time one IP packet of `ip_bytes` holds the uplink, s, for the
     /// run guard (`sim::guard`): a TBF set-up, the packet's blocks and the acknowledgement
     /// blocks of one downlink packet, each block sent until it gets through at the worse of
@@ -276,6 +450,18 @@ impl GprsUplink {
             self.owed_blocks = 0;
             self.control_until = start + self.params.blocks_time(sent);
         }
+    }
+}
+
+impl crate::net::link::Medium for GprsUplink {
+    fn service_time(&mut self, now: Instant, ip_bytes: u32) -> Duration {
+        GprsUplink::service_time(self, now, ip_bytes)
+    }
+    fn on_downlink_packet(&mut self, now: Instant, busy: bool) {
+        GprsUplink::on_downlink_packet(self, now, busy)
+    }
+    fn on_idle(&mut self, now: Instant) {
+        GprsUplink::on_idle(self, now)
     }
 }
 

@@ -5,10 +5,22 @@
 use coaplab_cc::rng::Rng;
 use coaplab_cc::{Duration, Instant};
 
-use crate::net::gprs::GprsUplink;
 use crate::net::loss::LossProcess;
 use crate::net::queue::DropTailQueue;
 use crate::net::series::LinkSeries;
+
+/// What decides how long each packet occupies a link instead of its rate, told `now` (sans
+/// IO): a GPRS uplink's radio (`net::gprs::GprsUplink`). The link keeps its buffer and loss.
+/// A trait here, implemented by the model, so that the link does not depend on it.
+pub trait Medium {
+    /// How long a packet of `ip_bytes` starting on the link at `now` occupies it.
+    fn service_time(&mut self, now: Instant, ip_bytes: u32) -> Duration;
+    /// A packet went the other way at `now` and costs this link time (its acknowledgement);
+    /// `busy`: a packet is on the link.
+    fn on_downlink_packet(&mut self, now: Instant, busy: bool);
+    /// The link fell idle at `now` (no packet waiting).
+    fn on_idle(&mut self, now: Instant);
+}
 
 /// Parameters of one link direction.
 #[derive(Clone, Debug)]
@@ -70,7 +82,7 @@ pub struct Link<T> {
     on_wire: Option<(T, u32)>,
     /// A GPRS uplink's radio (`net::gprs`): when set, it says how long each packet occupies
     /// the link instead of `rate_bps`.
-    radio: Option<GprsUplink>,
+    radio: Option<Box<dyn Medium>>,
     pub stats: LinkStats,
     /// Queue occupancy and delivered bytes over time, only when traced ([`Link::record_series`]).
     series: Option<Box<LinkSeries>>,
@@ -113,9 +125,9 @@ impl<T: Copy> Link<T> {
         }
     }
 
-    /// A GPRS uplink: the buffer and loss of a link, each packet's time on it from the radio
-    /// model (`net::gprs`) instead of `rate_bps`.
-    pub fn gprs(params: LinkParams, loss: LossProcess, radio: GprsUplink) -> Self {
+    /// A link whose packets' times come from `radio` instead of `rate_bps` (a GPRS uplink:
+    /// the buffer and loss of a link, the radio model of `net::gprs`).
+    pub fn with_medium(params: LinkParams, loss: LossProcess, radio: Box<dyn Medium>) -> Self {
         Link {
             radio: Some(radio),
             ..Link::new(params, loss)
@@ -130,11 +142,6 @@ impl<T: Copy> Link<T> {
     /// The recorded time series, if [`Link::record_series`] was called.
     pub fn series(&self) -> Option<&LinkSeries> {
         self.series.as_deref()
-    }
-
-    /// The GPRS radio, if this link is a GPRS uplink.
-    pub fn radio(&self) -> Option<&GprsUplink> {
-        self.radio.as_ref()
     }
 
     /// A downlink packet reached the GPRS modem at `now`: its acknowledgement takes uplink

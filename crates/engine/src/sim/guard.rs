@@ -39,14 +39,12 @@
 //! exchange against the 32 · (4 + 2) = 192 allowed. Both limits can be overridden
 //! ([`GuardLimits::with_overrides`]).
 
-use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use coaplab_cc::{Duration, Instant};
 
 use crate::config::{NetworkKind, RunConfig, WorkloadConfig, WorkloadKind};
-use crate::net::gprs::GprsUplinkParams;
 
 /// The cancellation flag is read once per this many events.
 pub const CANCEL_CHECK_EVERY: u64 = 4096;
@@ -107,21 +105,16 @@ impl NetTerms {
         let bits = f64::from(l.mtu.saturating_add(l.link_overhead_bytes)) * 8.0;
         let mut kbps = l.downlink_kbps.min(l.uplink_kbps);
         let mut round_trip_ms = l.downlink_delay_ms + l.uplink_delay_ms + 2.0 * l.path_delay_ms[1];
-        let kind = cfg.network.as_ref().map_or(NetworkKind::Star, |n| n.kind);
-        // GPRS: the slower of the downlink and the uplink — a plain rate, or the radio-block
-        // uplink's worst mean time per packet (`GprsUplinkParams::worst_packet_s`).
-        let mut gprs_packet_s: f64 = 0.0;
-        if let Some(n) = cfg.network.as_ref().filter(|n| n.kind == NetworkKind::Gprs) {
-            kbps = kbps.min(n.gprs_downlink_kbps);
-            match n.gprs_uplink_kbps {
-                Some(up) => kbps = kbps.min(up),
-                None => {
-                    gprs_packet_s = GprsUplinkParams::from_network(n)
-                        .worst_packet_s(l.mtu.saturating_add(l.link_overhead_bytes))
-                }
-            }
-            round_trip_ms += 2.0 * n.gprs_delay_ms[1];
+        let kind = cfg.network.as_ref().map_or(NetworkKind::Star, |n| n.kind());
+        // The network's own links (GPRS: the slower of its downlink and uplink, and the
+        // radio-block uplink's worst mean time per packet), from the topology registry.
+        let net =
+            crate::net::topology::guard_terms(cfg, l.mtu.saturating_add(l.link_overhead_bytes));
+        if let Some(slowest) = net.slowest_kbps {
+            kbps = kbps.min(slowest);
         }
+        let gprs_packet_s = net.packet_s;
+        round_trip_ms += net.extra_round_trip_ms;
         let min_round_trip_ms = if kind == NetworkKind::Star {
             l.downlink_delay_ms + l.uplink_delay_ms + 2.0 * l.path_delay_ms[0]
         } else {
@@ -259,36 +252,7 @@ impl GuardLimits {
     }
 }
 
-/// Why a run stopped before finishing.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum GuardStop {
-    /// [`cancel_all`] or the run's own flag.
-    Cancelled,
-    /// More events than [`GuardLimits::max_events`].
-    Events { limit: u64, now: Instant },
-    /// An event later than [`GuardLimits::max_sim_time`].
-    SimTime { limit: Instant, events: u64 },
-}
-
-impl fmt::Display for GuardStop {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            GuardStop::Cancelled => write!(f, "did not finish: cancelled"),
-            GuardStop::Events { limit, now } => write!(
-                f,
-                "did not finish: more than {limit} events (the limit for this scenario) by simulated time {:.3} s; the run does not converge",
-                now.secs_f64()
-            ),
-            GuardStop::SimTime { limit, events } => write!(
-                f,
-                "did not finish: simulated time passed {:.0} s (the limit for this scenario) after {events} events; the run does not converge",
-                limit.secs_f64()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for GuardStop {}
+pub use crate::error::GuardStop;
 
 /// The guard of one run; the event loop calls [`Guard::check`] before each event.
 #[derive(Clone, Debug)]

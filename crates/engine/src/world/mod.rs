@@ -16,8 +16,8 @@ pub(crate) mod udp_app;
 use coaplab_cc::registry::Registry;
 use coaplab_cc::Instant;
 
-use crate::basics::ConfigError;
 use crate::config::{GroupConfig, RunConfig};
+use crate::error::Error;
 use crate::foreign::Algorithms;
 use crate::net::network::{Handled, LinkRole, NetEvent, Network, Scheduler};
 use crate::net::topology::{self, Topology};
@@ -67,15 +67,18 @@ pub(crate) struct Placement<'a> {
 
 impl Placement<'_> {
     /// The routes client `id` uses: to the server and back.
-    pub fn routes(&self, id: u32) -> Result<[crate::net::network::RouteId; 2], ConfigError> {
+    pub fn routes(&self, id: u32) -> Result<[crate::net::network::RouteId; 2], Error> {
         let node = (self.client_node)(id);
         let server = (self.client_server)(id);
         match (self.net.route(node, server), self.net.route(server, node)) {
             (Some(up), Some(down)) => Ok([up, down]),
-            _ => Err(ConfigError(format!(
-                "network: no route between client node '{}' and the server",
-                self.net.nodes[node as usize].name
-            ))),
+            _ => Err(Error::key(
+                "network",
+                format!(
+                    "no route between client node '{}' and the server",
+                    self.net.nodes[node as usize].name
+                ),
+            )),
         }
     }
 }
@@ -115,7 +118,7 @@ fn populations(cfg: &RunConfig) -> Vec<GroupConfig> {
 
 impl World {
     /// Builds replication `replication` of `cfg` with the built-in algorithms.
-    pub fn new(cfg: &RunConfig, replication: u64, capture: bool) -> Result<Self, ConfigError> {
+    pub fn new(cfg: &RunConfig, replication: u64, capture: bool) -> Result<Self, Error> {
         Self::with_registry(cfg, replication, capture, &Registry::builtin())
     }
 
@@ -126,7 +129,7 @@ impl World {
         replication: u64,
         capture: bool,
         registry: &Registry,
-    ) -> Result<Self, ConfigError> {
+    ) -> Result<Self, Error> {
         let algorithms = Algorithms::resolve(cfg, registry, None)?;
         Self::with_algorithms(cfg, replication, capture, &algorithms)
     }
@@ -138,7 +141,7 @@ impl World {
         replication: u64,
         capture: bool,
         algorithms: &Algorithms,
-    ) -> Result<Self, ConfigError> {
+    ) -> Result<Self, Error> {
         let Topology {
             mut network,
             client_nodes,
@@ -182,11 +185,10 @@ impl World {
             };
             let w = &g.workload;
             if w.batch[0] == 0 || w.batch[0] > w.batch[1] {
-                return Err(ConfigError(format!(
-                    "{}: {:?} must be [min, max] with 1 <= min <= max",
+                return Err(Error::key(
                     label("workload.batch"),
-                    w.batch
-                )));
+                    format!("{:?} must be [min, max] with 1 <= min <= max", w.batch),
+                ));
             }
             let ctx = Placement {
                 first,
@@ -200,20 +202,20 @@ impl World {
                 "udp" => {
                     // Resolved once for the run, before the world (`Algorithms::resolve`).
                     let Some(algorithm) = algorithms.population(index) else {
-                        return Err(ConfigError(format!(
-                            "{}: no UDP algorithm was resolved for this population",
-                            label("coap.cc")
-                        )));
+                        return Err(Error::key(
+                            label("coap.cc"),
+                            "no UDP algorithm was resolved for this population",
+                        ));
                     };
                     let at = (ctx, algorithm);
                     udp.add_group(cfg, &g, &label, at, &mut start_rng, &mut sh.queue)?
                 }
                 "tcp" => tcp.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?,
                 other => {
-                    return Err(ConfigError(format!(
-                        "{}: '{other}' is not a transport; allowed: udp, tcp",
-                        label("coap.transport")
-                    )))
+                    return Err(Error::key(
+                        label("coap.transport"),
+                        format!("'{other}' is not a transport; allowed: udp, tcp"),
+                    ))
                 }
             };
             groups.push(Group {

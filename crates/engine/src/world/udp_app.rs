@@ -5,11 +5,12 @@ use coaplab_cc::rng::Rng;
 use coaplab_cc::{Config, Instant};
 
 use super::{Event, Placement, Shared};
-use crate::basics::{secs, ConfigError};
+use crate::basics::secs;
 use crate::coap::client::{Action, Client, NonTraffic};
 use crate::coap::messages::MessageFactory;
 use crate::coap::server::Server;
 use crate::config::{GroupConfig, RunConfig, WorkloadKind};
+use crate::error::Error;
 use crate::foreign::UdpAlgorithm;
 use crate::net::network::RouteId;
 use crate::packet::{NetPacket, Packet, PacketKind};
@@ -87,16 +88,18 @@ impl UdpApp {
         (at, algorithm): (Placement<'_>, &UdpAlgorithm),
         start_rng: &mut dyn Rng,
         queue: &mut crate::sim::event_queue::EventQueue<Event>,
-    ) -> Result<u32, ConfigError> {
-        let err = |m: String| Err(ConfigError(m));
+    ) -> Result<u32, Error> {
+        let err = |key: String, m: String| Err(Error::key(key, m));
         let l = &cfg.link;
         let w = &g.workload;
         if w.block_szx > 6 {
-            return err(format!(
-                "{}: {} is out of range; allowed 0..6 (RFC 7959 §2.2)",
+            return err(
                 label("workload.block_szx"),
-                w.block_szx
-            ));
+                format!(
+                    "{} is out of range; allowed 0..6 (RFC 7959 §2.2)",
+                    w.block_szx
+                ),
+            );
         }
         let msgs = MessageFactory {
             // A whole IPv6 packet of `request_bytes`: 40 (IPv6) + 8 (UDP) + 12 (CoAP header
@@ -116,10 +119,13 @@ impl UdpApp {
             Instant::ZERO,
         ));
         if largest.ip_bytes > l.mtu {
-            return err(format!(
-                "link.mtu: {} B is smaller than the workload's largest packet ({} B); raise link.mtu or lower {} / block_szx",
+            return err(
+                "link.mtu".into(),
+                format!(
+                "{} B is smaller than the workload's largest packet ({} B); raise link.mtu or lower {} / block_szx",
                 l.mtu, largest.ip_bytes, label("workload.response_bytes")
-            ));
+            ),
+            );
         }
         let alg_config = Config {
             ack_timeout: secs(g.coap.ack_timeout_s),
@@ -130,26 +136,29 @@ impl UdpApp {
             ..Config::default()
         };
         if g.coap.max_retransmit > 63 {
-            return err(format!(
-                "{}: {} is out of range; allowed 0..63",
+            return err(
                 label("coap.max_retransmit"),
-                g.coap.max_retransmit
-            ));
+                format!("{} is out of range; allowed 0..63", g.coap.max_retransmit),
+            );
         }
         let non_rate = g.coap.non_rate_per_s;
         if g.coap.non_rule && non_rate <= 0.0 {
-            return err(format!(
-                "{}: true needs NON traffic; set {} > 0 (messages per second)",
+            return err(
                 label("coap.non_rule"),
-                label("coap.non_rate_per_s")
-            ));
+                format!(
+                    "true needs NON traffic; set {} > 0 (messages per second)",
+                    label("coap.non_rate_per_s")
+                ),
+            );
         }
         if non_rate > 0.0 && w.kind != WorkloadKind::Continuous {
-            return err(format!(
-                "{}: NON traffic needs workload.kind = \"continuous\" (each client sends workload.exchanges messages); kind is {}",
+            return err(
                 label("coap.non_rate_per_s"),
-                format!("{:?}", w.kind).to_lowercase()
-            ));
+                format!(
+                    "NON traffic needs workload.kind = \"continuous\" (each client sends workload.exchanges messages); kind is {}",
+                    format!("{:?}", w.kind).to_lowercase()
+                ),
+            );
         }
         let firmware = Plan::Blocks {
             next: 0,

@@ -27,6 +27,7 @@
 //! per-frame loss probability applies on top. Clear channel assessment finds the channel busy
 //! if a node within the carrier-sense range is on the air or was during the CCA window.
 
+pub mod config;
 pub mod disk;
 pub mod mac;
 mod medium;

@@ -3,7 +3,7 @@
 
 use coaplab_cc::Duration;
 
-use crate::config::MacAddressing;
+use super::config::MacAddressing;
 
 /// The mesh's parameters.
 #[derive(Clone, Debug)]

@@ -5,7 +5,7 @@
 
 use coaplab_cc::Duration;
 
-use crate::config::MacAddressing;
+use super::config::MacAddressing;
 
 /// One byte at 250 kbit/s: 8 bit / 250 000 bit/s = 32 µs.
 pub const BYTE_TIME: Duration = Duration::from_micros(32);

@@ -2,7 +2,7 @@
 //! (RFC 4944 §5.3). Only sizes are modelled: the simulator needs how many bytes each frame
 //! carries, not the bytes.
 
-use crate::config::MacAddressing;
+use super::config::MacAddressing;
 
 /// The uncompressed IPv6 header.
 pub const IPV6_HEADER: u32 = 40;

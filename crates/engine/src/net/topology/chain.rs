@@ -5,10 +5,10 @@
 //! 0 — 1 — … — 9 — [10: border router, sink] — 11 — … — 20
 //! ```
 
+use super::built::Topology;
 use super::mesh::{self, Layout};
-use super::Topology;
-use crate::basics::ConfigError;
 use crate::config::RunConfig;
+use crate::error::Error;
 
 pub const NODES: u16 = 21;
 pub const BORDER_ROUTER: u16 = 10;
@@ -20,6 +20,6 @@ pub fn layout(range: f64) -> Layout {
     )
 }
 
-pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
+pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
     mesh::build(cfg, replication, layout(mesh::range_m(cfg)))
 }

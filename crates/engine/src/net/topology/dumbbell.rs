@@ -11,10 +11,10 @@
 //!   ·                           ·
 //! ```
 
+use super::built::Topology;
 use super::mesh::{self, Layout};
-use super::Topology;
-use crate::basics::ConfigError;
 use crate::config::RunConfig;
+use crate::error::Error;
 
 pub const LEFT_SINK: u16 = 9;
 pub const BORDER_ROUTER: u16 = 10;
@@ -46,6 +46,6 @@ pub fn layout(range: f64) -> Layout {
     }
 }
 
-pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
+pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
     mesh::build(cfg, replication, layout(mesh::range_m(cfg)))
 }

@@ -7,37 +7,41 @@
 //! A network may have no mesh client at all when clients outside serve its sinks (FlockLab as
 //! the CoCoA study wired it: every mote a server, one cloud client per mote).
 
+use super::built::Topology;
 use super::mesh::{self, Layout};
-use super::Topology;
-use crate::basics::ConfigError;
 use crate::config::{MeshRole, RunConfig};
+use crate::error::Error;
 
-pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
-    let err = |m: String| Err(ConfigError(m));
-    let Some(n) = cfg.network.as_ref() else {
-        return err("network.nodes: a `file` network needs its nodes".into());
+pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
+    let err = |key: &str, m: String| Err(Error::key(key, m));
+    let Some(f) = cfg.network.as_ref().and_then(|n| n.file()) else {
+        return err("network.nodes", "a `file` network needs its nodes".into());
     };
-    let nodes = &n.nodes;
+    let (n, nodes) = (&f.mesh, &f.nodes);
     if nodes.len() < 2 || nodes.len() > 4096 {
-        return err(format!(
-            "network.nodes: {} nodes; allowed: 2 to 4096",
-            nodes.len()
-        ));
+        return err(
+            "network.nodes",
+            format!("{} nodes; allowed: 2 to 4096", nodes.len()),
+        );
     }
     let with = |r: MeshRole| (0..nodes.len() as u16).filter(move |&i| nodes[i as usize].role == r);
     let brs: Vec<u16> = with(MeshRole::BorderRouter).collect();
     let sinks: Vec<u16> = with(MeshRole::Sink).collect();
     let clients: Vec<u16> = with(MeshRole::Client).collect();
     if brs.len() != 1 {
-        return err(format!(
-            "network.nodes: {} nodes have role \"border-router\"; allowed: exactly one",
-            brs.len()
-        ));
+        return err(
+            "network.nodes",
+            format!(
+                "{} nodes have role \"border-router\"; allowed: exactly one",
+                brs.len()
+            ),
+        );
     }
     let outside_asked = n.outside_clients > 0 || n.outside_clients_per_sink;
     if sinks.is_empty() || (clients.is_empty() && !outside_asked) {
         return err(
-            "network.nodes: needs at least one node with role \"sink\" and a client: a node with \
+            "network.nodes",
+            "needs at least one node with role \"sink\" and a client: a node with \
              role \"client\" or clients outside the mesh (network.outside_clients)"
                 .into(),
         );
@@ -48,27 +52,28 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
             None => sinks[0],
             Some(s) if sinks.contains(&s) => s,
             Some(s) => {
-                return err(format!(
-                "network.nodes[{c}].sink: {s} is not a node with role \"sink\"; sinks: {sinks:?}"
-            ))
+                return err(
+                    &format!("network.nodes[{c}].sink"),
+                    format!("{s} is not a node with role \"sink\"; sinks: {sinks:?}"),
+                )
             }
         };
         pairs.push((c, sink));
     }
-    let links = if n.links.is_empty() {
+    let links = if f.links.is_empty() {
         None
     } else {
-        if let Some(bad) = n
+        if let Some(bad) = f
             .links
             .iter()
             .find(|l| l.iter().any(|&i| i as usize >= nodes.len()))
         {
-            return err(format!(
-                "network.links: {bad:?} names a node beyond the {} listed",
-                nodes.len()
-            ));
+            return err(
+                "network.links",
+                format!("{bad:?} names a node beyond the {} listed", nodes.len()),
+            );
         }
-        Some(n.links.clone())
+        Some(f.links.clone())
     };
     let idle_sinks: Vec<u16> = sinks
         .iter()
@@ -87,10 +92,11 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
 }
 
 /// Every sink has a client.
-fn check_clients(cfg: &RunConfig, layout: &Layout) -> Result<(), ConfigError> {
+fn check_clients(cfg: &RunConfig, layout: &Layout) -> Result<(), Error> {
     let n = cfg
         .network
         .as_ref()
+        .and_then(|n| n.mesh())
         .expect("a file network has its section");
     let outside = mesh::outside_sinks(layout);
     if n.outside_clients_per_sink {
@@ -102,13 +108,16 @@ fn check_clients(cfg: &RunConfig, layout: &Layout) -> Result<(), ConfigError> {
         .iter()
         .find(|s| layout.idle_sinks.contains(s))
     {
-        return Err(ConfigError(format!(
-            "network.nodes[{idle}]: sink {idle} has no client (no node with role \"client\" names \
+        return Err(Error::key(
+            format!("network.nodes[{idle}]"),
+            format!(
+            "sink {idle} has no client (no node with role \"client\" names \
              it and network.outside_clients = {} serves the first {served} of the sinks {outside:?}); \
              allowed: a client for every sink (a client's `sink`, more network.outside_clients, \
              or network.outside_clients_per_sink = true)",
             n.outside_clients
-        )));
+        ),
+        ));
     }
     Ok(())
 }

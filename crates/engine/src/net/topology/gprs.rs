@@ -16,10 +16,11 @@
 //! The downlink acknowledges nothing itself: each packet it delivers costs the uplink its
 //! Packet Downlink Ack/Nack (`LinkElement::acked_on`).
 
-use super::Topology;
-use crate::basics::{millis, ConfigError};
+use super::built::Topology;
+use crate::basics::millis;
 use crate::config::RunConfig;
-use crate::net::gprs::{GprsUplink, GprsUplinkParams};
+use crate::error::Error;
+use crate::net::gprs::{Fades, GprsConfig, GprsUplink, GprsUplinkParams};
 use crate::net::link::{Link, LinkParams};
 use crate::net::loss::LossProcess;
 use crate::net::network::{
@@ -34,13 +35,62 @@ const DEVICES: u16 = 0;
 const UPLINK: u16 = 0;
 const SERVER: u16 = 2;
 
-pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
-    let n = cfg.network.clone().unwrap_or_default();
+/// The GPRS keys of `cfg` (their defaults without them).
+fn config(cfg: &RunConfig) -> GprsConfig {
+    cfg.network
+        .as_ref()
+        .and_then(|n| n.gprs())
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The radio of the `gprs_*` keys (docs/networks.md, "The GPRS preset").
+pub fn uplink_params(n: &GprsConfig) -> GprsUplinkParams {
+    let ms = |v: f64| Duration::from_secs_f64(v / 1e3);
+    GprsUplinkParams {
+        coding_scheme: n.gprs_coding_scheme,
+        timeslots: n.gprs_uplink_timeslots,
+        overhead_octets: n.gprs_overhead_bytes,
+        tbf_setup: ms(n.gprs_tbf_setup_ms),
+        tbf_hold: ms(n.gprs_tbf_hold_ms),
+        ack_blocks_per_downlink_packet: n.gprs_ack_blocks,
+        block_error_rate: n.gprs_block_error_rate,
+        fades: (n.gprs_fade_mean_ms > 0.0).then(|| Fades {
+            interval_mean: ms(n.gprs_fade_interval_ms),
+            mean: ms(n.gprs_fade_mean_ms),
+            block_error_rate: n.gprs_fade_block_error_rate,
+        }),
+    }
+}
+
+/// What the run guard needs of a GPRS network (`sim::guard`, through
+/// `topology::guard_terms`), for packets of `ip_bytes`.
+pub fn guard_terms(cfg: &RunConfig, ip_bytes: u32) -> super::built::GuardTerms {
+    let n = config(cfg);
+    // The slower of the downlink and the uplink — a plain rate, or the radio-block uplink's
+    // worst mean time per packet (`GprsUplinkParams::worst_packet_s`).
+    let (slowest_kbps, packet_s) = match n.gprs_uplink_kbps {
+        Some(up) => (n.gprs_downlink_kbps.min(up), 0.0),
+        None => (
+            n.gprs_downlink_kbps,
+            uplink_params(&n).worst_packet_s(ip_bytes),
+        ),
+    };
+    super::built::GuardTerms {
+        slowest_kbps: Some(slowest_kbps),
+        packet_s,
+        extra_round_trip_ms: 2.0 * n.gprs_delay_ms[1],
+        downlink_kbps: Some(n.gprs_downlink_kbps),
+    }
+}
+
+pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
+    let n = config(cfg);
     if n.gprs_delay_ms[0] > n.gprs_delay_ms[1] {
-        return Err(ConfigError(format!(
-            "network.gprs_delay_ms: {:?} must be [min, max] with min <= max",
-            n.gprs_delay_ms
-        )));
+        return Err(Error::key(
+            "network.gprs_delay_ms",
+            format!("{:?} must be [min, max] with min <= max", n.gprs_delay_ms),
+        ));
     }
     for (key, p) in [
         ("gprs_block_error_rate", n.gprs_block_error_rate),
@@ -48,16 +98,20 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
     ] {
         if !(0.0..1.0).contains(&p) {
             // A block that always fails would never get through.
-            return Err(ConfigError(format!(
-                "network.{key}: {p} is out of range; allowed: 0 to 0.99"
-            )));
+            return Err(Error::key(
+                format!("network.{key}"),
+                format!("{p} is out of range; allowed: 0 to 0.99"),
+            ));
         }
     }
     if n.gprs_fade_mean_ms > 0.0 && n.gprs_fade_interval_ms < 0.001 {
-        return Err(ConfigError(format!(
-            "network.gprs_fade_interval_ms: {} is out of range with fades (gprs_fade_mean_ms > 0); allowed: >= 0.001",
-            n.gprs_fade_interval_ms
-        )));
+        return Err(Error::key(
+            "network.gprs_fade_interval_ms",
+            format!(
+                "{} is out of range with fades (gprs_fade_mean_ms > 0); allowed: >= 0.001",
+                n.gprs_fade_interval_ms
+            ),
+        ));
     }
     let (seed, rep) = (cfg.seed, replication);
     let loss = || {
@@ -73,7 +127,7 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
         buffer_bytes: Some(buffer),
         overhead_bytes: cfg.link.link_overhead_bytes,
     };
-    let radio = GprsUplinkParams::from_network(&n);
+    let radio = uplink_params(&n);
     // The radio-block uplink, or (with `gprs_uplink_kbps`) a plain serializer of that rate.
     let (uplink, acked_on) = match n.gprs_uplink_kbps {
         Some(kbps) => (
@@ -81,10 +135,13 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
             None,
         ),
         None => (
-            Link::gprs(
+            Link::with_medium(
                 params(1.0, n.gprs_modem_buffer_bytes),
                 loss(),
-                GprsUplink::new(radio, stream(seed, rep, Stream::GprsBlocks)),
+                Box::new(GprsUplink::new(
+                    radio,
+                    stream(seed, rep, Stream::GprsBlocks),
+                )),
             ),
             Some(UPLINK),
         ),

@@ -2,10 +2,10 @@
 //! border router and the sink at the centre (node 24); the 48 other nodes are clients
 //! (docs/networks.md).
 
+use super::built::Topology;
 use super::mesh::{self, Layout};
-use super::Topology;
-use crate::basics::ConfigError;
 use crate::config::RunConfig;
+use crate::error::Error;
 
 pub const SIDE: u16 = 7;
 pub const BORDER_ROUTER: u16 = 24;
@@ -19,6 +19,6 @@ pub fn layout(range: f64) -> Layout {
     )
 }
 
-pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
+pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
     mesh::build(cfg, replication, layout(mesh::range_m(cfg)))
 }

@@ -3,9 +3,10 @@
 //! nodes, whose one element is the mesh, and whose routes are the clients' ways to their
 //! sinks and back.
 
-use super::Topology;
-use crate::basics::{millis, ConfigError};
-use crate::config::{LinkLossModel, NetworkConfig, RunConfig};
+use super::built::Topology;
+use crate::basics::millis;
+use crate::config::{LinkLossModel, MeshConfig, RdcKind, RunConfig};
+use crate::error::Error;
 use crate::net::network::{Element, Network, Node, NodeId, NodeRole, PathElement, Route};
 use crate::net::path::PathDelay;
 use crate::net::radio::contiki::ContikiParams;
@@ -53,7 +54,8 @@ impl Layout {
 pub fn range_m(cfg: &RunConfig) -> f64 {
     cfg.network
         .as_ref()
-        .map_or_else(|| NetworkConfig::default().range_m, |n| n.range_m)
+        .and_then(|n| n.mesh())
+        .map_or(crate::net::topology::mesh_config::RANGE_M, |m| m.range_m)
 }
 
 /// Contiki 2.6 `core/net/mac/contikimac.c`: `#if NETSTACK_RDC_CHANNEL_CHECK_RATE >= 64`,
@@ -78,52 +80,54 @@ fn micros(us: f64) -> Duration {
 }
 
 /// The radio and MAC parameters of `[network]`.
-pub fn radio_params(n: &NetworkConfig) -> Result<RadioParams, ConfigError> {
-    if n.mac_min_be > n.mac_max_be {
-        return Err(ConfigError(format!(
-            "network.mac_min_be: {} is above network.mac_max_be ({}); allowed: <= mac_max_be",
-            n.mac_min_be, n.mac_max_be
-        )));
+pub fn radio_params(n: &MeshConfig) -> Result<RadioParams, Error> {
+    if n.radio.mac_min_be > n.radio.mac_max_be {
+        return Err(Error::key(
+            "network.mac_min_be",
+            format!(
+                "{} is above network.mac_max_be ({}); allowed: <= mac_max_be",
+                n.radio.mac_min_be, n.radio.mac_max_be
+            ),
+        ));
     }
     if mac::by_name(&n.mac).is_none() {
         let names: Vec<&str> = mac::MACS.iter().map(|e| e.name).collect();
-        return Err(ConfigError(format!(
-            "network.mac: unknown MAC \"{}\"; allowed: {}",
-            n.mac,
-            names.join(", ")
-        )));
+        return Err(Error::key(
+            "network.mac",
+            format!("unknown MAC \"{}\"; allowed: {}", n.mac, names.join(", ")),
+        ));
     }
     Ok(RadioParams {
         range_m: n.range_m,
         interference_m: n.range_m * n.interference_factor,
         carrier_sense_m: n.range_m * n.carrier_sense_factor,
         link_loss: n.link_loss,
-        addressing: n.mac_addressing,
+        addressing: n.radio.mac_addressing,
         mac: MacParams {
-            min_be: n.mac_min_be,
-            max_be: n.mac_max_be,
-            max_csma_backoffs: n.mac_max_csma_backoffs,
-            max_frame_retries: n.mac_max_frame_retries,
-            unit_backoff: micros(n.unit_backoff_us),
-            cca: micros(n.cca_us),
-            turnaround: micros(n.turnaround_us),
-            ack_wait: micros(n.ack_wait_us),
+            min_be: n.radio.mac_min_be,
+            max_be: n.radio.mac_max_be,
+            max_csma_backoffs: n.radio.mac_max_csma_backoffs,
+            max_frame_retries: n.radio.mac_max_frame_retries,
+            unit_backoff: micros(n.radio.unit_backoff_us),
+            cca: micros(n.radio.cca_us),
+            turnaround: micros(n.radio.turnaround_us),
+            ack_wait: micros(n.radio.ack_wait_us),
         },
-        queue_frames: n.mac_queue_frames,
-        border_router_queue_frames: n.border_router_queue_frames,
-        wake_period: (n.rdc == crate::config::RdcKind::Contikimac)
-            .then(|| Duration::from_nanos(1_000_000_000 / u64::from(n.channel_check_rate_hz))),
-        strobe_gap: micros(n.strobe_gap_us),
+        queue_frames: n.radio.mac_queue_frames,
+        border_router_queue_frames: n.radio.border_router_queue_frames,
+        wake_period: (n.rdc.rdc == RdcKind::Contikimac)
+            .then(|| Duration::from_nanos(1_000_000_000 / u64::from(n.rdc.channel_check_rate_hz))),
+        strobe_gap: micros(n.rdc.strobe_gap_us),
         // contikimac.c: phase optimisation is compiled out from 64 channel checks a second.
-        phase_lock: n.contikimac_phase_optimization
-            && n.channel_check_rate_hz < PHASE_OPTIMIZATION_MAX_RATE_HZ,
+        phase_lock: n.rdc.contikimac_phase_optimization
+            && n.rdc.channel_check_rate_hz < PHASE_OPTIMIZATION_MAX_RATE_HZ,
         contiki: contiki_params(n)?,
     })
 }
 
 /// How many clients run outside the mesh: one per sink of `outside` with
 /// `outside_clients_per_sink`, else `outside_clients`.
-pub fn outside_client_count(n: &NetworkConfig, outside: &[u16]) -> usize {
+pub fn outside_client_count(n: &MeshConfig, outside: &[u16]) -> usize {
     if n.outside_clients_per_sink {
         outside.len()
     } else {
@@ -135,16 +139,19 @@ pub fn outside_client_count(n: &NetworkConfig, outside: &[u16]) -> usize {
 /// workload has exactly one client per topology client and per sink.
 fn check_per_sink(
     cfg: &RunConfig,
-    n: &NetworkConfig,
+    n: &MeshConfig,
     mesh_clients: usize,
     sinks: usize,
-) -> Result<(), ConfigError> {
+) -> Result<(), Error> {
     if n.outside_clients != 0 && n.outside_clients as usize != sinks {
-        return Err(ConfigError(format!(
-            "network.outside_clients: {} with network.outside_clients_per_sink = true; \
+        return Err(Error::key(
+            "network.outside_clients",
+            format!(
+                "{} with network.outside_clients_per_sink = true; \
              allowed: 0 or {sinks} (one per sink)",
-            n.outside_clients
-        )));
+                n.outside_clients
+            ),
+        ));
     }
     let total: u32 = if cfg.group.is_empty() {
         client_count(&cfg.workload)
@@ -158,46 +165,58 @@ fn check_per_sink(
         } else {
             "group.clients"
         };
-        return Err(ConfigError(format!(
-            "{key}: {total} clients, but network.outside_clients_per_sink = true wires \
+        return Err(Error::key(
+            key,
+            format!(
+            "{total} clients, but network.outside_clients_per_sink = true wires \
              {mesh_clients} mesh clients and one outside client per sink ({sinks}); allowed: {want}"
-        )));
+        ),
+        ));
     }
     Ok(())
 }
 
 /// The Contiki profile's parameters (`network.mac = "contiki"`), or `None`.
-fn contiki_params(n: &NetworkConfig) -> Result<Option<ContikiParams>, ConfigError> {
+fn contiki_params(n: &MeshConfig) -> Result<Option<ContikiParams>, Error> {
     if n.mac != "contiki" {
         return Ok(None);
     }
     // default_timebase(): CLOCK_SECOND / NETSTACK_RDC_CHANNEL_CHECK_RATE in whole ticks, as C's
     // integer division computes it (ContikiMAC's channel-check interval is the same).
-    let ticks = n.contiki_clock_second / n.channel_check_rate_hz;
+    let ticks = n.contiki.contiki_clock_second / n.rdc.channel_check_rate_hz;
     if ticks == 0 {
-        return Err(ConfigError(format!(
-            "network.channel_check_rate_hz: {} gives a Contiki time base of 0 ticks \
+        return Err(Error::key(
+            "network.channel_check_rate_hz",
+            format!(
+                "{} gives a Contiki time base of 0 ticks \
              (contiki_clock_second {} / rate); allowed: 1 ..= contiki_clock_second",
-            n.channel_check_rate_hz, n.contiki_clock_second
-        )));
+                n.rdc.channel_check_rate_hz, n.contiki.contiki_clock_second
+            ),
+        ));
     }
     Ok(Some(ContikiParams {
-        tick: Duration::from_nanos(1_000_000_000 / u64::from(n.contiki_clock_second)),
+        tick: Duration::from_nanos(1_000_000_000 / u64::from(n.contiki.contiki_clock_second)),
         timebase_ticks: ticks,
-        max_neighbor_queues: n.contiki_max_neighbor_queues as usize,
-        max_transmissions: n.contiki_max_mac_transmissions,
-        wait_ack: n.contiki_autoack || n.rdc == crate::config::RdcKind::Contikimac,
-        ack_wait: micros(n.contiki_ack_wait_us),
-        after_ack_wait: micros(n.contiki_after_ack_wait_us),
-        reassembly_timeout: micros(n.contiki_reassembly_timeout_s * 1e6),
-        processing: micros(n.contiki_processing_us),
+        max_neighbor_queues: n.contiki.contiki_max_neighbor_queues as usize,
+        max_transmissions: n.contiki.contiki_max_mac_transmissions,
+        wait_ack: n.contiki.contiki_autoack || n.rdc.rdc == RdcKind::Contikimac,
+        ack_wait: micros(n.contiki.contiki_ack_wait_us),
+        after_ack_wait: micros(n.contiki.contiki_after_ack_wait_us),
+        reassembly_timeout: micros(n.contiki.contiki_reassembly_timeout_s * 1e6),
+        processing: micros(n.contiki.contiki_processing_us),
     }))
 }
 
 /// Builds replication `replication`'s mesh network of `layout` (plus, with
 /// `network.outside_clients`, a host of clients outside the mesh behind the border router).
-pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topology, ConfigError> {
-    let net_cfg = cfg.network.clone().unwrap_or_default();
+pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topology, Error> {
+    let net_cfg = cfg
+        .network
+        .as_ref()
+        .and_then(|n| n.mesh())
+        .cloned()
+        .unwrap_or_default();
+    let kind = cfg.network.as_ref().map_or("star", |n| n.kind().as_str());
     let params = radio_params(&net_cfg)?;
     let outside = outside_sinks(&layout);
     if net_cfg.outside_clients_per_sink {
@@ -205,20 +224,25 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
     }
     if let (Some(_), Some(bytes)) = (params.contiki, cfg.workload.request_bytes) {
         // Contiki's buffer pool must hold one request's fragments (`radio/mac/contiki.rs`).
-        let need = crate::net::radio::contiki::buffers_for_packet(bytes, net_cfg.mac_addressing);
+        let need =
+            crate::net::radio::contiki::buffers_for_packet(bytes, net_cfg.radio.mac_addressing);
         let have = net_cfg
+            .radio
             .mac_queue_frames
-            .min(net_cfg.border_router_queue_frames);
+            .min(net_cfg.radio.border_router_queue_frames);
         if let Some(need) = need.filter(|&n| have < n) {
-            let key = if net_cfg.mac_queue_frames < need {
+            let key = if net_cfg.radio.mac_queue_frames < need {
                 "mac_queue_frames"
             } else {
                 "border_router_queue_frames"
             };
-            return Err(ConfigError(format!(
-                "network.{key}: {have} buffers cannot take one {bytes}-byte request (its fragments and \
+            return Err(Error::key(
+                format!("network.{key}"),
+                format!(
+                    "{have} buffers cannot take one {bytes}-byte request (its fragments and \
                  6LoWPAN's temporary copy need {need}); allowed with mac = \"contiki\": >= {need}"
-            )));
+                ),
+            ));
         }
     }
     let n = layout.positions.len();
@@ -248,25 +272,25 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
     .map_err(|e| {
         // Name the key that decides who hears whom: the listed links, the listed positions
         // (with the radio range), or the generated layout's spacing.
-        let key = match (net_cfg.kind.as_str(), layout_links) {
+        let key = match (kind, layout_links) {
             ("file", true) => "network.links".to_string(),
             ("file", false) => "network.nodes (positions, with network.range_m)".to_string(),
             (kind, _) => format!("network.kind = \"{kind}\" (its spacing, with network.range_m)"),
         };
-        ConfigError(format!("{key}: {e}"))
+        Error::key(key, e.to_string())
     })?;
     let mut mesh = mesh;
     // Every node runs the MAC `network.mac` names (checked by `radio_params`).
     mesh.set_mac(mac::by_name(&net_cfg.mac).expect("a registered MAC"));
-    if net_cfg.link_loss_model == LinkLossModel::Shadowing {
+    if net_cfg.shadowing.link_loss_model == LinkLossModel::Shadowing {
         // One draw per link, from the seed alone: every replication runs on the same links,
         // as the runs of a testbed do.
         let model = prr::Shadowing {
-            tx_power_dbm: net_cfg.tx_power_dbm,
-            noise_floor_dbm: net_cfg.noise_floor_dbm,
-            path_loss_exponent: net_cfg.path_loss_exponent,
-            path_loss_d0_db: net_cfg.path_loss_d0_db,
-            sigma_db: net_cfg.shadowing_sigma_db,
+            tx_power_dbm: net_cfg.shadowing.tx_power_dbm,
+            noise_floor_dbm: net_cfg.shadowing.noise_floor_dbm,
+            path_loss_exponent: net_cfg.shadowing.path_loss_exponent,
+            path_loss_d0_db: net_cfg.shadowing.path_loss_d0_db,
+            sigma_db: net_cfg.shadowing.shadowing_sigma_db,
         };
         let mut rng = stream(seed, 0, Stream::Radio(u32::MAX - 1));
         let bers = prr::link_bers(
@@ -276,21 +300,27 @@ pub fn build(cfg: &RunConfig, replication: u64, layout: Layout) -> Result<Topolo
             &mut rng,
         );
         mesh.set_link_bers(bers)
-            .map_err(|e| ConfigError(format!("network.link_loss_model: \"shadowing\": {e}")))?;
+            .map_err(|e| Error::key("network.link_loss_model", format!("\"shadowing\": {e}")))?;
     }
     for l in &net_cfg.lossy_links {
         if l.a as usize >= n || l.b as usize >= n || l.a == l.b {
-            return Err(ConfigError(format!(
-                "network.lossy_links: {{a = {}, b = {}}} is not a link between two of the {n} nodes",
-                l.a, l.b
-            )));
+            return Err(Error::key(
+                "network.lossy_links",
+                format!(
+                    "{{a = {}, b = {}}} is not a link between two of the {n} nodes",
+                    l.a, l.b
+                ),
+            ));
         }
         if !(0.0..=1.0).contains(&l.loss) {
-            return Err(ConfigError(format!(
-                "network.lossy_links: {{a = {}, b = {}, loss = {}}}: the loss probability is \
+            return Err(Error::key(
+                "network.lossy_links",
+                format!(
+                    "{{a = {}, b = {}, loss = {}}}: the loss probability is \
                  outside [0, 1]; allowed: 0 to 1",
-                l.a, l.b, l.loss
-            )));
+                    l.a, l.b, l.loss
+                ),
+            ));
         }
         mesh.set_link_loss(l.a, l.b, l.loss);
     }

@@ -2,39 +2,23 @@
 //! elements, routes — and say where clients and the server run. Adding a topology is one file
 //! here plus one line in [`TOPOLOGIES`] (CONTRIBUTING.md).
 
+pub mod built;
 pub mod chain;
 pub mod dumbbell;
 pub mod file;
 pub mod gprs;
 pub mod grid;
 pub mod mesh;
+pub mod mesh_config;
 pub mod star;
 
-use crate::basics::ConfigError;
 use crate::config::RunConfig;
-use crate::net::network::{Network, NodeId};
+use crate::error::Error;
+pub use built::{GuardTerms, Topology};
 use mesh::Layout;
 
-/// A built network and the placement of the applications on it.
-pub struct Topology {
-    pub network: Network,
-    /// Nodes that host clients; client `i` runs on `client_nodes[i % len]`.
-    pub client_nodes: Vec<NodeId>,
-    /// The node that hosts the server.
-    pub server: NodeId,
-    /// Topologies with several servers: client `i` talks to the server on
-    /// `client_servers[i % len]`; empty = every client to `server`.
-    pub client_servers: Vec<NodeId>,
-}
-
-impl Topology {
-    pub fn client_node(&self, client: u32) -> NodeId {
-        self.client_nodes[client as usize % self.client_nodes.len()]
-    }
-}
-
 /// Builds replication `replication`'s network for `cfg`.
-pub type Build = fn(&RunConfig, u64) -> Result<Topology, ConfigError>;
+pub type Build = fn(&RunConfig, u64) -> Result<Topology, Error>;
 
 /// A topology of the registry.
 pub struct TopologyEntry {
@@ -44,6 +28,9 @@ pub struct TopologyEntry {
     /// A built-in mesh's layout at a radio range (its client nodes are the default
     /// `workload.clients`); `None` for other topologies.
     pub mesh_layout: Option<fn(f64) -> Layout>,
+    /// What the network adds to the run guard's terms beyond `[link]` (packets of the given
+    /// IP size); `None`: nothing.
+    pub guard_terms: Option<fn(&RunConfig, u32) -> GuardTerms>,
 }
 
 const fn entry(
@@ -55,6 +42,7 @@ const fn entry(
         name,
         build,
         mesh_layout,
+        guard_terms: None,
     }
 }
 
@@ -64,7 +52,10 @@ pub const TOPOLOGIES: &[TopologyEntry] = &[
     entry("chain", chain::build, Some(chain::layout)),
     entry("grid", grid::build, Some(grid::layout)),
     entry("dumbbell", dumbbell::build, Some(dumbbell::layout)),
-    entry("gprs", gprs::build, None),
+    TopologyEntry {
+        guard_terms: Some(gprs::guard_terms),
+        ..entry("gprs", gprs::build, None)
+    },
     entry("file", file::build, None),
 ];
 
@@ -77,28 +68,46 @@ pub fn mesh_client_nodes(kind: &str) -> Option<usize> {
 }
 
 /// The topology `cfg.network.kind` names (default `star`).
-pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
-    let kind = cfg.network.as_ref().map_or("star", |n| n.kind.as_str());
+pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
+    let kind = kind_of(cfg);
     match TOPOLOGIES.iter().find(|t| t.name == kind) {
         Some(t) => (t.build)(cfg, replication),
-        None => Err(ConfigError(format!(
-            "network.kind: '{kind}' is not a topology; allowed: {}",
-            TOPOLOGIES
-                .iter()
-                .map(|t| t.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
+        None => Err(Error::key(
+            "network.kind",
+            format!(
+                "'{kind}' is not a topology; allowed: {}",
+                TOPOLOGIES
+                    .iter()
+                    .map(|t| t.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
     }
 }
 
 /// The rate of the network's downlink (the links with role `Downlink`), kbit/s, for the
 /// downlink-share metrics: `link.downlink_kbps`, or the GPRS preset's downlink.
 pub fn downlink_kbps(cfg: &RunConfig) -> f64 {
-    match cfg.network.as_ref() {
-        Some(n) if n.kind == crate::config::NetworkKind::Gprs => n.gprs_downlink_kbps,
-        _ => cfg.link.downlink_kbps,
-    }
+    guard_terms(cfg, 0)
+        .downlink_kbps
+        .unwrap_or(cfg.link.downlink_kbps)
+}
+
+/// The name of `cfg`'s network kind (default `star`).
+fn kind_of(cfg: &RunConfig) -> &'static str {
+    cfg.network.as_ref().map_or("star", |n| n.kind().as_str())
+}
+
+/// What `cfg`'s network adds to the run guard's terms, for packets of `ip_bytes`
+/// ([`TopologyEntry::guard_terms`]).
+pub fn guard_terms(cfg: &RunConfig, ip_bytes: u32) -> GuardTerms {
+    let kind = kind_of(cfg);
+    TOPOLOGIES
+        .iter()
+        .find(|t| t.name == kind)
+        .and_then(|t| t.guard_terms)
+        .map_or_else(GuardTerms::default, |f| f(cfg, ip_bytes))
 }
 
 #[cfg(test)]

@@ -9,9 +9,10 @@
 //! Its elements draw from the RNG streams the testbed has always used (uplink errors,
 //! downlink errors, path up, path down), so its results do not depend on this description.
 
-use super::Topology;
-use crate::basics::{millis, ConfigError};
+use super::built::Topology;
+use crate::basics::millis;
 use crate::config::{ErrorsConfig, RunConfig};
+use crate::error::Error;
 use crate::net::link::{Link, LinkParams};
 use crate::net::loss::LossProcess;
 use crate::net::network::{
@@ -28,32 +29,38 @@ const PATH_UP: u16 = 1;
 const PATH_DOWN: u16 = 2;
 const DOWNLINK: u16 = 3;
 
-pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError> {
+pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
     let l = &cfg.link;
     if !(l.downlink_kbps > 0.0 && l.uplink_kbps > 0.0) {
-        return Err(ConfigError(
-            "link.downlink_kbps / link.uplink_kbps: rates must be > 0".into(),
+        return Err(Error::key(
+            "link.downlink_kbps / link.uplink_kbps",
+            "rates must be > 0",
         ));
     }
     if !(l.path_delay_ms[0] >= 0.0 && l.path_delay_ms[0] <= l.path_delay_ms[1]) {
-        return Err(ConfigError(format!(
-            "link.path_delay_ms: {:?} must be [min, max] with 0 <= min <= max",
-            l.path_delay_ms
-        )));
+        return Err(Error::key(
+            "link.path_delay_ms",
+            format!(
+                "{:?} must be [min, max] with 0 <= min <= max",
+                l.path_delay_ms
+            ),
+        ));
     }
-    let loss = |direction: &str| -> Result<LossProcess, ConfigError> {
+    let loss = |direction: &str| -> Result<LossProcess, Error> {
         match &l.errors {
             ErrorsConfig::Profile(p) => LossProcess::profile(p.as_str()).ok_or_else(|| {
-                ConfigError(format!(
-                    "link.errors: '{p}' ({direction}) is not a profile; allowed: none, low, medium, high, or a table"
+                Error::key(
+                    "link.errors",
+                    format!(
+                    "'{p}' ({direction}) is not a profile; allowed: none, low, medium, high, or a table"
                 ))
             }),
             ErrorsConfig::Chain(t) => LossProcess::chain(t.params())
-                .map_err(|m| ConfigError(format!("link.errors: {m}"))),
+                .map_err(|m| Error::key("link.errors", m)),
         }
     };
     let (seed, rep) = (cfg.seed, replication);
-    let link = |name: &str, role, kbps: f64, delay_ms: f64, buffer, s| -> Result<_, ConfigError> {
+    let link = |name: &str, role, kbps: f64, delay_ms: f64, buffer, s| -> Result<_, Error> {
         Ok(Element::Link(LinkElement {
             name: name.into(),
             role,
@@ -66,7 +73,7 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, ConfigError>
                 },
                 loss(name)?,
             )
-            .map_err(|m| ConfigError(format!("link.{name}_kbps: {kbps} gives a {m}")))?,
+            .map_err(|m| Error::key(format!("link.{name}_kbps"), format!("{kbps} gives a {m}")))?,
             rng: stream(seed, rep, s),
             acked_on: None,
         }))

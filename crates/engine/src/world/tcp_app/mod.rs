@@ -31,10 +31,11 @@ use coaplab_wire::ip::IPV4_HEADER;
 mod params;
 
 use super::{Event, Placement, Shared};
-use crate::basics::{ConfigError, CLIENT_PORT};
+use crate::basics::CLIENT_PORT;
 use crate::coap::client::ClientStats;
 use crate::coap::over_tcp::{MessageStream, TcpMsg};
 use crate::config::{GroupConfig, RunConfig, WorkloadKind};
+use crate::error::Error;
 use crate::metrics::{CcTraceRow, SeqTraceRow};
 use crate::net::network::RouteId;
 use crate::packet::{AppPacket, NetPacket, TcpPacket};
@@ -172,14 +173,16 @@ impl TcpApp {
         at: Placement<'_>,
         start_rng: &mut dyn Rng,
         queue: &mut EventQueue<Event>,
-    ) -> Result<u32, ConfigError> {
+    ) -> Result<u32, Error> {
         let Some(congestion) = crate::tcp::congestion::controller(&g.coap.cc) else {
-            return Err(ConfigError(format!(
-                "{}: '{}' is not a TCP congestion controller; allowed with transport tcp: {}",
+            return Err(Error::key(
                 label("coap.cc"),
-                g.coap.cc,
-                crate::tcp::congestion::controller_names().join(", ")
-            )));
+                format!(
+                    "'{}' is not a TCP congestion controller; allowed with transport tcp: {}",
+                    g.coap.cc,
+                    crate::tcp::congestion::controller_names().join(", ")
+                ),
+            ));
         };
         let w = &g.workload;
         let mut tcp = tcp_config(cfg.link.mtu, g.tcp.as_ref(), label)?;
@@ -187,9 +190,10 @@ impl TcpApp {
         // The server is one host with one timer wheel (docs/model.md "Host timers").
         if let Some(first) = self.groups.first() {
             if first.tcp.hz != tcp.hz {
-                return Err(ConfigError(format!(
-                    "{}: {} differs from another TCP group's {}; allowed: one value for every TCP group (the server is one host)",
+                return Err(Error::key(
                     label("tcp.hz"),
+                    format!(
+                    "{} differs from another TCP group's {}; allowed: one value for every TCP group (the server is one host)",
                     tcp.hz,
                     first.tcp.hz
                 )));
@@ -200,20 +204,22 @@ impl TcpApp {
                 .ok()
                 .filter(|&b| b < 1 << 20)
                 .ok_or_else(|| {
-                    ConfigError(format!(
-                        "{}: {} is too large for one CoAP-over-TCP message; allowed: < 1048576",
+                    Error::key(
                         label("workload.resource_bytes"),
-                        w.resource_bytes
-                    ))
+                        format!(
+                            "{} is too large for one CoAP-over-TCP message; allowed: < 1048576",
+                            w.resource_bytes
+                        ),
+                    )
                 })?
         } else {
             w.response_bytes
         };
         if w.kind == WorkloadKind::Periodic {
-            return Err(ConfigError(format!(
-                "{}: 'periodic' is a CoAP-over-UDP workload; allowed with transport tcp: continuous, random, burst, firmware",
-                label("workload.kind")
-            )));
+            return Err(Error::key(
+                label("workload.kind"),
+                "'periodic' is a CoAP-over-UDP workload; allowed with transport tcp: continuous, random, burst, firmware",
+            ));
         }
         self.trace = cfg.trace;
         // Streams of the congestion controllers: (seed, replication, flow, end) with a tag

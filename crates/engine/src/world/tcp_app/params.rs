@@ -3,8 +3,9 @@
 
 use coaplab_wire::ip::{IPV4_HEADER, TCP_HEADER};
 
-use crate::basics::{millis, secs, ConfigError};
+use crate::basics::{millis, secs};
 use crate::config::TcpSection;
+use crate::error::Error;
 use crate::tcp::{Nagle, TcpConfig};
 
 /// Headers of a data segment: IPv4 and TCP without options (docs/design.md §2), bytes.
@@ -19,10 +20,12 @@ pub(super) fn tcp_config(
     mtu: u32,
     section: Option<&TcpSection>,
     label: &dyn Fn(&str) -> String,
-) -> Result<TcpConfig, ConfigError> {
+) -> Result<TcpConfig, Error> {
     if mtu < SEGMENT_OVERHEAD + MIN_MSS {
-        return Err(ConfigError(format!(
-            "link.mtu: {mtu} B leaves a TCP MSS below {MIN_MSS} B (MTU − {SEGMENT_OVERHEAD} B of IPv4 and TCP headers); allowed with transport tcp: >= {}",
+        return Err(Error::key(
+            "link.mtu",
+            format!(
+            "{mtu} B leaves a TCP MSS below {MIN_MSS} B (MTU − {SEGMENT_OVERHEAD} B of IPv4 and TCP headers); allowed with transport tcp: >= {}",
             SEGMENT_OVERHEAD + MIN_MSS
         )));
     }
@@ -38,22 +41,26 @@ pub(super) fn tcp_config(
         "classic" => Nagle::Classic,
         "off" => Nagle::Off,
         other => {
-            return Err(ConfigError(format!(
-                "{}: '{other}' is not a Nagle mode; allowed: minshall, classic, off",
-                label("tcp.nagle")
-            )))
+            return Err(Error::key(
+                label("tcp.nagle"),
+                format!("'{other}' is not a Nagle mode; allowed: minshall, classic, off"),
+            ))
         }
     };
     if t.initial_window == 0 || t.slow_start_limit == Some(0) {
-        return Err(ConfigError(
-            "tcp.initial_window / tcp.slow_start_limit: segments must be >= 1".into(),
+        return Err(Error::key(
+            "tcp.initial_window / tcp.slow_start_limit",
+            "segments must be >= 1",
         ));
     }
     if !(t.initial_rto_s > 0.0 && t.max_rto_s >= t.initial_rto_s && t.delayed_ack_ms >= 0.0) {
-        return Err(ConfigError(format!(
-            "tcp.initial_rto_s / max_rto_s / delayed_ack_ms: {} / {} / {} must satisfy 0 < initial <= max and delay >= 0",
-            t.initial_rto_s, t.max_rto_s, t.delayed_ack_ms
-        )));
+        return Err(Error::key(
+            "tcp.initial_rto_s / max_rto_s / delayed_ack_ms",
+            format!(
+                "{} / {} / {} must satisfy 0 < initial <= max and delay >= 0",
+                t.initial_rto_s, t.max_rto_s, t.delayed_ack_ms
+            ),
+        ));
     }
     tcp.initial_window_segments = t.initial_window;
     tcp.slow_start_limit_segments = t.slow_start_limit;

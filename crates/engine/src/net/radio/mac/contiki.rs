@@ -65,35 +65,11 @@ use super::traits::{Mac, Medium};
 use crate::net::network::{DropReason, Scheduler};
 use crate::sim::slab::PacketId;
 
-/// `CLOCK_CONF_SECOND` (platform/sky and platform/z1 `platform-conf.h`): clock ticks per second.
-pub const CLOCK_SECOND: u32 = 128;
-/// `CSMA_MAX_NEIGHBOR_QUEUES` (`csma.c`).
-pub const CSMA_MAX_NEIGHBOR_QUEUES: u32 = 2;
-/// `SICSLOWPAN_MAX_MAC_TRANSMISSIONS` (`sicslowpan.c`; platform/z1 keeps it, platform/sky's
-/// `contiki-conf.h` sets `SICSLOWPAN_CONF_MAX_MAC_TRANSMISSIONS` 5).
-pub const SICSLOWPAN_MAX_MAC_TRANSMISSIONS: u8 = 4;
-/// `RTIMER_ARCH_SECOND` on the MSP430 (`cpu/msp430/rtimer-arch.h`): 4096 · 8.
-const RTIMER_SECOND: f64 = 32768.0;
-/// `ACK_WAIT_TIME` = `RTIMER_SECOND / 2500` = 13 rtimer ticks (`nullrdc.c`), µs.
-pub const ACK_WAIT_US: f64 = (32768 / 2500) as f64 * 1e6 / RTIMER_SECOND;
-/// `AFTER_ACK_DETECTED_WAIT_TIME` = `RTIMER_SECOND / 1500` = 21 rtimer ticks, µs.
-pub const AFTER_ACK_DETECTED_WAIT_US: f64 = (32768 / 1500) as f64 * 1e6 / RTIMER_SECOND;
-/// `SICSLOWPAN_CONF_MAXAGE` (platform/sky and platform/z1 `contiki-conf.h`; the core default
-/// `SICSLOWPAN_REASS_MAXAGE` is 20), s.
-pub const SICSLOWPAN_REASS_MAXAGE_S: f64 = 8.0;
-/// The CPU's time from a packet's hand-off to its first frame's CCA, µs. Not a constant of the
-/// source: Cooja's MSPSim runs the code instruction by instruction. Estimated from the Sky's
-/// clocks (`F_CPU` 3.9 MHz, platform/sky `platform-conf.h`; SPI at SMCLK / 2,
-/// `U0BR0 = 0x02` in cpu/msp430/f1xxx `spi.c`, ≈ 4 µs a byte with the driver's per-byte
-/// polling): reading a ~110-byte frame out of the RX FIFO (`cc2420_read`) ≈ 0.5–1 ms, 6LoWPAN
-/// decompression and compression with uIP's forwarding (`sicslowpan.c` `input()` /
-/// `output()`, `tcpip.c` `tcpip_ipv6_output`) ≈ 1 ms, CSMA's zero-time ctimer through the
-/// etimer process, and loading the TX FIFO (`cc2420_prepare`) ≈ 0.5–1 ms: 3 ms. What matters
-/// is that it outlasts the acknowledgement the node sends for the frame it received
-/// (turnaround 192 µs + 352 µs on the air) and the CCA window after it: with no processing
-/// time every forward would find its own received frame in its CCA window and back off one
-/// time base (docs/validation.md shows the sensitivity).
-pub const PROCESSING_US: f64 = 3000.0;
+// Contiki's defaults of the `contiki_*` keys live with the rest of the radio's configuration.
+pub use super::super::config::{
+    ACK_WAIT_US, AFTER_ACK_DETECTED_WAIT_US, CLOCK_SECOND, CSMA_MAX_NEIGHBOR_QUEUES, PROCESSING_US,
+    SICSLOWPAN_MAX_MAC_TRANSMISSIONS, SICSLOWPAN_REASS_MAXAGE_S,
+};
 /// The causes of `Mesh::node_drops`, by index: a full queue or pool, the MAC transmission
 /// limit, a collision (or a reassembly refusal) at the receiver.
 pub const DROP_QUEUE: usize = 0;
@@ -658,7 +634,7 @@ impl Mac for ContikiMac {
 /// temporary copy besides, so fragments + 1.
 pub fn buffers_for_packet(
     ipv6_bytes: u32,
-    addressing: crate::config::MacAddressing,
+    addressing: super::super::config::MacAddressing,
 ) -> Option<u32> {
     use super::super::sixlowpan::{self, Hop};
     let hop = Hop {
