@@ -1,4 +1,4 @@
-"""Algorithms in C behind the C API (`coap.cc = "c:LIB:NAME"`, python/coaplab/capi.py,
+"""Algorithms in C behind the C API (`coap.cc = "c:LIB:NAME"`, python/coaplab/describe/capi.py,
 docs/c-api.md): coaplab's own C library gives the built-in algorithms' results to the last
 digit, a stack's own implementation (examples/algorithms/c/aggressive.c) runs, and bad
 libraries are one line, exit 2."""
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from coaplab.capi import load_c_class
+from coaplab.describe.capi import load_c_class
 from conftest import compile_c_library
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,7 +71,7 @@ def test_a_stacks_own_c_algorithm_runs_as_its_python_twin(cli, tmp_path, aggress
 
 def test_the_adapter_calls_the_c_functions_as_documented(aggressive_so):
     # By hand: MAX_RETRANSMIT 4 → T_0 .. T_4 all 100 ms, then FAILED; base RTO 100 ms.
-    from coaplab.algorithm import Config
+    from coaplab.describe.algorithm import Config
 
     alg = load_c_class(f"c:{aggressive_so}:aggressive")()
     alg.config = Config()

@@ -18,7 +18,7 @@ import duckdb
 import pytest
 
 import coaplab
-from coaplab import store
+from coaplab.execute import store
 from coaplab.errors import CoaplabError
 
 KILLS_TOML = """name = "kills"
@@ -271,7 +271,7 @@ def test_a_reader_holding_the_database_loses_no_finished_run(tmp_path, monkeypat
     def runner(text, rep, pcap):
         if not readers:  # after the sweep began, a notebook opens the database and keeps it open
             readers.append(_hold(db, 60))
-        return coaplab.runner.engine_run(text, rep, pcap)
+        return coaplab.execute.runner.engine_run(text, rep, pcap)
 
     try:
         with pytest.raises(CoaplabError) as e:

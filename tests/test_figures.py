@@ -1,12 +1,12 @@
-"""Figures (coaplab.figures): what is drawn is what the summaries say, every configuration is told
+"""Figures (coaplab.present.figures): what is drawn is what the summaries say, every configuration is told
 apart by what varies, and the figures meet a paper's needs (sizes, fonts, colours)."""
 
 import matplotlib.colors as mcolors
 import pytest
 
-from coaplab import figures
+from coaplab.present import figures
 from coaplab.errors import CoaplabError
-from coaplab.scenario import resolve
+from coaplab.describe.scenario import resolve
 
 
 def summary(fct, hist=(10, 0), unnecessary=None, groups=None, **config):

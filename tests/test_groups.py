@@ -6,7 +6,7 @@ import json
 import pytest
 
 from coaplab.errors import ScenarioError
-from coaplab.scenario import config_id, load_scenario, resolve
+from coaplab.describe.scenario import config_id, load_scenario, resolve
 from conftest import ROOT
 
 

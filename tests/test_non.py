@@ -4,7 +4,7 @@ import pytest
 
 import coaplab
 from coaplab.errors import ScenarioError
-from coaplab.scenario import load_scenario
+from coaplab.describe.scenario import load_scenario
 
 
 def _summary(coap):

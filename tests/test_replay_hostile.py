@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import coaplab
 from coaplab.errors import ScriptError
-from coaplab.replay import MAX_EXCHANGES, load_script
+from coaplab.describe.replay import MAX_EXCHANGES, load_script
 
 ALGORITHMS = ["default", "default-fb1", "cocoa", "cocoa-fb2", "linux-rto", "peakhopper-rto", "fasor", "fasor-rc"]
 

@@ -3,7 +3,7 @@
 import pytest
 
 from coaplab.errors import ScenarioError
-from coaplab.scenario import resolve
+from coaplab.describe.scenario import resolve
 
 
 @pytest.mark.parametrize("raw, message", [

@@ -9,9 +9,8 @@ import importlib
 
 from .errors import CoaplabError, ScenarioError, ScriptError
 
-# Imported eagerly (it is light): the submodule `coaplab.replay` would otherwise shadow the
-# function `coaplab.replay` once anything imports the submodule.
-from .replay import load_script, replay
+# Imported eagerly (it is light).
+from .describe.replay import load_script, replay
 
 __all__ = [
     "Algorithm",
@@ -32,9 +31,10 @@ __all__ = [
 #: Where each lazily loaded name lives. `coaplab.run(scenario, jobs=None)` is
 #: :func:`run_scenario`.
 _LAZY = {
-    "Result": ("runner", "Result"), "run_scenario": ("runner", "run_scenario"), "run": ("runner", "run_scenario"),
-    "Algorithm": ("algorithm", "Algorithm"), "compare_studies": ("compare", "compare_studies"),
-    "Scenario": ("scenario", "Scenario"), "load_scenario": ("scenario", "load_scenario"),
+    "Result": ("execute.runner", "Result"), "run_scenario": ("execute.runner", "run_scenario"),
+    "run": ("execute.runner", "run_scenario"), "Algorithm": ("describe.algorithm", "Algorithm"),
+    "compare_studies": ("analyse.compare", "compare_studies"),
+    "Scenario": ("describe.scenario", "Scenario"), "load_scenario": ("describe.scenario", "load_scenario"),
 }
 
 

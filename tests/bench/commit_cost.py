@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import coaplab
-from coaplab import store
-from coaplab.scenario import MODEL_VERSION, config_id
+from coaplab.execute import store
+from coaplab.describe.scenario import MODEL_VERSION, config_id
 
 SCENARIO = {"name": "commit-cost", "seed": 4, "replications": 1000, "link": {"errors": "medium"},
             "workload": {"clients": 5, "exchanges": 5}, "sweep": {"coap.cc": ["default", "cocoa", "fasor"]}}

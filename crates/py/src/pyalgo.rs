@@ -1,4 +1,4 @@
-//! Algorithms written in Python (`coaplab.Algorithm`, `python/coaplab/algorithm.py`): a
+//! Algorithms written in Python (`coaplab.Algorithm`, `python/coaplab/describe/algorithm.py`): a
 //! [`Controller`] whose every method calls into a Python object, acquiring the GIL per call.
 //!
 //! Times cross the boundary as `f64` seconds. Rust → Python: `ns as f64 / 1e9` (exact for
@@ -32,15 +32,15 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 /// The prefix of a Python algorithm's name: `python:FILE:CLASS`.
 pub const PREFIX: &str = "python:";
 /// The prefix of an algorithm in C behind the C API (docs/c-api.md): `c:LIB:NAME`, driven
-/// from Python (`coaplab.capi`) exactly as a Python algorithm is.
+/// from Python (`coaplab.describe.capi`) exactly as a Python algorithm is.
 pub const C_PREFIX: &str = "c:";
 
 /// The Python module whose `_maker(name)` builds algorithm `name`.
 fn maker_module(name: &str) -> &'static str {
     if name.starts_with(C_PREFIX) {
-        "coaplab.capi"
+        "coaplab.describe.capi"
     } else {
-        "coaplab.algorithm"
+        "coaplab.describe.algorithm"
     }
 }
 
@@ -452,7 +452,7 @@ fn state_of(label: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<(&'static str, Va
     Ok(out)
 }
 
-/// The configuration as the Python `make` callables and `coaplab.algorithm._bind` take it:
+/// The configuration as the Python `make` callables and `coaplab.describe.algorithm._bind` take it:
 /// `(ack_timeout_s, ack_random_factor_permille, max_retransmit, nstart, max_timer_s,
 /// clock_granularity_s)`.
 pub fn config_args(c: &Config) -> (f64, u64, u32, u32, f64, f64) {
@@ -504,7 +504,7 @@ const BUILDERS: [BuildFn; SLOTS] = [
 
 /// Installs the Python algorithms `names` (each `python:FILE:CLASS` or `c:LIB:NAME`) for runs
 /// on this thread and returns the registry (the built-in algorithms plus them). Each name is
-/// loaded by `coaplab.algorithm._maker` (`coaplab.capi._maker` for `c:`), which raises a
+/// loaded by `coaplab.describe.algorithm._maker` (`coaplab.describe.capi._maker` for `c:`), which raises a
 /// one-line `ValueError` if the file, class or library cannot be loaded.
 pub fn install(py: Python<'_>, names: &[String]) -> PyResult<Registry> {
     let mut registry = Registry::builtin();

@@ -2,7 +2,7 @@
 
 - libcoap's ``coap-client`` (Debian ``libcoap3-bin``) as the clients: one process per
   exchange (a plain GET, or the whole block-wise firmware transfer with ``-b``), driven by
-  :mod:`coaplab.tp_clients`, which times each one and records it like coaplab's clients.
+  :mod:`coaplab.stacks.tp_clients`, which times each one and records it like coaplab's clients.
   From ``coap-client``'s command line only the local address (``-a``), the block size
   (``-b``) and the wait (``-B``) are settable; libcoap sets its transmission parameters only
   through its API (``coap_session_set_ack_timeout`` …), so they stay libcoap's defaults
@@ -33,10 +33,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .errors import CoaplabError
+from ..errors import CoaplabError
 
 SERVER = "192.0.2.1"
-_REPO = Path(__file__).resolve().parents[2]
+_REPO = Path(__file__).resolve().parents[3]
 
 #: ``coap.cc`` → Californium's ``CoapConfig.CongestionControlMode`` (CoapConfig.java, 3.14.0).
 #: The drafts' names and the simulator's models of Californium's code (``…@californium``,
@@ -156,7 +156,7 @@ def client_command(kind: str, cfg: dict[str, Any], replication: int, cfg_path: P
         _have_aiocoap()
     elif kind == "californium":
         californium_cc(cfg, "client"), californium_java()
-    return [sys.executable, "-m", "coaplab.tp_clients", kind, str(cfg_path), str(replication), str(out), str(max_seconds),
+    return [sys.executable, "-m", "coaplab.stacks.tp_clients", kind, str(cfg_path), str(replication), str(out), str(max_seconds),
             str(epoch_ns)]
 
 
@@ -164,7 +164,7 @@ def server_command(kind: str, cfg: dict[str, Any], cfg_path: Path, max_seconds: 
     """The command that runs `kind`'s server in the server namespace."""
     if kind == "aiocoap":
         _have_aiocoap()
-        return [sys.executable, "-m", "coaplab.tp_server", str(cfg_path), str(max_seconds)]
+        return [sys.executable, "-m", "coaplab.stacks.tp_server", str(cfg_path), str(max_seconds)]
     if kind == "libcoap":
         # `timeout` bounds its life (coap-server has no such option) and passes our SIGTERM on.
         # -d 4: up to 4 resources created by PUT (one is used); -A: our address only.

@@ -12,9 +12,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from . import _core
-from .errors import ScriptError
-from .files import read_regular_file
+from .. import _core
+from ..errors import ScriptError
+from ..files import read_regular_file
 
 #: RFC 7252 §4.8 MAX_RETRANSMIT default.
 DEFAULT_MAX_RETRANSMIT = 4

@@ -11,11 +11,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from . import __version__
-from .errors import CoaplabError
-from .files import output_file
-from .replay import MAX_MAX_RETRANSMIT, load_script, replay
-from .stacks import CLIENT_KINDS, SERVER_KINDS  # not .emulate: its imports would slow every command
+from .. import __version__
+from ..errors import CoaplabError
+from ..files import output_file
+from ..describe.replay import MAX_MAX_RETRANSMIT, load_script, replay
+from ..stacks import CLIENT_KINDS, SERVER_KINDS  # not .emulate: its imports would slow every command
 
 
 def _int_at_least(lo: int):
@@ -322,7 +322,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_scorecard(args) -> int:
-    from . import scorecard
+    from ..suites import scorecard
 
     if args.db is not None and args.no_db:
         raise CoaplabError("--db and --no-db exclude each other")
@@ -354,8 +354,8 @@ def _cmd_scorecard(args) -> int:
 
 
 def _cmd_emulate(args) -> int:
-    from .crossval import crossval, crossval_table  # lazy: per command (start-up)
-    from .emulate import emulate, emulation_table  # lazy: per command (start-up)
+    from ..stacks.crossval import crossval, crossval_table  # lazy: per command (start-up)
+    from ..stacks.emulate import emulate, emulation_table  # lazy: per command (start-up)
 
     if args.no_db and args.db is not None:
         raise CoaplabError("--db and --no-db exclude each other")
@@ -376,8 +376,8 @@ def _cmd_emulate(args) -> int:
 
 
 def _cmd_run(args) -> int:
-    from .output import json_lines, table  # lazy: per command (start-up)
-    from .runner import run_scenario  # lazy: per command (start-up)
+    from ..present.output import json_lines, table  # lazy: per command (start-up)
+    from ..execute.runner import run_scenario  # lazy: per command (start-up)
 
 
     if args.no_db and args.db is not None:
@@ -390,14 +390,14 @@ def _cmd_run(args) -> int:
         raise CoaplabError(f"--max-output-mb: {args.max_output_mb:g} is out of range; expected a size in MB > 0")
     if (args.max_output_mb is not None or args.yes) and args.pcap is None:
         raise CoaplabError("--max-output-mb and --yes belong to --pcap; add --pcap DIR or drop them")
-    from .runner import MAX_OUTPUT_MB  # lazy: per command (start-up)
+    from ..execute.runner import MAX_OUTPUT_MB  # lazy: per command (start-up)
 
     limit = None if args.yes else (args.max_output_mb or MAX_OUTPUT_MB)
     db = None if args.no_db else _db(args)
     scenario = args.scenario
     if args.diff_by is not None:  # a bad key is refused before anything runs
-        from .compare import check_key  # lazy: per command (start-up)
-        from .scenario import load_scenario  # lazy: per command (start-up)
+        from ..analyse.compare import check_key  # lazy: per command (start-up)
+        from ..describe.scenario import load_scenario  # lazy: per command (start-up)
 
         scenario = load_scenario(args.scenario)
         check_key(scenario.configurations(), args.diff_by)
@@ -415,13 +415,13 @@ def _cmd_run(args) -> int:
         if args.format == "json":
             sys.stdout.write(json_lines(result.summaries) + "\n")
         else:
-            from .replstats import replication_stats  # lazy: per command (start-up)
+            from ..analyse.replstats import replication_stats  # lazy: per command (start-up)
 
             shown = [s if "fct_replications" in s or s["replications"] < 2
                      else {**s, "fct_replications": replication_stats(result.runs[s["config_id"]])} for s in result.summaries]
             sys.stdout.write(table(shown))
         if args.diff_by is not None:
-            from .compare import pairwise_json, pairwise_table  # lazy: per command (start-up)
+            from ..analyse.compare import pairwise_json, pairwise_table  # lazy: per command (start-up)
 
             rows = result.differences(args.diff_by)
             sys.stdout.write(pairwise_json(rows) if args.format == "json" else "\n" + pairwise_table(rows))
@@ -445,7 +445,7 @@ def _db(args) -> str:
 
 def _db_path(path: str | None) -> str:
     """One --db value (`_db`; commands that take --db twice check each)."""
-    from .store import DEFAULT_DB  # lazy: per command (start-up)
+    from ..execute.store import DEFAULT_DB  # lazy: per command (start-up)
 
     if path is None:
         return DEFAULT_DB
@@ -460,7 +460,7 @@ def _need_distributed() -> None:
 
 
 def _cmd_status(args) -> int:
-    from .store import status  # lazy: per command (start-up)
+    from ..execute.store import status  # lazy: per command (start-up)
 
     db = _db(args)
     rows = status(db)
@@ -481,7 +481,7 @@ def _cmd_status(args) -> int:
 
 def _cmd_export(args) -> int:
 
-    from .tidy import export  # lazy: per command (start-up)
+    from ..execute.tidy import export  # lazy: per command (start-up)
 
     for path in export(_db(args), args.out, args.format, where=args.where):
         print(path)
@@ -501,8 +501,8 @@ def _width(text: str):
 
 
 def _cmd_plot(args) -> int:
-    from . import figures  # lazy: per command (start-up)
-    from .tidy import load  # lazy: per command (start-up)
+    from ..present import figures  # lazy: per command (start-up)
+    from ..execute.tidy import load  # lazy: per command (start-up)
 
     width = _width(args.width)
     if Path(args.out).suffix.lower() not in (".png", ".pdf", ".svg"):
@@ -528,7 +528,7 @@ def _cmd_plot(args) -> int:
         study = load(db, args.where)
         draw: Callable[..., Any]
         if args.kind == "median-ci":  # markers at the median FCT, whiskers its replication interval
-            from .compare import median_intervals  # lazy: per command (start-up)
+            from ..analyse.compare import median_intervals  # lazy: per command (start-up)
 
             draw = median_intervals
         else:
@@ -550,16 +550,16 @@ def _cmd_plot(args) -> int:
 
 def _cc_state(trace: dict, direction: str) -> list[dict]:
     """The congestion-controller state rows (BBR) of one stored connection trace and direction."""
-    from .store import CC_STATE_COLUMNS, cc_state_rows  # lazy: per command (start-up)
+    from ..execute.store import CC_STATE_COLUMNS, cc_state_rows  # lazy: per command (start-up)
 
     rows = cc_state_rows({"seq_traces": [trace]})
     return [dict(zip(CC_STATE_COLUMNS, r)) for r in rows if r[3] == direction]
 
 
 def _trace_figure(db: str, args, width):
-    from . import figures  # lazy: per command (start-up)
-    from .store import ResultsDB, sequence_points  # lazy: per command (start-up)
-    from .tidy import label, load, varying  # lazy: per command (start-up)
+    from ..present import figures  # lazy: per command (start-up)
+    from ..execute.store import ResultsDB, sequence_points  # lazy: per command (start-up)
+    from ..execute.tidy import label, load, varying  # lazy: per command (start-up)
 
     study = load(db, args.where)
     if args.config is not None and args.config not in study.configs:
@@ -620,8 +620,8 @@ def _trace_figure(db: str, args, width):
 
 def _series_figure(study, cids, what, args, width):
     """``--kind queue|throughput``: the first traced run matching --config / --replication."""
-    from . import figures  # lazy: per command (start-up)
-    from .store import queue_points, series_note, throughput_points  # lazy: per command (start-up)
+    from ..present import figures  # lazy: per command (start-up)
+    from ..execute.store import queue_points, series_note, throughput_points  # lazy: per command (start-up)
 
     queue = args.kind == "queue"
     for cid in cids:
@@ -647,7 +647,7 @@ def _cmd_completion(args) -> int:
 
 
 def _cmd_replay(args) -> int:
-    from .output import replay_table  # lazy: per command (start-up)
+    from ..present.output import replay_table  # lazy: per command (start-up)
 
     first = []
     if args.algorithm_file is not None:
@@ -687,7 +687,7 @@ def _check_max_retransmit(value: int) -> None:
 
 
 def _cmd_check_algorithm(args) -> int:
-    from .algorithm import check_algorithm  # lazy: per command (start-up)
+    from ..describe.algorithm import check_algorithm  # lazy: per command (start-up)
 
     if not (args.cap > 0 and args.cap < 1e9):
         raise CoaplabError(f"--cap: {args.cap} is out of range; allowed a number of seconds > 0 and < 1e9")
@@ -707,7 +707,7 @@ def _cmd_check_algorithm(args) -> int:
 
 
 def _cmd_bench(args) -> int:
-    from .bench import SUITE_CLIENTS, bench, suite  # lazy: per command (start-up)
+    from ..suites.bench import SUITE_CLIENTS, bench, suite  # lazy: per command (start-up)
 
     if args.suite:
         transports = ("udp", "tcp") if args.transport is None else (args.transport,)
@@ -721,7 +721,7 @@ def _cmd_bench(args) -> int:
 
 
 def _cmd_calibrate(args) -> int:
-    from .calibration import compare, load_reference, render  # lazy: per command (start-up)
+    from ..suites.calibration import compare, load_reference, render  # lazy: per command (start-up)
 
     try:
         figures = load_reference(args.reference)
@@ -732,7 +732,7 @@ def _cmd_calibrate(args) -> int:
 
 
 def _cmd_reproduce(args) -> int:
-    from .reproduce import available, reproduce  # lazy: per command (start-up)
+    from ..suites.reproduce import available, reproduce  # lazy: per command (start-up)
 
 
     if args.list or not args.names:
@@ -750,13 +750,13 @@ def _cmd_reproduce(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    from .report import write  # lazy: per command (start-up)
+    from ..present.report import write  # lazy: per command (start-up)
 
     dbs = [_db_path(d) for d in args.db] if args.db else [_db_path(None)]
     if len(dbs) > 2:
         raise CoaplabError(f"--db: given {len(dbs)} times; a report takes one database, or two side by side")
     if len(dbs) == 2:
-        from .compare import _check_dbs, write_comparison  # lazy: per command (start-up)
+        from ..analyse.compare import _check_dbs, write_comparison  # lazy: per command (start-up)
 
         if args.diff_by is not None:
             raise CoaplabError("--diff-by: only with one --db (two databases are compared configuration by configuration)")
@@ -770,14 +770,14 @@ def _cmd_report(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from . import compare  # lazy: per command (start-up)
+    from ..analyse import compare  # lazy: per command (start-up)
 
     if args.diff_by is not None:
         if len(args.db) != 1:
             raise CoaplabError(f"--diff-by: compares the configurations of one database; given {len(args.db)} --db")
         if args.ignore:
             raise CoaplabError("--ignore: only with two --db (it says which keys to leave out when matching them)")
-        from .tidy import load  # lazy: per command (start-up)
+        from ..execute.tidy import load  # lazy: per command (start-up)
 
         rows = compare.study_pairwise(load(_db_path(args.db[0]), args.where), args.diff_by)
         sys.stdout.write(compare.pairwise_json(rows) if args.format == "json" else compare.pairwise_table(rows))
@@ -807,7 +807,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _interrupted()
     except Exception as e:
-        from .store import is_interrupt  # lazy: per command (start-up)
+        from ..execute.store import is_interrupt  # lazy: per command (start-up)
 
         if not is_interrupt(e):  # Ctrl-C during a database query comes back as this
             raise

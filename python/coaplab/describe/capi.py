@@ -7,7 +7,7 @@ the algorithm name its ``coaplab_cc_init`` accepts. That is coaplab's own
 ``libcoaplab_cc_ffi.so`` (``cargo build --release -p coaplab-cc-ffi``), or a stack's own
 implementation behind the same header, e.g. ``examples/algorithms/c/fixed_timer.c``.
 
-The simulator drives it as it drives an algorithm written in Python (``coaplab.algorithm``):
+The simulator drives it as it drives an algorithm written in Python (``coaplab.describe.algorithm``):
 every client gets its own instance, which owns one ``coaplab_cc_state`` and one
 ``coaplab_cc_exchange`` per exchange in flight (caller-owned memory, as the C API asks), and
 each callback becomes one C call through :mod:`ctypes`:
@@ -23,7 +23,7 @@ each callback becomes one C call through :mod:`ctypes`:
 The dithering word is the client's next 64-bit draw, the one word a built-in algorithm's single
 draw per exchange start uses: ``c:libcoaplab_cc_ffi.so:cocoa`` therefore gives the summaries of
 the built-in ``cocoa`` to the last digit (``tests/test_capi.py``). Times cross as integer
-nanoseconds (``coaplab.algorithm.ns``): exact.
+nanoseconds (``coaplab.describe.algorithm.ns``): exact.
 
 ctypes, not a compiled adapter: the library is the user's, chosen at run time; a Python
 algorithm's per-call cost (docs/algorithms.md) is the price, the same as for ``python:``.
@@ -222,7 +222,7 @@ def load_c_class(spec: str) -> type[CAlgorithm]:
 
 
 def _maker(spec: str):
-    """Called by the Rust side for ``coap.cc = "c:LIB:NAME"`` (as ``coaplab.algorithm._maker`` is
+    """Called by the Rust side for ``coap.cc = "c:LIB:NAME"`` (as ``coaplab.describe.algorithm._maker`` is
     for ``python:``): returns ``make(ack_timeout_s, permille, max_retransmit, nstart, max_timer_s,
     granularity_s)``."""
     cls = load_c_class(spec)

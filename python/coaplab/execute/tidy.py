@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import scenario
-from .errors import CoaplabError
-from .files import commit_partial, output_dir, partial_path
-from .stats import summarize
+from ..describe import scenario
+from ..errors import CoaplabError
+from ..files import commit_partial, output_dir, partial_path
+from ..analyse.stats import summarize
 from .store import QUEUE_COLUMNS, THROUGHPUT_COLUMNS, ResultsDB, queue_rows, throughput_rows
 
 #: Top-level keys of a resolved configuration, before the sections.

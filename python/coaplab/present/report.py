@@ -1,5 +1,5 @@
 """`coaplab report --db PATH --out DIR [--where COND]`: a self-contained HTML report (figures
-inline as SVG, drawn by :mod:`coaplab.figures`) built from the results database.
+inline as SVG, drawn by :mod:`coaplab.present.figures`) built from the results database.
 
 One section per scenario (configuration name). Each configuration is labelled by the values of
 the parameters that vary within its scenario, never by its algorithm and buffer alone. Per
@@ -9,7 +9,7 @@ completed exchanges per client (clients running for a fixed duration), a table o
 (throughput, fairness, the median FCT with its 95 % bootstrap interval across replications and
 the spread of the per-replication medians) and TCP counters; the median FCT with its replication
 interval as whiskers and the pairwise differences by ``coap.cc`` (or ``diff_by``) with intervals
-and rank tests (:func:`coaplab.compare.report_section`). Then every recorded RTO / timer
+and rank tests (:func:`coaplab.analyse.compare.report_section`). Then every recorded RTO / timer
 trace and every TCP time-sequence trace: one figure per configuration (its first traced
 replication), and a list of every traced replication, so that nothing is left out silently.
 """
@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from . import figures
-from .compare import check_key, report_section
-from .emulate import EMULATED_MARK
-from .files import atomic_write, output_dir
-from .replstats import replication_stats
-from .stats import sum_tcp
-from .store import (
+from ..analyse.compare import check_key, report_section
+from ..stacks.emulate import EMULATED_MARK
+from ..files import atomic_write, output_dir
+from ..analyse.replstats import replication_stats
+from ..analyse.stats import sum_tcp
+from ..execute.store import (
     CC_STATE_COLUMNS,
     ResultsDB,
     cc_state_rows,
@@ -35,7 +35,7 @@ from .store import (
     series_note,
     throughput_points,
 )
-from .tidy import Study, fmt_value, label, load, title, varying
+from ..execute.tidy import Study, fmt_value, label, load, title, varying
 
 #: Traces drawn per configuration: the first traced replication's first client (UDP) or the
 #: busiest connection (TCP); the others are listed with the command that draws them.
@@ -164,7 +164,7 @@ def _traces(db_path, cids: list[str]) -> tuple[dict[str, dict[int, list[int]]], 
 
 def build(db_path: str | Path, where: str | None = None, diff_by: str | None = None) -> tuple[str, list[str]]:
     """The report's HTML and the ids of its figures. ``diff_by``: the key of each scenario's
-    pairwise differences (default: ``coap.cc`` where it varies; :mod:`coaplab.compare`)."""
+    pairwise differences (default: ``coap.cc`` where it varies; :mod:`coaplab.analyse.compare`)."""
     study = load(db_path, where)
     if diff_by is not None:
         check_key(study.configs.values(), diff_by)

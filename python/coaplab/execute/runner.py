@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import _core
-from .errors import CoaplabError, ResourceError
-from .files import (
+from .. import _core
+from ..errors import CoaplabError, ResourceError
+from ..files import (
     atomic_write,
     commit_partial,
     digest,
@@ -34,8 +34,8 @@ from .files import (
     remove_dirs,
     remove_stale_partials,
 )
-from .scenario import CC_STATE_CONTROLLERS, MODEL_VERSION, Scenario, _fmt, config_id, file_stem, load_scenario
-from .stats import summarize
+from ..describe.scenario import CC_STATE_CONTROLLERS, MODEL_VERSION, Scenario, _fmt, config_id, file_stem, load_scenario
+from ..analyse.stats import summarize
 from .store import (
     CC_STATE_COLUMNS,
     QUEUE_COLUMNS,
@@ -49,7 +49,7 @@ from .tidy import flatten, param_columns, varying
 from .tidy import label as config_label
 
 if TYPE_CHECKING:  # figures loads matplotlib: imported where a figure is drawn
-    from .figures import Figure
+    from ..present.figures import Figure
 
 RunFn = Callable[[str, int, "str | None"], str]
 
@@ -85,35 +85,35 @@ class Result:
         """Pairwise differences between this result's configurations that differ only in
         ``key`` (a dotted key such as ``coap.cc``): median FCT, unnecessary retransmissions per
         client and throughput, each with a 95 % bootstrap interval over replications and a
-        Mann–Whitney U test (:func:`coaplab.compare.pairwise`; ``coaplab run --diff-by KEY``)."""
-        from .compare import pairwise  # lazy: numpy (start-up)
+        Mann–Whitney U test (:func:`coaplab.analyse.compare.pairwise`; ``coaplab run --diff-by KEY``)."""
+        from ..analyse.compare import pairwise  # lazy: numpy (start-up)
 
         configs = {s["config_id"]: s["config"] for s in self.summaries if self.runs.get(s["config_id"])}
         return [{"name": configs[r["config_id_first"]]["name"], **r}
                 for name in dict.fromkeys(c["name"] for c in configs.values())
                 for r in pairwise({cid: c for cid, c in configs.items() if c["name"] == name}, self.runs, key)]
 
-    # The figures (coaplab.figures) of this result, for notebooks: each imports figures, and so
+    # The figures (coaplab.present.figures) of this result, for notebooks: each imports figures, and so
     # matplotlib, when called — `coaplab run` never loads it (tests/test_tidy.py::test_light_imports).
 
     def plot_fct(self, x: str | None = None, hue: str | None = None, col: str | None = None,
                  width: str | float = "two") -> Figure:
-        """FCT box plots (:func:`coaplab.figures.fct_boxes` of :attr:`summaries`)."""
-        from . import figures  # lazy: matplotlib (start-up)
+        """FCT box plots (:func:`coaplab.present.figures.fct_boxes` of :attr:`summaries`)."""
+        from ..present import figures  # lazy: matplotlib (start-up)
 
         return figures.fct_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
 
     def plot_unnecessary(self, x: str | None = None, hue: str | None = None, col: str | None = None,
                          width: str | float = "two") -> Figure:
-        """Unnecessary retransmissions per client (:func:`coaplab.figures.unnecessary_boxes`)."""
-        from . import figures  # lazy: matplotlib (start-up)
+        """Unnecessary retransmissions per client (:func:`coaplab.present.figures.unnecessary_boxes`)."""
+        from ..present import figures  # lazy: matplotlib (start-up)
 
         return figures.unnecessary_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
 
     def plot_histogram(self, x: str | None = None, hue: str | None = None, col: str | None = None,
                        width: str | float = "two") -> Figure:
-        """Exchanges by retransmissions (:func:`coaplab.figures.retransmission_histogram`)."""
-        from . import figures  # lazy: matplotlib (start-up)
+        """Exchanges by retransmissions (:func:`coaplab.present.figures.retransmission_histogram`)."""
+        from ..present import figures  # lazy: matplotlib (start-up)
 
         return figures.retransmission_histogram(self.summaries, x=x, hue=hue, col=col, width=width)
 
@@ -235,27 +235,27 @@ class Result:
 
     def plot_time_sequence(self, config_id: str | None = None, replication: int = 0, connection: int = 0,
                            direction: str = "down", width: str | float = "two") -> Figure:
-        """One TCP connection's time-sequence graph (:func:`coaplab.figures.result_time_sequence`)."""
-        from . import figures  # lazy: matplotlib (start-up)
+        """One TCP connection's time-sequence graph (:func:`coaplab.present.figures.result_time_sequence`)."""
+        from ..present import figures  # lazy: matplotlib (start-up)
 
         return figures.result_time_sequence(self, config_id, replication, connection, direction, width)
 
     def plot_rto(self, config_id: str | None = None, replication: int = 0, client: int = 0,
                  width: str | float = "two") -> Figure:
-        """One client's timer and RTO over time (:func:`coaplab.figures.result_rto_trace`)."""
-        from . import figures  # lazy: matplotlib (start-up)
+        """One client's timer and RTO over time (:func:`coaplab.present.figures.result_rto_trace`)."""
+        from ..present import figures  # lazy: matplotlib (start-up)
 
         return figures.result_rto_trace(self, config_id, replication, client, width)
 
     def plot_queue(self, config_id: str | None = None, replication: int = 0, width: str | float = "two") -> Figure:
-        """One traced run's buffer occupancy over time (:func:`coaplab.figures.result_queue_occupancy`)."""
-        from . import figures  # lazy: matplotlib (start-up)
+        """One traced run's buffer occupancy over time (:func:`coaplab.present.figures.result_queue_occupancy`)."""
+        from ..present import figures  # lazy: matplotlib (start-up)
 
         return figures.result_queue_occupancy(self, config_id, replication, width)
 
     def plot_throughput(self, config_id: str | None = None, replication: int = 0, width: str | float = "two") -> Figure:
-        """One traced run's throughput per direction (:func:`coaplab.figures.result_throughput_series`)."""
-        from . import figures  # lazy: matplotlib (start-up)
+        """One traced run's throughput per direction (:func:`coaplab.present.figures.result_throughput_series`)."""
+        from ..present import figures  # lazy: matplotlib (start-up)
 
         return figures.result_throughput_series(self, config_id, replication, width)
 

@@ -1,5 +1,5 @@
 """aiocoap as the server in the server namespace (``coaplab emulate --server aiocoap``):
-``python -m coaplab.tp_server CONFIG.json MAX_SECONDS``.
+``python -m coaplab.stacks.tp_server CONFIG.json MAX_SECONDS``.
 
 Every GET of ``/sensors`` (the path of coaplab's workloads) is answered with the workload's response: `response_bytes` bytes, or the
 whole firmware resource, which aiocoap sends block-wise in the block size the client asks for

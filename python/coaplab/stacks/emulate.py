@@ -1,12 +1,12 @@
 """Real stacks on the simulator's link: ``coaplab emulate`` (docs/emulation.md); ``coaplab
-crossval`` is :mod:`coaplab.crossval`, the namespaces and processes :mod:`coaplab.namespaces`.
+crossval`` is :mod:`coaplab.stacks.crossval`, the namespaces and processes :mod:`coaplab.stacks.namespaces`.
 
 One emulated run = two network namespaces created for it (clients, server), one TUN device in
 each owned by ``coaplab-emulator`` (the engine's network model on the wall clock), a server
 endpoint in the server namespace and the clients in the client namespace. Endpoints are
 coaplab's own (``coaplab-endpoint``: the simulator's CoAP client over real UDP sockets, CoAP over
 the kernel's TCP) or third-party stacks (libcoap's ``coap-client`` and ``coap-server``, aiocoap, Californium; see
-:mod:`coaplab.thirdparty`). Everything the run creates — namespaces, the devices in them,
+:mod:`coaplab.stacks.thirdparty`). Everything the run creates — namespaces, the devices in them,
 processes — is removed when it ends, on an error, on SIGINT / SIGTERM and at exit.
 
 Traffic stays inside the namespaces: the client namespace holds 10.0.0.1, 10.0.0.2, … and the
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from . import thirdparty
-from .errors import CoaplabError
+from ..errors import CoaplabError
 from .namespaces import (
     TUN,
     Namespaces,
@@ -43,14 +43,14 @@ from .namespaces import (
     kernel,
 )
 from .pcapseq import time_sequence_points
-from .scenario import config_id, load_scenario
-from .stacks import CLIENT_KINDS, SERVER_KINDS
-from .stats import PERCENTILE_KEYS, summarize
-from .store import ResultsDB
+from ..describe.scenario import config_id, load_scenario
+from . import CLIENT_KINDS, SERVER_KINDS
+from ..analyse.stats import PERCENTILE_KEYS, summarize
+from ..execute.store import ResultsDB
 from .thirdparty import LIBCOAP_MAX_RESOURCE, LIBCOAP_MAX_RESPONSE, californium_check, libcoap_tool
 
 #: Clients whose retransmissions per exchange are known: coaplab's endpoint counts them; a
-#: third-party stack's own retransmissions are not visible from outside (`coaplab.tp_clients`).
+#: third-party stack's own retransmissions are not visible from outside (`coaplab.stacks.tp_clients`).
 CLIENTS_WITH_RETRANSMISSIONS = ("coaplab",)
 #: Shown for what an emulated run could not measure (never 0, which would read as measured).
 UNKNOWN = "n/a"
@@ -59,7 +59,7 @@ UNKNOWN = "n/a"
 #: Delivery lateness p99 beyond which a run is marked invalid (µs).
 DEFAULT_LATE_US = 1000.0
 
-_REPO = Path(__file__).resolve().parents[2]
+_REPO = Path(__file__).resolve().parents[3]
 
 
 # --------------------------------------------------------------------------------------------
@@ -73,7 +73,7 @@ def binaries(build: bool = True) -> tuple[Path, Path]:
     PATH."""
     names = ("coaplab-emulator", "coaplab-endpoint")
     dirs = ([Path(d) for d in [os.environ.get("COAPLAB_EMULATOR_DIR")] if d]
-            + [_REPO / "target" / "release", Path(__file__).resolve().parent / "bin"])
+            + [_REPO / "target" / "release", Path(__file__).resolve().parents[1] / "bin"])
     for d in dirs:
         if all((d / n).is_file() for n in names):
             return d / names[0], d / names[1]

@@ -1,7 +1,7 @@
 """The CoAP stacks ``coaplab emulate`` and ``crossval`` can put at each end (docs/emulation.md).
 
 A module of its own so that the command line can offer them as choices without importing
-:mod:`coaplab.emulate` (subprocess, tempfile, secrets, …), which every other command would then
+:mod:`coaplab.stacks.emulate` (subprocess, tempfile, secrets, …), which every other command would then
 pay for at start-up (docs/performance.md, "Start-up").
 """
 

@@ -5,7 +5,7 @@ them, and the clean-up of all of it on an error, on SIGINT / SIGTERM / SIGHUP an
 A run has two namespaces (clients, server), each with one TUN device that ``coaplab-emulator``
 owns. Traffic stays inside them: the client namespace holds 10.0.0.1, 10.0.0.2, … and the server
 namespace 192.0.2.1 (TEST-NET-1), each with a route to the other only through its TUN.
-:mod:`coaplab.emulate` runs emulations in them, :mod:`coaplab.crossval` compares them with the
+:mod:`coaplab.stacks.emulate` runs emulations in them, :mod:`coaplab.stacks.crossval` compares them with the
 simulator.
 """
 
@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import CoaplabError
+from ..errors import CoaplabError
 
 #: The TUN device's name inside each namespace.
 TUN = "coaplab0"

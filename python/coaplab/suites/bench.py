@@ -14,8 +14,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import CoaplabError
-from .runner import run_scenario
+from ..errors import CoaplabError
+from ..execute.runner import run_scenario
 
 SUITE_CLIENTS = (1, 10, 100, 400, 1000, 4000, 10000)
 
@@ -75,7 +75,7 @@ def suite(transports: Sequence[str] = ("udp", "tcp"), clients: Sequence[int] = S
     It is a Rust example (CPU time of the running thread, interleaved repetitions, a child process
     per configuration); this builds it with cargo in release mode and returns its output.
     """
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     if not (root / "crates" / "engine" / "examples" / "bench_suite.rs").is_file():
         raise CoaplabError("bench --suite needs the source checkout: crates/engine/examples/bench_suite.rs "
                            f"not found under {root}")

@@ -28,10 +28,10 @@ from functools import reduce
 from pathlib import Path
 from typing import Any
 
-from . import _core
+from .. import _core
 from .capi import is_foreign, load_foreign
-from .errors import ScenarioError
-from .files import read_regular_file
+from ..errors import ScenarioError
+from ..files import read_regular_file
 
 #: Bumped whenever the simulation model changes results; part of every configuration identity.
 #: model-2: TCP connection start as Linux does it and HZ 250 retransmission timers

@@ -50,13 +50,13 @@ from matplotlib.figure import Figure as _MplFigure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from .errors import CoaplabError
-from .files import atomic_write, output_file
-from .store import TRACE_COLUMNS, queue_points, throughput_points
-from .tidy import flatten, fmt_value, short, sort_key, title, varying
+from ..errors import CoaplabError
+from ..files import atomic_write, output_file
+from ..execute.store import TRACE_COLUMNS, queue_points, throughput_points
+from ..execute.tidy import flatten, fmt_value, short, sort_key, title, varying
 
 if TYPE_CHECKING:  # runner imports this module when a Result draws a figure
-    from .runner import Result
+    from ..execute.runner import Result
 
 #: Okabe & Ito, "Color Universal Design" (2008): distinguishable with every common colour-vision
 #: deficiency. Black is last: it is kept for drops and medians.

@@ -1,11 +1,11 @@
 """`coaplab scorecard TARGET`: is an algorithm congestion safe? (issue #24, docs/scorecard.md)
 
 A fixed, versioned battery of the literature's scenarios (``data/scorecard-battery.toml``) runs
-the target beside the reference algorithms through :func:`coaplab.runner.run_scenario` (so the
+the target beside the reference algorithms through :func:`coaplab.execute.runner.run_scenario` (so the
 runs are stored in the results database and a card resumes), then each criterion is graded
 against its threshold from the summaries the runner returns. The card is a JSON object
 (validated against ``data/scorecard.schema.json``) and, with ``out``, a one-page HTML file
-drawn with :mod:`coaplab.figures` and the report's HTML helpers.
+drawn with :mod:`coaplab.present.figures` and the report's HTML helpers.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from . import figures
-from .capi import is_foreign, load_foreign
-from .errors import CoaplabError
-from .runner import run_scenario
-from .scenario import _get_dotted, _set_dotted
+from ..present import figures
+from ..describe.capi import is_foreign, load_foreign
+from ..errors import CoaplabError
+from ..execute.runner import run_scenario
+from ..describe.scenario import _get_dotted, _set_dotted
 
 #: The batteries `--battery` accepts: the full one (the studies' sizes) and the reduced one the
 #: tests use (fewer clients, replications and configurations; the card says so).
@@ -76,7 +76,7 @@ def load_battery(name: str = "full") -> Battery:
 def check_target(target: str) -> str:
     """A registered algorithm, ``python:FILE:CLASS`` or ``c:LIB:NAME``; anything else is one line
     (exit 2)."""
-    from . import _core  # the extension: loaded only when a card is made
+    from .. import _core  # the extension: loaded only when a card is made
 
     if is_foreign(target):
         try:
@@ -266,7 +266,7 @@ def scorecard(target: str, battery_name: str = "full", db: str | Path | None = N
 
 
 #: Stacks whose clients run the scenario's ``coap.cc``: coaplab's endpoint, and Californium's
-#: congestion controls (coaplab.thirdparty.CALIFORNIUM_CC; it refuses the others in one line).
+#: congestion controls (coaplab.stacks.thirdparty.CALIFORNIUM_CC; it refuses the others in one line).
 ALGORITHM_STACKS = ("coaplab", "californium")
 #: The stacks an emulated card grades (coaplab.stacks.CLIENT_KINDS: the client plays the target).
 STACKS = ("coaplab", "libcoap", "aiocoap", "californium")
@@ -276,9 +276,9 @@ def emulated_scorecard(stack: str, target: str | None = None, db: str | Path | N
                        jobs: int | None = None) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
     """The scaled emulated card of a real stack's clients (``coaplab`` and ``californium`` run
     ``target``, default ``default``; the others run their own timers) against the
-    simulated references on the same configurations. Needs root (coaplab.emulate)."""
+    simulated references on the same configurations. Needs root (coaplab.stacks.emulate)."""
     # Lazy: subprocess and namespace set-up, only for emulated cards.
-    from . import emulate
+    from ..stacks import emulate
 
     if stack not in STACKS:
         raise ScorecardError(f"--stack: {stack!r}; allowed: {', '.join(STACKS)}")
@@ -350,7 +350,7 @@ def leaderboard(battery_name: str = "full", db: str | Path | None = None, jobs: 
                 progress: bool = False) -> list[dict[str, Any]]:
     """Every registered algorithm's card, ranked: safety criteria passed (most first), then all
     criteria passed, then the collapse FCT ratio (smallest first)."""
-    from . import _core  # the extension: loaded only when a card is made
+    from .. import _core  # the extension: loaded only when a card is made
 
     cards = [scorecard(a, battery_name, db, jobs, progress)[0] for a in _core.algorithms()]
     return sorted(cards, key=rank_key)
@@ -443,7 +443,7 @@ def _bars(summaries: list[dict[str, Any]], x: str | None, key: str, y_label: str
 def write_html(card: dict[str, Any], results: dict[str, list[dict[str, Any]]], out_dir: str | Path) -> Path:
     """The one-page, self-contained HTML card (figures inline as SVG)."""
     # Lazy: report imports the emulator module, which every card would pay for.
-    from .report import CSS, _figure
+    from ..present.report import CSS, _figure
 
     esc = html.escape
     b = card["battery"]

@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CoaplabError
+from ..errors import CoaplabError
 
 #: pcap magic numbers (as read little-endian) → (byte order, timestamp fraction unit in ns).
 _MAGICS = {0xA1B2C3D4: ("<", 1000), 0xA1B23C4D: ("<", 1), 0xD4C3B2A1: (">", 1000), 0x4D3CB2A1: (">", 1)}

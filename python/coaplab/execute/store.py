@@ -44,8 +44,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Self, TextIO
 
-from .errors import CoaplabError, ResourceError
-from .files import output_dir
+from ..errors import CoaplabError, ResourceError
+from ..files import output_dir
 
 #: Where `coaplab run` stores results when no `--db` is given.
 DEFAULT_DB = "coaplab.duckdb"
@@ -127,7 +127,7 @@ TCP_CLIENT_COLUMNS = ("connections", "segments_sent", "data_segments_sent", "seg
 TRACE_COLUMNS = ("config_id", "replication", "client", "time_s", "event", "exchange", "timer_s", "rto_s",
                  "sample_s", "sample_kind")
 #: The congestion controller's state rows of a TCP run, from the controller's snapshot (any
-#: controller that has one: ``coaplab.scenario.CC_STATE_CONTROLLERS``; docs/model.md "BBR",
+#: controller that has one: ``coaplab.describe.scenario.CC_STATE_CONTROLLERS``; docs/model.md "BBR",
 #: "CUBIC"), after config_id and replication: the client and its connection (numbered across the
 #: run, as in the time-sequence trace), time (s), the sending direction (``up`` client → server,
 #: ``down`` server → client), the mode (BBR: ``startup``, ``drain``, ``probe_bw``, ``probe_rtt``;
@@ -144,7 +144,7 @@ CLIENT_COLUMNS = ("client", "fct_s", "first_request_s", "last_end_s", "exchanges
 def sequence_points(trace: dict[str, Any], direction: str = "down") -> list[dict[str, Any]]:
     """One connection's time-sequence points in one direction (an entry of a result's
     ``seq_traces``: points ``[time_s, direction, event, seq, length]``) as the rows
-    :func:`coaplab.figures.time_sequence` draws: ``time_s``, ``event``, ``seq``, ``length``."""
+    :func:`coaplab.present.figures.time_sequence` draws: ``time_s``, ``event``, ``seq``, ``length``."""
     return [{"time_s": t, "event": ev, "seq": seq, "length": n}
             for t, d, ev, seq, n in trace["points"] if d == direction]
 
@@ -172,7 +172,7 @@ def throughput_rows(result: dict[str, Any]) -> list[tuple]:
 
 
 def queue_points(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """The rows :func:`coaplab.figures.queue_occupancy` draws for one run: every traced
+    """The rows :func:`coaplab.present.figures.queue_occupancy` draws for one run: every traced
     direction starts empty at time 0 (so one that never queued is drawn at 0 B), then its
     change-points."""
     return ([{"direction": s["direction"], "time_s": 0.0, "queue_bytes": 0} for s in result.get("timeseries") or []]
@@ -187,7 +187,7 @@ def series_note(result: dict[str, Any]) -> str:
 
 
 def throughput_points(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """The rows :func:`coaplab.figures.throughput_series` draws for one run."""
+    """The rows :func:`coaplab.present.figures.throughput_series` draws for one run."""
     return [{"direction": d, "time_s": t, "bin_s": w, "kbps": k} for d, _, t, w, k in throughput_rows(result)]
 
 

@@ -16,9 +16,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .files import read_regular_file
-from .output import rows_csv, rows_json
-from .runner import run_scenario
+from ..files import read_regular_file
+from ..present.output import rows_csv, rows_json
+from ..execute.runner import run_scenario
 
 #: The literature's experiments use MAX_RETRANSMIT 20 so that no exchange fails (docs/design.md §3).
 LITERATURE_MAX_RETRANSMIT = 20

@@ -1,5 +1,5 @@
 """Third-party CoAP clients in the client namespace (run by ``coaplab emulate --client KIND``):
-``python -m coaplab.tp_clients KIND CONFIG.json REPLICATION OUT.json MAX_SECONDS [EPOCH_NS]``.
+``python -m coaplab.stacks.tp_clients KIND CONFIG.json REPLICATION OUT.json MAX_SECONDS [EPOCH_NS]``.
 
 Each client starts at the instant a simulated run of that replication starts it (the start
 offsets come from ``coaplab-endpoint setups``), binds its own address (10.0.0.1, 10.0.0.2, …)
@@ -155,7 +155,7 @@ def _die_with_parent() -> None:
 
 
 def _californium_clients(cfg: dict[str, Any], starts: list[float], epoch_ns: int, max_seconds: float) -> list[dict[str, Any]]:
-    """All clients in one JVM (coaplab's driver, :func:`coaplab.thirdparty.californium_java`),
+    """All clients in one JVM (coaplab's driver, :func:`coaplab.stacks.thirdparty.californium_java`),
     one Californium endpoint per client. The driver walks Block2 itself, so each block is one
     exchange with its own retransmission count; it prints one line per exchange,
     ``EX client start_s end_s ok retransmissions timed_out``, gathered here into the rows."""
@@ -212,7 +212,7 @@ def main(argv: list[str]) -> int:
     # Time 0 shared with the emulator (CLOCK_MONOTONIC ns, as time.monotonic_ns on Linux).
     epoch = int(argv[5]) / 1e9 if len(argv) > 5 else time.monotonic()
     cfg = json.loads(Path(cfg_path).read_text())
-    endpoint = os.environ.get("COAPLAB_ENDPOINT") or str(Path(sys.argv[0]).resolve().parents[2] / "target" / "release" / "coaplab-endpoint")
+    endpoint = os.environ.get("COAPLAB_ENDPOINT") or str(Path(sys.argv[0]).resolve().parents[3] / "target" / "release" / "coaplab-endpoint")
     setups = json.loads(subprocess.run([endpoint, "setups", "--config", cfg_path, "--replication", str(replication)],
                                        capture_output=True, text=True, check=True).stdout)
     starts = [s["start_s"] for s in setups]

@@ -8,11 +8,11 @@ from importlib import resources
 from typing import Any
 
 from .calibration import COCOA_GPRS_TARGETS, _shares, cocoa_table2_rows, cocoa_table2_text, load_reference, tv_distance
-from .errors import CoaplabError
-from .output import rows_csv, rows_json, rows_markdown
-from .runner import Result, run_scenario
-from .scenario import load_scenario
-from .stats import PERCENTILE_KEYS, jain
+from ..errors import CoaplabError
+from ..present.output import rows_csv, rows_json, rows_markdown
+from ..execute.runner import Result, run_scenario
+from ..describe.scenario import load_scenario
+from ..analyse.stats import PERCENTILE_KEYS, jain
 
 
 def _scenario_dir():

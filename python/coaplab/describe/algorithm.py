@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import _core
-from .errors import ScriptError
+from .. import _core
+from ..errors import ScriptError
 
 __all__ = ["PREFIX", "Algorithm", "Config", "load_class", "ns", "secs"]
 

@@ -2,7 +2,7 @@
 and between the configurations of one study that differ in one key (``--diff-by coap.cc``).
 
 **What is compared.** Per configuration, the statistics its summary reports
-(:func:`coaplab.stats.summarize`), recomputed from its runs:
+(:func:`coaplab.analyse.stats.summarize`), recomputed from its runs:
 
 - ``fct_median_s``: the median FCT pooled over the clients of all replications (``fct_s.p50``);
 - ``unnecessary_median``: the median of the unnecessary retransmissions per client, pooled the
@@ -17,12 +17,12 @@ configurations of one study the later one in the study's canonical order minus t
 **Confidence interval of a difference.** A two-sample percentile bootstrap over replications
 (Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13 for the percentile
 interval and §8.3 for two independent samples): replications are the unit of resampling, as in
-:mod:`coaplab.replstats` — clients of one replication share its queue and losses; replications
+:mod:`coaplab.analyse.replstats` — clients of one replication share its queue and losses; replications
 have independent random streams. Each of :data:`RESAMPLES` resamples draws R₁ of the first
 configuration's replications with replacement and, independently, R₂ of the second's,
 recomputes each statistic exactly as above over the pooled resampled runs (a replication drawn
 twice counts twice), and takes the difference; the interval is the 2.5th–97.5th percentile
-(linear interpolation, :func:`coaplab.stats.percentile`) of the 2000 differences. None when a
+(linear interpolation, :func:`coaplab.analyse.stats.percentile`) of the 2000 differences. None when a
 side has fewer than two replications with data (nothing to resample). The draws come from
 numpy's PCG64 seeded with (:data:`SEED`, the configuration's id hashed, which side), so every
 configuration's resamples are fixed and independent of which pairs are shown; numpy keeps the
@@ -61,12 +61,12 @@ from typing import Any
 
 import numpy as np
 
-from .emulate import EMULATED_MARK
-from .errors import CoaplabError
-from .files import atomic_write, output_dir
+from ..stacks.emulate import EMULATED_MARK
+from ..errors import CoaplabError
+from ..files import atomic_write, output_dir
 from .replstats import replication_stats
 from .stats import percentile
-from .tidy import flatten, fmt_value, label, load, short, title, varying
+from ..execute.tidy import flatten, fmt_value, label, load, short, title, varying
 
 #: Bootstrap resamples, seed and level (fixed: the intervals are part of a reproducible output).
 RESAMPLES = 2000
@@ -155,7 +155,7 @@ def mann_whitney_u(x: Sequence[float], y: Sequence[float]) -> dict[str, Any]:
 
 class Sample:
     """One configuration's runs, prepared for the bootstrap: per metric the per-replication data
-    (replications without data for it left out, as :mod:`coaplab.replstats` does for FCT)."""
+    (replications without data for it left out, as :mod:`coaplab.analyse.replstats` does for FCT)."""
 
     def __init__(self, runs: list[dict[str, Any]], seed_key: str):
         self.replications = len(runs)
@@ -409,7 +409,7 @@ def pairwise(configs: dict[str, dict[str, Any]], runs: dict[str, list[dict[str, 
 
 
 def study_pairwise(study, key: str) -> list[dict[str, Any]]:
-    """:func:`pairwise` over a :class:`coaplab.tidy.Study`, scenario by scenario."""
+    """:func:`pairwise` over a :class:`coaplab.execute.tidy.Study`, scenario by scenario."""
     out = []
     by_name: dict[str, dict[str, dict[str, Any]]] = {}
     for cid, c in study.configs.items():
@@ -529,13 +529,13 @@ def median_intervals(summaries: Sequence[dict[str, Any]], x: str | None = None, 
                      col: str | None = None, width: str | float = "two", panel_height: float = 2.2):
     """The pooled median FCT of each configuration as a marker, with its 95 % bootstrap interval
     over replications as whiskers (the summaries' ``fct_replications``, from
-    :func:`coaplab.replstats.replication_stats`), laid out by ``x``, ``hue`` and ``col`` as
-    :func:`coaplab.figures.box_plot`. A configuration with one replication has a marker only.
+    :func:`coaplab.analyse.replstats.replication_stats`), laid out by ``x``, ``hue`` and ``col`` as
+    :func:`coaplab.present.figures.box_plot`. A configuration with one replication has a marker only.
     The figure says what the whiskers are."""
     import matplotlib  # lazy: matplotlib, for figures only
     from matplotlib.lines import Line2D  # lazy: matplotlib, for figures only
 
-    from . import figures as F  # lazy: matplotlib, for figures only
+    from ..present import figures as F  # lazy: matplotlib, for figures only
 
     if not summaries:
         raise CoaplabError("no configurations to plot")
@@ -592,7 +592,7 @@ def difference_plot(rows: Sequence[dict[str, Any]], labels: Sequence[str], metri
     ``metrics`` dicts of :func:`difference`. The figure says what the markers and whiskers are."""
     import matplotlib  # lazy: matplotlib, for figures only
 
-    from . import figures as F  # lazy: matplotlib, for figures only
+    from ..present import figures as F  # lazy: matplotlib, for figures only
 
     metrics = [k for k in metrics if any(k in r for r in rows)]
     if not rows or not metrics:
@@ -704,7 +704,7 @@ def build_comparison(dbs: Sequence[str | Path], ignore: Sequence[str] = (), wher
     """The HTML of ``coaplab report --db A --db B``: the two studies side by side — per matched
     configuration the median FCT of each with its interval, the differences B − A as a forest
     plot and a table — and the configurations found in one study only."""
-    from .report import CSS  # lazy: report imports this module (cycle)
+    from ..present.report import CSS  # lazy: report imports this module (cycle)
 
     result = compare_studies(dbs[0], dbs[1], ignore, where)
     a, b = Path(dbs[0]).name, Path(dbs[1]).name
@@ -765,7 +765,7 @@ def side_by_side(matched: Sequence[dict[str, Any]], labels: Sequence[str], names
     import matplotlib  # lazy: matplotlib, for figures only
     from matplotlib.lines import Line2D  # lazy: matplotlib, for figures only
 
-    from . import figures as F  # lazy: matplotlib, for figures only
+    from ..present import figures as F  # lazy: matplotlib, for figures only
 
     label = {m.key: m.label for m in METRICS}
     fig = F._new_figure(width, 0.9 + 0.26 * len(matched))

@@ -8,7 +8,7 @@ to the next, and how sure its pooled FCT median and mean are.
   bootstrap: clients of one replication share its queue and its losses, so they are not
   independent; replications are, having independent random streams). Each of ``resamples``
   draws picks R replications with replacement, pools their clients' FCTs and computes the
-  median (linear interpolation, as :func:`coaplab.stats.percentile`) and the mean; the interval
+  median (linear interpolation, as :func:`coaplab.analyse.stats.percentile`) and the mean; the interval
   is the 2.5th–97.5th percentile of those (Efron & Tibshirani, *An Introduction to the
   Bootstrap*, 1993, ch. 13, percentile interval).
 
@@ -131,7 +131,7 @@ def _first_above(table, owner, counts, ranks, step: int):
 
 def _weighted_medians(values, owner, counts):
     """The median (linear interpolation between closest ranks, as
-    :func:`coaplab.stats.percentile`) of each resample b's multiset, in which the sorted
+    :func:`coaplab.analyse.stats.percentile`) of each resample b's multiset, in which the sorted
     ``values[i]`` appears ``counts[b, owner[i]]`` times; one float64 per resample."""
     import numpy as np  # lazy: small pools need no numpy (start-up)
 

@@ -7,8 +7,8 @@ import io
 import json
 from typing import Any
 
-from .scenario import NETWORK
-from .stats import PERCENTILE_KEYS
+from ..describe.scenario import NETWORK
+from ..analyse.stats import PERCENTILE_KEYS
 
 
 def _f(v: Any, digits: int = 3) -> str:
@@ -231,7 +231,7 @@ def rows_markdown(rows: list[dict[str, Any]]) -> str:
 
 
 def fct_interval_line(stats: dict[str, Any]) -> str:
-    """``median 12.355 s [11.760, 15.925], mean …`` from :func:`coaplab.replstats.replication_stats`."""
+    """``median 12.355 s [11.760, 15.925], mean …`` from :func:`coaplab.analyse.replstats.replication_stats`."""
     parts = []
     for k in ("median", "mean"):
         st = stats.get(k) or {}

@@ -1,5 +1,5 @@
 """``coaplab crossval`` (docs/emulation.md): a scenario run in the simulator and in emulation
-(:mod:`coaplab.emulate`) with the same replications and RNG streams, compared metric by metric,
+(:mod:`coaplab.stacks.emulate`) with the same replications and RNG streams, compared metric by metric,
 and for TCP the two time-sequence graphs on one axis.
 """
 
@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from .emulate import CLIENTS_WITH_RETRANSMISSIONS, DEFAULT_LATE_US, UNKNOWN, _f, _pct, check_supported, emulate
-from .errors import CoaplabError
-from .figures import time_sequence_overlay
+from ..errors import CoaplabError
+from ..present.figures import time_sequence_overlay
 from .namespaces import TcpSetup, _log, check_environment, client_address
 from .pcapseq import time_sequence_points
-from .runner import engine_run, run_scenario
-from .scenario import file_stem, load_scenario
-from .stats import PERCENTILE_KEYS
-from .store import sequence_points
+from ..execute.runner import engine_run, run_scenario
+from ..describe.scenario import file_stem, load_scenario
+from ..analyse.stats import PERCENTILE_KEYS
+from ..execute.store import sequence_points
 
 
 def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:
@@ -149,7 +149,7 @@ def crossval_time_sequence(cfg: dict[str, Any], cid: str, out_dir: str | Path, r
     """Writes ``out_dir/<scenario name>-<config_id>-rep<r>-time-sequence.svg``: the simulated and
     the emulated time-sequence graphs (server → client, client 0's first connection) of
     replication ``r`` of a TCP configuration on one axis, the emulated one read from the run's
-    captures in ``out_dir/<config_id>-r<r>`` (:func:`coaplab.pcapseq.time_sequence_points`)."""
+    captures in ``out_dir/<config_id>-r<r>`` (:func:`coaplab.stacks.pcapseq.time_sequence_points`)."""
     sim = simulated_time_sequence(cfg, replication)
     emu = time_sequence_points(Path(out_dir) / f"{cid}-r{replication}", client_address(0))
     caption = f"{cfg['name']} [{cid}], replication {replication}: server → client, connection 0"
