@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 import coaplab
-from coaplab.present import figures
 from coaplab.execute.store import CC_STATE_COLUMNS, ResultsDB
+from coaplab.present import traces
 
 MSS = 296 - 40  # docs/model.md: the MSS is link.mtu − 40; docs/design.md: MTU 296 B
 IW = 4 * MSS  # docs/model.md: initial_window 4 segments
@@ -241,7 +241,7 @@ def test_state_panel_draws_the_rows():
               "pacing_rate_bytes_per_s": 1298, "cwnd_bytes": 7168},
              {"time_s": 3.5, "mode": "probe_bw", "btlbw_bytes_per_s": 3750, "rtprop_s": 0.64,
               "pacing_rate_bytes_per_s": 4687, "cwnd_bytes": 5632}]
-    fig = figures.time_sequence(pts, cc_state=state)
+    fig = traces.time_sequence(pts, cc_state=state)
     ax = fig.axes[1]
     lines = {l.get_gid(): l for l in ax.get_lines()}
     # Each value held until the next row, the last until the graph's end (10 s); kB = 1000 B.
@@ -259,4 +259,4 @@ def test_state_panel_draws_the_rows():
     assert reading_order(fig, fig.legends[1]) == ["cwnd", "BDP estimate (BtlBw × RTprop)", "pacing rate × RTprop",
                                                   "Startup", "Drain", "ProbeBW"]
     # Without rows: one panel, the figure as before.
-    assert len(figures.time_sequence(pts).axes) == 1 and len(figures.time_sequence(pts, cc_state=[]).axes) == 1
+    assert len(traces.time_sequence(pts).axes) == 1 and len(traces.time_sequence(pts, cc_state=[]).axes) == 1

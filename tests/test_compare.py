@@ -1,4 +1,4 @@
-"""Differences with their uncertainty (coaplab.analyse.compare): two studies whose differences are known
+"""Differences with their uncertainty (coaplab.present.compare): two studies whose differences are known
 by construction, pairwise differences within a study, the Mann–Whitney U test against values
 computed by hand, and the one-line refusals of bad input."""
 
@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from coaplab.analyse import compare
-from coaplab.analyse.compare import mann_whitney_u
+from coaplab.present import compare
+from coaplab.present.compare import mann_whitney_u
 
 # --------------------------------------------------------------------------- Mann–Whitney U by hand
 

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
+from coaplab.cli import main
 from coaplab.stacks import crossval as xv
 from coaplab.stacks import emulate as em
 from coaplab.stacks import namespaces as netns
-from coaplab.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -595,7 +595,7 @@ def test_time_sequence_points_from_a_hand_made_capture(tmp_path):
 
 
 def test_time_sequence_overlay_draws_both_series():
-    from coaplab.present.figures import time_sequence_overlay
+    from coaplab.present.traces import time_sequence_overlay
 
     sim = [{"time_s": 0.1, "event": "send", "seq": 0, "length": 256}, {"time_s": 0.2, "event": "drop", "seq": 256, "length": 256},
            {"time_s": 0.3, "event": "ack", "seq": 256, "length": 0}, {"time_s": 0.5, "event": "retransmit", "seq": 256, "length": 256}]
@@ -618,9 +618,9 @@ def test_crossval_tcp_writes_the_overlaid_time_sequence_graphs(tmp_path):
     (Len/TKL, 2-byte extended length for 269 ≤ length < 65805, code, payload marker; no token)
     = 10245 bytes = 40 × 256 + 5 → 41 segments; 42 in all, none retransmitted."""
     _need_root()
+    from coaplab.describe.scenario import config_id, load_scenario
     from coaplab.stacks.crossval import simulated_time_sequence
     from coaplab.stacks.pcapseq import time_sequence_points
-    from coaplab.describe.scenario import config_id, load_scenario
 
     scenario = dict(SMALL_TCP, name="emu-test-tcp-seq", link={"buffer_bytes": 1410000})
     rc = main(["crossval", "--no-db", "--no-progress", "--out", str(tmp_path), "--format", "table",
@@ -731,8 +731,8 @@ def test_a_run_without_an_output_directory_leaves_no_files(tmp_path, monkeypatch
 def test_crossval_shows_an_unknown_histogram_as_na():
     # A third-party client's own retransmissions are not visible from outside: its emulated
     # histogram is unknown, shown "n/a" — never as 0 retransmissions ("6 | 0 | -6").
-    from coaplab.stacks.crossval import crossval_rows, crossval_table
     from coaplab.analyse.stats import PERCENTILE_KEYS
+    from coaplab.stacks.crossval import crossval_rows, crossval_table
 
     def summary(hist, client=None):
         s = {"name": "x", "config_id": "c", "replications": 1, "fct_s": {k: 1.0 for k in PERCENTILE_KEYS},

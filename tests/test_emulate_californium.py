@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from coaplab.cli import main
 from coaplab.stacks import crossval as xv
 from coaplab.stacks import emulate as em
 from coaplab.stacks import namespaces as netns
 from coaplab.stacks import thirdparty
-from coaplab.cli import main
 from coaplab.stacks.pcapseq import read_pcap
 
 

@@ -11,7 +11,7 @@ import duckdb
 import pandas as pd
 
 from coaplab import cli as cli_module
-from coaplab.execute import store
+from coaplab.execute import store, sweep
 from coaplab.execute.store import ResultsDB
 
 # 3 configurations × 5000 replications of 40 clients × 40 exchanges: a few ms per run, minutes
@@ -135,7 +135,7 @@ def test_a_second_sweep_on_the_same_database_is_refused_in_one_line(cli, tmp_pat
     scen = tmp_path / "s.toml"
     scen.write_text('name = "s"\nreplications = 2\n[workload]\nclients = 3\nexchanges = 5\n')
     db = tmp_path / "s.duckdb"
-    writer = store.SweepWriter(db)  # a sweep in progress (this process), between two commits
+    writer = sweep.SweepWriter(db)  # a sweep in progress (this process), between two commits
     writer.begin([], "m")
     try:
         second = cli("run", scen, "--db", db, "--no-progress")

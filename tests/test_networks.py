@@ -5,9 +5,9 @@ reproduce targets."""
 import pytest
 
 import coaplab
+from coaplab.describe.scenario import resolve
 from coaplab.errors import ScenarioError
 from coaplab.suites.reproduce import available, load
-from coaplab.describe.scenario import resolve
 
 PERIODIC = {"kind": "periodic", "clients": 20, "period_s": 2.0, "duration_s": 20.0, "request_bytes": 95,
             "response_bytes": 0}

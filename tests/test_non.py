@@ -3,8 +3,8 @@
 import pytest
 
 import coaplab
-from coaplab.errors import ScenarioError
 from coaplab.describe.scenario import load_scenario
+from coaplab.errors import ScenarioError
 
 
 def _summary(coap):

@@ -11,8 +11,8 @@ import time
 import pytest
 
 import coaplab
-from coaplab.execute import store
 from coaplab.errors import CoaplabError, ScenarioError
+from coaplab.execute import sweep
 
 SMALL = 'name = "small"\nreplications = 2\n[workload]\nclients = 2\nexchanges = 3\n'
 
@@ -41,7 +41,7 @@ def test_sweep_lock_holds_through_a_symlink(cli, scen, tmp_path):
     link = tmp_path / "link-to-a.duckdb"
     coaplab.run(str(scen), db=db)  # the database exists
     link.symlink_to(db)
-    writer = store.SweepWriter(db)  # a sweep in progress on a.duckdb (this process)
+    writer = sweep.SweepWriter(db)  # a sweep in progress on a.duckdb (this process)
     writer.begin([], "m")
     try:
         second = cli("run", scen, "--db", link, "--no-progress")

@@ -27,8 +27,8 @@ def _chromium():
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    from coaplab.present.report import build, write
     from coaplab.execute.runner import run_scenario
+    from coaplab.present.report import build, write
 
     tmp = tmp_path_factory.mktemp("report")
     db = tmp / "r.duckdb"

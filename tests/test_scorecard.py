@@ -11,8 +11,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from coaplab.suites import scorecard
 from coaplab.errors import CoaplabError
+from coaplab.suites import scorecard
 from coaplab.suites.scorecard import grade, load_battery
 
 ROOT = Path(__file__).resolve().parent.parent

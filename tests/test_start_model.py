@@ -3,9 +3,9 @@ configurations, and the offsets a run actually uses (hand-computed)."""
 
 import pytest
 
+from coaplab.describe.scenario import load_scenario, resolve
 from coaplab.errors import ScenarioError
 from coaplab.execute.runner import run_scenario
-from coaplab.describe.scenario import load_scenario, resolve
 
 
 def test_start_keys_absent_unless_given():

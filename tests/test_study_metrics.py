@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import coaplab
-from coaplab.suites.calibration import cocoa_table2_rows, cocoa_table2_text, load_cocoa2016
-from coaplab.errors import CoaplabError
 from coaplab.analyse.stats import EXCHANGE_SUMS, exchange_metrics
+from coaplab.errors import CoaplabError
+from coaplab.suites.calibration import cocoa_table2_rows, cocoa_table2_text, load_cocoa2016
 from conftest import ROOT
 
 COAPLAB = str(__import__("pathlib").Path(sys.executable).with_name("coaplab"))

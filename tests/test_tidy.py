@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import coaplab
-from coaplab.errors import CoaplabError
 from coaplab.describe.scenario import resolve
+from coaplab.errors import CoaplabError
 from coaplab.execute.tidy import flatten, select, varying
 
 SWEEP = {"name": "tidy", "replications": 2, "trace": True, "workload": {"clients": 2, "exchanges": 3},
@@ -226,7 +226,7 @@ def test_light_imports(tmp_path):
     assert out.stdout.strip() == "[]", out.stdout
     out = subprocess.run([sys.executable, "-c", probe, "run", str(scen), "--no-db", "--no-progress"],
                          capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['coaplab.execute.runner', 'coaplab.describe.scenario']", out.stdout + out.stderr
+    assert out.stdout.strip() == "['coaplab.describe.scenario', 'coaplab.execute.runner']", out.stdout + out.stderr
 
 
 def test_udp_only_exports_carry_no_tcp_columns(study, tmp_path):

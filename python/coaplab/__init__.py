@@ -7,10 +7,9 @@ not run anything start fast.
 
 import importlib
 
-from .errors import CoaplabError, ScenarioError, ScriptError
-
 # Imported eagerly (it is light).
 from .describe.replay import load_script, replay
+from .errors import CoaplabError, ScenarioError, ScriptError
 
 __all__ = [
     "Algorithm",
@@ -31,9 +30,9 @@ __all__ = [
 #: Where each lazily loaded name lives. `coaplab.run(scenario, jobs=None)` is
 #: :func:`run_scenario`.
 _LAZY = {
-    "Result": ("execute.runner", "Result"), "run_scenario": ("execute.runner", "run_scenario"),
-    "run": ("execute.runner", "run_scenario"), "Algorithm": ("describe.algorithm", "Algorithm"),
-    "compare_studies": ("analyse.compare", "compare_studies"),
+    "Result": ("present.result", "Result"), "run_scenario": ("present.result", "run_scenario"),
+    "run": ("present.result", "run_scenario"), "Algorithm": ("describe.algorithm", "Algorithm"),
+    "compare_studies": ("present.compare", "compare_studies"),
     "Scenario": ("describe.scenario", "Scenario"), "load_scenario": ("describe.scenario", "load_scenario"),
 }
 

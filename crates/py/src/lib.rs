@@ -171,6 +171,17 @@ fn mesh_client_nodes(kind: &str) -> Option<usize> {
     coaplab_engine::net::topology::mesh_client_nodes(kind)
 }
 
+/// Every topology by its `network.kind` name, with a built-in mesh's client nodes (its default
+/// `workload.clients`; `None` for other kinds), from the engine's topology registry.
+#[pyfunction]
+fn topologies() -> Vec<(&'static str, Option<usize>)> {
+    use coaplab_engine::net::topology::{mesh_client_nodes, TOPOLOGIES};
+    TOPOLOGIES
+        .iter()
+        .map(|t| (t.name, mesh_client_nodes(t.name)))
+        .collect()
+}
+
 #[pyfunction]
 fn config_schema() -> String {
     coaplab_engine::config::scenario_schema()
@@ -293,6 +304,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reset_cancel, m)?)?;
     m.add_function(wrap_pyfunction!(config_schema, m)?)?;
     m.add_function(wrap_pyfunction!(mesh_client_nodes, m)?)?;
+    m.add_function(wrap_pyfunction!(topologies, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_controllers, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_controllers_with_state, m)?)?;
     Ok(())

@@ -44,7 +44,7 @@ import random
 import sys
 from typing import Any
 
-from .stats import percentile
+from .quantile import percentile
 
 #: Bootstrap resamples and seed (fixed: the interval is part of a reproducible summary).
 RESAMPLES = 2000

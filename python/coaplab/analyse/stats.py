@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # numpy arrays are accepted, but this module must not load numpy (start-up)
-    import numpy as np
+from .quantile import percentile
+from .replstats import replication_stats
 
 PERCENTILE_KEYS = ("min", "p10", "p25", "p50", "p75", "p90", "p95", "max")
 _LEVELS = {"min": 0.0, "p10": 0.10, "p25": 0.25, "p50": 0.50, "p75": 0.75, "p90": 0.90, "p95": 0.95, "max": 1.0}
-
-
-def percentile(sorted_values: Sequence[float] | np.ndarray, q: float) -> float:
-    """Linear interpolation between closest ranks (numpy's default "linear" method):
-    position h = (n − 1)·q, value = x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])."""
-    n = len(sorted_values)
-    if n == 0:
-        raise ValueError("percentile of an empty list")
-    h = (n - 1) * q
-    lo = math.floor(h)
-    hi = min(lo + 1, n - 1)
-    return sorted_values[lo] + (h - lo) * (sorted_values[hi] - sorted_values[lo])
 
 
 def percentiles(values: Iterable[float]) -> dict[str, float | None]:
@@ -136,7 +123,7 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
         "sim_time_s": sum(r["sim_time_s"] for r in runs),
         "wall_s": wall_s,
         # Spread across replications and 95 % bootstrap intervals of the median and mean FCT.
-        "fct_replications": _replication_stats(runs),
+        "fct_replications": replication_stats(runs),
     }
     if config.get("group"):
         out["groups"] = {g["name"]: summarize_group(g, i, runs) for i, g in enumerate(config["group"])}
@@ -249,9 +236,3 @@ def _settled(parts: list[dict[str, Any]]) -> dict[str, Any]:
     completed, within ``workload.settling_cap_s`` when set); nothing for other workloads."""
     flags = [p["settled"] for p in parts if p.get("settled") is not None]
     return {"settled_replications": sum(flags)} if flags else {}
-
-
-def _replication_stats(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    from .replstats import replication_stats  # lazy: replstats imports this module (cycle)
-
-    return replication_stats(runs)

@@ -27,14 +27,11 @@ Python") and ``examples/algorithms/cocoa_py.py``.
 from __future__ import annotations
 
 import importlib.util
-import random
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from .. import _core
-from ..errors import ScriptError
+from .schema import section_defaults
 
 __all__ = ["PREFIX", "Algorithm", "Config", "load_class", "ns", "secs"]
 
@@ -52,17 +49,21 @@ def secs(nanoseconds: int) -> float:
     return nanoseconds / 1e9
 
 
+#: The engine's defaults of ``coap.*`` (a Python algorithm's configuration when none is given).
+_COAP_DEFAULTS = section_defaults("coap")
+
+
 @dataclass(frozen=True)
 class Config:
     """RFC 7252 §4.8 transmission parameters of the run (``coap.*`` of the scenario)."""
 
-    ack_timeout: float = 2.0
+    ack_timeout: float = _COAP_DEFAULTS["ack_timeout_s"]
     #: ``ACK_RANDOM_FACTOR`` in per-mille (1500 = 1.5), integer as the Rust side keeps it.
-    ack_random_factor_permille: int = 1500
-    max_retransmit: int = 4
-    nstart: int = 1
+    ack_random_factor_permille: int = round(_COAP_DEFAULTS["ack_random_factor"] * 1000)
+    max_retransmit: int = _COAP_DEFAULTS["max_retransmit"]
+    nstart: int = _COAP_DEFAULTS["nstart"]
     #: Timer cap of the non-CoCoA families (``coap.max_timer_s``).
-    max_timer: float = 60.0
+    max_timer: float = _COAP_DEFAULTS["max_timer_s"]
     clock_granularity: float = 0.001
 
     @property
@@ -121,7 +122,7 @@ class Algorithm:
         return {}
 
 
-def _bind(obj: Algorithm, config: Config) -> Algorithm:
+def bind(obj: Algorithm, config: Config) -> Algorithm:
     obj.config = config
     obj.reset()
     return obj
@@ -181,7 +182,7 @@ def maker_of(cls: type[Algorithm]):
 
     def make(ack_timeout: float, permille: int, max_retransmit: int, nstart: int, max_timer: float,
              granularity: float) -> Algorithm:
-        return _bind(cls(), Config(ack_timeout, permille, max_retransmit, nstart, max_timer, granularity))
+        return bind(cls(), Config(ack_timeout, permille, max_retransmit, nstart, max_timer, granularity))
 
     return make
 
@@ -189,90 +190,3 @@ def maker_of(cls: type[Algorithm]):
 def _maker(spec: str):
     """Called by the Rust side for ``coap.cc = "python:FILE:CLASS"``: :func:`maker_of` its class."""
     return maker_of(load_class(spec))
-
-
-def instance_of(algorithm: Any) -> tuple[Algorithm, str] | None:
-    """An :class:`Algorithm` instance (or a ``python:FILE:CLASS`` / ``c:LIB:NAME`` name) →
-    (instance, label); other values → ``None``."""
-    from .capi import is_foreign, load_foreign  # lazy: capi imports this module (cycle)
-
-    if isinstance(algorithm, Algorithm):
-        return algorithm, type(algorithm).__name__
-    if isinstance(algorithm, str) and is_foreign(algorithm):
-        return load_foreign(algorithm)(), algorithm  # python:FILE:CLASS, or C through the C API
-    return None
-
-
-# ---------------------------------------------------------------------------------------------
-# `coaplab check-algorithm`: a property suite for a candidate algorithm.
-
-#: Largest timer the property suite accepts by default (s): the shared 60 s cap (RFC 7252 has
-#: none; ``crates/cc/src/config.rs`` MAX_TIMER).
-DEFAULT_TIMER_CAP = 60.0
-
-
-def generate_scripts(count: int, seed: int, max_retransmit: int) -> list[list[dict[str, Any]]]:
-    """``count`` replay scripts drawn deterministically from ``seed``: 1–40 exchanges each, idle
-    gaps from none to 20 min (aging), 0 to ``max_retransmit + 1`` lost transmissions (so some
-    exchanges fail) and RTTs from 1 ms to 20 s, times rounded to the microsecond."""
-    rnd = random.Random(seed)
-    scripts = []
-    for _ in range(count):
-        t, script = 0.0, []
-        for _ in range(rnd.randint(1, 40)):
-            lost = rnd.choice([0, 0, 0, 0, 1, 1, 2, 3, rnd.randint(0, max_retransmit + 1)])
-            rtt = rnd.choice([rnd.uniform(0.001, 0.5), rnd.uniform(0.5, 4.0), rnd.uniform(4.0, 20.0)])
-            script.append({"start": round(t, 6), "lost": lost, "rtt": round(rtt, 6)})
-            # The next exchange starts after this one ends at the latest possible time (every
-            # timer at the cap), plus an idle gap.
-            t += (max_retransmit + 1) * DEFAULT_TIMER_CAP + rtt + rnd.choice([0.0, rnd.uniform(0, 30), rnd.uniform(0, 1200)])
-        scripts.append(script)
-    return scripts
-
-
-def check_algorithm(spec: str, compare: str | None = None, scripts: int = 50, seed: int = 0,
-                    max_retransmit: int = 4, cap: float = DEFAULT_TIMER_CAP) -> list[str]:
-    """Runs the property suite on ``spec`` (``FILE:CLASS``, ``python:FILE:CLASS`` or
-    ``c:LIB:NAME``); returns the failures, one line each (empty = every property holds). Raises
-    ``ValueError`` for bad input (file, class, library, ``compare`` name)."""
-    from .capi import is_foreign, load_foreign  # lazy: capi imports this module (cycle)
-    from .replay import replay  # lazy: replay imports this module (cycle)
-
-    cls = load_foreign(spec if is_foreign(spec) else PREFIX + spec)
-    if compare is not None and compare not in _core.algorithms():
-        raise ValueError(f"--compare: unknown algorithm {compare!r}; valid names: {', '.join(_core.algorithms())}")
-    failures: list[str] = []
-
-    def fail(prop: str, i: int, what: str) -> None:
-        failures.append(f"property '{prop}' failed on generated script {i} (--seed {seed}): {what}")
-
-    for i, script in enumerate(generate_scripts(scripts, seed, max_retransmit)):
-        for dither in (False, True):
-            mode = f"dither {'on' if dither else 'off'}"
-            try:
-                out = replay(cls(), script, dither=dither, seed=seed + i, max_retransmit=max_retransmit)
-            except ScriptError as e:
-                fail("no exceptions", i, f"{mode}: {e}")
-                break
-            bad = next(((j, t) for j, r in enumerate(out) for t in r["timers"] + [r["rto_after"]]
-                        if not 0 < t <= cap), None)
-            if bad is not None:
-                fail("timers within bounds", i, f"{mode}: exchange {bad[0]} has a timer or base RTO of "
-                     f"{bad[1]!r} s; allowed > 0 and <= {cap:g} s")
-            again = replay(cls(), script, dither=dither, seed=seed + i, max_retransmit=max_retransmit)
-            if again != out:
-                j = next(j for j, (a, b) in enumerate(zip(out, again)) if a != b)
-                fail("determinism", i, f"{mode}: replaying the same script twice differs at exchange {j}")
-            if compare is not None:
-                ref = replay(compare, script, dither=dither, seed=seed + i, max_retransmit=max_retransmit)
-                # An algorithm that reports no state (`state()` empty, as every C algorithm: the C
-                # API keeps its state opaque) is compared on everything else.
-                ref = [b if a["state"] else {**b, "state": {}} for a, b in zip(out, ref)]
-                diff = next(((j, a, b) for j, (a, b) in enumerate(zip(out, ref)) if a != b), None)
-                if diff is not None:
-                    j, a, b = diff
-                    key = next(k for k in b if a.get(k) != b[k])
-                    fail(f"equal to {compare}", i, f"{mode}: exchange {j} field {key!r}: {a.get(key)!r} vs {b[key]!r}")
-        if len(failures) >= 10:
-            break
-    return failures

@@ -35,7 +35,7 @@ import ctypes as C
 from pathlib import Path
 from typing import Any
 
-from .algorithm import PREFIX, Algorithm, Config, _bind, load_class, maker_of, ns, secs
+from .algorithm import PREFIX, Algorithm, Config, bind, load_class, maker_of, ns, secs
 
 #: The prefix of a C algorithm's name: ``c:LIB:NAME``.
 C_PREFIX = "c:"
@@ -214,7 +214,7 @@ def load_c_class(spec: str) -> type[CAlgorithm]:
     lib = _library(spec, path)
     cls = type(f"C_{name}", (CAlgorithm,), {"spec": spec, "lib": lib, "algorithm": name.encode()})
     try:
-        _bind(cls(), Config())
+        bind(cls(), Config())
     except RuntimeError as e:
         raise _bad(spec, f"{name!r} was refused by coaplab_cc_init ({str(e).split(' returned ')[-1]})") from None
     _CLASSES[spec] = cls
@@ -249,3 +249,13 @@ def load_foreign(spec: str) -> type[Algorithm]:
     """The class of ``python:FILE:CLASS`` or ``c:LIB:NAME`` (``ValueError``, one line, if it
     cannot be loaded)."""
     return load_c_class(spec) if spec.startswith(C_PREFIX) else load_class(spec)
+
+
+def instance_of(algorithm: Any) -> tuple[Algorithm, str] | None:
+    """An :class:`Algorithm` instance (or a ``python:FILE:CLASS`` / ``c:LIB:NAME`` name) →
+    (instance, label); other values → ``None``."""
+    if isinstance(algorithm, Algorithm):
+        return algorithm, type(algorithm).__name__
+    if isinstance(algorithm, str) and is_foreign(algorithm):
+        return load_foreign(algorithm)(), algorithm  # python:FILE:CLASS, or C through the C API
+    return None

@@ -15,6 +15,9 @@ from typing import Any
 from .. import _core
 from ..errors import ScriptError
 from ..files import read_regular_file
+from ..names import did_you_mean
+from .algorithm import Config, bind
+from .capi import instance_of
 
 #: RFC 7252 §4.8 MAX_RETRANSMIT default.
 DEFAULT_MAX_RETRANSMIT = 4
@@ -126,8 +129,6 @@ def replay(
     algorithm written in Python; it is configured and reset first), ``"python:FILE:CLASS"`` or
     ``"c:LIB:NAME"`` (a shared library implementing the C API, docs/c-api.md).
     """
-    from .algorithm import Config, _bind, instance_of  # lazy: algorithm imports this module (cycle)
-
     try:
         python = instance_of(algorithm)
     except ValueError as e:
@@ -135,9 +136,7 @@ def replay(
     if python is None and not isinstance(algorithm, str):
         raise ScriptError(f"algorithm = {_short(algorithm)} is neither an algorithm name nor a coaplab.Algorithm")
     if python is None and algorithm not in _core.algorithms():
-        from .scenario import _did_you_mean  # lazy: not for --help (start-up)
-
-        raise ScriptError(f"unknown algorithm {algorithm!r}{_did_you_mean(algorithm, _core.algorithms())}; "
+        raise ScriptError(f"unknown algorithm {algorithm!r}{did_you_mean(algorithm, _core.algorithms())}; "
                           f"valid names: {', '.join(_core.algorithms())}")
     if isinstance(script, (str, Path)):
         steps = load_script(script)
@@ -151,7 +150,7 @@ def replay(
     if python is not None:
         obj, label = python
         try:
-            _bind(obj, Config(max_retransmit=max_retransmit))
+            bind(obj, Config(max_retransmit=max_retransmit))
         except Exception as e:  # noqa: BLE001 - the user's reset(): any error is one line
             raise ScriptError(f"{label}.reset raised {type(e).__name__}: {e}") from None
         try:

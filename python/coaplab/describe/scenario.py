@@ -15,7 +15,6 @@ defaults included; it is what the engine receives and what a configuration's ide
 from __future__ import annotations
 
 import copy
-import difflib
 import hashlib
 import itertools
 import json
@@ -29,9 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import _core
-from .capi import is_foreign, load_foreign
 from ..errors import ScenarioError
 from ..files import read_regular_file
+from ..names import did_you_mean
+from .capi import is_foreign, load_foreign
+from .schema import SCHEMA_DOCUMENT
 
 #: Bumped whenever the simulation model changes results; part of every configuration identity.
 #: model-2: TCP connection start as Linux does it and HZ 250 retransmission timers
@@ -51,8 +52,6 @@ MODEL_VERSION = "coaplab-model-5"
 #: several scenario files (each is checked and resumed on its own).
 MAX_CONFIGURATIONS = 100_000
 
-#: The JSON Schema of scenario files, as the engine exports it.
-SCHEMA_DOCUMENT: dict[str, Any] = json.loads(_core.config_schema())
 _DEFS: dict[str, Any] = SCHEMA_DOCUMENT.get("$defs", {})
 
 #: The UDP algorithms (docs/algorithms.md) and the TCP model's congestion controllers.
@@ -92,6 +91,19 @@ TRANSPORTS = _enum_values(_COAP["properties"]["transport"])
 NAGLE_MODES = _enum_values(_TCP["properties"]["nagle"])
 WORKLOAD_KINDS = _enum_values(_WORKLOAD["properties"]["kind"])
 NETWORK_KINDS = _enum_values(_NETWORK["properties"]["kind"])
+
+
+def kinds_of(key: str) -> tuple[str, ...]:
+    """The network kinds a ``network`` key applies to: the schema's ``x-kinds`` (the engine's
+    own statement), or every kind where the schema does not say."""
+    return tuple(_NETWORK["properties"][key].get("x-kinds", NETWORK_KINDS))
+
+
+#: The network kinds that are radio meshes (``[link]`` buffer and errors do not apply): the kinds
+#: the radio's keys apply to (``x-kinds`` of ``network.range_m``); from a schema without
+#: ``x-kinds``, the built-in meshes of the engine's topology registry and the file mesh.
+MESH_KINDS: tuple[str, ...] = (kinds_of("range_m") if "x-kinds" in _NETWORK["properties"]["range_m"]
+                               else tuple(k for k, nodes in _core.topologies() if nodes is not None) + ("file",))
 _ERRORS_OPTIONS = [_deref(o) for o in _deref(_LINK["properties"]["errors"])["anyOf"]]
 ERROR_PROFILES = next(tuple(o["enum"]) for o in _ERRORS_OPTIONS if "enum" in o)
 _CHAIN = next(o for o in _ERRORS_OPTIONS if o.get("type") == "object")
@@ -102,7 +114,7 @@ DEFAULT_START_SPREAD_S = _WORKLOAD["properties"]["start_spread_s"]["default"]
 _GROUP_NAME = re.compile(_GROUP["properties"]["name"]["pattern"])
 
 
-def _fmt(v: Any) -> str:
+def quote_value(v: Any) -> str:
     """A value as the error messages quote it: short, one line, never failing."""
     if isinstance(v, bool) or v is None:
         return json.dumps(v)
@@ -122,13 +134,6 @@ def _fmt(v: Any) -> str:
     return out if len(out) <= 80 else out[:77] + "..."
 
 
-def _did_you_mean(word: Any, options: Any) -> str:
-    if not isinstance(word, str):
-        return ""
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f" (did you mean {json.dumps(close[0])}?)" if close else ""
-
-
 @dataclass(frozen=True)
 class Field:
     """One scenario key: its default and its checker (returns the normalised value)."""
@@ -142,7 +147,7 @@ class Field:
 
 
 def _bad(key: str, value: Any, allowed: str) -> ScenarioError:
-    return ScenarioError(f"{key}: {_fmt(value)} is not allowed; expected {allowed}")
+    return ScenarioError(f"{key}: {quote_value(value)} is not allowed; expected {allowed}")
 
 
 def _bounds(node: dict[str, Any]) -> tuple[Any, Any, bool]:
@@ -168,11 +173,11 @@ def number(lo: float | None = None, hi: float | None = None, *, open_lo: bool = 
             raise _bad(key, v, desc)
         # int/float comparisons are exact in Python, whatever the integer's size.
         if lo is not None and (v <= lo if open_lo else v < lo) or hi is not None and v > hi:
-            raise ScenarioError(f"{key}: {_fmt(v)} is out of range; expected {desc}")
+            raise ScenarioError(f"{key}: {quote_value(v)} is out of range; expected {desc}")
         try:
             return float(v)
         except OverflowError:
-            raise ScenarioError(f"{key}: {_fmt(v)} is out of range; expected {desc}") from None
+            raise ScenarioError(f"{key}: {quote_value(v)} is out of range; expected {desc}") from None
 
     return check
 
@@ -188,7 +193,7 @@ def integer(lo: int | None = None, hi: int | None = None, *, optional: bool = Fa
         if isinstance(v, bool) or not isinstance(v, int):
             raise _bad(key, v, desc)
         if lo is not None and v < lo or hi is not None and v > hi:
-            raise ScenarioError(f"{key}: {_fmt(v)} is out of range; expected {desc}")
+            raise ScenarioError(f"{key}: {quote_value(v)} is out of range; expected {desc}")
         return v
 
     return check
@@ -203,7 +208,7 @@ def pair(item: Callable[[str, Any], Any], what: str, ordered: bool = True):
             raise _bad(key, v, f"a list [min, max] of two {what}" if ordered else f"a list [a, b] of two {what}")
         a, b = item(f"{key}[0]", v[0]), item(f"{key}[1]", v[1])
         if ordered and a > b:
-            raise ScenarioError(f"{key}: {_fmt(v)} has min > max; expected [min, max] with min <= max")
+            raise ScenarioError(f"{key}: {quote_value(v)} has min > max; expected [min, max] with min <= max")
         return [a, b]
 
     return check
@@ -223,7 +228,7 @@ def list_of(item: Callable[[str, Any], Any], max_items: int | None = None):
 def choice(options: tuple[str, ...]):
     def check(key: str, v: Any) -> Any:
         if not isinstance(v, str) or v not in options:
-            raise ScenarioError(f"{key}: {_fmt(v)} is not allowed{_did_you_mean(v, options)}; expected one of " + ", ".join(options))
+            raise ScenarioError(f"{key}: {quote_value(v)} is not allowed{did_you_mean(v, options)}; expected one of " + ", ".join(options))
         return v
 
     return check
@@ -294,7 +299,7 @@ def _unknown(key: str, name: Any, allowed: Any, where: str = "allowed") -> Scena
     key = "".join(c if c.isprintable() else repr(c)[1:-1] for c in key)
     if name == "":  # `"" = 1` in TOML: say so instead of an empty name
         key = (key.removesuffix(".")) + ('.""' if key not in ("", ".") else '""') + " (an empty key)"
-    return ScenarioError(f"{key}: unknown key{_did_you_mean(name, allowed)}; {where}: " + ", ".join(allowed))
+    return ScenarioError(f"{key}: unknown key{did_you_mean(name, allowed)}; {where}: " + ", ".join(allowed))
 
 
 def _chain_check(key: str, v: Any) -> Any:
@@ -316,7 +321,7 @@ def _chain_check(key: str, v: Any) -> Any:
 def errors_value(key: str, v: Any) -> Any:
     if isinstance(v, str):
         if v not in ERROR_PROFILES:
-            raise ScenarioError(f"{key}: {_fmt(v)} is not allowed{_did_you_mean(v, ERROR_PROFILES)}; expected one of "
+            raise ScenarioError(f"{key}: {quote_value(v)} is not allowed{did_you_mean(v, ERROR_PROFILES)}; expected one of "
                                 + ", ".join(ERROR_PROFILES) + ", or a table with " + ", ".join(CHAIN_KEYS))
         return v
     if not isinstance(v, dict):
@@ -416,7 +421,7 @@ def _resolve_tcp(prefix: str, coap: dict[str, Any], given: dict[str, Any], tcp_e
                 raise _unknown(f"{prefix}tcp.{key}", key, SCHEMA["tcp"])
         if given and not tcp_elsewhere:
             raise ScenarioError(f"{prefix}tcp.{next(iter(given))}: only meaningful with coap.transport = \"tcp\" "
-                                f"(transport is {_fmt(coap['transport'])})")
+                                f"(transport is {quote_value(coap['transport'])})")
         return None
     tcp = _section(f"{prefix}tcp", SCHEMA["tcp"], given)
     if tcp["max_rto_s"] < tcp["initial_rto_s"]:
@@ -428,7 +433,7 @@ def _resolve_tcp(prefix: str, coap: dict[str, Any], given: dict[str, Any], tcp_e
 def resolve(raw: dict[str, Any]) -> dict[str, Any]:
     """Validates one configuration (no sweep) and fills every default."""
     if not isinstance(raw, dict):
-        raise ScenarioError(f"scenario: expected a table of keys, got {_fmt(raw)}")
+        raise ScenarioError(f"scenario: expected a table of keys, got {quote_value(raw)}")
     for key in raw:
         if key == "sweep":
             raise ScenarioError("sweep: resolve() takes one configuration; load_scenario() expands sweeps")
@@ -457,10 +462,15 @@ def resolve(raw: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-# The `[link]` keys a GPRS network uses (net/topology/gprs.rs: the link-layer overhead of its
-# serializers; the MTU sizes CoAP blocks and the TCP MSS). Its rates, buffers, delays and losses
-# are `network.gprs_*` keys.
-_GPRS_LINK_KEYS = ("link_overhead_bytes", "mtu")
+def link_keys_of(kind: str) -> tuple[str, ...]:
+    """The ``[link]`` keys a network kind uses: the schema's ``x-kinds`` where it annotates
+    ``[link]`` keys; otherwise every key, but for GPRS the two its serializers read
+    (net/topology/gprs.rs: the link-layer overhead; the MTU sizes CoAP blocks and the TCP MSS;
+    its rates, buffers, delays and losses are ``network.gprs_*`` keys)."""
+    props = _LINK["properties"]
+    if any("x-kinds" in p for p in props.values()):
+        return tuple(k for k, p in props.items() if kind in p.get("x-kinds", NETWORK_KINDS))
+    return ("link_overhead_bytes", "mtu") if kind == "gprs" else tuple(props)
 
 
 def _refuse_link_keys_that_do_not_apply(kind: str, link: dict[str, Any]) -> None:
@@ -468,11 +478,12 @@ def _refuse_link_keys_that_do_not_apply(kind: str, link: dict[str, Any]) -> None
     applied."""
     if kind != "gprs":
         return
+    allowed = link_keys_of(kind)
     for key, value in link.items():
-        if key not in _GPRS_LINK_KEYS:
-            raise ScenarioError(f"link.{key}: {_fmt(value)} does not apply to network.kind = \"gprs\" (its links are set by the "
+        if key not in allowed:
+            raise ScenarioError(f"link.{key}: {quote_value(value)} does not apply to network.kind = \"gprs\" (its links are set by the "
                                 f"network.gprs_* keys, e.g. gprs_modem_buffer_bytes, gprs_network_buffer_bytes, gprs_loss); "
-                                f"allowed in [link] with gprs: " + ", ".join(_GPRS_LINK_KEYS))
+                                f"allowed in [link] with gprs: " + ", ".join(allowed))
 
 
 def _mesh_client_nodes(network: dict[str, Any]) -> int | None:
@@ -518,7 +529,7 @@ def _resolve_groups(raw: dict[str, Any], given: Any) -> list[dict[str, Any]]:
         if not isinstance(name, str) or not _GROUP_NAME.match(name):
             raise _bad(f"{label}.name", name, "letters, digits, - and _ (1 to 64 characters)")
         if name in seen:
-            raise ScenarioError(f"{label}.name: {_fmt(name)} is used by two groups; group names are unique")
+            raise ScenarioError(f"{label}.name: {quote_value(name)} is used by two groups; group names are unique")
         seen.add(name)
         prefix = f"group.{name}."
         w_over = _given(g, "workload", prefix)
@@ -547,13 +558,13 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
         except ValueError as e:
             raise ScenarioError(f"{prefix}coap.cc: {e}") from None
     elif coap["transport"] == "udp" and coap["cc"] not in UDP_ALGORITHMS:
-        hint = " (a TCP controller: set coap.transport = \"tcp\")" if coap["cc"] in TCP_CONTROLLERS else _did_you_mean(coap["cc"], UDP_ALGORITHMS)
-        raise ScenarioError(f"{prefix}coap.cc: {_fmt(coap['cc'])} is not a UDP algorithm{hint}; allowed: " + ", ".join(UDP_ALGORITHMS))
+        hint = " (a TCP controller: set coap.transport = \"tcp\")" if coap["cc"] in TCP_CONTROLLERS else did_you_mean(coap["cc"], UDP_ALGORITHMS)
+        raise ScenarioError(f"{prefix}coap.cc: {quote_value(coap['cc'])} is not a UDP algorithm{hint}; allowed: " + ", ".join(UDP_ALGORITHMS))
     if coap["transport"] == "tcp" and (coap.get("non_rate_per_s") or coap.get("non_rule")):
         key = "non_rate_per_s" if coap.get("non_rate_per_s") else "non_rule"
         raise ScenarioError(f"{prefix}coap.{key}: NON traffic is CoAP over UDP only (transport is \"tcp\")")
     if coap["transport"] == "tcp" and coap["cc"] not in TCP_CONTROLLERS:
-        raise ScenarioError(f"{prefix}coap.cc: {_fmt(coap['cc'])} is not a TCP congestion controller; allowed with coap.transport = \"tcp\": " + ", ".join(TCP_CONTROLLERS))
+        raise ScenarioError(f"{prefix}coap.cc: {quote_value(coap['cc'])} is not a TCP congestion controller; allowed with coap.transport = \"tcp\": " + ", ".join(TCP_CONTROLLERS))
     if w["kind"] == "burst":
         for key in _BURST_KEYS:
             if w[key] is None:
@@ -561,11 +572,11 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
     else:
         for key in _BURST_KEYS:
             if w[key] is not None:
-                raise ScenarioError(f"{prefix}workload.{key}: only meaningful when workload.kind = \"burst\" (kind is {_fmt(w['kind'])})")
+                raise ScenarioError(f"{prefix}workload.{key}: only meaningful when workload.kind = \"burst\" (kind is {quote_value(w['kind'])})")
     if w.get("settling_cap_s") is not None and w["kind"] != "burst":
-        raise ScenarioError(f"{prefix}workload.settling_cap_s: only meaningful when workload.kind = \"burst\" (kind is {_fmt(w['kind'])})")
+        raise ScenarioError(f"{prefix}workload.settling_cap_s: only meaningful when workload.kind = \"burst\" (kind is {quote_value(w['kind'])})")
     if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst", "periodic"):
-        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous, burst or periodic workloads (kind is {_fmt(w['kind'])})")
+        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous, burst or periodic workloads (kind is {quote_value(w['kind'])})")
     if w["kind"] == "periodic":
         if coap["transport"] != "udp":
             raise ScenarioError(f"{prefix}workload.kind: \"periodic\" is a CoAP-over-UDP workload; allowed with "
@@ -574,14 +585,14 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
             if w.get(key) is None:
                 raise ScenarioError(f"{prefix}workload.{key}: required when workload.kind = \"periodic\"")
     elif w.get("period_s") is not None:
-        raise ScenarioError(f"{prefix}workload.period_s: only meaningful when workload.kind = \"periodic\" (kind is {_fmt(w['kind'])})")
+        raise ScenarioError(f"{prefix}workload.period_s: only meaningful when workload.kind = \"periodic\" (kind is {quote_value(w['kind'])})")
     rb = w.get("request_bytes")
     if rb is not None and rb == 61:
         raise ScenarioError(f"{prefix}workload.request_bytes: 61 is not allowed; expected 60 (no payload) or 62..1280 "
                             "(a payload needs its 1-byte marker)")
     if w.get("start_interval_s") and w.get("start", "uniform") != "sequential":
         raise ScenarioError(f"{prefix}workload.start_interval_s: only meaningful when workload.start = \"sequential\" "
-                            f"(start is {_fmt(w.get('start', 'uniform'))})")
+                            f"(start is {quote_value(w.get('start', 'uniform'))})")
 
 
 def config_id(resolved: dict[str, Any]) -> str:
@@ -603,7 +614,7 @@ def _sweep_field(dotted: str, group_names: list[str]) -> Callable[[str, Any], An
         name, rest = parts[1], parts[2:]
         if name not in group_names:
             where = ", ".join(group_names) if group_names else "none (the file has no [[group]])"
-            raise ScenarioError(f"sweep.{dotted}: no group named {_fmt(name)}{_did_you_mean(name, group_names)}; groups: {where}")
+            raise ScenarioError(f"sweep.{dotted}: no group named {quote_value(name)}{did_you_mean(name, group_names)}; groups: {where}")
         if rest == ["clients"]:
             return _CLIENTS
         if len(rest) == 2 and rest[0] in ("workload", "coap", "tcp") and rest[1] in SCHEMA[rest[0]]:
@@ -624,7 +635,7 @@ def _all_keys() -> list[str]:
             + ["group.<name>.clients", "group.<name>.<section>.<key>"])
 
 
-def _set_dotted(raw: dict[str, Any], dotted: str, value: Any) -> None:
+def set_dotted(raw: dict[str, Any], dotted: str, value: Any) -> None:
     parts = dotted.split(".")
     if parts[0] == "group":
         target = next(g for g in raw["group"] if isinstance(g, dict) and g.get("name") == parts[1])
@@ -640,7 +651,7 @@ def _set_dotted(raw: dict[str, Any], dotted: str, value: Any) -> None:
     target[parts[-1]] = value
 
 
-def _get_dotted(resolved: dict[str, Any], dotted: str) -> Any:
+def get_dotted(resolved: dict[str, Any], dotted: str) -> Any:
     parts = dotted.split(".")
     node: Any = resolved
     if parts[0] == "group":
@@ -676,10 +687,10 @@ class Scenario:
             try:
                 raw = copy.deepcopy(self.raw)
                 for k, v in zip(keys, values):
-                    _set_dotted(raw, k, v)
+                    set_dotted(raw, k, v)
                 yield resolve(raw)
             except ScenarioError as e:
-                swept = ", ".join(f"{k} = {_fmt(v)}" for k, v in zip(keys, values))
+                swept = ", ".join(f"{k} = {quote_value(v)}" for k, v in zip(keys, values))
                 raise ScenarioError(f"{e} (in the sweep configuration {swept})" if keys else str(e)) from None
 
     def configurations(self) -> list[dict[str, Any]]:
@@ -689,7 +700,7 @@ class Scenario:
     def swept_values(self, resolved: dict[str, Any]) -> dict[str, Any]:
         """The swept keys' values in one resolved configuration (`group.<name>.clients` is the
         group's `workload.clients`)."""
-        return {k: _get_dotted(resolved, k) for k in self.sweep}
+        return {k: get_dotted(resolved, k) for k in self.sweep}
 
 
 #: The largest scenario file read, bytes: the longest shipped one is a few kB; the limit keeps
@@ -744,7 +755,7 @@ def load_scenario(source: str | Path | dict[str, Any]) -> Scenario:
     except RecursionError:
         raise ScenarioError("scenario: values nested too deeply") from None
     if not isinstance(data, dict):
-        raise ScenarioError(f"scenario: expected a table of keys, got {_fmt(data)}")
+        raise ScenarioError(f"scenario: expected a table of keys, got {quote_value(data)}")
     sweep_raw = data.pop("sweep", {})
     if not isinstance(sweep_raw, dict):
         raise _bad("sweep", sweep_raw, "a table of dotted key -> list of values")
@@ -761,7 +772,7 @@ def load_scenario(source: str | Path | dict[str, Any]) -> Scenario:
             try:
                 check(key, v)
             except ScenarioError as e:
-                raise ScenarioError(f"{e} (in the sweep configuration {key} = {_fmt(v)})") from None
+                raise ScenarioError(f"{e} (in the sweep configuration {key} = {quote_value(v)})") from None
         sweep[key] = values
     scenario = Scenario(raw=data, sweep=sweep, source=origin)
     if scenario.count > MAX_CONFIGURATIONS:

@@ -20,9 +20,19 @@ from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import _core
+from ..analyse.stats import summarize
+from ..describe.scenario import (
+    CC_STATE_CONTROLLERS,
+    MODEL_VERSION,
+    Scenario,
+    config_id,
+    file_stem,
+    load_scenario,
+    quote_value,
+)
 from ..errors import CoaplabError, ResourceError
 from ..files import (
     atomic_write,
@@ -34,22 +44,17 @@ from ..files import (
     remove_dirs,
     remove_stale_partials,
 )
-from ..describe.scenario import CC_STATE_CONTROLLERS, MODEL_VERSION, Scenario, _fmt, config_id, file_stem, load_scenario
-from ..analyse.stats import summarize
 from .store import (
     CC_STATE_COLUMNS,
     QUEUE_COLUMNS,
     THROUGHPUT_COLUMNS,
-    SweepWriter,
     cc_state_rows,
     queue_rows,
     throughput_rows,
 )
+from .sweep import SweepWriter
 from .tidy import flatten, param_columns, varying
 from .tidy import label as config_label
-
-if TYPE_CHECKING:  # figures loads matplotlib: imported where a figure is drawn
-    from ..present.figures import Figure
 
 RunFn = Callable[[str, int, "str | None"], str]
 
@@ -59,8 +64,9 @@ class RunError(CoaplabError):
 
 
 @dataclass
-class Result:
-    """What a scenario run produced: one summary per configuration, plus the raw runs."""
+class RunResult:
+    """What a scenario run produced: one summary per configuration, plus the raw runs, as
+    tables (pandas). :class:`coaplab.Result` (:mod:`coaplab.present.result`) adds its figures."""
 
     scenario: Scenario
     summaries: list[dict[str, Any]]
@@ -80,42 +86,6 @@ class Result:
         # As `coaplab export` names them: top-level keys that are also run columns get "config.".
         names = param_columns(keys, ("name", "seed"))
         return list(names.values()), {cid: {names[k]: flatten(c).get(k) for k in keys} for cid, c in configs.items()}
-
-    def differences(self, key: str) -> list[dict[str, Any]]:
-        """Pairwise differences between this result's configurations that differ only in
-        ``key`` (a dotted key such as ``coap.cc``): median FCT, unnecessary retransmissions per
-        client and throughput, each with a 95 % bootstrap interval over replications and a
-        Mann–Whitney U test (:func:`coaplab.analyse.compare.pairwise`; ``coaplab run --diff-by KEY``)."""
-        from ..analyse.compare import pairwise  # lazy: numpy (start-up)
-
-        configs = {s["config_id"]: s["config"] for s in self.summaries if self.runs.get(s["config_id"])}
-        return [{"name": configs[r["config_id_first"]]["name"], **r}
-                for name in dict.fromkeys(c["name"] for c in configs.values())
-                for r in pairwise({cid: c for cid, c in configs.items() if c["name"] == name}, self.runs, key)]
-
-    # The figures (coaplab.present.figures) of this result, for notebooks: each imports figures, and so
-    # matplotlib, when called — `coaplab run` never loads it (tests/test_tidy.py::test_light_imports).
-
-    def plot_fct(self, x: str | None = None, hue: str | None = None, col: str | None = None,
-                 width: str | float = "two") -> Figure:
-        """FCT box plots (:func:`coaplab.present.figures.fct_boxes` of :attr:`summaries`)."""
-        from ..present import figures  # lazy: matplotlib (start-up)
-
-        return figures.fct_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
-
-    def plot_unnecessary(self, x: str | None = None, hue: str | None = None, col: str | None = None,
-                         width: str | float = "two") -> Figure:
-        """Unnecessary retransmissions per client (:func:`coaplab.present.figures.unnecessary_boxes`)."""
-        from ..present import figures  # lazy: matplotlib (start-up)
-
-        return figures.unnecessary_boxes(self.summaries, x=x, hue=hue, col=col, width=width)
-
-    def plot_histogram(self, x: str | None = None, hue: str | None = None, col: str | None = None,
-                       width: str | float = "two") -> Figure:
-        """Exchanges by retransmissions (:func:`coaplab.present.figures.retransmission_histogram`)."""
-        from ..present import figures  # lazy: matplotlib (start-up)
-
-        return figures.retransmission_histogram(self.summaries, x=x, hue=hue, col=col, width=width)
 
     def runs_frame(self):
         """One row per (configuration, replication) with the run-level metrics (pandas): first
@@ -232,32 +202,6 @@ class Result:
         config_id when none varies), as figure captions name it."""
         keys, params = self._params()
         return config_label(params.get(config_id, {}), keys) if keys else config_id
-
-    def plot_time_sequence(self, config_id: str | None = None, replication: int = 0, connection: int = 0,
-                           direction: str = "down", width: str | float = "two") -> Figure:
-        """One TCP connection's time-sequence graph (:func:`coaplab.present.figures.result_time_sequence`)."""
-        from ..present import figures  # lazy: matplotlib (start-up)
-
-        return figures.result_time_sequence(self, config_id, replication, connection, direction, width)
-
-    def plot_rto(self, config_id: str | None = None, replication: int = 0, client: int = 0,
-                 width: str | float = "two") -> Figure:
-        """One client's timer and RTO over time (:func:`coaplab.present.figures.result_rto_trace`)."""
-        from ..present import figures  # lazy: matplotlib (start-up)
-
-        return figures.result_rto_trace(self, config_id, replication, client, width)
-
-    def plot_queue(self, config_id: str | None = None, replication: int = 0, width: str | float = "two") -> Figure:
-        """One traced run's buffer occupancy over time (:func:`coaplab.present.figures.result_queue_occupancy`)."""
-        from ..present import figures  # lazy: matplotlib (start-up)
-
-        return figures.result_queue_occupancy(self, config_id, replication, width)
-
-    def plot_throughput(self, config_id: str | None = None, replication: int = 0, width: str | float = "two") -> Figure:
-        """One traced run's throughput per direction (:func:`coaplab.present.figures.result_throughput_series`)."""
-        from ..present import figures  # lazy: matplotlib (start-up)
-
-        return figures.result_throughput_series(self, config_id, replication, width)
 
 
 class Progress:
@@ -517,7 +461,7 @@ def run_scenario(
     db: str | Path | None = None,
     cluster: str | None = None,
     max_output_mb: float | None = None,
-) -> Result:
+) -> RunResult:
     """Runs every configuration × replication of ``scenario`` and returns the summaries.
 
     ``jobs`` (default: the number of cores) or ``cluster`` (a Dask scheduler address, or
@@ -553,7 +497,7 @@ def run_scenario(
             try:
                 _core.check(json.dumps(c))
             except ValueError as e:
-                swept = ", ".join(f"{k} = {_fmt(v)}" for k, v in scenario.swept_values(c).items())
+                swept = ", ".join(f"{k} = {quote_value(v)}" for k, v in scenario.swept_values(c).items())
                 name = f" (in the sweep configuration {swept})" if scenario.sweep else ""
                 raise RunError(f"{e}{name}") from None
 
@@ -719,7 +663,7 @@ def run_scenario(
         if store is not None:
             store.close()  # releases the sweep lock
     failed = [(by_id[cid]["name"], cid, rep, err) for (cid, rep), err in sorted(failures.items())]
-    return Result(scenario=scenario, summaries=summaries, runs=runs, failures=failed,
+    return RunResult(scenario=scenario, summaries=summaries, runs=runs, failures=failed,
                   executed=len(tasks) - len(rerun), rerun=len(rerun))
 
 

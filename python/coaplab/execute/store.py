@@ -26,7 +26,7 @@ skips the runs already stored.
 
 The database is readable while a sweep writes it. DuckDB lets one process write a file, or
 several read it, never both at once (an OS file lock), so the sweep's writer
-(:class:`SweepWriter`) opens the file only for each group commit and closes it after, and
+(:class:`coaplab.execute.sweep.SweepWriter`) opens the file only for each group commit and closes it after, and
 readers (``ResultsDB(path, read_only=True)``: ``coaplab report``, ``export``, ``status``,
 ``plot``, a notebook) retry for up to :data:`READ_WAIT_S` seconds when they meet a commit in
 progress. A reader that keeps the file open blocks the writer: the finished runs then wait in
@@ -42,10 +42,10 @@ import time
 import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Self, TextIO
+from typing import Any, Self
 
 from ..errors import CoaplabError, ResourceError
-from ..files import output_dir
+from ..files import commit_partial, output_dir, partial_path
 
 #: Where `coaplab run` stores results when no `--db` is given.
 DEFAULT_DB = "coaplab.duckdb"
@@ -58,6 +58,10 @@ SCHEMA_VERSION = 1
 DUCKDB_CONFIG = {"autoload_known_extensions": False, "autoinstall_known_extensions": False}
 
 #: The tables every coaplab results database has.
+#: What joins a simulated configuration's id to the endpoints in its emulated counterpart's (the
+#: runs ``coaplab emulate`` stores beside the simulated ones, which compare and report tell apart).
+EMULATED_MARK = "-emu-"
+
 TABLES = ("configs", "runs", "clients", "traces", "cc_state")
 
 SCHEMA = """
@@ -144,7 +148,7 @@ CLIENT_COLUMNS = ("client", "fct_s", "first_request_s", "last_end_s", "exchanges
 def sequence_points(trace: dict[str, Any], direction: str = "down") -> list[dict[str, Any]]:
     """One connection's time-sequence points in one direction (an entry of a result's
     ``seq_traces``: points ``[time_s, direction, event, seq, length]``) as the rows
-    :func:`coaplab.present.figures.time_sequence` draws: ``time_s``, ``event``, ``seq``, ``length``."""
+    :func:`coaplab.present.traces.time_sequence` draws: ``time_s``, ``event``, ``seq``, ``length``."""
     return [{"time_s": t, "event": ev, "seq": seq, "length": n}
             for t, d, ev, seq, n in trace["points"] if d == direction]
 
@@ -172,7 +176,7 @@ def throughput_rows(result: dict[str, Any]) -> list[tuple]:
 
 
 def queue_points(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """The rows :func:`coaplab.present.figures.queue_occupancy` draws for one run: every traced
+    """The rows :func:`coaplab.present.traces.queue_occupancy` draws for one run: every traced
     direction starts empty at time 0 (so one that never queued is drawn at 0 B), then its
     change-points."""
     return ([{"direction": s["direction"], "time_s": 0.0, "queue_bytes": 0} for s in result.get("timeseries") or []]
@@ -187,7 +191,7 @@ def series_note(result: dict[str, Any]) -> str:
 
 
 def throughput_points(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """The rows :func:`coaplab.present.figures.throughput_series` draws for one run."""
+    """The rows :func:`coaplab.present.traces.throughput_series` draws for one run."""
     return [{"direction": d, "time_s": t, "bin_s": w, "kbps": k} for d, _, t, w, k in throughput_rows(result)]
 
 
@@ -215,19 +219,11 @@ def _cc_frame(rows: list[tuple]):
 #: How long a reader waits, retrying, for another process (a sweep's commit) to release the
 #: database before giving up with one line.
 READ_WAIT_S = 10.0
-#: How long the sweep's writer waits for readers at each group commit before leaving the runs
-#: pending for the next commit (the sweep keeps running meanwhile).
-WRITE_WAIT_S = 0.5
-#: How long the writer waits for readers at the end of a sweep, for the runs still pending.
-FINAL_WRITE_WAIT_S = 300.0
 #: Pause between two attempts to open a database another process holds.
 RETRY_PAUSE_S = 0.02
-#: How long the writer stays out while a reader asks to get in (then it opens anyway; a request
-#: file older than READ_WAIT_S + 1 s is a crashed reader's and ignored).
-READER_GAP_S = 2.0
 
 
-def _read_requests(path: Path) -> list[Path]:
+def read_requests(path: Path) -> list[Path]:
     """The live read requests on `path`: ``<db>.read-request-<pid>-<nonce>`` files that readers
     waiting for the writer's lock create next to the database, and remove once they are in."""
     try:
@@ -603,8 +599,6 @@ class ResultsDB:
         """Writes every table as ``<table>.parquet`` or ``<table>.csv`` into ``out_dir``."""
         if fmt not in ("parquet", "csv"):
             raise CoaplabError(f"--format: {fmt!r} is not allowed; expected parquet or csv")
-        from .tidy import copy_to  # lazy: tidy imports this module (cycle)
-
         out = output_dir(out_dir, "--out")
         written = []
         for table in TABLES:
@@ -625,186 +619,6 @@ class ResultsDB:
         wanted = set(pairs)
         rows = self.con.execute("SELECT config_id, replication, packets_sent FROM runs WHERE status = 'ok'").fetchall()
         return {(c, r): int(n or 0) for c, r, n in rows if (c, r) in wanted}
-
-
-class SweepWriter:
-    """The writer of one sweep. It opens the database only while it commits a batch of runs and
-    closes it after, so that readers get in between commits. When readers hold the file (a
-    notebook connection, a long report) for longer than :data:`WRITE_WAIT_S`, the batch stays
-    pending and goes into the next commit; :meth:`flush` waits up to
-    :data:`FINAL_WRITE_WAIT_S` for the last ones.
-
-    Runs kept waiting are also written to a journal next to the database
-    (``<db>.journal``, JSON Lines, fsynced): if the reader holds on past the final wait, or the
-    sweep is killed meanwhile, nothing computed is lost — the next sweep on the database commits
-    the journal's runs first (:meth:`begin`), without running them again."""
-
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-        # The lock and the journal belong to the file, not to the name it was given by:
-        # `--db a.duckdb` and `--db link-to-a.duckdb` are one database.
-        self.real = Path(os.path.realpath(self.path))
-        self.journal = self.real.with_name(self.real.name + ".journal")
-        self.pending: list = []
-        self.pending_outputs: list[tuple] = []
-        self._journaled = 0  # how many of `pending` the journal holds
-        self._failed: set[tuple[str, int]] = set()
-        self.broken = False
-        self._lock: TextIO | None = None
-        #: The output files recorded for stored runs (``ResultsDB.outputs``), read by begin().
-        self.outputs: dict[str, tuple[int, str]] = {}
-        #: Runs committed from an earlier sweep's journal by begin().
-        self.recovered = 0
-
-    def _take_lock(self) -> None:
-        """One sweep at a time per database: an exclusive lock on ``<db>.sweep-lock`` (flock;
-        released by :meth:`close`, or by the system when the process dies), which readers
-        ignore. Without it a second sweep could commit between the first one's commits. The
-        lock file sits next to the resolved database file, so symbolic links to one database
-        share one lock."""
-        try:
-            import fcntl
-        except ImportError:  # not a POSIX system: DuckDB's own lock is all there is
-            return
-        try:
-            f = open(self.real.with_name(self.real.name + ".sweep-lock"), "a+")  # noqa: SIM115 - held until close()
-        except OSError:
-            return  # an unwritable directory: DuckDB refuses to write the database there anyway
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            f.seek(0)
-            holder = f.read().strip() or "another process"
-            f.close()
-            same = "" if self.real == Path(os.path.abspath(self.path)) else f" (the file {str(self.real)!r})"
-            raise DatabaseBusy(f"--db: {str(self.path)!r}{same} is being written by another sweep ({holder}); wait "
-                               "for it to end, or give another --db") from None
-        f.seek(0)
-        f.truncate()
-        f.write(f"PID {os.getpid()}")
-        f.flush()
-        self._lock = f
-
-    def close(self) -> None:
-        """Releases the sweep lock."""
-        if self._lock is not None:
-            self._lock.close()
-            self._lock = None
-
-    def _open(self, wait_s: float, migrate: bool = False) -> ResultsDB:
-        deadline = time.monotonic() + READER_GAP_S
-        while _read_requests(self.path) and time.monotonic() < deadline:
-            time.sleep(RETRY_PAUSE_S / 2)  # a reader is about to get in: let it
-        db = ResultsDB(self.path, wait_s=wait_s, migrate=migrate)
-        db._failed = self._failed  # shared: the stored failures a retry replaces
-        return db
-
-    def begin(self, configs: Iterable[tuple[str, dict[str, Any]]], model_version: str) -> set[tuple[str, int]]:
-        """Creates or migrates the database, commits the runs an earlier sweep left in the
-        journal, records the configurations, and returns the (config, replication) pairs
-        already stored successfully."""
-        with self._open(READ_WAIT_S, migrate=True) as db:  # refuses a file that is not ours, unchanged
-            self._take_lock()
-            db.finished()  # the stored failures a journaled retry replaces
-            self.recovered = self._replay_journal(db)
-            db.add_configs(configs, model_version)
-            done = db.finished()
-            self._failed = db._failed
-            self.outputs = db.outputs()
-        return done
-
-    # --- the journal of finished runs waiting for the database ---------------------------------
-
-    def _journal_append(self, engine_version: str, model_version: str) -> None:
-        """Appends the pending runs the journal does not hold yet, fsynced."""
-        new = self.pending[self._journaled:]
-        if not new and not self.pending_outputs:
-            return
-        try:
-            with open(self.journal, "a", encoding="utf-8") as f:
-                f.writelines(json.dumps({"run": [cid, config, rep, result, error, wall],
-                                        "engine_version": engine_version, "model_version": model_version}) + "\n" for cid, config, rep, result, error, wall in new)
-                f.flush()
-                os.fsync(f.fileno())
-        except OSError:
-            return  # the runs stay in memory; the final flush says what happened
-        self._journaled = len(self.pending)
-
-    def _journal_clear(self) -> None:
-        self._journaled = 0
-        try:
-            self.journal.unlink()
-        except FileNotFoundError:
-            pass
-
-    def _replay_journal(self, db: ResultsDB) -> int:
-        """Commits the runs a journal holds (an earlier sweep that could not, or was killed
-        while it waited), skipping those stored since; removes the journal. Returns how many."""
-        try:
-            lines = self.journal.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            return 0
-        except OSError as e:
-            raise CoaplabError(f"--db: cannot read the journal {str(self.journal)!r}: {e.strerror or e}") from None
-        stored = db.finished()
-        groups: dict[tuple[str, str], dict[tuple[str, int], tuple]] = {}
-        for line in lines:
-            try:
-                entry = json.loads(line)
-                cid, config, rep, result, error, wall = entry["run"]
-                versions = (entry["engine_version"], entry["model_version"])
-            except (ValueError, KeyError, TypeError):
-                continue  # the last line of a journal cut short by a kill
-            if (cid, rep) not in stored:
-                groups.setdefault(versions, {})[(cid, rep)] = (cid, config, rep, result, error, wall)
-        n = 0
-        for (engine_version, model_version), runs in groups.items():
-            db.add_configs([(r[0], r[1]) for r in runs.values()], model_version)
-            db.store(list(runs.values()), engine_version, model_version)
-            n += len(runs)
-        self._journal_clear()
-        return n
-
-    def note_outputs(self, rows: list[tuple]) -> None:
-        """Output files written — (file name, config_id, replication, bytes, SHA-256) — to record
-        with the next commit."""
-        self.pending_outputs.extend(rows)
-
-    def store(self, batch: list, engine_version: str, model_version: str, final: bool = False) -> None:
-        """Commits `batch` (see :meth:`ResultsDB.store`) with the runs still pending."""
-        self.pending.extend(batch)
-        if not self.pending and not self.pending_outputs:
-            return
-        try:
-            db = self._open(FINAL_WRITE_WAIT_S if final else WRITE_WAIT_S)
-        except DatabaseBusy as e:
-            self._journal_append(engine_version, model_version)  # kept on disk, not only in memory
-            if not final:
-                return  # readers hold the file: these runs go into the next commit
-            if self._journaled == len(self.pending):
-                raise DatabaseBusy(f"{e}; the {len(self.pending)} finished runs waiting for it are kept in "
-                                   f"{str(self.journal)!r}: re-run the same command once it is free, and they "
-                                   "are stored without running them again") from None
-            raise DatabaseBusy(f"{e}; {len(self.pending)} finished runs could not be stored: re-run the same "
-                               "command to run them again") from None
-        try:
-            db.store(self.pending, engine_version, model_version, self.pending_outputs)
-            self.pending = []
-            self.pending_outputs = []
-            if self._journaled:
-                self._journal_clear()  # committed: a replay would skip them anyway
-        except BaseException:
-            self.broken = True  # a full disk, say: the sweep stops, nothing more is written
-            raise
-        finally:
-            db.close()
-
-    def flush(self, engine_version: str, model_version: str) -> None:
-        self.store([], engine_version, model_version, final=True)
-
-    def read(self) -> ResultsDB:
-        """The database, open for reading by the sweep itself (a context manager)."""
-        return self._open(FINAL_WRITE_WAIT_S)
 
 
 def status(path: str | Path) -> list[dict[str, Any]]:
@@ -828,3 +642,20 @@ def status(path: str | Path) -> list[dict[str, Any]]:
         if last is not None and (row["last_commit"] is None or last > row["last_commit"]):
             row["last_commit"] = last
     return list(out.values())
+
+
+def sql_string(text: str) -> str:
+    """`text` as a SQL string literal (quotes doubled): DuckDB's COPY takes no parameter for its
+    file name, so the path the user gave is quoted here, never pasted."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def copy_to(con, query: str, path: Path, opts: str) -> None:
+    """``COPY (query) TO path``, written whole or not at all (a partial name, then a rename)."""
+    partial = partial_path(path)
+    try:
+        con.execute(f"COPY ({query}) TO {sql_string(partial.as_posix())} {opts}")
+        commit_partial(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise

@@ -14,7 +14,6 @@ Nothing here imports pandas at module level.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Iterable
@@ -22,11 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..analyse.stats import summarize
 from ..describe import scenario
 from ..errors import CoaplabError
-from ..files import commit_partial, output_dir, partial_path
-from ..analyse.stats import summarize
-from .store import QUEUE_COLUMNS, THROUGHPUT_COLUMNS, ResultsDB, queue_rows, throughput_rows
+from ..files import output_dir
+from ..names import did_you_mean
+from .store import QUEUE_COLUMNS, THROUGHPUT_COLUMNS, ResultsDB, copy_to, queue_rows, throughput_rows
 
 #: Top-level keys of a resolved configuration, before the sections.
 TOP_KEYS = ("name", "seed", "replications", "trace")
@@ -194,8 +194,7 @@ def select(configs: dict[str, dict[str, Any]], where: str | None, extra: dict[st
     for m in _TOKEN.finditer(where):
         word = m.group(0)
         if "." in word and not word.startswith(("'", '"')) and word not in keys:
-            close = difflib.get_close_matches(word, sorted(keys), n=3)
-            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            hint = did_you_mean(word, sorted(keys), n=3, quote=False)
             raise CoaplabError(f"--where: {word!r} is not a configuration key{hint}; keys are dotted, as in scenario "
                                "files: coap.cc, link.buffer_bytes, workload.clients, ...")
     con = duckdb.connect()
@@ -283,23 +282,6 @@ def param_columns(keys: list[str], taken: Iterable[str]) -> dict[str, str]:
     key that a table already has a column of (``seed``, ``name``)."""
     taken = set(taken)
     return {k: (f"config.{k}" if k in taken else k) for k in keys}
-
-
-def sql_string(text: str) -> str:
-    """`text` as a SQL string literal (quotes doubled): DuckDB's COPY takes no parameter for its
-    file name, so the path the user gave is quoted here, never pasted."""
-    return "'" + text.replace("'", "''") + "'"
-
-
-def copy_to(con, query: str, path: Path, opts: str) -> None:
-    """``COPY (query) TO path``, written whole or not at all (a partial name, then a rename)."""
-    partial = partial_path(path)
-    try:
-        con.execute(f"COPY ({query}) TO {sql_string(partial.as_posix())} {opts}")
-        commit_partial(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
 
 
 def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None = None) -> list[Path]:

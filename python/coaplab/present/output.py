@@ -7,8 +7,8 @@ import io
 import json
 from typing import Any
 
-from ..describe.scenario import NETWORK
 from ..analyse.stats import PERCENTILE_KEYS
+from ..describe.scenario import MESH_KINDS, NETWORK
 
 
 def _f(v: Any, digits: int = 3) -> str:
@@ -89,9 +89,6 @@ def table(summaries: list[dict[str, Any]]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-_MESH_KINDS = ("chain", "grid", "dumbbell", "file")
-
-
 def _network_default(c: dict[str, Any], key: str) -> Any:
     """A ``[network]`` key of a configuration, or its default when it was not given (the
     resolved configuration leaves such keys out to keep its identity)."""
@@ -107,7 +104,7 @@ def network_line(c: dict[str, Any]) -> str:
     if kind == "gprs":
         return (f"gprs: modem buffer {_network_default(c, 'gprs_modem_buffer_bytes'):,} B, network buffer "
                 f"{_network_default(c, 'gprs_network_buffer_bytes'):,} B, loss {_network_default(c, 'gprs_loss'):g}")
-    if kind in _MESH_KINDS:
+    if kind in MESH_KINDS:
         return f"network {kind} ([link] buffer and errors do not apply)"
     l = c["link"]
     errors = l["errors"] if isinstance(l["errors"], str) else "custom"

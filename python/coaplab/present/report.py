@@ -9,25 +9,21 @@ completed exchanges per client (clients running for a fixed duration), a table o
 (throughput, fairness, the median FCT with its 95 % bootstrap interval across replications and
 the spread of the per-replication medians) and TCP counters; the median FCT with its replication
 interval as whiskers and the pairwise differences by ``coap.cc`` (or ``diff_by``) with intervals
-and rank tests (:func:`coaplab.analyse.compare.report_section`). Then every recorded RTO / timer
+and rank tests (:func:`coaplab.present.compare.report_section`). Then every recorded RTO / timer
 trace and every TCP time-sequence trace: one figure per configuration (its first traced
 replication), and a list of every traced replication, so that nothing is left out silently.
 """
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Any
 
-from . import figures
-from ..analyse.compare import check_key, report_section
-from ..stacks.emulate import EMULATED_MARK
-from ..files import atomic_write, output_dir
 from ..analyse.replstats import replication_stats
 from ..analyse.stats import sum_tcp
 from ..execute.store import (
     CC_STATE_COLUMNS,
+    EMULATED_MARK,
     ResultsDB,
     cc_state_rows,
     queue_points,
@@ -36,26 +32,14 @@ from ..execute.store import (
     throughput_points,
 )
 from ..execute.tidy import Study, fmt_value, label, load, title, varying
+from ..files import atomic_write, output_dir
+from . import figures
+from . import traces as trace_figures  # a name of its own: "traces" is a common local name here
+from .compare import check_key, report_section
+from .page import CSS, esc, figure_html
 
 #: Traces drawn per configuration: the first traced replication's first client (UDP) or the
 #: busiest connection (TCP); the others are listed with the command that draws them.
-CSS = """
-body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:2em auto;max-width:1100px;color:#222;
- line-height:1.4;padding:0 1em}
-h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.3em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
-h3{font-size:1.05em;margin-top:1.4em}
-figure{margin:1em 0 1.6em}figure svg{width:100%;max-width:860px;height:auto}
-figcaption{font-size:13px;color:#444;max-width:760px}
-table{border-collapse:collapse;font-size:13px;margin:.6em 0 1em}
-td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f5f5f5}
-td.l,th.l{text-align:left}td{white-space:nowrap}code{font-size:12px;background:#f3f3f3;padding:0 3px}
-nav ul{columns:2;font-size:14px}.muted{color:#666;font-size:13px}
-.table-box{max-width:100%;overflow-x:auto;margin:.6em 0 1em}.table-box table{margin:0}.table-box th{white-space:normal;min-width:4em}
-"""
-
-
-def _esc(x: Any) -> str:
-    return html.escape(str(x))
 
 
 def _f(v: Any, digits: int = 3) -> str:
@@ -71,11 +55,6 @@ def _n(v: Any) -> str:
     return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else _f(v)
 
 
-def _figure(fid: str, caption: str, fig: figures.Figure) -> str:
-    svg = fig.to_svg()
-    return f'<figure id="{_esc(fid)}" data-figure="{_esc(fid)}">{svg}<figcaption>{_esc(caption)}</figcaption></figure>'
-
-
 def _scenarios(study: Study) -> list[tuple[str, list[str]]]:
     """(scenario name, its config ids) in the order first stored."""
     out: dict[str, list[str]] = {}
@@ -85,7 +64,7 @@ def _scenarios(study: Study) -> list[tuple[str, list[str]]]:
 
 
 def _config_table(n: int, study: Study, cids: list[str], keys: list[str], summaries: dict[str, dict[str, Any]]) -> str:
-    head = "".join(f'<th class="l">{_esc(title(k))}</th>' for k in keys)
+    head = "".join(f'<th class="l">{esc(title(k))}</th>' for k in keys)
     rows = []
     for cid in cids:
         s = summaries[cid]
@@ -97,9 +76,9 @@ def _config_table(n: int, study: Study, cids: list[str], keys: list[str], summar
         ci_mean = f"<br><span class=\"muted\">[{_f(mean['low'])}, {_f(mean['high'])}]</span>" if mean["low"] is not None else ""
         spread = rs["median_spread"]
         spread_txt = f"{_f(spread['min'])}–{_f(spread['max'])}" if spread["min"] is not None else "—"
-        cells = "".join(f'<td class="l">{_esc(fmt_value(study.flat[cid].get(k)))}</td>' for k in keys)
+        cells = "".join(f'<td class="l">{esc(fmt_value(study.flat[cid].get(k)))}</td>' for k in keys)
         rows.append(
-            f'<tr id="cfg-{_esc(cid)}" title="{_esc(flat_label)}">{cells}<td class="l"><code>{_esc(cid)}</code></td>'
+            f'<tr id="cfg-{esc(cid)}" title="{esc(flat_label)}">{cells}<td class="l"><code>{esc(cid)}</code></td>'
             f"<td>{_n(s['replications'])}</td><td>{_n(s['exchanges_completed'])}</td><td>{_n(s['exchanges_failed'])}</td>"
             f"<td>{_f(s['throughput_exchanges_per_s'])}</td><td>{_f(s['jain_fairness'], 4)}</td>"
             f"<td>{_f(s['fct_s']['p50'])}{ci}</td><td>{_f(mean['estimate'])}{ci_mean}</td>"
@@ -130,9 +109,9 @@ def _tcp_table(n: int, study: Study, cids: list[str], keys: list[str]) -> str:
     tcp = {cid: t for cid in cids if (t := sum_tcp(study.runs[cid]))}
     if not tcp:
         return ""
-    head = "".join(f'<th class="l">{_esc(title(k))}</th>' for k in keys) + "".join(f"<th>{_esc(lab)}</th>" for _, lab in TCP_KEYS)
+    head = "".join(f'<th class="l">{esc(title(k))}</th>' for k in keys) + "".join(f"<th>{esc(lab)}</th>" for _, lab in TCP_KEYS)
     rows = "".join(
-        "<tr>" + "".join(f'<td class="l">{_esc(fmt_value(study.flat[cid].get(k)))}</td>' for k in keys)
+        "<tr>" + "".join(f'<td class="l">{esc(fmt_value(study.flat[cid].get(k)))}</td>' for k in keys)
         + "".join(f"<td>{_n(t.get(k, 0))}</td>" for k, _ in TCP_KEYS) + "</tr>"
         for cid, t in tcp.items())
     return (f'<div class="table-box"><table data-table="tcp-{n}"><tr>{head}</tr>{rows}</table></div>'
@@ -164,7 +143,7 @@ def _traces(db_path, cids: list[str]) -> tuple[dict[str, dict[int, list[int]]], 
 
 def build(db_path: str | Path, where: str | None = None, diff_by: str | None = None) -> tuple[str, list[str]]:
     """The report's HTML and the ids of its figures. ``diff_by``: the key of each scenario's
-    pairwise differences (default: ``coap.cc`` where it varies; :mod:`coaplab.analyse.compare`)."""
+    pairwise differences (default: ``coap.cc`` where it varies; :mod:`coaplab.present.compare`)."""
     study = load(db_path, where)
     if diff_by is not None:
         check_key(study.configs.values(), diff_by)
@@ -178,7 +157,7 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
         sid = f"scenario-{n}"
         toc.append((sid, f"{name} ({len(cids)} configurations)"))
         w = study.configs[cids[0]]
-        body.append(f'<section id="{sid}"><h2>{_esc(name)}</h2>')
+        body.append(f'<section id="{sid}"><h2>{esc(name)}</h2>')
         populations = w.get("group") or []
         # With client populations the base's workload and algorithm describe nobody: name the
         # populations instead.
@@ -192,11 +171,11 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
         who = ""
         if populations:
             who = " Client populations: " + "; ".join(
-                f"{_esc(g['name'])} ({_esc(g['coap']['transport'])}/{_esc(g['coap']['cc'])}, "
-                f"{_esc(g['workload']['kind'])} ×{_esc(g['workload'].get('clients'))})" for g in populations) + "."
-        body.append("<p>" + ("Varying: " + ", ".join(f"<code>{_esc(k)}</code>" for k in keys) + ". " if keys else "One configuration. ")
-                    + "Fixed: " + ", ".join(f"{_esc(title(k))} {_esc(fmt_value(flat0.get(k)))}" for k in fixed)
-                    + f". Replications per configuration: {_esc(w['replications'])}.{who}</p>")
+                f"{esc(g['name'])} ({esc(g['coap']['transport'])}/{esc(g['coap']['cc'])}, "
+                f"{esc(g['workload']['kind'])} ×{esc(g['workload'].get('clients'))})" for g in populations) + "."
+        body.append("<p>" + ("Varying: " + ", ".join(f"<code>{esc(k)}</code>" for k in keys) + ". " if keys else "One configuration. ")
+                    + "Fixed: " + ", ".join(f"{esc(title(k))} {esc(fmt_value(flat0.get(k)))}" for k in fixed)
+                    + f". Replications per configuration: {esc(w['replications'])}.{who}</p>")
         if all(s.get("mesh") and s["config"]["workload"]["kind"] == "periodic" for s in sums):
             # A periodic workload's FCT is set by its period (docs/networks.md): draw the delay.
             figs = [(f"hop-delay-{n}", ("Exchange delay by hop distance: per client its mean exchange time "
@@ -255,9 +234,9 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
                          "all clients of all replications (clients running for workload.duration_s)."),
                          figures.completed_pmf(timed)))
         for fid, caption, fig in figs:
-            body.append(_figure(fid, caption, fig))
+            body.append(figure_html(fid, caption, fig))
             ids.append(fid)
-        body.extend(f'<p class="muted">{_esc(t)}</p>' for t in notes)
+        body.extend(f'<p class="muted">{esc(t)}</p>' for t in notes)
         body.append(f"<h3>Configurations</h3>{_config_table(n, study, cids, keys, summaries)}")
         diffs, diff_ids = report_section(n, study, cids, summaries, diff_by)
         body.append(diffs)
@@ -286,11 +265,11 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
             pts = drawn[cid]
             fid = f"trace-{k}"
             caption = f"{what(cid)} [{cid}]: replication {rep}, client {client}."
-            body.append(_figure(fid, caption, figures.rto_trace(pts, width="two")))
+            body.append(figure_html(fid, caption, trace_figures.rto_trace(pts, width="two")))
             ids.append(fid)
-            listing.append(f'<tr><td class="l"><a href="#{fid}">{_esc(what(cid))}</a></td><td class="l"><code>{cid}</code></td>'
-                           f'<td class="l">{_esc(_ranges(sorted(reps)))}</td>'
-                           f'<td class="l">{_esc(_ranges(sorted({c for r in reps.values() for c in r})))}</td></tr>')
+            listing.append(f'<tr><td class="l"><a href="#{fid}">{esc(what(cid))}</a></td><td class="l"><code>{cid}</code></td>'
+                           f'<td class="l">{esc(_ranges(sorted(reps)))}</td>'
+                           f'<td class="l">{esc(_ranges(sorted({c for r in reps.values() for c in r})))}</td></tr>')
         body.append('<h3>Every traced replication</h3><table data-table="trace-list"><tr><th class="l">configuration</th>'
                     '<th class="l">config_id</th><th class="l">replications</th><th class="l">clients</th></tr>'
                     f"{''.join(listing)}</table>"
@@ -304,7 +283,7 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
                     "<p>Server → client direction (where the bottleneck is) of the busiest connection of every TCP "
                     "configuration's first traced replication; the table lists every traced connection.</p>")
         for fid, caption, fig in seq[0]:
-            body.append(_figure(fid, caption, fig))
+            body.append(figure_html(fid, caption, fig))
             ids.append(fid)
         body.append('<h3>Every traced connection</h3><table data-table="seq-list"><tr><th class="l">configuration</th>'
                     '<th class="l">config_id</th><th class="l">replications</th><th>connections</th></tr>'
@@ -322,7 +301,7 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
                     "delivered throughput (IP bytes serialized and not lost) in 100 ms bins (docs/model.md, "
                     "\"Time series\").</p>")
         for fid, caption, fig in series[0]:
-            body.append(_figure(fid, caption, fig))
+            body.append(figure_html(fid, caption, fig))
             ids.append(fid)
         body.append('<h3>Every traced replication</h3><table data-table="series-list"><tr><th class="l">configuration</th>'
                     '<th class="l">config_id</th><th class="l">replications</th></tr>'
@@ -332,13 +311,13 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
                     "(<code>queue</code> and <code>throughput</code> tables).</p></section>")
 
     runs = sum(len(r) for r in study.runs.values())
-    where_txt = f" matching <code>{_esc(where)}</code>" if where else ""
-    nav = "<nav><ul>" + "".join(f'<li><a href="#{sid}">{_esc(t)}</a></li>' for sid, t in toc) + "</ul></nav>"
+    where_txt = f" matching <code>{esc(where)}</code>" if where else ""
+    nav = "<nav><ul>" + "".join(f'<li><a href="#{sid}">{esc(t)}</a></li>' for sid, t in toc) + "</ul></nav>"
     doc = (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>coaplab report</title>"
         f"<style>{CSS}</style></head><body>"
         f"<h1>coaplab report</h1><p>{len(study.configs)} configurations{where_txt}, {runs} runs, "
-        f"from <code>{_esc(Path(db_path).name)}</code>.</p>{nav}"
+        f"from <code>{esc(Path(db_path).name)}</code>.</p>{nav}"
         + "".join(body) + "</body></html>")
     return doc, ids
 
@@ -355,9 +334,9 @@ def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
         first = traced[0]
         best = max(first["seq_traces"], key=lambda t: max((p[3] + p[4] for p in t["points"] if p[1] == "down"), default=0))
         pts = sequence_points(best)
-        link = f'<a href="#{fid}">{_esc(what(cid))}</a>' if pts else _esc(what(cid))
+        link = f'<a href="#{fid}">{esc(what(cid))}</a>' if pts else esc(what(cid))
         listing.append(f'<tr><td class="l">{link}</td><td class="l"><code>{cid}</code></td>'
-                       f'<td class="l">{_esc(_ranges([r["replication"] for r in traced]))}</td>'
+                       f'<td class="l">{esc(_ranges([r["replication"] for r in traced]))}</td>'
                        f'<td>{_n(sum(len(r["seq_traces"]) for r in traced))}</td></tr>')
         if not pts:
             continue
@@ -371,7 +350,7 @@ def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
                        f"server → client, simulated (configuration {cid.split(EMULATED_MARK)[0]}) and emulated "
                        f"({e.get('client')} clients, {e.get('server')} server, kernel {e.get('kernel')}) "
                        "on one axis: segments sent, retransmitted, dropped, and the cumulative ACK reaching the server.")
-            figs.append((fid, caption, figures.time_sequence_overlay(sim_pts, emu_pts, labels=("simulated", f"emulated ({stack})"))))
+            figs.append((fid, caption, trace_figures.time_sequence_overlay(sim_pts, emu_pts, labels=("simulated", f"emulated ({stack})"))))
             continue
         state = [dict(zip(CC_STATE_COLUMNS, r)) for r in cc_state_rows({"seq_traces": [best]}) if r[3] == "down"]
         caption = (f"{what(cid)} [{cid}]: replication {first['replication']}, client {best['client']}, connection "
@@ -379,7 +358,7 @@ def _time_sequences(study: Study, what) -> tuple[list, list[str]] | None:
                    "and the cumulative ACK reaching the server"
                    + ("; below, the server's BBR state: cwnd, the BDP estimate (BtlBw × RTprop), pacing rate × "
                       "RTprop, and the mode (shaded)." if state else "."))
-        figs.append((fid, caption, figures.time_sequence(pts, cc_state=state)))
+        figs.append((fid, caption, trace_figures.time_sequence(pts, cc_state=state)))
     return (figs, listing) if figs else None
 
 
@@ -395,11 +374,11 @@ def _time_series(study: Study, what) -> tuple[list, list[str]] | None:
         first, k = traced[0], len(listing)
         where = f"{what(cid)} [{cid}]: replication {first['replication']}{series_note(first)}"
         figs.append((f"queue-{k}", f"{where}: bytes waiting in each direction's buffer over time.",
-                     figures.queue_occupancy(queue_points(first), end_s=first["sim_time_s"])))
+                     trace_figures.queue_occupancy(queue_points(first), end_s=first["sim_time_s"])))
         figs.append((f"throughput-{k}", f"{where}: each direction's delivered throughput, 100 ms bins.",
-                     figures.throughput_series(throughput_points(first), end_s=first["sim_time_s"])))
-        listing.append(f'<tr><td class="l"><a href="#queue-{k}">{_esc(what(cid))}</a></td><td class="l"><code>{cid}</code></td>'
-                       f'<td class="l">{_esc(_ranges([r["replication"] for r in traced]))}</td></tr>')
+                     trace_figures.throughput_series(throughput_points(first), end_s=first["sim_time_s"])))
+        listing.append(f'<tr><td class="l"><a href="#queue-{k}">{esc(what(cid))}</a></td><td class="l"><code>{cid}</code></td>'
+                       f'<td class="l">{esc(_ranges([r["replication"] for r in traced]))}</td></tr>')
     return (figs, listing) if figs else None
 
 
@@ -445,8 +424,8 @@ def write(db_path: str | Path, out_dir: str | Path, where: str | None = None, di
 
 
 def time_sequence_plot(points, title: str = ""):
-    """A time-sequence graph (kept for callers of the earlier API): :func:`figures.time_sequence`."""
-    return figures.time_sequence(points, title)
+    """A time-sequence graph (kept for callers of the earlier API): :func:`traces.time_sequence`."""
+    return trace_figures.time_sequence(points, title)
 
 
 def summary_box_plot(summaries, metric: str = "fct_s", y_label: str = "FCT (s)"):

@@ -9,15 +9,23 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .emulate import CLIENTS_WITH_RETRANSMISSIONS, DEFAULT_LATE_US, UNKNOWN, _f, _pct, check_supported, emulate
-from ..errors import CoaplabError
-from ..present.figures import time_sequence_overlay
-from .namespaces import TcpSetup, _log, check_environment, client_address
-from .pcapseq import time_sequence_points
-from ..execute.runner import engine_run, run_scenario
-from ..describe.scenario import file_stem, load_scenario
 from ..analyse.stats import PERCENTILE_KEYS
+from ..describe.scenario import file_stem, load_scenario
+from ..errors import CoaplabError
+from ..execute.runner import engine_run, run_scenario
 from ..execute.store import sequence_points
+from ..present.traces import time_sequence_overlay
+from .emulate import (
+    CLIENTS_WITH_RETRANSMISSIONS,
+    DEFAULT_LATE_US,
+    UNKNOWN,
+    check_supported,
+    emulate,
+    percent_diff,
+    table_cell,
+)
+from .namespaces import TcpSetup, check_environment, client_address, log
+from .pcapseq import time_sequence_points
 
 
 def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:
@@ -29,7 +37,7 @@ def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, A
     rows: list[tuple[str, Any, Any, str]] = []
     for k in PERCENTILE_KEYS:
         a, b = sim["fct_s"][k], emu["fct_s"][k]
-        rows.append((f"FCT {k} s", a, b, _pct(a, b)))
+        rows.append((f"FCT {k} s", a, b, percent_diff(a, b)))
     if sim.get("tcp"):
         a, b = sim["tcp"]["segments_retransmitted"], emu["tcp"]["segments_retransmitted"]
         rows.append(("TCP segments retransmitted", a, b, f"{b - a:+d}"))
@@ -79,7 +87,7 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
     if sc.sweep:
         raw["sweep"] = sc.sweep
     if progress and any(_like_for_like(c) is False for c in sc.iter_configurations()):
-        _log(ACK_RULE_NOTE)
+        log(ACK_RULE_NOTE)
     sim = run_scenario(raw, progress=False, db=db).summaries
     emu = emulate(raw, client=client, server=server, db=db, out_dir=out_dir, max_seconds=max_seconds,
                   late_us=late_us, progress=progress, tcp_congestion=tcp_congestion)
@@ -121,7 +129,7 @@ def crossval_report(pairs: list[tuple[dict[str, Any], dict[str, Any]]], out_dir:
                 f"{e['invalid_runs']} of {emu['replications']} emulated runs invalid; kernel {e['kernel']}."
                 + _ack_rule(sim["config"]),
                 "", "| metric | simulated | emulated | difference |", "|---|---:|---:|---:|"]
-        out += [f"| {label} | {_f(a)} | {_f(b)} | {d} |" for label, a, b, d in crossval_rows(sim, emu)]
+        out += [f"| {label} | {table_cell(a)} | {table_cell(b)} | {d} |" for label, a, b, d in crossval_rows(sim, emu)]
         if e.get("time_sequence_svg"):
             rel = Path(e["time_sequence_svg"]).name
             out += ["", f"![simulated and emulated time-sequence graphs, replication 0]({rel})"]
@@ -168,7 +176,7 @@ def crossval_table(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> str:
                    + f"  simulated vs emulated ({e['client']} clients, {e['server']} server), {sim['replications']} replications")
         out.append(f"  {'metric':<38} {'simulated':>12} {'emulated':>12} {'difference':>11}")
         for label, a, b, d in crossval_rows(sim, emu):
-            out.append(f"  {label:<38} {_f(a):>12} {_f(b):>12} {d:>11}")
+            out.append(f"  {label:<38} {table_cell(a):>12} {table_cell(b):>12} {d:>11}")
         out.append(f"  lateness: mean {e['lateness_us_mean']:.0f} µs, worst p99 {e['lateness_us_p99_max']:.0f} µs;"
                    f" {e['invalid_runs']} of {emu['replications']} emulated runs invalid")
         if e.get("time_sequence_svg"):

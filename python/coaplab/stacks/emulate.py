@@ -26,27 +26,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import thirdparty
+from ..analyse.stats import PERCENTILE_KEYS, summarize
+from ..describe.scenario import config_id, load_scenario
 from ..errors import CoaplabError
+from ..execute.store import EMULATED_MARK, ResultsDB
+from . import CLIENT_KINDS, SERVER_KINDS, thirdparty
 from .namespaces import (
     TUN,
     Namespaces,
+    Signals,
     TcpSetup,
-    _in_ns,
-    _log,
-    _popen,
-    _Signals,
-    _stop,
     check_environment,
     cleanup,
     client_address,
+    in_ns,
     kernel,
+    log,
+    popen,
+    stop_process,
 )
 from .pcapseq import time_sequence_points
-from ..describe.scenario import config_id, load_scenario
-from . import CLIENT_KINDS, SERVER_KINDS
-from ..analyse.stats import PERCENTILE_KEYS, summarize
-from ..execute.store import ResultsDB
 from .thirdparty import LIBCOAP_MAX_RESOURCE, LIBCOAP_MAX_RESPONSE, californium_check, libcoap_tool
 
 #: Clients whose retransmissions per exchange are known: coaplab's endpoint counts them; a
@@ -81,7 +80,7 @@ def binaries(build: bool = True) -> tuple[Path, Path]:
     if all(found):
         return Path(found[0]), Path(found[1])  # type: ignore[arg-type]
     if build and shutil.which("cargo") and (_REPO / "crates" / "emulator").is_dir():
-        _log("building coaplab-emulator (cargo build --release -p coaplab-emulator) ...")
+        log("building coaplab-emulator (cargo build --release -p coaplab-emulator) ...")
         r = subprocess.run(["cargo", "build", "--release", "-q", "-p", "coaplab-emulator"], cwd=_REPO, check=False)
         if r.returncode == 0:
             return binaries(build=False)
@@ -191,7 +190,7 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
     started = time.monotonic()
     try:
         ns.create()
-        emu = _popen([str(emu_bin), "--config", str(cfg_path), "--replication", str(replication),
+        emu = popen([str(emu_bin), "--config", str(cfg_path), "--replication", str(replication),
                       "--client-ns", f"/run/netns/{ns.client}", "--server-ns", f"/run/netns/{ns.server}",
                       "--tun", TUN, "--out", str(work), "--max-seconds", str(max_seconds + 30),
                       "--late-us", str(late_us), "--wait-start"],
@@ -206,7 +205,7 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
         srv_cmd = (thirdparty.server_command(server, cfg, cfg_path, max_seconds + 20) if server != "coaplab"
                    else [str(ep_bin), f"{transport}-server", "--config", str(cfg_path), "--max-seconds", str(max_seconds + 20),
                          "--out", str(work / "server.json")])
-        srv = _popen(_in_ns(ns.server, srv_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "wb"))  # noqa: SIM115 - the child writes it
+        srv = popen(in_ns(ns.server, srv_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "wb"))  # noqa: SIM115 - the child writes it
         procs.append(srv)
         thirdparty.wait_listening(ns.server, transport, timeout=10.0)
         thirdparty.prepare_server(server, ns.server, cfg, work)
@@ -223,19 +222,19 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
                       str(replication), "--out", str(out_json), "--max-seconds", str(max_seconds), "--epoch-ns", str(epoch)]
         else:
             cl_cmd = thirdparty.client_command(client, cfg, replication, cfg_path, out_json, max_seconds, epoch)
-        cl = _popen(_in_ns(ns.client, cl_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "clients.log", "wb"))  # noqa: SIM115 - the child writes it
+        cl = popen(in_ns(ns.client, cl_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "clients.log", "wb"))  # noqa: SIM115 - the child writes it
         procs.append(cl)
         try:
             cl.wait(timeout=max_seconds + 30)
         except subprocess.TimeoutExpired:
-            _stop(cl)
+            stop_process(cl)
         if cl.returncode not in (0, None):
             err = (work / "clients.log").read_text(errors="replace").strip().splitlines()
             raise CoaplabError(f"emulate: the {client} clients failed: {err[-1] if err else cl.returncode}")
         # Let the last packets in flight drain, then stop the emulator cleanly (its report).
         time.sleep(0.2)
-        _stop(srv)
-        _stop(emu, grace=10.0)
+        stop_process(srv)
+        stop_process(emu, grace=10.0)
         if not (work / "emulator.json").exists():
             raise CoaplabError("emulate: the emulator wrote no report; see " + str(work / "emulator.log"))
         report = json.loads((work / "emulator.json").read_text())
@@ -249,7 +248,7 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
                     c["server_tcp_info"] = by_addr[c["address"]]
     finally:
         for p in reversed(procs):
-            _stop(p, grace=3.0)
+            stop_process(p, grace=3.0)
         ns.delete()
     result = _result(cfg, replication, clients, report, time.monotonic() - started)
     if transport == "tcp" and cfg.get("trace"):
@@ -326,10 +325,6 @@ def _result(cfg: dict[str, Any], replication: int, clients: dict[str, Any], repo
 # --------------------------------------------------------------------------------------------
 # Scenarios: emulate, crossval
 
-#: What joins a simulated configuration's id to the endpoints in its emulated counterpart's.
-EMULATED_MARK = "-emu-"
-
-
 def emulation_id(config_id: str, client: str, server: str) -> str:
     """Identity of an emulated configuration in the results database: the simulated one's plus
     the endpoints, so that emulated and simulated runs never overwrite each other."""
@@ -362,7 +357,7 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
     for cfg in sc.iter_configurations():
         check_supported(cfg, client, server)
     summaries = []
-    with _Signals():
+    with Signals():
         store = None
         if db is not None:
             store = ResultsDB(db)
@@ -375,7 +370,7 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
                 reps = min(replications or cfg["replications"], cfg["replications"])
                 runs, invalid, lateness, t0 = [], 0, [], time.monotonic()
                 for r in range(reps):
-                    _log(f"emulating {cfg['name']} [{cid}] replication {r + 1}/{reps} "
+                    log(f"emulating {cfg['name']} [{cid}] replication {r + 1}/{reps} "
                          f"({client} clients, {server} server); "
                          f"{progress_text(done, total, time.monotonic() - started)}", quiet=not progress)
                     done += 1
@@ -384,7 +379,7 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
                                   late_us=late_us, tcp_congestion=tcp_congestion)
                     if not run.valid:
                         invalid += 1
-                        _log(f"warning: replication {r}: delivery lateness p99 {run.emulator['lateness_us']['p99']:.0f} µs "
+                        log(f"warning: replication {r}: delivery lateness p99 {run.emulator['lateness_us']['p99']:.0f} µs "
                              f"> {late_us:.0f} µs: run marked invalid", quiet=not progress)
                     lateness.append(run.emulator["lateness_us"])
                     runs.append(run.result)
@@ -413,7 +408,7 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
     return summaries
 
 
-def _pct(a: float | None, b: float | None) -> str:
+def percent_diff(a: float | None, b: float | None) -> str:
     if a is None or b is None:
         return "-"
     if a == 0:
@@ -421,7 +416,7 @@ def _pct(a: float | None, b: float | None) -> str:
     return f"{(b - a) / a * 100:+.1f}%"
 
 
-def _f(v: Any) -> str:
+def table_cell(v: Any) -> str:
     if v is None:
         return "-"
     return f"{v:.3f}" if isinstance(v, float) else str(v)
@@ -436,7 +431,7 @@ def emulation_table(summaries: list[dict[str, Any]]) -> str:
         out.append(f"{c['name']}  [{s['config_id']}] emulated ({e['client']} clients, {e['server']} server{tcp}, {e['kernel']})"
                    + (f"  {swept}" if swept else ""))
         out.append("  FCT s        " + "  ".join(f"{k:>8}" for k in PERCENTILE_KEYS))
-        out.append("               " + "  ".join(f"{_f(s['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
+        out.append("               " + "  ".join(f"{table_cell(s['fct_s'][k]):>8}" for k in PERCENTILE_KEYS))
         if s.get("tcp"):
             out.append(f"  TCP: {s['tcp']['connections']} connections, {s['tcp']['segments_retransmitted']} segments retransmitted (kernel)")
         elif e["client"] not in CLIENTS_WITH_RETRANSMISSIONS:

@@ -31,7 +31,7 @@ from ..errors import CoaplabError
 TUN = "coaplab0"
 
 
-def _log(msg: str, quiet: bool = False) -> None:
+def log(msg: str, quiet: bool = False) -> None:
     if not quiet:
         print(f"coaplab: {msg}", file=sys.stderr, flush=True)
 
@@ -60,7 +60,7 @@ _live_namespaces: set[str] = set()
 _live_procs: set[subprocess.Popen] = set()
 
 
-def _stop(p: subprocess.Popen, grace: float = 5.0) -> None:
+def stop_process(p: subprocess.Popen, grace: float = 5.0) -> None:
     """Ends one process we started: SIGTERM, then SIGKILL after `grace` seconds."""
     if p.stdin is not None and not p.stdin.closed:
         try:
@@ -87,7 +87,7 @@ def _del_netns(name: str) -> None:
 def cleanup() -> None:
     """Stops every process and deletes every namespace this process created (idempotent)."""
     for p in list(_live_procs):
-        _stop(p, grace=2.0)
+        stop_process(p, grace=2.0)
     for ns in list(_live_namespaces):
         _del_netns(ns)
 
@@ -100,7 +100,7 @@ atexit.register(cleanup)
 _TERMINATING = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 
 
-class _Signals:
+class Signals:
     """While active, SIGTERM and SIGHUP raise SystemExit (so that `finally` blocks clean up)
     and SIGINT raises KeyboardInterrupt (Python's default, restored in case it was changed)."""
 
@@ -173,7 +173,7 @@ class Namespaces:
 
     def create(self) -> None:
         for stale in remove_stale_namespaces():
-            _log(f"removed namespace {stale} left behind by a killed coaplab process")
+            log(f"removed namespace {stale} left behind by a killed coaplab process")
         for ns in (self.client, self.server):
             _ip("netns", "add", ns)
             _live_namespaces.add(ns)
@@ -288,7 +288,7 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _popen(cmd: list[str], **kw) -> subprocess.Popen:
+def popen(cmd: list[str], **kw) -> subprocess.Popen:
     # PR_SET_PDEATHSIG fires when the creating *thread* ends: only set it from the main thread,
     # which lives as long as the process.
     if sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread():
@@ -299,5 +299,5 @@ def _popen(cmd: list[str], **kw) -> subprocess.Popen:
     return p
 
 
-def _in_ns(ns: str, cmd: list[str]) -> list[str]:
+def in_ns(ns: str, cmd: list[str]) -> list[str]:
     return ["ip", "netns", "exec", ns] + cmd

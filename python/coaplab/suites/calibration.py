@@ -16,9 +16,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..execute.runner import run_scenario
 from ..files import read_regular_file
 from ..present.output import rows_csv, rows_json
-from ..execute.runner import run_scenario
 
 #: The literature's experiments use MAX_RETRANSMIT 20 so that no exchange fails (docs/design.md §3).
 LITERATURE_MAX_RETRANSMIT = 20
@@ -136,7 +136,7 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
     return {"markdown": markdown, "json": rows_json, "csv": rows_csv}[fmt](rows)
 
 
-def _shares(hist: list[int], bins: int) -> str:
+def shares_text(hist: list[int], bins: int) -> str:
     """A histogram as % of exchanges by retransmissions 0 … bins-2, the last bin ≥ bins-1."""
     total = sum(hist)
     cut = list(hist[: bins - 1]) + [sum(hist[bins - 1:])]
@@ -162,8 +162,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
         label = f"exchanges by retransmissions 0 … {bins - 2}, ≥ {bins - 1} (%)"
         out += [f"| figure | algorithm/workload | published: {label} | simulated | TV distance |", "|---|---|---|---|---|"]
         for r in hist:
-            out.append(f"| {r['figure']} | {r['column']} | {_shares(r['published'], bins)} | "
-                       f"{_shares(r['simulated'], bins)} | {r['diff']:.3f} |")
+            out.append(f"| {r['figure']} | {r['column']} | {shares_text(r['published'], bins)} | "
+                       f"{shares_text(r['simulated'], bins)} | {r['diff']:.3f} |")
     return "\n".join(out) + "\n"
 
 

@@ -7,12 +7,19 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from .calibration import COCOA_GPRS_TARGETS, _shares, cocoa_table2_rows, cocoa_table2_text, load_reference, tv_distance
-from ..errors import CoaplabError
-from ..present.output import rows_csv, rows_json, rows_markdown
-from ..execute.runner import Result, run_scenario
-from ..describe.scenario import load_scenario
 from ..analyse.stats import PERCENTILE_KEYS, jain
+from ..describe.scenario import load_scenario
+from ..errors import CoaplabError
+from ..execute.runner import RunResult, run_scenario
+from ..present.output import rows_csv, rows_json, rows_markdown
+from .calibration import (
+    COCOA_GPRS_TARGETS,
+    cocoa_table2_rows,
+    cocoa_table2_text,
+    load_reference,
+    shares_text,
+    tv_distance,
+)
 
 
 def _scenario_dir():
@@ -165,7 +172,7 @@ def published_histograms_for(config: dict[str, Any], figures: list[dict[str, Any
     return out
 
 
-def side_by_side(result: Result, figures: list[dict[str, Any]]) -> str:
+def side_by_side(result: RunResult, figures: list[dict[str, Any]]) -> str:
     """A table per configuration: published vs. simulated FCT with the relative difference,
     or the simulated percentiles where nothing was published."""
     lines = []
@@ -189,14 +196,14 @@ def side_by_side(result: Result, figures: list[dict[str, Any]]) -> str:
         for fig_id, row, published in histograms:
             hist, bins = s["retransmission_histogram"], len(published)
             lines.append(f"  {fig_id} [{row}]: exchanges by retransmissions 0 … {bins - 2}, ≥ {bins - 1} (%)")
-            lines.append(f"    published  {_shares(published, bins)}")
-            lines.append(f"    simulated  {_shares(hist, bins)}")
+            lines.append(f"    published  {shares_text(published, bins)}")
+            lines.append(f"    simulated  {shares_text(hist, bins)}")
             lines.append(f"    total-variation distance {tv_distance(published, hist):.3f}")
         lines.append("")
     return "\n".join(lines)
 
 
-def rows(experiment: str, result: Result, figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def rows(experiment: str, result: RunResult, figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per (configuration, published figure column or none, statistic): the experiment,
     the configuration (name, config_id, swept values), figure, column, statistic, published
     (None where nothing was published), simulated and the relative difference."""

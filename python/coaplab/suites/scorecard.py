@@ -21,11 +21,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..present import figures
 from ..describe.capi import is_foreign, load_foreign
+from ..describe.scenario import get_dotted, set_dotted
 from ..errors import CoaplabError
 from ..execute.runner import run_scenario
-from ..describe.scenario import _get_dotted, _set_dotted
+from ..present import figures
+from ..present.page import CSS, figure_html
 
 #: The batteries `--battery` accepts: the full one (the studies' sizes) and the reduced one the
 #: tests use (fewer clients, replications and configurations; the card says so).
@@ -65,7 +66,7 @@ def load_battery(name: str = "full") -> Battery:
         if name == "quick":
             for key, value in quick.get("config", {}).items():
                 if "." in key:
-                    _set_dotted(sc["config"], key, value)
+                    set_dotted(sc["config"], key, value)
                 else:  # a whole value (e.g. the list of groups) is replaced
                     sc["config"][key] = value
             sc.setdefault("sweep", {}).update(quick.get("sweep", {}))
@@ -234,7 +235,7 @@ def run_battery(target: str, battery: Battery, db: str | Path | None, jobs: int 
             tcp["name"] += "-tcp"
             del tcp["sweep"]["coap.cc"]
             for key, value in sc["tcp"].items():
-                _set_dotted(tcp, key, value)
+                set_dotted(tcp, key, value)
             result = run_scenario(tcp, jobs=jobs, progress=progress, db=db)
             results[sc["id"]] += result.summaries
             executed += result.executed
@@ -420,15 +421,15 @@ def _scenario_figure(sid: str, summaries: list[dict[str, Any]]) -> figures.Figur
 
 def _bars(summaries: list[dict[str, Any]], x: str | None, key: str, y_label: str) -> figures.Figure:
     """A bar per algorithm and ``x`` value of a scalar summary metric."""
-    fig = figures._new_figure("two", 2.4)
+    fig = figures.new_figure("two", 2.4)
     ax = fig.add_subplot(1, 1, 1)
     ccs = list(dict.fromkeys(_cc(s) for s in summaries))
-    xs = list(dict.fromkeys(_get_dotted(s["config"], x) if x else "" for s in summaries))
-    colours = figures._colours(len(ccs))
+    xs = list(dict.fromkeys(get_dotted(s["config"], x) if x else "" for s in summaries))
+    colours = figures.fill_colours(len(ccs))
     width = 0.8 / max(len(ccs), 1)
     for j, cc in enumerate(ccs):
         for i, xv in enumerate(xs):
-            s = next((s for s in summaries if _cc(s) == cc and (not x or _get_dotted(s["config"], x) == xv)), None)
+            s = next((s for s in summaries if _cc(s) == cc and (not x or get_dotted(s["config"], x) == xv)), None)
             v = s.get(key) if s else None
             if v is not None:
                 ax.bar(i + j * width, v, width, color=colours[j], label=cc if i == 0 else None)
@@ -436,15 +437,12 @@ def _bars(summaries: list[dict[str, Any]], x: str | None, key: str, y_label: str
     ax.set_xlabel(x or "")
     ax.set_ylabel(y_label)
     ax.legend(fontsize=7, ncols=min(len(ccs), 5))
-    figures._style(ax)
+    figures.style_axes(ax)
     return fig
 
 
 def write_html(card: dict[str, Any], results: dict[str, list[dict[str, Any]]], out_dir: str | Path) -> Path:
     """The one-page, self-contained HTML card (figures inline as SVG)."""
-    # Lazy: report imports the emulator module, which every card would pay for.
-    from ..present.report import CSS, _figure
-
     esc = html.escape
     b = card["battery"]
     rows = "".join(
@@ -466,7 +464,7 @@ def write_html(card: dict[str, Any], results: dict[str, list[dict[str, Any]]], o
         tcp = f" and <code>{esc(sc['tcp_name'])}</code> (CoAP over TCP, shown, not graded)" if sc.get("tcp_name") else ""
         sections.append(f"<h2 id='{esc(sc['id'])}'>{esc(sc['title'])}</h2><p class=muted>From "
                         f"<code>{esc(sc['study'])}</code>; stored as <code>{esc(sc['name'])}</code>{tcp}: {ids}</p>"
-                        + (_figure(f"fig-{sc['id']}", sc["title"], fig) if fig is not None else ""))
+                        + (figure_html(f"fig-{sc['id']}", sc["title"], fig) if fig is not None else ""))
     page = (f"<!doctype html><html><head><meta charset=utf-8><title>coaplab scorecard: {esc(card['target'])}</title>"
             f"<style>{CSS}h1 code{{font-size:1em}}</style></head><body><h1>Is <code>{esc(card['target'])}</code> congestion safe? "
             f"<span style='color:{'#070' if card['verdict'] == 'safe' else '#a00'}'>{card['verdict']}</span></h1>"

@@ -49,9 +49,7 @@ indistinguishable that way are refused.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
-import html
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -61,12 +59,14 @@ from typing import Any
 
 import numpy as np
 
-from ..stacks.emulate import EMULATED_MARK
+from ..analyse.quantile import percentile
+from ..analyse.replstats import replication_stats
 from ..errors import CoaplabError
-from ..files import atomic_write, output_dir
-from .replstats import replication_stats
-from .stats import percentile
+from ..execute.store import EMULATED_MARK
 from ..execute.tidy import flatten, fmt_value, label, load, short, title, varying
+from ..files import atomic_write, output_dir
+from ..names import did_you_mean
+from .page import CSS, esc, figure_html
 
 #: Bootstrap resamples, seed and level (fixed: the intervals are part of a reproducible output).
 RESAMPLES = 2000
@@ -297,7 +297,7 @@ def match_key(config: dict[str, Any], ignore: Iterable[str] = (), config_id: str
     return json.dumps(flat, sort_keys=True, default=str)
 
 
-def _check_dbs(dbs: Sequence[str | Path]) -> None:
+def check_dbs(dbs: Sequence[str | Path]) -> None:
     if len(dbs) != 2:
         raise CoaplabError(f"--db: given {len(dbs)} time(s); compare takes exactly two (--db A --db B), or one with "
                            "--diff-by KEY to compare configurations within it")
@@ -313,13 +313,12 @@ def compare_studies(db_a: str | Path, db_b: str | Path, ignore: Sequence[str] = 
     ``config_id_a`` / ``config_id_b``, ``replications_a`` / ``replications_b`` and ``metrics``
     (:func:`difference`, ``first`` = A, ``second`` = B). ``only_a`` / ``only_b`` list the
     configurations found in one study only (``name``, ``config_id``, ``label``)."""
-    _check_dbs([db_a, db_b])
+    check_dbs([db_a, db_b])
     sa, sb = load(db_a, where), load(db_b, where)
     known = set().union(*(f.keys() for f in sa.flat.values()), *(f.keys() for f in sb.flat.values()))
     for k in ignore:
         if k not in known:
-            close = difflib.get_close_matches(k, sorted(known), n=3)
-            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            hint = did_you_mean(k, sorted(known), n=3, quote=False)
             raise CoaplabError(f"--ignore: {k!r} is not a configuration key of either study{hint}; keys are dotted, "
                                "as in scenario files: link.buffer_bytes, coap.cc, seed, name, ...")
 
@@ -373,8 +372,7 @@ def check_key(configs: Iterable[dict[str, Any]], key: str) -> None:
     """Refuses, in one line, a ``--diff-by`` key that is not a key of these configurations."""
     known = set().union(*(flatten(c) for c in configs))
     if key not in known:
-        close = difflib.get_close_matches(key, sorted(known), n=3)
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        hint = did_you_mean(key, sorted(known), n=3, quote=False)
         raise CoaplabError(f"--diff-by: {key!r} is not a configuration key{hint}; allowed: a dotted key such as "
                            "coap.cc, link.buffer_bytes, coap.nstart")
 
@@ -535,52 +533,52 @@ def median_intervals(summaries: Sequence[dict[str, Any]], x: str | None = None, 
     import matplotlib  # lazy: matplotlib, for figures only
     from matplotlib.lines import Line2D  # lazy: matplotlib, for figures only
 
-    from ..present import figures as F  # lazy: matplotlib, for figures only
+    from . import figures as F  # lazy: matplotlib, for figures only
 
     if not summaries:
         raise CoaplabError("no configurations to plot")
-    rows, xs, hues, cols = F._placed(summaries, x, hue, col)
-    col_vals = F._ordered(F._value(f, cols) for f, _ in rows)
-    x_vals = F._ordered(F._value(f, xs) for f, _ in rows)
-    hue_vals, colours, _ = F._hue_styles(rows, hues)
-    ncols, nrows, height = F._grid(len(col_vals), width, panel_height)
-    fig = F._new_figure(width, height + 0.3 + (0.35 if len(hue_vals) > 1 else 0))
+    rows, xs, hues, cols = F.place_rows(summaries, x, hue, col)
+    col_vals = F.ordered_values(F.key_values(f, cols) for f, _ in rows)
+    x_vals = F.ordered_values(F.key_values(f, xs) for f, _ in rows)
+    hue_vals, colours, _ = F.hue_styles(rows, hues)
+    ncols, nrows, height = F.panel_grid(len(col_vals), width, panel_height)
+    fig = F.new_figure(width, height + 0.3 + (0.35 if len(hue_vals) > 1 else 0))
     markers = "osD^v<>p"
-    with matplotlib.rc_context(F._RC):
+    with matplotlib.rc_context(F.RC):
         axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
         slot = 0.8 / len(hue_vals)
         for i, cv in enumerate(col_vals):
             ax = axes[i // ncols][i % ncols]
-            F._style(ax)
+            F.style_axes(ax)
             for f, s in rows:
-                if F._value(f, cols) != cv:
+                if F.key_values(f, cols) != cv:
                     continue
                 rs = s.get("fct_replications") or (replication_stats(s["runs"]) if s.get("runs") else None)
                 med = (rs or {}).get("median") or {}
                 if med.get("estimate") is None:
                     continue
-                hv = F._value(f, hues)
+                hv = F.key_values(f, hues)
                 hi = hue_vals.index(hv)
-                pos = x_vals.index(F._value(f, xs)) + (hi - (len(hue_vals) - 1) / 2) * slot
+                pos = x_vals.index(F.key_values(f, xs)) + (hi - (len(hue_vals) - 1) / 2) * slot
                 err = None
                 if med.get("low") is not None:
                     err = [[med["estimate"] - med["low"]], [med["high"] - med["estimate"]]]
                 ax.errorbar([pos], [med["estimate"]], yerr=err, fmt=markers[hi % len(markers)], color=colours[hv],
                             markersize=4, capsize=2.5, elinewidth=0.9, markeredgecolor="#333333", markeredgewidth=0.4)
-            ax.set_xticks(range(len(x_vals)), [F._label(xs, v) for v in x_vals] if xs else [""] * len(x_vals))
+            ax.set_xticks(range(len(x_vals)), [F.key_label(xs, v) for v in x_vals] if xs else [""] * len(x_vals))
             ax.set_xlim(-0.5, len(x_vals) - 0.5)
             if xs and i >= len(col_vals) - ncols:
-                ax.set_xlabel(F._dim_title(xs))
+                ax.set_xlabel(F.dim_title(xs))
             if i % ncols == 0:
                 ax.set_ylabel("median flow completion\ntime (s)")
             if cols:
-                ax.set_title(F._panel_title(cols, cv))
+                ax.set_title(F.panel_title(cols, cv))
         for j in range(len(col_vals), nrows * ncols):
             axes[j // ncols][j % ncols].set_visible(False)
         if len(hue_vals) > 1:
             handles = [Line2D([], [], linestyle="none", marker=markers[k % len(markers)], color=colours[v],
                               markeredgecolor="#333333", markeredgewidth=0.4) for k, v in enumerate(hue_vals)]
-            F._legend(fig, handles, [F._label(hues, v) for v in hue_vals], F._dim_title(hues))
+            F.add_legend(fig, handles, [F.key_label(hues, v) for v in hue_vals], F.dim_title(hues))
         fig.supxlabel(WHISKERS, fontsize=F.FONT_PT, color="#444444")
     return fig
 
@@ -592,19 +590,19 @@ def difference_plot(rows: Sequence[dict[str, Any]], labels: Sequence[str], metri
     ``metrics`` dicts of :func:`difference`. The figure says what the markers and whiskers are."""
     import matplotlib  # lazy: matplotlib, for figures only
 
-    from ..present import figures as F  # lazy: matplotlib, for figures only
+    from . import figures as F  # lazy: matplotlib, for figures only
 
     metrics = [k for k in metrics if any(k in r for r in rows)]
     if not rows or not metrics:
         raise CoaplabError("no differences to plot")
     label = {m.key: m.label for m in METRICS}
     height = 0.7 + 0.22 * len(rows)
-    fig = F._new_figure(width, height + 0.3)
-    with matplotlib.rc_context(F._RC):
+    fig = F.new_figure(width, height + 0.3)
+    with matplotlib.rc_context(F.RC):
         axes = fig.subplots(1, len(metrics), sharey=True, squeeze=False)[0]
         ys = list(range(len(rows)))[::-1]
         for ax, key in zip(axes, metrics):
-            F._style(ax)
+            F.style_axes(ax)
             ax.grid(True, axis="x")
             ax.grid(False, axis="y")
             ax.axvline(0.0, color="#888888", linewidth=0.8, zorder=0)
@@ -628,10 +626,6 @@ def difference_plot(rows: Sequence[dict[str, Any]], labels: Sequence[str], metri
 # --------------------------------------------------------------------------- report
 
 
-def _esc(x: Any) -> str:
-    return html.escape(str(x))
-
-
 def _cell(row: dict[str, Any] | None) -> str:
     if row is None:
         return "<td>—</td>"
@@ -641,13 +635,8 @@ def _cell(row: dict[str, Any] | None) -> str:
     return f"<td>{_num(row['difference'])}{ci}{rank}</td>"
 
 
-def _figure(fid: str, caption: str, fig) -> str:
-    return (f'<figure id="{_esc(fid)}" data-figure="{_esc(fid)}">{fig.to_svg()}'
-            f"<figcaption>{_esc(caption)}</figcaption></figure>")
-
-
 def _note(what: str) -> str:
-    return (f'<p class="muted">{_esc(what)} In brackets the {int(LEVEL * 100)} % confidence interval of the '
+    return (f'<p class="muted">{esc(what)} In brackets the {int(LEVEL * 100)} % confidence interval of the '
             f"difference: a percentile bootstrap over replications, each side resampled independently "
             f"({RESAMPLES} resamples, seed {SEED}; none with one replication). U and p: the Mann–Whitney U test "
             "over the per-replication values (U of the first, two-sided p; exact without ties, otherwise the "
@@ -663,7 +652,7 @@ def report_section(n: int, study, cids: list[str], summaries: dict[str, dict[str
     sums = [summaries[c] for c in cids]
     if any(s["replications"] > 1 for s in sums):
         fid = f"median-ci-{n}"
-        html.append(_figure(fid, "Median flow completion time (pooled over clients and replications) with its 95 % "
+        html.append(figure_html(fid, "Median flow completion time (pooled over clients and replications) with its 95 % "
                             "bootstrap confidence interval over replications as whiskers.", median_intervals(sums)))
         ids.append(fid)
     keys = varying(study.configs[c] for c in cids)
@@ -676,24 +665,24 @@ def report_section(n: int, study, cids: list[str], summaries: dict[str, dict[str
     labels = [(f"{_fixed_label(r['fixed'])}: " if r["fixed"] else "") + f"{fmt_value(r['first'])} → {fmt_value(r['second'])}"
               for r in rows]
     fid = f"differences-{n}"
-    html.append(f"<h3>Differences by {_esc(title(key))} (<code>{_esc(key)}</code>)</h3>")
+    html.append(f"<h3>Differences by {esc(title(key))} (<code>{esc(key)}</code>)</h3>")
     if len(rows) <= 40:
-        html.append(_figure(fid, f"Pairwise differences by {key} (second − first) of the median FCT, the median "
+        html.append(figure_html(fid, f"Pairwise differences by {key} (second − first) of the median FCT, the median "
                                  "unnecessary retransmissions per client and the throughput; whiskers: 95 % bootstrap "
                                  "CI over replications.", difference_plot([r["metrics"] for r in rows], labels)))
         ids.append(fid)
     others = list(rows[0]["fixed"])
-    head = "".join(f'<th class="l">{_esc(title(k))}</th>' for k in others)
+    head = "".join(f'<th class="l">{esc(title(k))}</th>' for k in others)
     label = {m.key: m.label for m in METRICS}
     trs = []
     for r in rows:
-        cells = "".join(f'<td class="l">{_esc(fmt_value(r["fixed"][k]))}</td>' for k in others)
-        trs.append(f"<tr>{cells}<td class=\"l\">{_esc(fmt_value(r['first']))}</td><td class=\"l\">"
-                   f"{_esc(fmt_value(r['second']))}</td>" + "".join(_cell(r["metrics"].get(k)) for k in PAIR_METRICS)
+        cells = "".join(f'<td class="l">{esc(fmt_value(r["fixed"][k]))}</td>' for k in others)
+        trs.append(f"<tr>{cells}<td class=\"l\">{esc(fmt_value(r['first']))}</td><td class=\"l\">"
+                   f"{esc(fmt_value(r['second']))}</td>" + "".join(_cell(r["metrics"].get(k)) for k in PAIR_METRICS)
                    + "</tr>")
     html.append(f'<div style="overflow-x:auto"><table data-table="differences-{n}"><tr>{head}'
-                f'<th class="l">first ({_esc(short(key))})</th><th class="l">second</th>'
-                + "".join(f"<th>{_esc(label[k])}<br>second − first</th>" for k in PAIR_METRICS)
+                f'<th class="l">first ({esc(short(key))})</th><th class="l">second</th>'
+                + "".join(f"<th>{esc(label[k])}<br>second − first</th>" for k in PAIR_METRICS)
                 + f"</tr>{''.join(trs)}</table></div>")
     html.append(_note("Differences between configurations that differ only in "
                       f"{key}: the statistic of the second minus that of the first."))
@@ -704,8 +693,6 @@ def build_comparison(dbs: Sequence[str | Path], ignore: Sequence[str] = (), wher
     """The HTML of ``coaplab report --db A --db B``: the two studies side by side — per matched
     configuration the median FCT of each with its interval, the differences B − A as a forest
     plot and a table — and the configurations found in one study only."""
-    from ..present.report import CSS  # lazy: report imports this module (cycle)
-
     result = compare_studies(dbs[0], dbs[1], ignore, where)
     a, b = Path(dbs[0]).name, Path(dbs[1]).name
     body, ids = [], []
@@ -713,22 +700,22 @@ def build_comparison(dbs: Sequence[str | Path], ignore: Sequence[str] = (), wher
     labels = [f"{m['name']}" + (f": {m['label']}" if m["label"] else "") for m in matched]
     if matched:
         fig = side_by_side(matched, labels, (a, b))
-        body.append(_figure("side-by-side", f"Median FCT per matched configuration, {a} and {b} side by side; "
+        body.append(figure_html("side-by-side", f"Median FCT per matched configuration, {a} and {b} side by side; "
                                             "whiskers: 95 % bootstrap CI over replications.", fig))
         ids.append("side-by-side")
-        body.append(_figure("differences", f"Differences {b} − {a} per matched configuration; whiskers: 95 % "
+        body.append(figure_html("differences", f"Differences {b} − {a} per matched configuration; whiskers: 95 % "
                                            "bootstrap CI over replications.",
                             difference_plot([m["metrics"] for m in matched], labels, METRIC_KEYS, what="B − A")))
         ids.append("differences")
     label = {m.key: m.label for m in METRICS}
     trs = []
     for m, lab in zip(matched, labels):
-        trs.append(f'<tr><td class="l">{_esc(lab)}</td><td class="l"><code>{_esc(m["config_id_a"])}</code></td>'
-                   f'<td class="l"><code>{_esc(m["config_id_b"])}</code></td>'
+        trs.append(f'<tr><td class="l">{esc(lab)}</td><td class="l"><code>{esc(m["config_id_a"])}</code></td>'
+                   f'<td class="l"><code>{esc(m["config_id_b"])}</code></td>'
                    + "".join(f"<td>{_num(m['metrics'][k]['first'])}</td><td>{_num(m['metrics'][k]['second'])}</td>"
                              + _cell(m["metrics"][k]) if k in m["metrics"] else "<td>—</td><td>—</td><td>—</td>"
                              for k in METRIC_KEYS) + "</tr>")
-    head = "".join(f"<th>{_esc(label[k])}<br>A</th><th>B</th><th>B − A</th>" for k in METRIC_KEYS)
+    head = "".join(f"<th>{esc(label[k])}<br>A</th><th>B</th><th>B − A</th>" for k in METRIC_KEYS)
     body.append('<h2>Matched configurations</h2><div style="overflow-x:auto"><table data-table="compare">'
                 f'<tr><th class="l">configuration</th><th class="l">config_id A</th><th class="l">config_id B</th>{head}'
                 f"</tr>{''.join(trs)}</table></div>")
@@ -738,12 +725,12 @@ def build_comparison(dbs: Sequence[str | Path], ignore: Sequence[str] = (), wher
     for which, name in (("a", a), ("b", b)):
         rows = result[f"only_{which}"]
         if rows:
-            body.append(f"<h2>Only in {which.upper()} ({_esc(name)}): {len(rows)}</h2><ul>"
-                        + "".join(f"<li>{_esc(r['name'])}{': ' + _esc(r['label']) if r['label'] else ''} "
-                                  f"<code>{_esc(r['config_id'])}</code></li>" for r in rows) + "</ul>")
+            body.append(f"<h2>Only in {which.upper()} ({esc(name)}): {len(rows)}</h2><ul>"
+                        + "".join(f"<li>{esc(r['name'])}{': ' + esc(r['label']) if r['label'] else ''} "
+                                  f"<code>{esc(r['config_id'])}</code></li>" for r in rows) + "</ul>")
     doc = ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>coaplab comparison</title>"
            f"<style>{CSS}</style></head><body><h1>coaplab comparison</h1>"
-           f"<p>A = <code>{_esc(a)}</code>, B = <code>{_esc(b)}</code>: {len(matched)} matched configurations, "
+           f"<p>A = <code>{esc(a)}</code>, B = <code>{esc(b)}</code>: {len(matched)} matched configurations, "
            f"{len(result['only_a'])} only in A, {len(result['only_b'])} only in B.</p>" + "".join(body) + "</body></html>")
     return doc, ids
 
@@ -765,13 +752,13 @@ def side_by_side(matched: Sequence[dict[str, Any]], labels: Sequence[str], names
     import matplotlib  # lazy: matplotlib, for figures only
     from matplotlib.lines import Line2D  # lazy: matplotlib, for figures only
 
-    from ..present import figures as F  # lazy: matplotlib, for figures only
+    from . import figures as F  # lazy: matplotlib, for figures only
 
     label = {m.key: m.label for m in METRICS}
-    fig = F._new_figure(width, 0.9 + 0.26 * len(matched))
-    with matplotlib.rc_context(F._RC):
+    fig = F.new_figure(width, 0.9 + 0.26 * len(matched))
+    with matplotlib.rc_context(F.RC):
         ax = fig.subplots()
-        F._style(ax)
+        F.style_axes(ax)
         ax.grid(True, axis="x")
         ax.grid(False, axis="y")
         ys = list(range(len(matched)))[::-1]
@@ -791,6 +778,6 @@ def side_by_side(matched: Sequence[dict[str, Any]], labels: Sequence[str], names
         ax.set_xlabel(label[metric])
         handles = [Line2D([], [], linestyle="none", marker=mk, color=c) for mk, c in (("o", F.OKABE_ITO[0]),
                                                                                       ("s", F.OKABE_ITO[1]))]
-        F._legend(fig, handles, [f"A: {names[0]}", f"B: {names[1]}"], "")
+        F.add_legend(fig, handles, [f"A: {names[0]}", f"B: {names[1]}"], "")
         fig.supxlabel(WHISKERS, fontsize=F.FONT_PT, color="#444444")
     return fig
