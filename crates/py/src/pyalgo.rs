@@ -452,7 +452,7 @@ fn state_of(label: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<(&'static str, Va
     Ok(out)
 }
 
-/// The configuration as the Python `make` callables and `coaplab.describe.algorithm._bind` take it:
+/// The configuration as the Python `make` callables and `coaplab.describe.algorithm.bind` take it:
 /// `(ack_timeout_s, ack_random_factor_permille, max_retransmit, nstart, max_timer_s,
 /// clock_granularity_s)`.
 pub fn config_args(c: &Config) -> (f64, u64, u32, u32, f64, f64) {

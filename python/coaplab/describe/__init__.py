@@ -1,1 +1,2 @@
-"""describe"""
+"""What is to be run: scenarios (checked against the engine's schema), algorithms written in
+Python or C, replay scripts. The lowest layer but the root modules (CONTRIBUTING.md, "Python code")."""
