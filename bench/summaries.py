@@ -6,9 +6,9 @@ Prints figures, asserts nothing (docs/performance.md, "Summaries").
     .venv/bin/python bench/summaries.py /tmp/matrix.duckdb --engine         # and the engine's CPU time
     .venv/bin/python bench/summaries.py /tmp/matrix.duckdb --out s.jsonl    # the summaries, to compare
 
-Each repeat, in this process: *load* reads the database (`coaplab.tidy.load`: DuckDB and the
+Each repeat, in this process: *load* reads the database (`coaplab.execute.tidy.load`: DuckDB and the
 JSON of every run), *summarise* builds every configuration's summary from the loaded runs
-(`Study.summaries()`: `coaplab.stats.summarize`, the bootstrap of `coaplab.replstats`
+(`Study.summaries()`: `coaplab.analyse.stats.summarize`, the bootstrap of `coaplab.analyse.replstats`
 included), both in CPU seconds of the process (every thread). `--engine` runs every stored
 (configuration, replication) once more as a bare `_core.run_one` call on one thread, the work
 `coaplab run --jobs 1` hands to the engine. `--out` writes the summaries as JSON Lines with
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     cpu = time.process_time
     c0 = cpu()
     import coaplab
-    from coaplab.tidy import load
+    from coaplab.execute.tidy import load
 
     c1 = cpu()
     print(f"coaplab {coaplab.__file__}", file=sys.stderr)

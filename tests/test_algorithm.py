@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 import coaplab
 from coaplab import Algorithm, replay
-from coaplab.algorithm import load_class
+from coaplab.describe.algorithm import load_class
+from coaplab.describe.scenario import load_scenario
 from coaplab.errors import ScenarioError, ScriptError
-from coaplab.scenario import load_scenario
 from conftest import ROOT
 
 COCOA_PY = f"{ROOT}/examples/algorithms/cocoa_py.py:CocoaPy"

@@ -23,8 +23,8 @@ MAX_LINES = 800
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _PATH = re.compile(rf"\b((?:crate|super|self)(?:::{_IDENT})+|(?:{_IDENT})(?:::{_IDENT})+)")
-_USE = re.compile(r"\b(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.S)
-_MOD = re.compile(rf"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+({_IDENT})\s*;", re.M)
+_USE = re.compile(r"\b(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.DOTALL)
+_MOD = re.compile(rf"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+({_IDENT})\s*;", re.MULTILINE)
 
 
 def strip_comments(text: str) -> str:

@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 import coaplab
-from coaplab import figures
-from coaplab.store import CC_STATE_COLUMNS, ResultsDB
+from coaplab.execute.store import CC_STATE_COLUMNS, ResultsDB
+from coaplab.present import traces
 
 MSS = 296 - 40  # docs/model.md: the MSS is link.mtu − 40; docs/design.md: MTU 296 B
 IW = 4 * MSS  # docs/model.md: initial_window 4 segments
@@ -118,14 +118,14 @@ def test_the_database_table_and_the_export(runs, tmp_path):
     cols = key + ["mode", "btlbw_bytes_per_s", "rtprop_s", "pacing_rate_bytes_per_s", "cwnd_bytes"]
     pd.testing.assert_frame_equal(stored[cols].reset_index(drop=True), api[cols].reset_index(drop=True),
                                   check_dtype=False)
-    paths = coaplab.tidy.export(db, tmp_path, "csv")
+    paths = coaplab.execute.tidy.export(db, tmp_path, "csv")
     assert [p.name for p in paths][-2:] == ["time_sequence.csv", "cc_state.csv"]
     out = pd.read_csv(tmp_path / "cc_state.csv")
     # config_id, the varying keys (name, algorithm, buffer), then the table's own columns.
     assert list(out.columns[:1]) == ["config_id"] and list(out.columns[-10:]) == ["replication", *CC_STATE_COLUMNS]
     assert {"coap.cc", "link.buffer_bytes"} <= set(out.columns)
     assert len(out) == len(api) and set(out["coap.cc"]) == {"bbr"}
-    only = coaplab.tidy.export(db, tmp_path / "reno", "csv", where="coap.cc = 'newreno'")
+    only = coaplab.execute.tidy.export(db, tmp_path / "reno", "csv", where="coap.cc = 'newreno'")
     assert pd.read_csv(only[-1]).empty
 
 
@@ -137,7 +137,7 @@ def test_a_database_written_before_the_table_existed(runs, tmp_path):
         rdb.con.execute("DROP TABLE cc_state")
     with ResultsDB(old, read_only=True) as rdb:  # read as it is: the rows come from the stored results
         assert len(rdb.frame("cc_state")) == len(bbr.cc_state_frame())
-    paths = coaplab.tidy.export(old, tmp_path / "ex", "parquet")
+    paths = coaplab.execute.tidy.export(old, tmp_path / "ex", "parquet")
     assert len(pd.read_parquet(paths[-1])) == len(bbr.cc_state_frame())
     with ResultsDB(old) as rdb:  # opened for writing: migrated, the table filled from the results
         n = rdb.con.execute("SELECT count(*) FROM cc_state").fetchone()[0]
@@ -223,7 +223,7 @@ def xspan(patch) -> tuple[float, float]:
 
 
 def test_report_draws_the_state_panel_for_bbr(runs):
-    from coaplab.report import build
+    from coaplab.present.report import build
 
     db, _bbr, _ = runs
     html, ids = build(db)
@@ -241,7 +241,7 @@ def test_state_panel_draws_the_rows():
               "pacing_rate_bytes_per_s": 1298, "cwnd_bytes": 7168},
              {"time_s": 3.5, "mode": "probe_bw", "btlbw_bytes_per_s": 3750, "rtprop_s": 0.64,
               "pacing_rate_bytes_per_s": 4687, "cwnd_bytes": 5632}]
-    fig = figures.time_sequence(pts, cc_state=state)
+    fig = traces.time_sequence(pts, cc_state=state)
     ax = fig.axes[1]
     lines = {l.get_gid(): l for l in ax.get_lines()}
     # Each value held until the next row, the last until the graph's end (10 s); kB = 1000 B.
@@ -259,4 +259,4 @@ def test_state_panel_draws_the_rows():
     assert reading_order(fig, fig.legends[1]) == ["cwnd", "BDP estimate (BtlBw × RTprop)", "pacing rate × RTprop",
                                                   "Startup", "Drain", "ProbeBW"]
     # Without rows: one panel, the figure as before.
-    assert len(figures.time_sequence(pts).axes) == 1 and len(figures.time_sequence(pts, cc_state=[]).axes) == 1
+    assert len(traces.time_sequence(pts).axes) == 1 and len(traces.time_sequence(pts, cc_state=[]).axes) == 1

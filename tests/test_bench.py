@@ -5,7 +5,7 @@ The suite itself is a benchmark (prints figures, asserts nothing): it is not run
 
 import pytest
 
-from coaplab.bench import suite_command
+from coaplab.suites.bench import suite_command
 from conftest import run_cli
 
 

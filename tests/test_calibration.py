@@ -2,7 +2,7 @@
 
 import pytest
 
-from coaplab.calibration import compare, figure_scenario, load_reference
+from coaplab.suites.calibration import compare, figure_scenario, load_reference
 
 FIGURES = {f["id"]: f for f in load_reference()}
 
@@ -64,7 +64,7 @@ def test_figure_columns_become_scenarios():
 
 
 def test_tv_distance_by_hand():
-    from coaplab.calibration import tv_distance
+    from coaplab.suites.calibration import tv_distance
 
     # [3, 1] → (0.75, 0.25, 0); [1, 1, 2] → (0.25, 0.25, 0.5):
     # 0.5 · (|0.75 − 0.25| + |0.25 − 0.25| + |0 − 0.5|) = 0.5 · (0.5 + 0 + 0.5) = 0.5.
@@ -80,7 +80,7 @@ def test_tv_distance_by_hand():
 
 
 def test_histogram_rows_become_scenarios():
-    from coaplab.calibration import histogram_scenario
+    from coaplab.suites.calibration import histogram_scenario
 
     sc = histogram_scenario(FIGURES["retx-hist-400-infinite"], "cocoa/random")
     assert sc["workload"] == {"kind": "random", "clients": 400, "exchanges": 50}

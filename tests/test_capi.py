@@ -1,4 +1,4 @@
-"""Algorithms in C behind the C API (`coap.cc = "c:LIB:NAME"`, python/coaplab/capi.py,
+"""Algorithms in C behind the C API (`coap.cc = "c:LIB:NAME"`, python/coaplab/describe/capi.py,
 docs/c-api.md): coaplab's own C library gives the built-in algorithms' results to the last
 digit, a stack's own implementation (examples/algorithms/c/aggressive.c) runs, and bad
 libraries are one line, exit 2."""

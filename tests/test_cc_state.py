@@ -9,8 +9,8 @@ Expected values: MSS = MTU 296 − 40 = 256 B, initial window 4 segments = 1024 
 import csv
 
 import coaplab
-from coaplab.scenario import CC_STATE_CONTROLLERS, TCP_CONTROLLERS
-from coaplab.store import CC_STATE_COLUMNS
+from coaplab.describe.scenario import CC_STATE_CONTROLLERS, TCP_CONTROLLERS
+from coaplab.execute.store import CC_STATE_COLUMNS
 
 IW = 4 * (296 - 40)
 

@@ -1,4 +1,4 @@
-"""Differences with their uncertainty (coaplab.compare): two studies whose differences are known
+"""Differences with their uncertainty (coaplab.present.compare): two studies whose differences are known
 by construction, pairwise differences within a study, the Mann–Whitney U test against values
 computed by hand, and the one-line refusals of bad input."""
 
@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from coaplab import compare
-from coaplab.compare import mann_whitney_u
+from coaplab.present import compare
+from coaplab.present.compare import mann_whitney_u
 
 # --------------------------------------------------------------------------- Mann–Whitney U by hand
 
@@ -107,7 +107,7 @@ SHIFT_S = 5 * 0.050
 
 @pytest.fixture(scope="module")
 def studies(tmp_path_factory):
-    from coaplab.runner import run_scenario
+    from coaplab.execute.runner import run_scenario
 
     tmp = tmp_path_factory.mktemp("compare")
     for side, delay, buf in (("a", 100.0, 2500), ("b", 150.0, 1410000)):
@@ -243,7 +243,7 @@ def test_run_diff_by_unknown_key_runs_nothing(cli, tmp_path):
 
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory):
-    from coaplab.runner import run_scenario
+    from coaplab.execute.runner import run_scenario
 
     db = tmp_path_factory.mktemp("swept") / "s.duckdb"
     # The uplink delay swept over 100 / 150 / 250 ms with everything else as in `studies`:
@@ -256,7 +256,7 @@ def swept(tmp_path_factory):
 
 
 def test_pairwise_differences_cover_known_shifts(swept):
-    from coaplab.tidy import load
+    from coaplab.execute.tidy import load
 
     rows = compare.study_pairwise(load(swept), "link.uplink_delay_ms")
     # Two algorithms × three pairs of delays.
@@ -290,7 +290,7 @@ def test_run_diff_by_table_and_json(cli, tmp_path):
 
 
 def test_report_draws_differences_and_intervals(swept, tmp_path):
-    from coaplab.report import build
+    from coaplab.present.report import build
 
     doc, ids = build(swept)  # default: coap.cc, which varies
     assert "median-ci-0" in ids and "differences-0" in ids
@@ -307,7 +307,7 @@ def test_resampled_median_equals_the_expanded_sample():
 
     import numpy as np
 
-    from coaplab.stats import percentile
+    from coaplab.analyse.stats import percentile
 
     rnd = random.Random(3)
     per = [[rnd.choice([0.5, 1.0, 2.0, 3.25, 7.0]) for _ in range(rnd.randint(1, 5))] for _ in range(6)]
@@ -361,7 +361,7 @@ def test_plot_median_ci_says_what_the_whiskers_are(cli, swept, tmp_path):
     assert "whiskers: 95 % bootstrap CI over replications" in svg
     # One marker with whiskers per configuration: 3 delays × 2 algorithms, each with an interval
     # (4 replications) drawn from the summary's replication statistics.
-    from coaplab.tidy import load
+    from coaplab.execute.tidy import load
 
     sums = load(swept).summaries()
     fig = compare.median_intervals(sums, x="link.uplink_delay_ms")

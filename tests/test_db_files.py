@@ -12,8 +12,8 @@ import pytest
 
 import coaplab
 from coaplab.errors import CoaplabError
-from coaplab.runner import engine_run
-from coaplab.store import SCHEMA_VERSION, ResultsDB, connect
+from coaplab.execute.runner import engine_run
+from coaplab.execute.store import SCHEMA_VERSION, ResultsDB, connect
 
 SMALL = 'name = "small"\nreplications = 2\n[workload]\nclients = 2\nexchanges = 3\n'
 
@@ -157,7 +157,7 @@ def test_a_full_disk_is_one_line_and_exit_1_on_the_command_line(scen, tmp_path):
     # The store fails on its first commit, as a full disk would make it.
     code = (
         "import errno, sys\n"
-        "from coaplab import store\n"
+        "from coaplab.execute import store\n"
         "def full(self, batch, frames):\n"
         "    raise OSError(errno.ENOSPC, 'No space left on device')\n"
         "store.ResultsDB._write = full\n"

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from coaplab import crossval as xv
-from coaplab import emulate as em
-from coaplab import namespaces as netns
 from coaplab.cli import main
+from coaplab.stacks import crossval as xv
+from coaplab.stacks import emulate as em
+from coaplab.stacks import namespaces as netns
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -532,7 +532,7 @@ def test_the_model_ack_rule_maps_to_route_quickack(tcp, quickack):
 
 
 def test_pcap_reader_microsecond_and_big_endian(tmp_path):
-    from coaplab.pcapseq import read_pcap
+    from coaplab.stacks.pcapseq import read_pcap
 
     pkt = _tcp(CLIENT, SERVER, 1, 2, 0, 0, 0x02)
     _pcap(tmp_path / "us.pcap", [(0.000005, pkt)], magic=0xA1B2C3D4, endian=">")
@@ -548,7 +548,7 @@ def test_time_sequence_points_from_a_hand_made_capture(tmp_path):
     its second segment is dropped and retransmitted; the client's ACKs reach the server. A second
     connection (port 40001) and a UDP packet are ignored. Expected points by hand: relative seq
     = seq − (ISN + 1) mod 2^32, so ISN + 1 → 0, ISN + 257 → 256, ISN + 513 = 2^32 + 217 → 512."""
-    from coaplab.pcapseq import time_sequence_points
+    from coaplab.stacks.pcapseq import time_sequence_points
 
     SYN, ACK, PSH = 0x02, 0x10, 0x08
     c, s = (CLIENT, SERVER, 40000, PORT), (SERVER, CLIENT, PORT, 40000)
@@ -595,7 +595,7 @@ def test_time_sequence_points_from_a_hand_made_capture(tmp_path):
 
 
 def test_time_sequence_overlay_draws_both_series():
-    from coaplab.figures import time_sequence_overlay
+    from coaplab.present.traces import time_sequence_overlay
 
     sim = [{"time_s": 0.1, "event": "send", "seq": 0, "length": 256}, {"time_s": 0.2, "event": "drop", "seq": 256, "length": 256},
            {"time_s": 0.3, "event": "ack", "seq": 256, "length": 0}, {"time_s": 0.5, "event": "retransmit", "seq": 256, "length": 256}]
@@ -618,9 +618,9 @@ def test_crossval_tcp_writes_the_overlaid_time_sequence_graphs(tmp_path):
     (Len/TKL, 2-byte extended length for 269 ≤ length < 65805, code, payload marker; no token)
     = 10245 bytes = 40 × 256 + 5 → 41 segments; 42 in all, none retransmitted."""
     _need_root()
-    from coaplab.crossval import simulated_time_sequence
-    from coaplab.pcapseq import time_sequence_points
-    from coaplab.scenario import config_id, load_scenario
+    from coaplab.describe.scenario import config_id, load_scenario
+    from coaplab.stacks.crossval import simulated_time_sequence
+    from coaplab.stacks.pcapseq import time_sequence_points
 
     scenario = dict(SMALL_TCP, name="emu-test-tcp-seq", link={"buffer_bytes": 1410000})
     rc = main(["crossval", "--no-db", "--no-progress", "--out", str(tmp_path), "--format", "table",
@@ -679,8 +679,8 @@ def test_crossval_into_a_database_puts_the_overlay_in_the_report(tmp_path, capsy
     import glob
     import tempfile
 
-    from coaplab.scenario import config_id, load_scenario
-    from coaplab.tidy import load
+    from coaplab.describe.scenario import config_id, load_scenario
+    from coaplab.execute.tidy import load
 
     before = set(glob.glob(os.path.join(tempfile.gettempdir(), "coaplab-emulate-*")))
     scenario = dict(SMALL_TCP, name="emu-test-tcp-report", trace=True, link={"buffer_bytes": 1410000})
@@ -731,8 +731,8 @@ def test_a_run_without_an_output_directory_leaves_no_files(tmp_path, monkeypatch
 def test_crossval_shows_an_unknown_histogram_as_na():
     # A third-party client's own retransmissions are not visible from outside: its emulated
     # histogram is unknown, shown "n/a" — never as 0 retransmissions ("6 | 0 | -6").
-    from coaplab.crossval import crossval_rows, crossval_table
-    from coaplab.stats import PERCENTILE_KEYS
+    from coaplab.analyse.stats import PERCENTILE_KEYS
+    from coaplab.stacks.crossval import crossval_rows, crossval_table
 
     def summary(hist, client=None):
         s = {"name": "x", "config_id": "c", "replications": 1, "fct_s": {k: 1.0 for k in PERCENTILE_KEYS},
@@ -757,7 +757,7 @@ def test_crossval_shows_an_unknown_histogram_as_na():
 
 def test_emulated_runs_report_elapsed_time_and_estimated_end():
     # Emulated runs last in real time: each run's progress line says where the sequence stands.
-    from coaplab.emulate import progress_text
+    from coaplab.stacks.emulate import progress_text
 
     assert progress_text(0, 12, 0.4) == "run 1 of 12, 0 s elapsed"
     # 2 runs done in 64 s: 32 s each, 10 left → 320 s.

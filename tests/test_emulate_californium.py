@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from coaplab import crossval as xv
-from coaplab import emulate as em
-from coaplab import namespaces as netns
-from coaplab import thirdparty
 from coaplab.cli import main
-from coaplab.pcapseq import read_pcap
+from coaplab.stacks import crossval as xv
+from coaplab.stacks import emulate as em
+from coaplab.stacks import namespaces as netns
+from coaplab.stacks import thirdparty
+from coaplab.stacks.pcapseq import read_pcap
 
 
 def _need_root():

@@ -1,7 +1,7 @@
 """Inputs that used to hang or crash the engine: each is refused with one line, or finishes.
 
 The first two are refused by the engine itself (defence in depth behind scenario validation),
-so the resolved configuration is edited directly, past `coaplab.scenario`."""
+so the resolved configuration is edited directly, past `coaplab.describe.scenario`."""
 
 import json
 
@@ -9,7 +9,7 @@ import pytest
 
 import coaplab
 from coaplab import _core
-from coaplab.scenario import load_scenario
+from coaplab.describe.scenario import load_scenario
 
 
 def resolved(**link):

@@ -18,8 +18,8 @@ import duckdb
 import pytest
 
 import coaplab
-from coaplab import store
 from coaplab.errors import CoaplabError
+from coaplab.execute import sweep
 
 KILLS_TOML = """name = "kills"
 seed = 3
@@ -265,13 +265,13 @@ def _hold(db, seconds):
 def test_a_reader_holding_the_database_loses_no_finished_run(tmp_path, monkeypatch):
     scen = {"name": "held", "replications": 6, "workload": {"clients": 3, "exchanges": 5}}
     db = tmp_path / "h.duckdb"
-    monkeypatch.setattr(store, "FINAL_WRITE_WAIT_S", 1.0)  # 300 s in real life
+    monkeypatch.setattr(sweep, "FINAL_WRITE_WAIT_S", 1.0)  # 300 s in real life
     readers = []
 
     def runner(text, rep, pcap):
         if not readers:  # after the sweep began, a notebook opens the database and keeps it open
             readers.append(_hold(db, 60))
-        return coaplab.runner.engine_run(text, rep, pcap)
+        return coaplab.execute.runner.engine_run(text, rep, pcap)
 
     try:
         with pytest.raises(CoaplabError) as e:

@@ -1,12 +1,12 @@
-"""Figures (coaplab.figures): what is drawn is what the summaries say, every configuration is told
+"""Figures (coaplab.present.figures): what is drawn is what the summaries say, every configuration is told
 apart by what varies, and the figures meet a paper's needs (sizes, fonts, colours)."""
 
 import matplotlib.colors as mcolors
 import pytest
 
-from coaplab import figures
+from coaplab.describe.scenario import resolve
 from coaplab.errors import CoaplabError
-from coaplab.scenario import resolve
+from coaplab.present import figures, traces
 
 
 def summary(fct, hist=(10, 0), unnecessary=None, groups=None, **config):
@@ -102,7 +102,7 @@ def test_time_sequence_draws_retransmissions_on_top_of_the_ack_line():
            {"time_s": 0.5, "event": "ack", "seq": 0, "length": 0},
            {"time_s": 2.0, "event": "retransmit", "seq": 0, "length": 256},
            {"time_s": 2.4, "event": "ack", "seq": 256, "length": 0}]
-    fig = figures.time_sequence(pts)
+    fig = traces.time_sequence(pts)
     ax = fig.axes[0]
     z = {a.get_gid(): a.get_zorder() for a in ax.get_children() if a.get_gid()}
     assert z["send"] < z["ack"] < z["retransmit"] < z["drop"]
@@ -114,7 +114,7 @@ def test_time_sequence_draws_retransmissions_on_top_of_the_ack_line():
 def test_rto_trace():
     pts = [{"time_s": 0.0, "timer_s": 2.2, "rto_s": 2.0, "sample_s": None, "sample_kind": "none"},
            {"time_s": 0.7, "timer_s": 1.3, "rto_s": 1.1, "sample_s": 0.7, "sample_kind": "strong"}]
-    fig = figures.rto_trace(pts)
+    fig = traces.rto_trace(pts)
     ax = fig.axes[0]
     assert ax.get_xlabel() == "time (s)" and ax.get_ylim()[0] == 0
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["armed timer", "RTO estimate", "strong RTT sample"]

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
+from coaplab.describe.scenario import config_id, load_scenario, resolve
 from coaplab.errors import ScenarioError
-from coaplab.scenario import config_id, load_scenario, resolve
 from conftest import ROOT
 
 

@@ -23,8 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from coaplab.describe.scenario import MAX_CONFIGURATIONS, SCHEMA, TOP, file_stem, load_scenario
 from coaplab.errors import ScenarioError
-from coaplab.scenario import MAX_CONFIGURATIONS, SCHEMA, TOP, file_stem, load_scenario
 from conftest import ROOT
 
 BASES = [tomllib.loads(p.read_text()) for p in

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 import coaplab
-from coaplab.scenario import load_scenario
+from coaplab.describe.scenario import load_scenario
 
 SCENARIO = """name = "interrupt"
 replications = 2

@@ -11,8 +11,8 @@ import duckdb
 import pandas as pd
 
 from coaplab import cli as cli_module
-from coaplab import store
-from coaplab.store import ResultsDB
+from coaplab.execute import store, sweep
+from coaplab.execute.store import ResultsDB
 
 # 3 configurations × 5000 replications of 40 clients × 40 exchanges: a few ms per run, minutes
 # in all at --jobs 1 — far longer than the reads below, which kill it when they are done.
@@ -112,7 +112,7 @@ def test_a_reader_that_cannot_get_in_says_so_in_one_line(tmp_path, monkeypatch, 
 
 def test_the_writer_waits_for_a_reader_that_keeps_the_file_open(tmp_path):
     import coaplab
-    from coaplab.runner import engine_run
+    from coaplab.execute.runner import engine_run
 
     scen = {"name": "w", "replications": 4, "workload": {"clients": 3, "exchanges": 5}}
     db = tmp_path / "w.duckdb"
@@ -135,7 +135,7 @@ def test_a_second_sweep_on_the_same_database_is_refused_in_one_line(cli, tmp_pat
     scen = tmp_path / "s.toml"
     scen.write_text('name = "s"\nreplications = 2\n[workload]\nclients = 3\nexchanges = 5\n')
     db = tmp_path / "s.duckdb"
-    writer = store.SweepWriter(db)  # a sweep in progress (this process), between two commits
+    writer = sweep.SweepWriter(db)  # a sweep in progress (this process), between two commits
     writer.begin([], "m")
     try:
         second = cli("run", scen, "--db", db, "--no-progress")

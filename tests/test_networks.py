@@ -5,9 +5,9 @@ reproduce targets."""
 import pytest
 
 import coaplab
+from coaplab.describe.scenario import resolve
 from coaplab.errors import ScenarioError
-from coaplab.reproduce import available, load
-from coaplab.scenario import resolve
+from coaplab.suites.reproduce import available, load
 
 PERIODIC = {"kind": "periodic", "clients": 20, "period_s": 2.0, "duration_s": 20.0, "request_bytes": 95,
             "response_bytes": 0}
@@ -210,7 +210,7 @@ def test_the_cocoa2016_flocklab_targets_wire_one_client_per_mote():
 
 
 def test_reproduce_prints_per_client_fairness_for_flocklab():
-    from coaplab.reproduce import outside_client_lines
+    from coaplab.suites.reproduce import outside_client_lines
     # The burst target, cut short: one replication, `default`, 2 burst requests per mote.
     c = load("cocoa2016-flocklab-burst").configurations()[0]
     c = {**c, "replications": 1, "workload": {**c["workload"], "duration_s": 20.0, "burst_at_s": 5.0,
@@ -321,7 +321,7 @@ def test_link_keys_a_gprs_network_ignores_are_refused(cli, tmp_path, line):
 
 
 def test_the_table_names_only_the_settings_a_network_uses():
-    from coaplab.output import network_line
+    from coaplab.present.output import network_line
 
     # GPRS: its own buffers and loss (the defaults of docs/networks.md: an 8000 B modem buffer,
     # a 20000 B network buffer, 0.2 % loss), not the [link] buffer and errors.

@@ -3,8 +3,8 @@
 import pytest
 
 import coaplab
+from coaplab.describe.scenario import load_scenario
 from coaplab.errors import ScenarioError
-from coaplab.scenario import load_scenario
 
 
 def _summary(coap):

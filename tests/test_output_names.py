@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from coaplab.runner import file_stem
+from coaplab.execute.runner import file_stem
 
 
 @pytest.mark.parametrize("name, stem", [

@@ -11,8 +11,8 @@ import time
 import pytest
 
 import coaplab
-from coaplab import store
 from coaplab.errors import CoaplabError, ScenarioError
+from coaplab.execute import sweep
 
 SMALL = 'name = "small"\nreplications = 2\n[workload]\nclients = 2\nexchanges = 3\n'
 
@@ -41,7 +41,7 @@ def test_sweep_lock_holds_through_a_symlink(cli, scen, tmp_path):
     link = tmp_path / "link-to-a.duckdb"
     coaplab.run(str(scen), db=db)  # the database exists
     link.symlink_to(db)
-    writer = store.SweepWriter(db)  # a sweep in progress on a.duckdb (this process)
+    writer = sweep.SweepWriter(db)  # a sweep in progress on a.duckdb (this process)
     writer.begin([], "m")
     try:
         second = cli("run", scen, "--db", link, "--no-progress")
@@ -65,7 +65,7 @@ def test_an_empty_db_is_refused(cli, scen, tmp_path, command):
 # --- 6. crossval's SVG name -------------------------------------------------------------------
 
 def test_crossval_svg_name_is_sanitised(tmp_path, monkeypatch):
-    from coaplab import crossval
+    from coaplab.stacks import crossval
 
     monkeypatch.setattr(crossval, "simulated_time_sequence", lambda cfg, rep: [])
     monkeypatch.setattr(crossval, "time_sequence_points", lambda d, addr: [])
@@ -259,7 +259,7 @@ def test_failure_text_has_no_exception_type_prefix(scen, cli, tmp_path):
 
 def test_failures_under_no_db_are_not_said_to_be_stored(tmp_path):
     # A run that fails: the guard's event limit is 0 with this override.
-    code = ("import sys\nfrom coaplab import runner\n"
+    code = ("import sys\nfrom coaplab.execute import runner\n"
             "def refuse(text, rep, pcap):\n    raise ValueError('did not finish: a test refusal')\n"
             "runner.engine_run = refuse\n"
             "from coaplab.cli import main\n"

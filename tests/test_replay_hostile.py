@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import coaplab
+from coaplab.describe.replay import MAX_EXCHANGES, load_script
 from coaplab.errors import ScriptError
-from coaplab.replay import MAX_EXCHANGES, load_script
 
 ALGORITHMS = ["default", "default-fb1", "cocoa", "cocoa-fb2", "linux-rto", "peakhopper-rto", "fasor", "fasor-rc"]
 

@@ -1,8 +1,8 @@
-"""Replication statistics (coaplab.replstats), on cases computed by hand."""
+"""Replication statistics (coaplab.analyse.replstats), on cases computed by hand."""
 
 import pytest
 
-from coaplab.replstats import replication_stats
+from coaplab.analyse.replstats import replication_stats
 
 
 def runs(*per_replication):
@@ -13,7 +13,7 @@ def runs(*per_replication):
 def path(request, monkeypatch):
     """Both ways replication_stats resamples: vectorised with numpy, or the plain-Python loop it
     takes for small pools while numpy is not loaded."""
-    from coaplab import replstats
+    from coaplab.analyse import replstats
 
     monkeypatch.setattr(replstats, "_small_without_numpy", lambda *_: request.param == "loop")
     return request.param
@@ -69,7 +69,7 @@ def test_weighted_median_matches_the_expanded_sample():
     # → (3 + 3.5) / 2 = 3.25.
     import numpy as np
 
-    from coaplab.replstats import _weighted_medians
+    from coaplab.analyse.replstats import _weighted_medians
 
     values = np.array([1.0, 2.0, 3.0, 3.5, 5.0, 8.0])
     owner = np.array([0, 1, 2, 2, 0, 1])
@@ -99,7 +99,7 @@ def reference_bootstrap(runs, resamples=2000, seed=20260101, level=0.95):
 
     import numpy as np
 
-    from coaplab.stats import percentile
+    from coaplab.analyse.stats import percentile
 
     per_rep = [v for v in (sorted(c["fct_s"] for c in r["clients"] if c.get("fct_s") is not None) for r in runs) if v]
     r = len(per_rep)
@@ -159,7 +159,7 @@ def test_blocked_median_search_equals_the_first_loop(seed, monkeypatch):
     # the k values of the block (the path for very large pools).
     import random
 
-    from coaplab import replstats
+    from coaplab.analyse import replstats
 
     monkeypatch.setattr(replstats, "PREFIX_ENTRIES", 17)
     monkeypatch.setattr(replstats, "_small_without_numpy", lambda *_: False)
@@ -176,7 +176,7 @@ def test_upper_middle_search_equals_the_first_loop(window, monkeypatch):
     # middle value was its last copy is searched instead of found just after it.
     import random
 
-    from coaplab import replstats
+    from coaplab.analyse import replstats
 
     monkeypatch.setattr(replstats, "NEXT_WINDOW", window)
     monkeypatch.setattr(replstats, "_small_without_numpy", lambda *_: False)
@@ -191,7 +191,7 @@ def test_resample_counts_are_the_python_draws():
     # The picks of random.Random(seed), r per resample, counted per replication.
     import random
 
-    from coaplab.replstats import resample_counts
+    from coaplab.analyse.replstats import resample_counts
 
     for seed, r in ((20260101, 20), (7, 3), (2**40 + 5, 11)):
         rng = random.Random(seed)
@@ -209,7 +209,7 @@ def test_row_sums_are_pythons_sum():
 
     import numpy as np
 
-    from coaplab.replstats import _row_sums
+    from coaplab.analyse.replstats import _row_sums
 
     rng = random.Random(3)
     rows = [[rng.choice([1.0, -1.0]) * 10 ** rng.uniform(-8, 16) for _ in range(rng.randint(1, 30))] for _ in range(300)]

@@ -27,8 +27,8 @@ def _chromium():
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    from coaplab.report import build, write
-    from coaplab.runner import run_scenario
+    from coaplab.execute.runner import run_scenario
+    from coaplab.present.report import build, write
 
     tmp = tmp_path_factory.mktemp("report")
     db = tmp / "r.duckdb"
@@ -74,7 +74,7 @@ def test_report_labels_every_configuration_by_what_varies(report):
 
 def test_report_where_filter(report):
     from coaplab.errors import CoaplabError
-    from coaplab.report import build
+    from coaplab.present.report import build
 
     _, db, _, _ = report
     doc, ids = build(db, where="coap.cc in ('cocoa', 'fasor') and link.buffer_bytes = 2500")
@@ -149,7 +149,7 @@ def test_report_draws_client_groups(tmp_path):
     # timers fire before the ≈ 3 s round trip of a 100-client queue: spurious retransmissions)
     # and 50 `cocoa-fb2` clients. The report draws FCT, unnecessary retransmissions and the
     # retransmission histogram by group.
-    from coaplab.report import build
+    from coaplab.present.report import build
 
     db = tmp_path / "g.duckdb"
     scen = {"name": "mixed", "replications": 1, "link": {"buffer_bytes": 1410000},
@@ -167,7 +167,7 @@ def test_report_draws_client_groups(tmp_path):
 def test_a_periodic_mesh_report_draws_the_hop_delay_not_fct_boxes(tmp_path):
     # A periodic workload's FCT is set by its period (docs/networks.md): the report draws the
     # exchange delay by hop distance and the carried load instead of FCT boxes.
-    from coaplab.report import build
+    from coaplab.present.report import build
 
     db = tmp_path / "mesh.duckdb"
     coaplab.run({"name": "mesh", "replications": 1, "network": {"kind": "chain"},

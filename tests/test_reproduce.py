@@ -2,7 +2,7 @@
 
 import re
 
-from coaplab.reproduce import COMPARISONS, available, load
+from coaplab.suites.reproduce import COMPARISONS, available, load
 
 
 def test_list_names_every_shipped_experiment(cli):
@@ -52,7 +52,7 @@ def test_reproduce_400_client_histograms(cli):
 
 
 def test_targets_without_a_published_figure_print_the_study_metrics():
-    from coaplab.reproduce import study_metric_lines
+    from coaplab.suites.reproduce import study_metric_lines
 
     s = {"throughput_exchanges_per_s": 14.254, "retransmission_ratio": 0.02345, "mean_rtt_s": 0.6754,
          "mean_rtt_weak_s": None, "mean_initial_rto_s": 1.5891, "jain_fairness": 0.98765,

@@ -187,7 +187,7 @@ def test_pcap_decodes_as_coap_in_tshark(cli, tmp_path):
 def test_table_wall_time_and_events_are_readable():
     # A one-client run takes a few milliseconds: "0.00 s" said nothing (three significant
     # figures instead), and event counts carry thousands separators like the other figures.
-    from coaplab.output import _wall, table
+    from coaplab.present.output import _wall, table
 
     assert _wall(0.0034) == "3.4 ms"
     assert _wall(0.000123) == "0.123 ms"
@@ -202,7 +202,7 @@ def test_table_wall_time_and_events_are_readable():
 def test_summarising_has_its_own_progress_lines(monkeypatch, capsys):
     # A large stored study re-summarises for seconds: the summary step reports its progress like
     # the runs do, counting configurations (a line 5 s after the start, then every 5 s).
-    from coaplab import runner
+    from coaplab.execute import runner
 
     clock = [100.0]
     monkeypatch.setattr(runner.time, "monotonic", lambda: clock[0])

@@ -3,8 +3,8 @@ is allowed, before anything runs; defaults, sweeps and identities."""
 
 import pytest
 
+from coaplab.describe.scenario import DEFAULT_START_SPREAD_S, MODEL_VERSION, config_id, load_scenario, resolve
 from coaplab.errors import ScenarioError
-from coaplab.scenario import DEFAULT_START_SPREAD_S, MODEL_VERSION, config_id, load_scenario, resolve
 
 
 def test_defaults_resolve_to_spec_testbed():
@@ -97,7 +97,7 @@ def test_sweep_order_and_identity():
     assert config_id(resolve({"coap": {"cc": "default", "nstart": 1}})) == ids[0]
     # Any change → a different identity.
     assert config_id(resolve({"coap": {"cc": "default"}, "seed": 2})) != ids[0]
-    assert MODEL_VERSION in __import__("coaplab.scenario").scenario.MODEL_VERSION
+    assert MODEL_VERSION in __import__("coaplab.describe.scenario").describe.scenario.MODEL_VERSION
 
 
 def test_toml_files(tmp_path):

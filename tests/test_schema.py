@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from coaplab import _core
-from coaplab import scenario as sc
+from coaplab.describe import scenario as sc
 from coaplab.errors import ScenarioError
 from conftest import ROOT
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from coaplab import scorecard
 from coaplab.errors import CoaplabError
-from coaplab.scorecard import grade, load_battery
+from coaplab.suites import scorecard
+from coaplab.suites.scorecard import grade, load_battery
 
 ROOT = Path(__file__).resolve().parent.parent
 AGGRESSIVE = "python:examples/algorithms/aggressive.py:Aggressive"
@@ -169,7 +169,7 @@ def test_bad_input_is_one_line(cli, args, message, tmp_path):
 def test_emulated_card_for_coaplabs_own_endpoint(tmp_path):
     if os.geteuid() != 0:
         pytest.skip("the emulated scorecard needs root (network namespaces, TUN devices); CI runs as root")
-    from coaplab import emulate
+    from coaplab.stacks import emulate
 
     try:
         emulate.binaries(build=False)

@@ -3,9 +3,9 @@ configurations, and the offsets a run actually uses (hand-computed)."""
 
 import pytest
 
+from coaplab.describe.scenario import load_scenario, resolve
 from coaplab.errors import ScenarioError
-from coaplab.runner import run_scenario
-from coaplab.scenario import load_scenario, resolve
+from coaplab.execute.runner import run_scenario
 
 
 def test_start_keys_absent_unless_given():

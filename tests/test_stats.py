@@ -2,7 +2,7 @@
 
 import pytest
 
-from coaplab.stats import jain, percentile, percentiles, summarize
+from coaplab.analyse.stats import jain, percentile, percentiles, summarize
 
 
 def test_percentile_linear_interpolation_between_closest_ranks():
@@ -42,7 +42,7 @@ def _run(fcts, unnecessary, completed, hist):
 
 
 def test_summary_pools_clients_over_replications():
-    from coaplab.scenario import resolve
+    from coaplab.describe.scenario import resolve
 
     cfg = resolve({})
     runs = [_run([1.0, 2.0], [0, 2], [5, 5], [8, 2]), _run([3.0, 4.0], [1, 1], [6, 2], [5, 2, 1])]

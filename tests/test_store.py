@@ -11,8 +11,8 @@ import duckdb
 import pandas as pd
 
 import coaplab
-from coaplab.runner import engine_run
-from coaplab.store import ResultsDB
+from coaplab.execute.runner import engine_run
+from coaplab.execute.store import ResultsDB
 
 
 def strip(summaries):

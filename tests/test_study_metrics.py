@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import coaplab
-from coaplab.calibration import cocoa_table2_rows, cocoa_table2_text, load_cocoa2016
+from coaplab.analyse.stats import EXCHANGE_SUMS, exchange_metrics
 from coaplab.errors import CoaplabError
-from coaplab.stats import EXCHANGE_SUMS, exchange_metrics
+from coaplab.suites.calibration import cocoa_table2_rows, cocoa_table2_text, load_cocoa2016
 from conftest import ROOT
 
 COAPLAB = str(__import__("pathlib").Path(sys.executable).with_name("coaplab"))
@@ -90,7 +90,7 @@ def test_summary_pools_the_runs(quick):
 
 
 def test_table_and_frames_show_them(quick):
-    from coaplab.output import table
+    from coaplab.present.output import table
 
     text = table(quick.summaries)
     assert text.count("retransmission ratio ") == 2 and text.count("mean initial RTO") == 2
@@ -154,12 +154,12 @@ def test_plots_and_database(tmp_path):
                            capture_output=True, text=True, check=False)
         assert p.returncode == 0, p.stderr
         assert out.stat().st_size > 1000
-    from coaplab.store import ResultsDB
+    from coaplab.execute.store import ResultsDB
 
     with ResultsDB(db, read_only=True) as r:
         rows = r.con.execute("SELECT retransmission_ratio, mean_initial_rto_s, settled FROM runs").fetchall()
     assert len(rows) == 8 and all(0 <= x < 1 and y > 0 and z is None for x, y, z in rows)
-    from coaplab.report import build
+    from coaplab.present.report import build
 
     _, ids = build(db)
     assert "retransmission-ratio-0" in ids and "completed-pmf-0" in ids
@@ -173,7 +173,7 @@ def test_plots_refuse_runs_without_the_data(tmp_path):
                         "--out", str(tmp_path / "x.png")], capture_output=True, text=True, check=False)
     assert p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1
     assert "no CoAP-over-UDP runs with a retransmission ratio" in p.stderr
-    from coaplab.figures import completed_pmf
+    from coaplab.present.figures import completed_pmf
 
     with pytest.raises(CoaplabError, match="no runs with completed exchanges per client"):
         completed_pmf([{"config": {"name": "old"}, "fct_s": {}}])
@@ -213,8 +213,8 @@ def test_cocoa_table2_compares_californiums_cocoa_with_the_cocoa_column():
 
 
 def test_reproduce_prints_table2_for_the_gprs_target(monkeypatch):
-    import coaplab.reproduce as rp
-    from coaplab.scenario import load_scenario
+    import coaplab.suites.reproduce as rp
+    from coaplab.describe.scenario import load_scenario
 
     real = rp.load
 
@@ -250,7 +250,7 @@ def test_groups_have_their_own_metrics():
     assert u["exchange_sums"] == s["exchange_sums"] and u["mean_rtt_s"] == s["mean_rtt_s"]
     assert u["exchange_sums"]["initial_rto_count"] == 3 * 5 * 2
     assert t["completed_per_client_pmf"] == [[3, 4]]
-    from coaplab import figures
+    from coaplab.present import figures
 
     assert figures.retransmission_ratio_bars(res.summaries) is not None
     assert figures.completed_pmf(res.summaries) is not None
@@ -259,7 +259,7 @@ def test_groups_have_their_own_metrics():
 def test_a_database_from_before_gets_the_columns(tmp_path):
     # A database written before these columns existed (the schema without them, as the
     # previous release created it) takes new runs: the sweep adds the columns (NULL in old rows).
-    from coaplab.store import SCHEMA, connect
+    from coaplab.execute.store import SCHEMA, connect
 
     db = tmp_path / "old.duckdb"
     old = "\n".join(ln for ln in SCHEMA.splitlines()

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from coaplab import run_scenario
-from coaplab.report import build
+from coaplab.present.report import build
 from test_run import _tshark
 
 
@@ -77,7 +77,7 @@ def test_time_sequence_traces_frame_plot_and_report(tmp_path):
     html, ids = build(db)
     assert "timeseq-0" in ids and "TCP time-sequence graphs" in html
     assert 'data-table="tcp-0"' in html and "RTO expirations" in html
-    from coaplab.store import ResultsDB
+    from coaplab.execute.store import ResultsDB
 
     with ResultsDB(db, read_only=True) as rdb:
         stored = rdb.frame("clients")
@@ -149,7 +149,7 @@ def test_tcp_pcap_agrees_with_tshark_analysis(cli, tmp_path):
 
 
 def test_tcp_section_validation_and_identity(cli, tmp_path):
-    from coaplab.scenario import ScenarioError, load_scenario, resolve
+    from coaplab.describe.scenario import ScenarioError, load_scenario, resolve
 
     udp = resolve({"coap": {"cc": "cocoa"}})
     assert "tcp" not in udp  # UDP configurations (and their identities) carry no tcp section

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 import coaplab
+from coaplab.describe.scenario import resolve
 from coaplab.errors import CoaplabError
-from coaplab.scenario import resolve
-from coaplab.tidy import flatten, select, varying
+from coaplab.execute.tidy import flatten, select, varying
 
 SWEEP = {"name": "tidy", "replications": 2, "trace": True, "workload": {"clients": 2, "exchanges": 3},
          "sweep": {"coap.cc": ["default", "cocoa"], "coap.nstart": [1, 2]}}
@@ -79,7 +79,7 @@ def test_result_frames_carry_the_varying_parameters(study):
 
 def test_export_tables(study, tmp_path):
     db, udp, tcp = study
-    paths = coaplab.tidy.export(db, tmp_path, "parquet")
+    paths = coaplab.execute.tidy.export(db, tmp_path, "parquet")
     assert [p.name for p in paths] == ["configs.parquet", "runs.parquet", "clients.parquet", "traces.parquet",
                                        "queue.parquet", "throughput.parquet", "time_sequence.parquet",
                                        "cc_state.parquet"]
@@ -102,7 +102,7 @@ def test_export_tables(study, tmp_path):
         assert len(t[table]) == len(getattr(udp, frame)()) + len(getattr(tcp, frame)()) > 0, table
     assert list(t["queue"].columns[-5:]) == ["replication", "direction", "link", "time_s", "queue_bytes"]
     # --where: only the matching configurations, and only their varying keys as columns.
-    csv = coaplab.tidy.export(db, tmp_path / "csv", "csv", where="coap.cc = 'cocoa'")
+    csv = coaplab.execute.tidy.export(db, tmp_path / "csv", "csv", where="coap.cc = 'cocoa'")
     clients = pd.read_csv(csv[2])
     assert list(clients.columns[:4]) == ["config_id", "coap.nstart", "replication", "client"]
     assert len(clients) == 2 * 2 * 2
@@ -162,7 +162,7 @@ def test_completion_and_help(cli):
 
 
 def test_output_formats():
-    from coaplab.calibration import render
+    from coaplab.suites.calibration import render
 
     rows = [{"figure": "f", "column": "cocoa", "stat": "p50", "published": 2.0, "simulated": 2.5, "diff": 0.25,
              "approximate": False}]
@@ -217,25 +217,25 @@ def test_light_imports(tmp_path):
 
     scen = tmp_path / "s.toml"
     scen.write_text("replications = 10\n[workload]\nclients = 1\nexchanges = 2\n")
-    heavy = ("numpy", "pandas", "duckdb", "matplotlib", "pyarrow", "distributed", "coaplab.emulate")
+    heavy = ("numpy", "pandas", "duckdb", "matplotlib", "pyarrow", "distributed", "coaplab.stacks.emulate")
     probe = ("import sys, contextlib, io\nfrom coaplab.cli import main\nargs = sys.argv[1:]\n"
              "with contextlib.redirect_stdout(io.StringIO()):\n"
              "    try:\n        main(args)\n    except SystemExit:\n        pass\n"
-             f"print(sorted(m for m in {heavy + ('coaplab.runner', 'coaplab.scenario')!r} if m in sys.modules))\n")
+             f"print(sorted(m for m in {heavy + ('coaplab.execute.runner', 'coaplab.describe.scenario')!r} if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
     out = subprocess.run([sys.executable, "-c", probe, "run", str(scen), "--no-db", "--no-progress"],
                          capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['coaplab.runner', 'coaplab.scenario']", out.stdout + out.stderr
+    assert out.stdout.strip() == "['coaplab.describe.scenario', 'coaplab.execute.runner']", out.stdout + out.stderr
 
 
 def test_udp_only_exports_carry_no_tcp_columns(study, tmp_path):
     # The clients table's tcp_* counters are NULL for UDP clients: an export of UDP
     # configurations leaves them out; with a TCP configuration among them they stay.
     db, _, _ = study
-    udp = coaplab.tidy.export(db, tmp_path / "udp", "csv", where="coap.transport = 'udp'")
+    udp = coaplab.execute.tidy.export(db, tmp_path / "udp", "csv", where="coap.transport = 'udp'")
     clients = pd.read_csv(next(p for p in udp if p.name == "clients.csv"))
     assert not [c for c in clients.columns if c.startswith("tcp_")]
-    both = coaplab.tidy.export(db, tmp_path / "both", "csv")
+    both = coaplab.execute.tidy.export(db, tmp_path / "both", "csv")
     clients = pd.read_csv(next(p for p in both if p.name == "clients.csv"))
     assert "tcp_segments_sent" in clients.columns and clients["tcp_segments_sent"].notna().any()

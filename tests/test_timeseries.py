@@ -7,7 +7,7 @@ engine (crates/engine/src/net/link.rs, ``a_two_packet_run_gives_the_exact_occupa
 import pytest
 
 import coaplab
-from coaplab import figures
+from coaplab.present import traces
 
 # Five clients, each fetching five 40 B responses through the reference star's 2500 B buffer.
 SCEN = {"name": "ts", "replications": 1, "workload": {"clients": 5, "exchanges": 5}}
@@ -69,7 +69,7 @@ def test_plot_queue_and_throughput_from_the_database(traced, cli, tmp_path):
 
 
 def test_a_truncated_series_says_so():
-    from coaplab.store import series_note
+    from coaplab.execute.store import series_note
 
     run = {"timeseries": [{"truncated_at_s": 3600.0}, {"truncated_at_s": None}]}
     assert series_note(run) == " (recorded until 3600.0 s: the cap)"
@@ -88,7 +88,7 @@ def test_the_queue_figure_draws_the_steps():
     # 0 B until 1.0 s, 93 B until 1.2 s, then 0 B to the end of the run (3 s).
     pts = [{"direction": "down", "time_s": 0.0, "queue_bytes": 0}, {"direction": "down", "time_s": 1.0, "queue_bytes": 93},
            {"direction": "down", "time_s": 1.2, "queue_bytes": 0}]
-    fig = figures.queue_occupancy(pts, end_s=3.0)
+    fig = traces.queue_occupancy(pts, end_s=3.0)
     (line,) = fig.axes[0].get_lines()
     assert list(line.get_xdata()) == [0.0, 1.0, 1.2, 3.0]
     assert list(line.get_ydata()) == [0, 93, 0, 0]
@@ -96,7 +96,7 @@ def test_the_queue_figure_draws_the_steps():
 
 
 def test_the_report_draws_the_series_of_traced_runs(traced):
-    from coaplab import report
+    from coaplab.present import report
 
     db, _ = traced
     html, ids = report.build(db)

@@ -2,8 +2,8 @@
 
 import pytest
 
+from coaplab.describe.scenario import resolve
 from coaplab.errors import ScenarioError
-from coaplab.scenario import resolve
 
 
 @pytest.mark.parametrize("raw, message", [

@@ -91,7 +91,7 @@ s = res.summaries[0]
 # The engine alone: the same runs, one _core.run_one call per replication (no validation,
 # scheduling or summary statistics).
 from coaplab import _core
-from coaplab.scenario import load_scenario
+from coaplab.describe.scenario import load_scenario
 text = json.dumps(load_scenario(cfg).configurations()[0])
 c2 = cpu()
 for rep in range(cfg["replications"]):

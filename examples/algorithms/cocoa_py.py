@@ -10,7 +10,7 @@ checks it on generated replay scripts and on a simulation). Use it as::
 """
 
 from coaplab import Algorithm
-from coaplab.algorithm import ns, secs
+from coaplab.describe.algorithm import ns, secs
 
 S = 1_000_000_000  # ns per second
 MAX_TIMER = 32 * S  # draft §4.2: every timer truncated at 32 s

@@ -17,7 +17,7 @@ import re
 import sys
 import tomllib
 
-from coaplab.runner import run_scenario
+from coaplab.execute.runner import run_scenario
 
 
 def crossval_blocks(text: str) -> dict[str, dict[str, tuple[str, str]]]:

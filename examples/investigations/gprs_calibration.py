@@ -30,7 +30,7 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
-from coaplab.runner import run_scenario
+from coaplab.execute.runner import run_scenario
 
 
 def published() -> dict[str, dict[int, dict[str, float]]]:

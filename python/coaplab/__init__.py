@@ -7,11 +7,9 @@ not run anything start fast.
 
 import importlib
 
+# Imported eagerly (it is light).
+from .describe.replay import load_script, replay
 from .errors import CoaplabError, ScenarioError, ScriptError
-
-# Imported eagerly (it is light): the submodule `coaplab.replay` would otherwise shadow the
-# function `coaplab.replay` once anything imports the submodule.
-from .replay import load_script, replay
 
 __all__ = [
     "Algorithm",
@@ -32,9 +30,10 @@ __all__ = [
 #: Where each lazily loaded name lives. `coaplab.run(scenario, jobs=None)` is
 #: :func:`run_scenario`.
 _LAZY = {
-    "Result": ("runner", "Result"), "run_scenario": ("runner", "run_scenario"), "run": ("runner", "run_scenario"),
-    "Algorithm": ("algorithm", "Algorithm"), "compare_studies": ("compare", "compare_studies"),
-    "Scenario": ("scenario", "Scenario"), "load_scenario": ("scenario", "load_scenario"),
+    "Result": ("present.result", "Result"), "run_scenario": ("present.result", "run_scenario"),
+    "run": ("present.result", "run_scenario"), "Algorithm": ("describe.algorithm", "Algorithm"),
+    "compare_studies": ("present.compare", "compare_studies"),
+    "Scenario": ("describe.scenario", "Scenario"), "load_scenario": ("describe.scenario", "load_scenario"),
 }
 
 

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import coaplab
-from coaplab import store
-from coaplab.scenario import MODEL_VERSION, config_id
+from coaplab.describe.scenario import MODEL_VERSION, config_id
+from coaplab.execute import store, sweep
 
 SCENARIO = {"name": "commit-cost", "seed": 4, "replications": 1000, "link": {"errors": "medium"},
             "workload": {"clients": 5, "exchanges": 5}, "sweep": {"coap.cc": ["default", "cocoa", "fasor"]}}
@@ -36,7 +36,7 @@ def main(batches: list[int]) -> None:
                         for i in range(0, len(rows), batch):
                             db.store(rows[i:i + batch], "bench", MODEL_VERSION)
                 else:
-                    writer = store.SweepWriter(path)
+                    writer = sweep.SweepWriter(path)
                     writer.begin(zip(ids, configs), MODEL_VERSION)
                     for i in range(0, len(rows), batch):
                         writer.store(rows[i:i + batch], "bench", MODEL_VERSION)

@@ -23,7 +23,7 @@
 //! Each (transport, clients) configuration runs in its own child process, so that its peak RSS
 //! is its own. Scenario: continuous workload, infinite (1 410 000 B) buffer, no errors, `cocoa`
 //! with MAX_RETRANSMIT 20 over UDP, New Reno over TCP, docs/design.md §2 defaults otherwise (the
-//! resolved defaults of `coaplab.scenario`); exchanges per client = max(50, 100 000 / clients)
+//! resolved defaults of `coaplab.describe.scenario`); exchanges per client = max(50, 100 000 / clients)
 //! unless `--exchanges` is given, so that small populations still run long enough to time.
 //! The uplink's buffer is unlimited, as in the studies; `BENCH_UPLINK_BUFFER_BYTES=N` in the
 //! environment gives it N bytes (to separate the engine's memory from the simulated backlog).

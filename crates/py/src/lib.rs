@@ -102,7 +102,7 @@ fn load_c_algorithm(spec: &str) -> PyResult<()> {
 }
 
 /// Replays `script` through the Python algorithm object `algorithm` (a configured
-/// `coaplab.Algorithm`, see `coaplab.replay`), with `label` naming it in errors. Exceptions
+/// `coaplab.Algorithm`, see `coaplab.describe.replay`), with `label` naming it in errors. Exceptions
 /// the algorithm raises are re-raised as one-line `ValueError`s naming the method.
 #[pyfunction]
 #[pyo3(signature = (algorithm, label, script, dither, seed, max_retransmit))]
@@ -191,6 +191,17 @@ fn error_profiles() -> Vec<&'static str> {
 #[pyfunction]
 fn mesh_client_nodes(kind: &str) -> Option<usize> {
     coaplab_engine::net::topology::mesh_client_nodes(kind)
+}
+
+/// Every topology by its `network.kind` name, with a built-in mesh's client nodes (its default
+/// `workload.clients`; `None` for other kinds), from the engine's topology registry.
+#[pyfunction]
+fn topologies() -> Vec<(&'static str, Option<usize>)> {
+    use coaplab_engine::net::topology::{mesh_client_nodes, TOPOLOGIES};
+    TOPOLOGIES
+        .iter()
+        .map(|t| (t.name, mesh_client_nodes(t.name)))
+        .collect()
 }
 
 #[pyfunction]
@@ -303,6 +314,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reset_cancel, m)?)?;
     m.add_function(wrap_pyfunction!(config_schema, m)?)?;
     m.add_function(wrap_pyfunction!(mesh_client_nodes, m)?)?;
+    m.add_function(wrap_pyfunction!(topologies, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_controllers, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_controllers_with_state, m)?)?;
     Ok(())

@@ -1,4 +1,4 @@
-//! Algorithms written in Python (`coaplab.Algorithm`, `python/coaplab/algorithm.py`): a
+//! Algorithms written in Python (`coaplab.Algorithm`, `python/coaplab/describe/algorithm.py`): a
 //! [`Controller`] whose every method calls into a Python object, acquiring the GIL per call.
 //!
 //! Times cross the boundary as `f64` seconds. Rust → Python: `ns as f64 / 1e9` (exact for
@@ -436,7 +436,7 @@ fn state_of(label: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<(&'static str, Va
     Ok(out)
 }
 
-/// The configuration as the Python `make` callables and `coaplab.algorithm._bind` take it:
+/// The configuration as the Python `make` callables and `coaplab.describe.algorithm.bind` take it:
 /// `(ack_timeout_s, ack_random_factor_permille, max_retransmit, nstart, max_timer_s,
 /// clock_granularity_s)`.
 pub fn config_args(c: &Config) -> (f64, u64, u32, u32, f64, f64) {
@@ -450,12 +450,12 @@ pub fn config_args(c: &Config) -> (f64, u64, u32, u32, f64, f64) {
     )
 }
 
-/// Loads `python:FILE:CLASS` for one run (`coaplab.algorithm._maker`, which raises a one-line
+/// Loads `python:FILE:CLASS` for one run (`coaplab.describe.algorithm._maker`, which raises a one-line
 /// `ValueError` if the file or class cannot be loaded): a value whose closure makes each
 /// client's instance from the class, so a run takes any number of Python algorithms.
 pub fn load(py: Python<'_>, name: &str) -> PyResult<UdpAlgorithm> {
     let maker = py
-        .import("coaplab.algorithm")?
+        .import("coaplab.describe.algorithm")?
         .getattr("_maker")?
         .call1((name,))?
         .unbind();

@@ -98,11 +98,11 @@ fn cc_schema(_: &mut SchemaGenerator) -> Schema {
 }
 
 /// `python:FILE:CLASS`: a file path (any characters, a colon included), a colon, a Python
-/// class name (the identifier `coaplab.algorithm.load_class` imports).
+/// class name (the identifier `coaplab.describe.algorithm.load_class` imports).
 pub const PYTHON_CC_PATTERN: &str = "^python:.+:[A-Za-z_][A-Za-z0-9_]*$";
 
 /// `c:LIB:NAME`: a shared library's path (any characters, a colon included), a colon, the
-/// algorithm name its `coaplab_cc_init` accepts (`coaplab.capi.load_c_class` loads it).
+/// algorithm name its `coaplab_cc_init` accepts (`crate::foreign::c` loads it).
 pub const C_CC_PATTERN: &str = "^c:.+:[A-Za-z0-9_.@+-]+$";
 
 /// Nagle's algorithm in the TCP model: `minshall` (Linux's variant), `classic` (RFC 896 as

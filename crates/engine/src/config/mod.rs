@@ -2,7 +2,7 @@
 //!
 //! These types are the single source of truth for every configuration key: its type, its
 //! default (`#[serde(default = ...)]`), its range and its allowed values. The Python front
-//! (`coaplab.scenario`) reads the JSON Schema exported by [`scenario_schema`] to validate
+//! (`coaplab.describe.scenario`) reads the JSON Schema exported by [`scenario_schema`] to validate
 //! scenario files and fill defaults; the fully resolved configuration it builds (every key
 //! present) is what [`RunConfig::from_json`] receives and what a configuration's identity
 //! hashes. The same schema ships as `python/coaplab/data/scenario.schema.json` for editors.

@@ -2,7 +2,7 @@
 //! loaded once per process with [`libloading`] and each client's decisions are direct calls of
 //! its functions (`crates/cc-ffi/include/coaplab_cc.h`), no Python on the decision path.
 //!
-//! The adapter keeps exactly the semantics the Python adapter (`coaplab.capi`, ctypes) had, so
+//! The adapter keeps exactly the semantics the Python adapter (`coaplab.capi`, ctypes, before this module) had, so
 //! that results stay bit-identical (issue #33, item 4):
 //!
 //! | [`Controller`] event | C call |

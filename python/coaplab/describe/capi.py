@@ -1,0 +1,56 @@
+"""Algorithms in C, through the C API: ``coap.cc = "c:LIB:NAME"``.
+
+``LIB`` is a shared library that exports the C API of ``docs/c-api.md`` (``coaplab_cc_init``,
+``coaplab_cc_exchange_start``, ``coaplab_cc_timeout``, ``coaplab_cc_response``,
+``coaplab_cc_base_rto``, with the structs of ``crates/cc-ffi/include/coaplab_cc.h``); ``NAME`` is
+the algorithm name its ``coaplab_cc_init`` accepts. That is coaplab's own
+``libcoaplab_cc_ffi.so`` (``cargo build --release -p coaplab-cc-ffi``), or a stack's own
+implementation behind the same header, e.g. ``examples/algorithms/c/fixed_timer.c``.
+
+The engine loads the library and calls its functions directly on every decision
+(``crates/engine/src/foreign/c.rs``): no Python on the decision path. This module only names
+such algorithms and asks the engine to load and check one (:func:`load_c`), so that a bad
+library is one line before anything runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# mypy (not Python) takes the compiled `_core` for a second definition here, as the package
+# `__init__` imports this module eagerly and answers other names through `__getattr__`.
+from .. import _core  # type: ignore[no-redef]
+from .algorithm import PREFIX, Algorithm, load_class
+
+#: The prefix of a C algorithm's name: ``c:LIB:NAME``.
+C_PREFIX = "c:"
+
+
+def load_c(spec: str) -> str:
+    """Loads ``c:LIB:NAME`` in the engine (the library once per process) and checks that its
+    ``coaplab_cc_init`` accepts ``NAME``; returns ``spec``. Raises ``ValueError`` with one line
+    naming what is wrong."""
+    _core.load_c_algorithm(spec)
+    return spec
+
+
+def is_foreign(spec: str) -> bool:
+    """Whether ``spec`` names an algorithm outside the registry: ``python:FILE:CLASS`` or
+    ``c:LIB:NAME``."""
+    return spec.startswith((PREFIX, C_PREFIX))
+
+
+def load_foreign(spec: str) -> type[Algorithm] | str:
+    """The class of ``python:FILE:CLASS``, or ``c:LIB:NAME`` itself once the engine has loaded
+    and checked it (``ValueError``, one line, if it cannot be loaded)."""
+    return load_c(spec) if spec.startswith(C_PREFIX) else load_class(spec)
+
+
+def instance_of(algorithm: Any) -> tuple[Algorithm, str] | None:
+    """An :class:`Algorithm` instance (or a ``python:FILE:CLASS`` name) → (instance, label);
+    other values (a registered name, ``c:LIB:NAME``: the engine builds those) → ``None``."""
+    if isinstance(algorithm, Algorithm):
+        return algorithm, type(algorithm).__name__
+    if isinstance(algorithm, str) and algorithm.startswith(PREFIX):
+        return load_class(algorithm)(), algorithm
+    return None

@@ -1,0 +1,21 @@
+"""The engine's JSON Schema of scenario files (``_core.config_schema()``, generated from its
+configuration types), parsed once for every module that reads a fact from it: the scenario
+checker (:mod:`.scenario`) and the Python algorithms' defaults (:mod:`.algorithm`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .. import _core
+
+#: The JSON Schema of scenario files, as the engine exports it.
+SCHEMA_DOCUMENT: dict[str, Any] = json.loads(_core.config_schema())
+
+
+def section_defaults(section: str) -> dict[str, Any]:
+    """The engine's default of every key of a scenario section (``coap``, ``link``, ...) that has one."""
+    node = SCHEMA_DOCUMENT["properties"][section]
+    while "$ref" in node:
+        node = SCHEMA_DOCUMENT["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+    return {k: p["default"] for k, p in node["properties"].items() if "default" in p}
