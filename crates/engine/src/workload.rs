@@ -3,7 +3,7 @@
 use coaplab_cc::rng::Rng;
 use coaplab_cc::{Duration, Instant};
 
-use crate::config::{StartModel, WorkloadConfig, WorkloadKind};
+use crate::config::workload::{StartModel, WorkloadConfig, WorkloadKind};
 
 /// The request a client sends next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

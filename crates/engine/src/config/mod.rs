@@ -20,7 +20,7 @@ mod coap;
 pub mod defaults;
 mod link;
 mod network;
-mod workload;
+pub mod workload;
 
 use schemars::{JsonSchema, Schema};
 use serde::{Deserialize, Serialize};

@@ -16,19 +16,14 @@ use coaplab_cc::rng::Xoshiro256pp;
 use coaplab_cc::Instant;
 
 use crate::metrics::{LinkTimeSeries, PacketStats};
+pub use crate::net::common::{DropReason, ElementId, NodeId, RouteId};
+pub use crate::net::event::{NetEvent, Scheduler};
 use crate::net::link::{Arrival, Link};
 use crate::net::path::PathDelay;
 use crate::net::radio::{Mesh, MeshOutcome, RadioEvent, RadioKind};
 use crate::net::series::THROUGHPUT_BIN;
 use crate::packet::NetPacket;
 use crate::sim::slab::{PacketId, Slab};
-
-/// Index of an element (a link or a path delay) in the network.
-pub type ElementId = u16;
-/// Index of a route.
-pub type RouteId = u16;
-/// Index of a node.
-pub type NodeId = u16;
 
 /// What a node is for (reports and placement of applications).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,37 +83,6 @@ pub struct Route {
     pub from: NodeId,
     pub to: NodeId,
     pub hops: Vec<ElementId>,
-}
-
-/// Events the network schedules for itself and for the nodes.
-#[derive(Clone, Copy, Debug)]
-pub enum NetEvent {
-    /// A link finished serializing its packet.
-    TxDone(ElementId),
-    /// A packet reaches a link (its buffer) on its route.
-    Arrive(ElementId, PacketId),
-    /// A packet reached the node at the end of its route.
-    Deliver(NodeId, PacketId),
-    /// An event inside a mesh element (MAC timers, frames on the air).
-    Radio(ElementId, RadioEvent),
-}
-
-/// Where the network schedules its events (the run's event queue).
-pub trait Scheduler {
-    fn schedule_net(&mut self, at: Instant, event: NetEvent);
-}
-
-/// Why a packet was dropped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DropReason {
-    /// Tail-dropped at a full buffer.
-    Buffer,
-    /// Lost to a link error after serialization.
-    LinkError,
-    /// Refused by a full MAC queue in a mesh.
-    MacQueue,
-    /// A frame of it was given up by a mesh MAC (channel-access failure or retries exhausted).
-    Radio,
 }
 
 /// The outcomes of handling one network event, for the applications' ground truth.

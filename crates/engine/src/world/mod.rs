@@ -10,6 +10,7 @@
 pub(crate) mod capture;
 pub(crate) mod mesh;
 pub(crate) mod results;
+mod shared;
 pub(crate) mod tcp_app;
 pub(crate) mod udp_app;
 
@@ -19,69 +20,15 @@ use coaplab_cc::Instant;
 use crate::config::{GroupConfig, RunConfig};
 use crate::error::Error;
 use crate::foreign::Algorithms;
-use crate::net::network::{Handled, LinkRole, NetEvent, Network, Scheduler};
+use crate::net::network::{Handled, LinkRole, NetEvent};
 use crate::net::topology::{self, Topology};
 use crate::packet::AppPacket;
 use crate::sim::event_queue::EventQueue;
 use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
-use tcp_app::{TcpApp, TcpEvent};
-use udp_app::{UdpApp, UdpEvent};
-
-/// Every event of a run.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Event {
-    Net(NetEvent),
-    Udp(UdpEvent),
-    Tcp(TcpEvent),
-}
-
-impl Scheduler for EventQueue<Event> {
-    #[inline]
-    fn schedule_net(&mut self, at: Instant, event: NetEvent) {
-        self.schedule(at, Event::Net(event));
-    }
-}
-
-/// What every application uses: the clock and queue, the network, the capture.
-pub(crate) struct Shared {
-    pub queue: EventQueue<Event>,
-    pub net: Network,
-    /// Every packet as its sender sent it (pcap requested).
-    pub capture: Option<Vec<(Instant, AppPacket)>>,
-    pub trace: bool,
-}
-
-/// Where a group's clients run and where their server is.
-#[derive(Clone, Copy)]
-pub(crate) struct Placement<'a> {
-    /// Global id of the group's first client.
-    pub first: u32,
-    pub client_node: &'a dyn Fn(u32) -> crate::net::network::NodeId,
-    /// The server node of client `i` (topologies with several servers).
-    pub client_server: &'a dyn Fn(u32) -> crate::net::network::NodeId,
-    pub net: &'a Network,
-    pub seed: u64,
-    pub replication: u64,
-}
-
-impl Placement<'_> {
-    /// The routes client `id` uses: to the server and back.
-    pub fn routes(&self, id: u32) -> Result<[crate::net::network::RouteId; 2], Error> {
-        let node = (self.client_node)(id);
-        let server = (self.client_server)(id);
-        match (self.net.route(node, server), self.net.route(server, node)) {
-            (Some(up), Some(down)) => Ok([up, down]),
-            _ => Err(Error::key(
-                "network",
-                format!(
-                    "no route between client node '{}' and the server",
-                    self.net.nodes[node as usize].name
-                ),
-            )),
-        }
-    }
-}
+use shared::{Event, Placement, Shared};
+use tcp_app::TcpApp;
+use udp_app::UdpApp;
 
 /// One client population of the run, as the results report it.
 pub(crate) struct Group {

@@ -4,7 +4,7 @@
 use coaplab_cc::rng::Rng;
 use coaplab_cc::{Config, Instant};
 
-use super::{Event, Placement, Shared};
+use super::shared::{Event, Placement, Shared, UdpEvent};
 use crate::basics::secs;
 use crate::coap::client::{Action, Client, NonTraffic};
 use crate::coap::messages::MessageFactory;
@@ -17,19 +17,6 @@ use crate::packet::{NetPacket, Packet, PacketKind};
 use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
 use crate::workload::{client_setups, Plan};
-
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum UdpEvent {
-    /// Client (local index) starts its workload.
-    ClientStart(u32),
-    ClientTimer {
-        client: u32,
-        exchange: u32,
-        generation: u32,
-    },
-    /// A periodic client (local index) creates its next request.
-    Tick(u32),
-}
 
 /// A UDP group's message sizes.
 struct UdpGroup {

@@ -8,7 +8,7 @@ use super::mac::Medium;
 use super::types::{RadioEvent, RadioKind};
 use super::Mesh;
 use crate::metrics::MeshCounters;
-use crate::net::network::{NetEvent, Scheduler};
+use crate::net::event::{NetEvent, Scheduler};
 use crate::sim::slab::PacketId;
 
 /// The mesh as its nodes' MACs see it.

@@ -43,7 +43,8 @@ use coaplab_cc::rng::{Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
 
 use crate::metrics::MeshCounters;
-use crate::net::network::{DropReason, ElementId, NodeId, Scheduler};
+use crate::net::common::{DropReason, ElementId, NodeId};
+use crate::net::event::Scheduler;
 use crate::packet::{AppPacket, NetPacket, PacketKind};
 use crate::sim::slab::{PacketId, Slab};
 use mac::{Mac, MacEntry, Medium};

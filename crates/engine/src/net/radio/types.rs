@@ -2,7 +2,7 @@
 //! MACs queue. A leaf: the mesh (`mod.rs`), the MACs (`mac/`) and the duty-cycling layer
 //! (`rdc/`) all use it, and it uses none of them.
 
-use crate::net::network::DropReason;
+use crate::net::common::DropReason;
 use crate::sim::slab::PacketId;
 
 use super::sixlowpan::Fragments;

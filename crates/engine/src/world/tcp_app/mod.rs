@@ -30,7 +30,7 @@ use coaplab_wire::ip::IPV4_HEADER;
 
 mod params;
 
-use super::{Event, Placement, Shared};
+use super::shared::{Event, Placement, Shared, TcpEvent};
 use crate::basics::CLIENT_PORT;
 use crate::coap::client::ClientStats;
 use crate::coap::over_tcp::{MessageStream, TcpMsg};
@@ -49,23 +49,6 @@ use params::tcp_config;
 /// Which end of a connection.
 pub(crate) const CLIENT: usize = 0;
 pub(crate) const SERVER: usize = 1;
-
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum TcpEvent {
-    /// A client (local index) opens a connection (its start, or a burst client's arrival).
-    Open(u32),
-    /// A connected client sends its first request.
-    FirstRequest(u32),
-    Timer {
-        flow: u32,
-        end: u8,
-    },
-    /// BBR's pacing lets the next segment of an end leave.
-    Pace {
-        flow: u32,
-        end: u8,
-    },
-}
 
 /// One TCP connection: both ends, the application's message streams, and its trace.
 pub(crate) struct Flow {

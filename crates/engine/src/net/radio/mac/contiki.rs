@@ -62,7 +62,8 @@ pub use super::super::params::ContikiParams;
 use super::super::params::RadioParams;
 use super::super::types::{Frame, MeshOutcome, RadioEvent, RadioKind, UDP_PORTS};
 use super::traits::{Mac, Medium};
-use crate::net::network::{DropReason, Scheduler};
+use crate::net::common::DropReason;
+use crate::net::event::Scheduler;
 use crate::sim::slab::PacketId;
 
 // Contiki's defaults of the `contiki_*` keys live with the rest of the radio's configuration.

@@ -21,7 +21,8 @@ use coaplab_cc::Instant;
 use super::super::params::{MacParams, RadioParams};
 use super::super::types::{Frame, MeshOutcome, RadioEvent, RadioKind};
 use super::traits::{Mac, Medium};
-use crate::net::network::{DropReason, Scheduler};
+use crate::net::common::DropReason;
+use crate::net::event::Scheduler;
 use crate::sim::slab::PacketId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

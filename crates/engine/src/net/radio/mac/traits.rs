@@ -16,7 +16,8 @@ use coaplab_cc::rng::Rng;
 use coaplab_cc::{Duration, Instant};
 
 use crate::metrics::MeshCounters;
-use crate::net::network::{DropReason, Scheduler};
+use crate::net::common::DropReason;
+use crate::net::event::Scheduler;
 use crate::sim::slab::PacketId;
 
 use super::super::types::{Frame, MeshOutcome, RadioEvent, RadioKind};
