@@ -184,15 +184,6 @@ fn error_profiles() -> Vec<&'static str> {
     coaplab_engine::net::loss::LossProcess::PROFILES.to_vec()
 }
 
-/// The JSON Schema of scenario files (JSON text): every configuration key with its type,
-/// default, range and allowed values, as the engine's configuration types define them.
-/// Client nodes of a built-in mesh (`chain`, `grid`, `dumbbell`; the default `workload.clients`
-/// there), or `None` for other network kinds.
-#[pyfunction]
-fn mesh_client_nodes(kind: &str) -> Option<usize> {
-    coaplab_engine::net::topology::mesh_client_nodes(kind)
-}
-
 /// Every topology by its `network.kind` name, with a built-in mesh's client nodes (its default
 /// `workload.clients`; `None` for other kinds), from the engine's topology registry.
 #[pyfunction]
@@ -204,6 +195,19 @@ fn topologies() -> Vec<(&'static str, Option<usize>)> {
         .collect()
 }
 
+/// A `network` table's default `workload.clients` (`net::topology::default_clients`): a mesh's
+/// client nodes plus its outside clients; `None` for networks that are not meshes. `network` is
+/// the table as JSON; an invalid one raises `ValueError` with the engine's one line.
+#[pyfunction]
+fn default_clients(network: &str) -> PyResult<Option<usize>> {
+    let table = serde_json::from_str(network).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let network =
+        coaplab_engine::config::NetworkConfig::from_table(table).map_err(PyValueError::new_err)?;
+    Ok(coaplab_engine::net::topology::default_clients(&network))
+}
+
+/// The JSON Schema of scenario files (JSON text): every configuration key with its type,
+/// default, range and allowed values, as the engine's configuration types define them.
 #[pyfunction]
 fn config_schema() -> String {
     coaplab_engine::config::scenario_schema()
@@ -313,8 +317,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cancel_all, m)?)?;
     m.add_function(wrap_pyfunction!(reset_cancel, m)?)?;
     m.add_function(wrap_pyfunction!(config_schema, m)?)?;
-    m.add_function(wrap_pyfunction!(mesh_client_nodes, m)?)?;
     m.add_function(wrap_pyfunction!(topologies, m)?)?;
+    m.add_function(wrap_pyfunction!(default_clients, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_controllers, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_controllers_with_state, m)?)?;
     Ok(())

@@ -95,15 +95,13 @@ NETWORK_KINDS = _enum_values(_NETWORK["properties"]["kind"])
 
 def kinds_of(key: str) -> tuple[str, ...]:
     """The network kinds a ``network`` key applies to: the schema's ``x-kinds`` (the engine's
-    own statement), or every kind where the schema does not say."""
-    return tuple(_NETWORK["properties"][key].get("x-kinds", NETWORK_KINDS))
+    own statement, ``crates/engine/src/config/network.rs``)."""
+    return tuple(_NETWORK["properties"][key]["x-kinds"])
 
 
 #: The network kinds that are radio meshes (``[link]`` buffer and errors do not apply): the kinds
-#: the radio's keys apply to (``x-kinds`` of ``network.range_m``); from a schema without
-#: ``x-kinds``, the built-in meshes of the engine's topology registry and the file mesh.
-MESH_KINDS: tuple[str, ...] = (kinds_of("range_m") if "x-kinds" in _NETWORK["properties"]["range_m"]
-                               else tuple(k for k, nodes in _core.topologies() if nodes is not None) + ("file",))
+#: the radio's keys apply to (``x-kinds`` of ``network.range_m``).
+MESH_KINDS: tuple[str, ...] = kinds_of("range_m")
 _ERRORS_OPTIONS = [_deref(o) for o in _deref(_LINK["properties"]["errors"])["anyOf"]]
 ERROR_PROFILES = next(tuple(o["enum"]) for o in _ERRORS_OPTIONS if "enum" in o)
 _CHAIN = next(o for o in _ERRORS_OPTIONS if o.get("type") == "object")
@@ -475,44 +473,31 @@ def _refuse_network_keys_of_other_kinds(network: dict[str, Any]) -> None:
 
 
 def link_keys_of(kind: str) -> tuple[str, ...]:
-    """The ``[link]`` keys a network kind uses: the schema's ``x-kinds`` where it annotates
-    ``[link]`` keys; otherwise every key, but for GPRS the two its serializers read
-    (net/topology/gprs.rs: the link-layer overhead; the MTU sizes CoAP blocks and the TCP MSS;
-    its rates, buffers, delays and losses are ``network.gprs_*`` keys)."""
-    props = _LINK["properties"]
-    if any("x-kinds" in p for p in props.values()):
-        return tuple(k for k, p in props.items() if kind in p.get("x-kinds", NETWORK_KINDS))
-    return ("link_overhead_bytes", "mtu") if kind == "gprs" else tuple(props)
+    """The ``[link]`` keys a network kind reads: the schema's ``x-kinds`` of each (the engine's
+    statement; a GPRS network, for one, takes its rates, buffers, delays and losses from its
+    ``network.gprs_*`` keys)."""
+    return tuple(k for k, p in _LINK["properties"].items() if kind in p["x-kinds"])
 
 
 def _refuse_link_keys_that_do_not_apply(kind: str, link: dict[str, Any]) -> None:
-    """A `[link]` key that a GPRS network ignores is refused rather than run and shown as if it
+    """A `[link]` key that the network kind ignores is refused rather than run and shown as if it
     applied."""
-    if kind != "gprs":
-        return
     allowed = link_keys_of(kind)
     for key, value in link.items():
         if key not in allowed:
-            raise ScenarioError(f"link.{key}: {quote_value(value)} does not apply to network.kind = \"gprs\" (its links are set by the "
-                                f"network.gprs_* keys, e.g. gprs_modem_buffer_bytes, gprs_network_buffer_bytes, gprs_loss); "
-                                f"allowed in [link] with gprs: " + ", ".join(allowed))
+            own = ", ".join([f"network.{k}" for k in _NETWORK["properties"] if k != "kind" and kind in kinds_of(k)][:3])
+            raise ScenarioError(f"link.{key}: {quote_value(value)} does not apply to network.kind = \"{kind}\" (its links are set by "
+                                f"its network keys, e.g. {own}); allowed in [link] with {kind}: " + ", ".join(sorted(allowed)))
 
 
 def _mesh_client_nodes(network: dict[str, Any]) -> int | None:
     """A mesh's default `workload.clients`: one client per client node of its topology (plus
-    its `outside_clients`); None for networks that are not meshes."""
-    kind = network.get("kind", "star")
-    built_in = _core.mesh_client_nodes(kind) if isinstance(kind, str) else None  # the engine's layouts
-    if built_in is not None:
-        nodes = built_in
-    elif kind == "file":
-        nodes = sum(1 for n in network.get("nodes") or [] if isinstance(n, dict) and n.get("role") == "client")
-        if network.get("outside_clients_per_sink"):  # one outside client per sink (FlockLab)
-            return max(1, nodes + sum(1 for n in network.get("nodes") or []
-                                      if isinstance(n, dict) and n.get("role") == "sink"))
-    else:
-        return None
-    return max(1, nodes + int(network.get("outside_clients") or 0))
+    its `outside_clients`); None for networks that are not meshes. The engine's count
+    (`net::topology::default_clients`)."""
+    try:
+        return _core.default_clients(json.dumps(network))
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
 
 
 def _group_label(index: int, g: Any) -> str:

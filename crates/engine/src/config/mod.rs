@@ -187,6 +187,9 @@ pub fn scenario_schema() -> String {
     );
     if let Some(defs) = root.get_mut("$defs").and_then(|d| d.as_object_mut()) {
         defs.remove("GroupConfig");
+        if let Some(serde_json::Value::Object(link)) = defs.get_mut("LinkConfig") {
+            network::annotate_link_keys(link);
+        }
     }
     let mut text = serde_json::to_string_pretty(&root).expect("schema serializes");
     text.push('\n');

@@ -94,6 +94,37 @@ fn kind_schema(kind: NetworkKind, generator: &mut SchemaGenerator) -> Option<Sch
     }
 }
 
+/// The `[link]` keys `kind` reads, `None` for every key (a kind whose links come from its own
+/// keys names the few it still takes from `[link]`).
+fn link_keys(kind: NetworkKind) -> Option<&'static [&'static str]> {
+    match kind {
+        NetworkKind::Gprs => Some(crate::net::gprs::GPRS_LINK_KEYS),
+        NetworkKind::Star
+        | NetworkKind::Chain
+        | NetworkKind::Grid
+        | NetworkKind::Dumbbell
+        | NetworkKind::File => None,
+    }
+}
+
+/// Annotates each `[link]` key of `link` (the `LinkConfig` schema) with `x-kinds`: the network
+/// kinds that read it (the Python front refuses it early with the others).
+pub fn annotate_link_keys(link: &mut Map<String, Value>) {
+    let Some(Value::Object(props)) = link.get_mut("properties") else {
+        return;
+    };
+    for (key, node) in props.iter_mut() {
+        let kinds: Vec<&str> = NetworkKind::ALL
+            .iter()
+            .filter(|&&k| !matches!(link_keys(k), Some(keys) if !keys.contains(&key.as_str())))
+            .map(|k| k.as_str())
+            .collect();
+        if let Value::Object(o) = node {
+            o.insert("x-kinds".into(), kinds.into());
+        }
+    }
+}
+
 /// Which network a run simulates, with the keys of its kind.
 #[derive(Clone, Debug, Default)]
 pub enum NetworkConfig {

@@ -163,6 +163,11 @@ fn gprs_loss() -> f64 {
     GPRS_LOSS
 }
 
+/// The `[link]` keys a GPRS network reads: the link-layer overhead of its serializers, and the
+/// MTU (it sizes CoAP blocks and the TCP MSS). Its rates, buffers, delays and losses are
+/// `network.gprs_*` keys, so the other `[link]` keys are refused with `kind = "gprs"`.
+pub const GPRS_LINK_KEYS: &[&str] = &["link_overhead_bytes", "mtu"];
+
 /// The GPRS preset's keys (`network.gprs_*` with `network.kind = "gprs"`; docs/networks.md,
 /// "The GPRS preset"), each with its default above. The gprs topology
 /// (`net/topology/gprs.rs`) turns them into the links and the radio's [`GprsUplinkParams`].

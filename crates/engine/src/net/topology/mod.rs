@@ -12,7 +12,7 @@ pub mod mesh;
 pub mod mesh_config;
 pub mod star;
 
-use crate::config::RunConfig;
+use crate::config::{MeshRole, NetworkConfig, RunConfig};
 use crate::error::Error;
 pub use built::{GuardTerms, Topology};
 use mesh::Layout;
@@ -67,6 +67,25 @@ pub fn mesh_client_nodes(kind: &str) -> Option<usize> {
     Some(layout(1.0).clients.len())
 }
 
+/// A network's default `workload.clients`: one client per client node of a mesh (a built-in
+/// layout's, or a `file` mesh's nodes with role `client`) plus its outside clients (with
+/// `outside_clients_per_sink`, one per sink), at least 1; `None` for networks that are not
+/// meshes (their default is `workload.clients`'s own).
+pub fn default_clients(network: &NetworkConfig) -> Option<usize> {
+    let mesh = network.mesh()?;
+    let nodes = match network.file() {
+        Some(f) => {
+            let count = |role| f.nodes.iter().filter(|n| n.role == role).count();
+            if mesh.outside_clients_per_sink {
+                return Some((count(MeshRole::Client) + count(MeshRole::Sink)).max(1));
+            }
+            count(MeshRole::Client)
+        }
+        None => mesh_client_nodes(network.kind().as_str())?,
+    };
+    Some((nodes + mesh.outside_clients as usize).max(1))
+}
+
 /// The topology `cfg.network.kind` names (default `star`).
 pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
     let kind = kind_of(cfg);
@@ -113,6 +132,30 @@ pub fn guard_terms(cfg: &RunConfig, ip_bytes: u32) -> GuardTerms {
 #[cfg(test)]
 mod registry_tests {
     use super::TOPOLOGIES;
+
+    /// A file mesh's default client count, by hand: two `client` nodes and one `sink`; with
+    /// `outside_clients = 2`, 2 + 2 = 4; one outside client per sink instead, 2 + 1 = 3. The
+    /// star is not a mesh: no default of its own.
+    #[test]
+    fn a_file_mesh_has_one_default_client_per_client_node_and_outside_client() {
+        use crate::config::NetworkConfig;
+        let table = |extra: &str| -> NetworkConfig {
+            let text = format!(
+                r#"{{"kind": "file", "nodes": [{{"role": "border-router"}}, {{"role": "client"}},
+                   {{"role": "client"}}, {{"role": "sink"}}]{extra}}}"#
+            );
+            NetworkConfig::from_table(serde_json::from_str(&text).unwrap()).unwrap()
+        };
+        assert_eq!(
+            super::default_clients(&table(r#", "outside_clients": 2"#)),
+            Some(4)
+        );
+        assert_eq!(
+            super::default_clients(&table(r#", "outside_clients_per_sink": true"#)),
+            Some(3)
+        );
+        assert_eq!(super::default_clients(&NetworkConfig::Star), None);
+    }
 
     /// CONTRIBUTING.md "Adding a topology", step 2: a name in `TOPOLOGIES` and in
     /// `config::NetworkKind` (what scenario files may select); the two lists agree.
