@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import coaplab
@@ -135,6 +135,8 @@ exchange = st.fixed_dictionaries({"gap": st.floats(0, 1000), "lost": st.integers
 
 
 @settings(max_examples=40, deadline=None)
+@example(steps=[{"gap": 1.1558761743588093, "lost": 0, "rtt": 0.0}, {"gap": 0.0, "lost": 0, "rtt": 0.0}],
+         algorithm="default", max_retransmit=0)  # a start from the previous `end` (whole ns) is not earlier
 @given(st.lists(exchange, max_size=15), st.sampled_from(coaplab._core.algorithms()), st.integers(0, 40))
 def test_replay_never_crashes(steps, algorithm, max_retransmit):
     # Build a sequential script from the previous exchange's end.

@@ -104,7 +104,10 @@ def validate_script(data: Any) -> list[dict[str, Any]]:
             "lost": int(_number(i, "lost", ex["lost"], integer=True)),
             "rtt": float(_number(i, "rtt", ex["rtt"], integer=False)),
         })
-        if i > 0 and out[i]["start"] < out[i - 1]["start"]:
+        # Compared at the engine's resolution (integer ns, `Duration::from_secs_f64` rounds to
+        # the nearest): a start taken from the previous record's `end` (already whole ns) is
+        # the same instant as a start given with more digits.
+        if i > 0 and round(out[i]["start"] * 1e9) < round(out[i - 1]["start"] * 1e9):
             raise ScriptError(
                 f"exchange {i}: field 'start' = {out[i]['start']!r} is earlier than exchange {i - 1}'s start "
                 f"{out[i - 1]['start']!r}; exchanges run one after another"
