@@ -301,6 +301,26 @@ fn reset_cancel() {
     coaplab_engine::sim::guard::reset_cancel_all();
 }
 
+/// (calls started, calls ended) into foreign code (`c:` functions, `python:` methods) in this
+/// process: what the plug-in watchdog reads (`coaplab.execute.supervise`).
+#[pyfunction]
+fn plugin_calls() -> (u64, u64) {
+    coaplab_engine::foreign::calls::counts()
+}
+
+/// Counts a call into a plug-in made by the Python front (importing its file, constructing or
+/// resetting its class) as started; [`plugin_leave`] ends it.
+#[pyfunction]
+fn plugin_enter() {
+    coaplab_engine::foreign::calls::enter();
+}
+
+/// Ends a call begun with [`plugin_enter`].
+#[pyfunction]
+fn plugin_leave() {
+    coaplab_engine::foreign::calls::leave();
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -316,6 +336,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_all, m)?)?;
     m.add_function(wrap_pyfunction!(reset_cancel, m)?)?;
+    m.add_function(wrap_pyfunction!(plugin_calls, m)?)?;
+    m.add_function(wrap_pyfunction!(plugin_enter, m)?)?;
+    m.add_function(wrap_pyfunction!(plugin_leave, m)?)?;
     m.add_function(wrap_pyfunction!(config_schema, m)?)?;
     m.add_function(wrap_pyfunction!(topologies, m)?)?;
     m.add_function(wrap_pyfunction!(default_clients, m)?)?;

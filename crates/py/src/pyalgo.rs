@@ -28,6 +28,7 @@ use coaplab_cc::{
     Value,
 };
 use coaplab_engine::config::RunConfig;
+use coaplab_engine::foreign::calls::Call;
 use coaplab_engine::foreign::{Algorithms, UdpAlgorithm};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -144,6 +145,15 @@ impl PyRng {
     /// Uniform in `[lo, hi]` seconds (both inclusive) at nanosecond resolution: the same draw
     /// as the Rust algorithms' `Rng::uniform` (bounds rounded to the nearest ns).
     fn uniform(&self, lo: f64, hi: f64) -> PyResult<f64> {
+        if !(lo.is_finite()
+            && hi.is_finite()
+            && (0.0..=1e9).contains(&lo)
+            && (0.0..=1e9).contains(&hi))
+        {
+            return Err(PyValueError::new_err(format!(
+                "Rng.uniform({lo:?}, {hi:?}): expected bounds in seconds in 0..1e9"
+            )));
+        }
         let (lo, hi) = (Duration::from_secs_f64(lo), Duration::from_secs_f64(hi));
         self.with(|r| r.uniform(lo, hi).secs_f64())
     }
@@ -198,6 +208,7 @@ impl Clone for PyAlgo {
     /// A deep copy of the Python object (`copy.deepcopy`).
     fn clone(&self) -> Self {
         Python::attach(|py| {
+            let _call = Call::enter();
             let copied = py
                 .import("copy")
                 .and_then(|m| m.getattr("deepcopy"))
@@ -235,7 +246,7 @@ fn to_secs(label: &str, method: &str, v: &Bound<'_, PyAny>) -> PyResult<Duration
         return Err(err_in(
             label,
             method,
-            format!("returned {secs}; expected seconds in 0..1e9"),
+            format!("returned {secs:?}; expected seconds in 0..1e9"),
         ));
     }
     Ok(Duration::from_secs_f64(secs))
@@ -260,6 +271,7 @@ impl PyAlgo {
             return fallback;
         }
         Python::attach(|py| {
+            let _call = Call::enter();
             let result = args(py)
                 .and_then(|a| self.obj.bind(py).call_method1(method, a))
                 .and_then(|v| convert(&v));
@@ -283,6 +295,7 @@ impl Controller for PyAlgo {
         }
         let label = self.label;
         let timer = Python::attach(|py| {
+            let _call = Call::enter();
             lend_rng(py, rng, |r| {
                 self.obj
                     .bind(py)
@@ -400,7 +413,8 @@ fn sample_of(label: &str, v: &Bound<'_, PyAny>) -> PyResult<Sample> {
         _ => return Err(bad()),
     };
     let rtt = match rtt {
-        Some(s) if s.is_finite() && s >= 0.0 => Some(Duration::from_secs_f64(s)),
+        // The range of every time crossing the boundary (docs/algorithms.md): seconds in 0..1e9.
+        Some(s) if s.is_finite() && (0.0..=1e9).contains(&s) => Some(Duration::from_secs_f64(s)),
         Some(_) => return Err(bad()),
         None => None,
     };
@@ -454,18 +468,25 @@ pub fn config_args(c: &Config) -> (f64, u64, u32, u32, f64, f64) {
 /// `ValueError` if the file or class cannot be loaded): a value whose closure makes each
 /// client's instance from the class, so a run takes any number of Python algorithms.
 pub fn load(py: Python<'_>, name: &str) -> PyResult<UdpAlgorithm> {
-    let maker = py
-        .import("coaplab.describe.algorithm")?
-        .getattr("_maker")?
-        .call1((name,))?
-        .unbind();
+    let maker = {
+        let _call = Call::enter(); // imports the file and constructs the class once
+        py.import("coaplab.describe.algorithm")?
+            .getattr("_maker")?
+            .call1((name,))?
+            .unbind()
+    };
     let label = intern(name);
     let build = move |config: &Config| -> AnyAlgorithm {
-        let made = Python::attach(|py| match maker.bind(py).call1(config_args(config)) {
-            Ok(obj) => Some(PyAlgo::new(*config, obj.unbind(), label)),
-            Err(e) => {
-                record(wrap(py, label, "__init__", e));
-                None
+        let made = Python::attach(|py| {
+            match {
+                let _call = Call::enter();
+                maker.bind(py).call1(config_args(config))
+            } {
+                Ok(obj) => Some(PyAlgo::new(*config, obj.unbind(), label)),
+                Err(e) => {
+                    record(wrap(py, label, "__init__", e));
+                    None
+                }
             }
         });
         match made {
@@ -512,6 +533,10 @@ fn wrap(py: Python<'_>, label: &str, method: &str, err: PyErr) -> PyErr {
         .str()
         .map_or_else(|_| String::new(), |s| s.to_string());
     if err.is_instance_of::<PyValueError>(py) && msg.starts_with(label) {
+        return err;
+    }
+    // Ctrl-C inside the algorithm is the user's interrupt, not the algorithm's error.
+    if err.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
         return err;
     }
     let ty = err

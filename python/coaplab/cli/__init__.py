@@ -78,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _interrupted() -> NoReturn:
     print("coaplab: interrupted", file=sys.stderr)
+    if "coaplab.execute.supervise" in sys.modules:  # the plug-ins' worker processes end with us
+        sys.modules["coaplab.execute.supervise"].stop_all()
     # Exit now: the runs still in progress were cancelled and are not stored (the results
     # database is closed); waiting for their threads would delay the exit.
     sys.stdout.flush()

@@ -100,6 +100,21 @@ def db_path(path: str | None) -> str:
     return path
 
 
+def add_plugin_timeout(p: argparse.ArgumentParser) -> None:
+    """``--plugin-timeout S``: the per-call time limit of python:/c: algorithms."""
+    p.add_argument("--plugin-timeout", type=float, metavar="S", default=None,
+                   help="end a python:/c: algorithm whose call does not return within S seconds (default: 10; "
+                        "plug-ins run in a supervised worker process, docs/algorithms.md)")
+
+
+def apply_plugin_timeout(args) -> None:
+    """Sets ``--plugin-timeout`` (when given) for the plug-ins this command runs."""
+    if getattr(args, "plugin_timeout", None) is not None:
+        from ..execute.supervise import set_plugin_timeout  # lazy: per command (start-up)
+
+        set_plugin_timeout(args.plugin_timeout)
+
+
 def need_distributed() -> None:
     if importlib.util.find_spec("distributed") is None:
         raise CoaplabError("--cluster needs Dask distributed, an optional extra: pip install 'coaplab[cluster]'")

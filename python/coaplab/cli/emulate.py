@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -53,10 +54,28 @@ def emulation_options(args) -> dict[str, Any]:
     command line, after refusing --db with --no-db."""
     if args.no_db and args.db is not None:
         raise CoaplabError("--db and --no-db exclude each other")
-    db = None if args.no_db else db_arg(args)
-    return {"client": args.client, "server": args.server, "db": db, "replications": args.replications, "out_dir": args.out,
+    db = None if args.no_db else os.path.abspath(db_arg(args))
+    out = None if args.out is None else out_directory(args.out)
+    return {"client": args.client, "server": args.server, "db": db, "replications": args.replications, "out_dir": out,
             "max_seconds": float(args.max_seconds), "late_us": float(args.late_us), "progress": not args.no_progress,
             "tcp_congestion": args.tcp_congestion}
+
+
+#: The longest file name component Linux file systems take (NAME_MAX), bytes.
+NAME_MAX = 255
+
+
+def out_directory(path: str) -> str:
+    """``--out DIR`` resolved to an absolute path, before anything runs: refused in one line
+    when it names an existing file, or has a component longer than the file system allows."""
+    if not path.strip():
+        raise CoaplabError(f"--out: {path!r} is not allowed; expected a directory, e.g. --out out/emulated")
+    longest = max(os.fsencode(path).split(b"/"), key=len)
+    if len(longest) > NAME_MAX:
+        raise CoaplabError(f"--out: a path component of {len(longest)} bytes; allowed: at most {NAME_MAX} bytes each")
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise CoaplabError(f"--out: {path!r} is not a directory; expected a directory (made if missing)")
+    return os.path.abspath(path)
 
 
 def main(args) -> int:

@@ -8,7 +8,7 @@ import sys
 
 from ..describe.replay import load_script, replay
 from ..errors import CoaplabError
-from .common import check_max_retransmit, non_negative_int, sub_parser
+from .common import add_plugin_timeout, apply_plugin_timeout, check_max_retransmit, non_negative_int, sub_parser
 
 NAME = "replay"
 
@@ -29,11 +29,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
     rp.add_argument("--algorithm-file", metavar="FILE:CLASS",
                     help="replay an algorithm written in Python (a coaplab.Algorithm subclass), e.g. my.py:MyAlgo; "
                          "with --compare, it is shown first")
+    add_plugin_timeout(rp)
     return rp
 
 
 def main(args) -> int:
+    from ..execute.supervise import is_plugin, supervised  # lazy: per command (start-up)
     from ..present.output import replay_table  # lazy: per command (start-up)
+
+    apply_plugin_timeout(args)
 
     first = []
     if args.algorithm_file is not None:
@@ -55,7 +59,10 @@ def main(args) -> int:
         names = [args.algorithm]
     check_max_retransmit(args.max_retransmit)
     script = load_script(args.script)
-    results = {n: replay(n, script, dither=args.dither == "on", seed=args.seed, max_retransmit=args.max_retransmit) for n in names}
+    # A python:/c: algorithm replays in a supervised worker process (a crash, exit or hang is one line).
+    results = {n: (supervised(n, "", replay, n, script, args.dither == "on", args.seed, args.max_retransmit) if is_plugin(n)
+                   else replay(n, script, dither=args.dither == "on", seed=args.seed, max_retransmit=args.max_retransmit))
+               for n in names}
     fmt = args.format or ("table" if len(names) > 1 else "json")
     if fmt == "table":
         sys.stdout.write(replay_table(results))

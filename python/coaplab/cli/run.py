@@ -6,7 +6,15 @@ import argparse
 import sys
 
 from ..errors import CoaplabError
-from .common import DIFF_BY_HELP, db_arg, need_distributed, positive_int, sub_parser
+from .common import (
+    DIFF_BY_HELP,
+    add_plugin_timeout,
+    apply_plugin_timeout,
+    db_arg,
+    need_distributed,
+    positive_int,
+    sub_parser,
+)
 
 NAME = "run"
 
@@ -37,6 +45,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     run.add_argument("--cluster", metavar="ADDRESS",
                      help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N (needs pip install 'coaplab[cluster]')")
     run.add_argument("--diff-by", metavar="KEY", help=DIFF_BY_HELP)
+    add_plugin_timeout(run)
     return run
 
 
@@ -45,6 +54,7 @@ def main(args) -> int:
     from ..present.result import run_scenario  # lazy: per command (start-up)
 
 
+    apply_plugin_timeout(args)
     if args.no_db and args.db is not None:
         raise CoaplabError("--db and --no-db exclude each other")
     if args.cluster is not None and args.jobs is not None:

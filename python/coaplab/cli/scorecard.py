@@ -8,7 +8,7 @@ import sys
 
 from ..errors import CoaplabError
 from ..stacks import CLIENT_KINDS  # not .emulate: its imports would slow every command
-from .common import DB_HELP, db_arg, positive_int, sub_parser
+from .common import DB_HELP, add_plugin_timeout, apply_plugin_timeout, db_arg, positive_int, sub_parser
 
 NAME = "scorecard"
 
@@ -34,12 +34,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
     sc.add_argument("--db", metavar="PATH", default=None, help=DB_HELP + "; a card resumes from the runs stored there")
     sc.add_argument("--no-db", action="store_true", help="do not store results")
     sc.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
+    add_plugin_timeout(sc)
     return sc
 
 
 def main(args) -> int:
     from ..suites import scorecard
 
+    apply_plugin_timeout(args)
     if args.db is not None and args.no_db:
         raise CoaplabError("--db and --no-db exclude each other")
     db = None if args.no_db else db_arg(args)

@@ -26,8 +26,10 @@ Python") and ``examples/algorithms/cocoa_py.py``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,6 +124,20 @@ class Algorithm:
         return {}
 
 
+@contextlib.contextmanager
+def plugin_call() -> Iterator[None]:
+    """Counts the Python front's own call into a plug-in (importing its file, constructing or
+    resetting its class) as a call into foreign code, so that the plug-in time limit covers it
+    (``coaplab.execute.supervise``; the engine counts its own calls)."""
+    from .. import _core  # lazy: the extension (this module is imported by the package itself)
+
+    _core.plugin_enter()
+    try:
+        yield
+    finally:
+        _core.plugin_leave()
+
+
 def bind(obj: Algorithm, config: Config) -> Algorithm:
     obj.config = config
     obj.reset()
@@ -158,8 +174,9 @@ def load_class(spec: str) -> type:
             raise ImportError("not a Python file")
         module = importlib.util.module_from_spec(module_spec)
         sys.modules[module_name] = module
-        module_spec.loader.exec_module(module)
-    except Exception as e:  # noqa: BLE001 - the user's file: any error is reported as one line
+        with plugin_call():
+            module_spec.loader.exec_module(module)
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - the user's file: any error (sys.exit too) is one line
         sys.modules.pop(module_name, None)
         first = str(e).splitlines()[0] if str(e) else ""
         raise _bad(spec, f"loading {path!r} raised {type(e).__name__}: {first}") from None
@@ -169,24 +186,32 @@ def load_class(spec: str) -> type:
     if not (isinstance(cls, type) and issubclass(cls, Algorithm)):
         raise _bad(spec, f"{name!r} is not a subclass of coaplab.Algorithm")
     try:
-        cls()
-    except Exception as e:  # noqa: BLE001 - the user's constructor: any error is one line
+        with plugin_call():
+            cls()
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - the user's constructor: any error is one line
         raise _bad(spec, f"{name}() raised {type(e).__name__}: {e}") from None
     _CLASSES[spec] = cls
     return cls
 
 
-def maker_of(cls: type[Algorithm]):
+def maker_of(cls: type[Algorithm], label: str | None = None):
     """``make(ack_timeout_s, permille, max_retransmit, nstart, max_timer_s, granularity_s)``: a
-    configured instance of ``cls`` per call (one per simulated client)."""
+    configured instance of ``cls`` per call (one per simulated client). An exception in
+    ``reset()`` is one line naming ``label.reset`` (one in the constructor, ``__init__``)."""
+    name = label or cls.__name__
 
     def make(ack_timeout: float, permille: int, max_retransmit: int, nstart: int, max_timer: float,
              granularity: float) -> Algorithm:
-        return bind(cls(), Config(ack_timeout, permille, max_retransmit, nstart, max_timer, granularity))
+        obj = cls()
+        try:
+            return bind(obj, Config(ack_timeout, permille, max_retransmit, nstart, max_timer, granularity))
+        except Exception as e:
+            first = str(e).splitlines()[0] if str(e) else ""
+            raise ValueError(f"{name}.reset raised {type(e).__name__}: {first}") from e
 
     return make
 
 
 def _maker(spec: str):
     """Called by the Rust side for ``coap.cc = "python:FILE:CLASS"``: :func:`maker_of` its class."""
-    return maker_of(load_class(spec))
+    return maker_of(load_class(spec), spec)

@@ -18,7 +18,7 @@ from .. import _core  # type: ignore[no-redef]
 from ..errors import ScriptError
 from ..files import read_regular_file
 from ..names import did_you_mean
-from .algorithm import Config, bind
+from .algorithm import Config, bind, plugin_call
 from .capi import instance_of
 
 #: RFC 7252 §4.8 MAX_RETRANSMIT default.
@@ -135,7 +135,8 @@ def replay(
     ``"c:LIB:NAME"`` (a shared library implementing the C API, docs/c-api.md).
     """
     try:
-        python = instance_of(algorithm)
+        with plugin_call():
+            python = instance_of(algorithm)
     except ValueError as e:
         raise ScriptError(str(e)) from None
     if python is None and not isinstance(algorithm, str):
@@ -156,8 +157,9 @@ def replay(
     if python is not None:
         obj, label = python
         try:
-            bind(obj, Config(max_retransmit=max_retransmit))
-        except Exception as e:  # noqa: BLE001 - the user's reset(): any error is one line
+            with plugin_call():
+                bind(obj, Config(max_retransmit=max_retransmit))
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - the user's reset(): any error is one line
             raise ScriptError(f"{label}.reset raised {type(e).__name__}: {e}") from None
         try:
             return _core.replay_python(obj, label, tuples, bool(dither), seed, max_retransmit)

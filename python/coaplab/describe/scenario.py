@@ -548,10 +548,19 @@ def _resolve_groups(raw: dict[str, Any], given: Any) -> list[dict[str, Any]]:
     return out
 
 
+#: Loads and checks a scenario's python:/c: algorithm (ValueError, one line): in this process
+#: unless coaplab.execute.supervise installed its loader (a supervised worker process).
+_plugin_loader: list[Callable[[str], object]] = [load_foreign]
+
+
+def set_plugin_loader(load: Callable[[str], object]) -> None:
+    _plugin_loader[0] = load
+
+
 def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> None:
     if coap["transport"] == "udp" and is_foreign(coap["cc"]):
         try:
-            load_foreign(coap["cc"])
+            _plugin_loader[0](coap["cc"])
         except ValueError as e:
             raise ScenarioError(f"{prefix}coap.cc: {e}") from None
     elif coap["transport"] == "udp" and coap["cc"] not in UDP_ALGORITHMS:

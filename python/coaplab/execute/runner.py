@@ -52,6 +52,7 @@ from .store import (
     queue_rows,
     throughput_rows,
 )
+from .supervise import PluginError, check_configs, plugin_run, plugins_of, stop_all, supervised
 from .sweep import SweepWriter
 from .tidy import flatten, param_columns, varying
 from .tidy import label as config_label
@@ -280,7 +281,7 @@ def _timed(runner: RunFn, task: tuple[str, int, str, str | None]) -> tuple[str, 
     except BaseException as e:  # noqa: BLE001 - pyo3's PanicException derives from BaseException
         # The engine's refusals (ValueError) are already one readable line; anything else (a
         # panic) keeps its type name, which says what went wrong.
-        text = str(e) if type(e) is ValueError else f"{type(e).__name__}: {e}"
+        text = str(e) if type(e) in (ValueError, PluginError) else f"{type(e).__name__}: {e}"
         if partial is not None:
             partial.unlink(missing_ok=True)
         return cid, rep, None, (text.splitlines() or [""])[0], time.perf_counter() - t0
@@ -301,6 +302,7 @@ def _stop_engine_runs() -> None:
     cancel = getattr(_core, "cancel_all", None)
     if cancel is not None:
         cancel()
+    stop_all()  # the plug-ins' worker processes
 
 
 #: The error text of a run stopped by ``_stop_engine_runs`` (never stored).
@@ -483,6 +485,8 @@ def run_scenario(
         _core.reset_cancel()  # a previous interrupted call must not cancel these runs
     if trace_dir is not None:
         trace = True
+    # Absolute before any plug-in runs: a plug-in's os.chdir() must not move the outputs.
+    pcap_dir, trace_dir, db = (None if p is None else os.path.abspath(p) for p in (pcap_dir, trace_dir, db))
     jobs = jobs or os.cpu_count() or 1
     if jobs < 1:
         raise RunError(f"--jobs: {jobs} is out of range; expected an integer >= 1")
@@ -492,14 +496,19 @@ def run_scenario(
             c["trace"] = trace
     ids = [config_id(c) for c in configs]
     if runner is None:
-        runner = engine_run
-        for c in configs:  # everything the engine would reject, before anything runs
-            try:
-                _core.check(json.dumps(c))
-            except ValueError as e:
-                swept = ", ".join(f"{k} = {quote_value(v)}" for k, v in scenario.swept_values(c).items())
-                name = f" (in the sweep configuration {swept})" if scenario.sweep else ""
-                raise RunError(f"{e}{name}") from None
+        plugins = sorted({n for c in configs for n in plugins_of(c)})
+        # A plug-in's configurations run in supervised worker processes (execute/supervise.py);
+        # a Dask worker loads plug-ins itself.
+        runner = plugin_run if plugins and not cluster else engine_run
+        texts = [json.dumps(c) for c in configs]
+        # Everything the engine would reject, before anything runs (plug-ins load in a worker).
+        refused = (supervised(" / ".join(plugins), " while loading it", check_configs, texts) if plugins
+                   else check_configs(texts))
+        if refused is not None:
+            c = configs[refused[0]]
+            swept = ", ".join(f"{k} = {quote_value(v)}" for k, v in scenario.swept_values(c).items())
+            name = f" (in the sweep configuration {swept})" if scenario.sweep else ""
+            raise RunError(f"{refused[1]}{name}")
 
     created: list[Path] = []  # removed again if the sweep is refused before anything ran
     for option, directory in (("--pcap", pcap_dir), ("--trace", trace_dir)):

@@ -291,7 +291,7 @@ def _sniff(path: Path) -> None:
     except OSError as e:
         raise CoaplabError(f"--db: cannot read {str(path)!r}: {e.strerror or e}") from None
     if not head:
-        return  # an empty file: DuckDB makes it a new database
+        return  # an empty file: a new database (ResultsDB replaces it; DuckDB refuses it as it is)
     if head.startswith(b"SQLite format 3"):
         raise _not_ours(path, "a SQLite file")
     if head[8:12] != b"DUCK":
@@ -314,6 +314,10 @@ class ResultsDB:
             raise CoaplabError(f"--db: {str(self.path)!r} does not exist")
         if self.path.exists():
             _sniff(self.path)
+            if self.path.is_file() and self.path.stat().st_size == 0:  # a zero-byte file is a new database
+                if read_only:
+                    raise CoaplabError(f"--db: {str(self.path)!r} is empty: no results are stored in it yet")
+                self.path.unlink()  # DuckDB makes a new database only where no file is
         wait_s = READ_WAIT_S if wait_s is None else wait_s
         deadline = time.monotonic() + wait_s
         request = None  # a reader that meets the writer's lock asks it to stay out until it is in

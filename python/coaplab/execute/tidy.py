@@ -267,6 +267,8 @@ def load(db_path: str | Path, where: str | None = None) -> Study:
     configs = {cid: c for cid, c in configs.items() if cid in runs}
     configs = {cid: configs[cid] for cid in canonical_order(configs, first_seen)}
     chosen = select(configs, where)
+    if not chosen and where is None:  # runs whose configuration is not stored: a damaged database
+        raise CoaplabError(f"--db: {str(db_path)!r} holds runs of no stored configuration (the configs table lacks them)")
     if not chosen:
         raise CoaplabError(f"--where: {where!r} matches none of the {len(configs)} configurations in {str(db_path)!r}")
     return Study(configs={cid: configs[cid] for cid in chosen}, runs={cid: runs[cid] for cid in chosen},

@@ -20,6 +20,7 @@ from .emulate import (
     DEFAULT_LATE_US,
     UNKNOWN,
     check_supported,
+    check_tcp_congestion,
     emulate,
     percent_diff,
     table_cell,
@@ -81,6 +82,7 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
     sc = load_scenario(scenario)
     for cfg in sc.iter_configurations():
         check_supported(cfg, client, server)
+    check_tcp_congestion(sc.configurations(), tcp_congestion)
     raw = dict(sc.raw)
     if replications is not None:
         raw["replications"] = min(replications, int(raw.get("replications", 1)))

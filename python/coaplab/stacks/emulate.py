@@ -30,6 +30,7 @@ from ..analyse.stats import PERCENTILE_KEYS, summarize
 from ..describe.scenario import config_id, load_scenario
 from ..errors import CoaplabError
 from ..execute.store import EMULATED_MARK, ResultsDB
+from ..execute.supervise import check_plugin  # noqa: F401 - its import: a scenario's plug-ins load in a worker
 from . import CLIENT_KINDS, SERVER_KINDS, thirdparty
 from .namespaces import (
     TUN,
@@ -126,6 +127,10 @@ def check_supported(cfg: dict[str, Any], client: str, server: str) -> None:
     """Refuses what emulation does not run (yet), before anything is created."""
     if cfg.get("group"):
         raise CoaplabError("emulate: client groups ([[group]]) are not supported in emulation yet")
+    cc = cfg["coap"]["cc"]
+    if isinstance(cc, str) and cc.startswith(("python:", "c:")):
+        raise CoaplabError(f"coap.cc: {cc!r} is not emulated: the emulator's endpoints run built-in algorithms only "
+                           "(coaplab._core.algorithms()); run python:/c: algorithms in the simulator (coaplab run)")
     if client not in CLIENT_KINDS:
         raise CoaplabError(f"--client: {client!r}; allowed: {', '.join(CLIENT_KINDS)}")
     if server not in SERVER_KINDS:
@@ -154,6 +159,51 @@ def check_supported(cfg: dict[str, Any], client: str, server: str) -> None:
                            "allowed: firmware, continuous with exchanges")
 
 
+def check_tcp_congestion(configs: list[dict[str, Any]], tcp_congestion: str | None) -> None:
+    """``--tcp-congestion`` is the kernel's TCP congestion control: refused (one line) when no
+    configuration runs over TCP, where it would be accepted and mean nothing."""
+    if tcp_congestion and not any(c["coap"]["transport"] == "tcp" for c in configs):
+        raise CoaplabError(f"--tcp-congestion {tcp_congestion}: the scenario runs no configuration over TCP; allowed "
+                           "only with coap.transport = \"tcp\" (drop the option for a UDP scenario)")
+
+
+#: A run's private temporary directory (no --out): this prefix, in the system's temporary
+#: directory, holding OWNER_FILE, the PID of the coaplab process that made it. A killed
+#: emulate (SIGKILL) cannot remove its own: the next one removes those whose owner is gone.
+WORK_PREFIX = "coaplab-emulate-"
+OWNER_FILE = "owner.pid"
+
+
+def remove_stale_work_dirs(root: str | Path | None = None) -> list[Path]:
+    """Removes the private directories (WORK_PREFIX) under ``root`` (default: the system's
+    temporary directory) whose owning process is gone; returns them. Directories without an
+    owner record, or whose owner lives, are left alone."""
+    removed = []
+    for d in Path(root or tempfile.gettempdir()).glob(WORK_PREFIX + "*"):
+        try:
+            pid = int((d / OWNER_FILE).read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(d)
+        except OSError:  # alive, another user's
+            continue
+    return removed
+
+
+def private_work_dir() -> Path:
+    """A new private directory for one run's files, its owner recorded (stale ones removed first)."""
+    remove_stale_work_dirs()
+    work = Path(tempfile.mkdtemp(prefix=WORK_PREFIX))
+    (work / OWNER_FILE).write_text(f"{os.getpid()}\n")
+    return work
+
+
 def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", server: str = "coaplab",
             out_dir: str | Path | None = None, max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US,
             tcp_congestion: str | None = None, quiet: bool = True) -> EmulatedRun:
@@ -165,7 +215,7 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
     # Without an output directory the run's files (captures, reports, logs) live in a private
     # temporary directory that goes when the run does, error or not.
     own_work = out_dir is None
-    work = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="coaplab-emulate-"))
+    work = Path(out_dir) if out_dir else private_work_dir()
     try:
         work.mkdir(parents=True, exist_ok=True)
         return _run_in(cfg, replication, work, client=client, server=server, max_seconds=max_seconds,
@@ -356,6 +406,7 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
     sc = load_scenario(scenario)
     for cfg in sc.iter_configurations():
         check_supported(cfg, client, server)
+    check_tcp_congestion(sc.configurations(), tcp_congestion)
     summaries = []
     with Signals():
         store = None

@@ -21,10 +21,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..describe.capi import is_foreign, load_foreign
+from ..describe.capi import is_foreign
 from ..describe.scenario import get_dotted, set_dotted
 from ..errors import CoaplabError
 from ..execute.runner import run_scenario
+from ..execute.supervise import load_plugin, supervised
 from ..present import figures
 from ..present.page import CSS, figure_html
 
@@ -80,8 +81,8 @@ def check_target(target: str) -> str:
     from .. import _core  # the extension: loaded only when a card is made
 
     if is_foreign(target):
-        try:
-            load_foreign(target)
+        try:  # in a supervised worker process: a crash, exit or hang while loading is one line
+            supervised(target, " while loading it", load_plugin, target)
         except ValueError as e:
             raise ScorecardError(str(e).splitlines()[0]) from None
         return target

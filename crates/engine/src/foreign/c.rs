@@ -28,6 +28,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
+use super::calls::Call;
 use coaplab_cc::rng::Rng;
 use coaplab_cc::{
     Answered, Config, Controller, Duration, Exchange, Instant, Sample, SampleKind, TimeoutDecision,
@@ -42,6 +43,8 @@ const EXCHANGE_WORDS: usize = 16;
 /// `COAPLAB_CC_RETRANSMIT` / `COAPLAB_CC_FAILED` / `COAPLAB_CC_ANSWERED_UNKNOWN` (coaplab_cc.h).
 const RETRANSMIT: i32 = 1;
 const FAILED: i32 = 0;
+/// `COAPLAB_CC_OK` (coaplab_cc.h).
+const OK: i32 = 0;
 const ANSWERED_UNKNOWN: i64 = -1;
 
 /// `coaplab_cc_state`.
@@ -175,7 +178,11 @@ fn library(spec: &str, path: &str) -> Result<Arc<Library>, String> {
     }
     // SAFETY: loading runs the library's initializers: the user's code, chosen by the user
     // (docs/c-api.md: "load only code you trust"), as a Python algorithm's file is.
-    let lib = unsafe { libloading::Library::new(&key) }.map_err(|e| {
+    let lib = {
+        let _call = Call::enter(); // the library's initializers run here
+        unsafe { libloading::Library::new(&key) }
+    }
+    .map_err(|e| {
         let text = e.to_string();
         bad(
             spec,
@@ -273,7 +280,10 @@ impl CAlgorithmSpec {
             .map_err(|_| bad(spec, &format!("{} holds a NUL character", repr(name))))?;
         let needs_rexmit_count = match lib.needs_rexmit_count {
             // SAFETY: a NUL-terminated string, as coaplab_cc.h asks.
-            Some(f) => (unsafe { f(c_name.as_ptr()) }) == 1,
+            Some(f) => {
+                let _call = Call::enter();
+                (unsafe { f(c_name.as_ptr()) }) == 1
+            }
             None => false,
         };
         let loaded = CAlgorithmSpec {
@@ -315,6 +325,8 @@ impl CAlgorithmSpec {
             clock_granularity_ns: c.clock_granularity.nanos(),
         };
         // SAFETY: `state` and `config` are valid for the call; `name` is NUL-terminated.
+        let _call = Call::enter();
+        // SAFETY: as above.
         unsafe { (self.lib.init)(state, self.name.as_ptr(), &config) }
     }
 
@@ -362,27 +374,47 @@ impl CAlgorithm {
         self.spec.failure.record(message);
     }
 
-    /// `rc` if not negative, else records `_check`'s error.
+    /// `rc` if the C API allows it for `call` (`COAPLAB_CC_OK`, or for `coaplab_cc_timeout`
+    /// also `COAPLAB_CC_RETRANSMIT`), else records the error: a negative code by its
+    /// `COAPLAB_CC_ERR_*` name (`_check`'s wording), any other code with what is allowed.
     fn check(&self, call: &str, rc: i32) -> Option<i32> {
+        let allowed = if call == "coaplab_cc_timeout" {
+            RETRANSMIT
+        } else {
+            OK
+        };
         if rc < 0 {
             self.fail(returned(&self.spec.spec, call, rc));
+            None
+        } else if rc > allowed {
+            self.fail(format!(
+                "{}: {call} returned {rc}; the C API allows {} or a negative COAPLAB_CC_ERR_*",
+                self.spec.spec,
+                if allowed == RETRANSMIT {
+                    "COAPLAB_CC_RETRANSMIT (1), COAPLAB_CC_FAILED (0)"
+                } else {
+                    "COAPLAB_CC_OK (0)"
+                }
+            ));
             None
         } else {
             Some(rc)
         }
     }
 
-    /// A timer the C side returned, as the Python adapter handed it over: seconds in 0..1e9.
+    /// A timer the C side returned, as the Python adapter handed it over: seconds in 0..1e9,
+    /// raised to `Config::clock_granularity` (1 ms) if below it, as every algorithm's timers are
+    /// (`AnyAlgorithm`; a Python algorithm's the same), so that the exchange is found again.
     fn timer(&self, method: &str, ns: u64) -> Option<Duration> {
         if ns > 1_000_000_000 * 1_000_000_000 {
             self.fail(format!(
-                "{}.{method}: returned {}; expected seconds in 0..1e9",
+                "{}.{method}: returned {:?}; expected seconds in 0..1e9",
                 self.spec.spec,
                 ns as f64 / 1e9
             ));
             return None;
         }
-        Some(Duration::from_nanos(ns))
+        Some(Duration::from_nanos(ns).max(self.config.clock_granularity))
     }
 
     /// The index of `ex` among the exchanges in flight.
@@ -421,7 +453,10 @@ impl CAlgorithm {
         let e = &mut self.in_flight[i];
         // SAFETY: the state was initialized by `coaplab_cc_init` (or the call refuses it), the
         // exchange was written by `coaplab_cc_exchange_start`; both are ours for the call.
-        let rc = unsafe { (lib.timeout)(&mut self.state, now, &mut e.exchange, &mut timer) };
+        let rc = {
+            let _call = Call::enter();
+            unsafe { (lib.timeout)(&mut self.state, now, &mut e.exchange, &mut timer) }
+        };
         let Some(rc) = self.check("coaplab_cc_timeout", rc) else {
             return fallback;
         };
@@ -432,11 +467,12 @@ impl CAlgorithm {
             ));
             return fallback;
         }
+        let timer = self.timer("next_timer", timer).unwrap_or(fallback);
         let e = &mut self.in_flight[i];
         e.retransmissions = ex.retransmissions + 1;
         e.last_sent = now;
-        e.timer = timer;
-        self.timer("next_timer", timer).unwrap_or(fallback)
+        e.timer = timer.nanos();
+        timer
     }
 }
 
@@ -458,6 +494,7 @@ impl Controller for CAlgorithm {
         };
         let mut timer = 0u64;
         // SAFETY: as in `next`; `exchange` and `timer` are ours for the call.
+        let call = Call::enter();
         let rc = unsafe {
             (self.spec.lib.exchange_start)(
                 &mut self.state,
@@ -468,21 +505,22 @@ impl Controller for CAlgorithm {
                 &mut timer,
             )
         };
+        drop(call);
         if self.check("coaplab_cc_exchange_start", rc).is_none() {
             return fallback;
         }
+        let Some(timer) = self.timer("on_exchange_start", timer) else {
+            return fallback;
+        };
         self.in_flight.push(InFlight {
             started: now.nanos(),
-            initial_timer: timer,
+            initial_timer: timer.nanos(),
             retransmissions: 0,
             last_sent: now.nanos(),
-            timer,
+            timer: timer.nanos(),
             exchange,
         });
-        match self.timer("on_exchange_start", timer) {
-            Some(t) => Exchange::new(now, t),
-            None => fallback,
-        }
+        Exchange::new(now, timer)
     }
 
     /// RFC 7252 §4.2 as the trait's default does it, with `T_{k+1}` and the failure from C.
@@ -506,9 +544,11 @@ impl Controller for CAlgorithm {
         let mut e = self.in_flight.remove(i);
         let mut timer = 0u64;
         // SAFETY: as in `next`.
+        let call = Call::enter();
         let rc = unsafe {
             (self.spec.lib.timeout)(&mut self.state, now.nanos(), &mut e.exchange, &mut timer)
         };
+        drop(call);
         if let Some(rc) = self.check("coaplab_cc_timeout", rc) {
             if rc != FAILED {
                 self.fail(format!(
@@ -533,6 +573,7 @@ impl Controller for CAlgorithm {
         };
         let mut sample = CSample { kind: 0, rtt_ns: 0 };
         // SAFETY: as in `next`; `sample` is ours for the call.
+        let call = Call::enter();
         let rc = unsafe {
             (self.spec.lib.response)(
                 &mut self.state,
@@ -543,6 +584,7 @@ impl Controller for CAlgorithm {
                 &mut sample,
             )
         };
+        drop(call);
         if self.check("coaplab_cc_response", rc).is_none() {
             return Sample::NONE;
         }
@@ -559,6 +601,14 @@ impl Controller for CAlgorithm {
                 return Sample::NONE;
             }
         };
+        if sample.rtt_ns > 1_000_000_000 * 1_000_000_000 {
+            self.fail(format!(
+                "{}: coaplab_cc_response wrote an RTT of {:?} s; expected seconds in 0..1e9",
+                self.spec.spec,
+                sample.rtt_ns as f64 / 1e9
+            ));
+            return Sample::NONE;
+        }
         Sample {
             kind,
             rtt: Some(Duration::from_nanos(sample.rtt_ns)),
@@ -586,7 +636,10 @@ impl Controller for CAlgorithm {
         }
         let mut rto = 0u64;
         // SAFETY: as in `next` (read-only state).
-        let rc = unsafe { (self.spec.lib.base_rto)(&self.state, &mut rto) };
+        let rc = {
+            let _call = Call::enter();
+            unsafe { (self.spec.lib.base_rto)(&self.state, &mut rto) }
+        };
         if self.check("coaplab_cc_base_rto", rc).is_none() {
             return fallback;
         }

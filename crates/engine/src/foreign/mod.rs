@@ -9,6 +9,7 @@
 //! [`Algorithms::resolve`] (`crates/py`); without one such a name is unknown, as before.
 
 pub mod c;
+pub mod calls;
 
 use std::sync::Arc;
 
