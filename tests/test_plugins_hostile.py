@@ -233,5 +233,5 @@ def test_ctrl_c_while_a_python_plugin_runs_is_interrupted_130(tmp_path):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(4)
     p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=60)
+    _out, err = p.communicate(timeout=60)
     assert p.returncode == 130 and err.strip() == "coaplab: interrupted", err
