@@ -3,7 +3,11 @@ error wording, suggestions, `compare`'s hint."""
 
 import os
 
+import pytest
+
 import coaplab
+from coaplab.describe.scenario import load_scenario
+from coaplab.errors import ScenarioError
 
 
 def test_the_sweep_lock_file_is_removed_when_the_run_ends(tmp_path):
@@ -20,3 +24,58 @@ def test_a_stale_sweep_lock_is_taken_over_and_removed(tmp_path):
     res = coaplab.run({"name": "l", "replications": 1, "workload": {"clients": 1, "exchanges": 2}}, db=db)
     assert res.executed == 1 and not lock.exists()
     assert sorted(os.listdir(tmp_path)) == ["r.duckdb"]
+
+
+def test_an_error_in_the_base_file_is_not_blamed_on_the_sweep():
+    with pytest.raises(ScenarioError) as e:
+        load_scenario({"workload": {"clients": -3}, "sweep": {"coap.cc": ["default", "cocoa"]}})
+    assert str(e.value) == "workload.clients: -3 is out of range; expected an integer >= 1 and <= 100000"
+    # A swept value's own error still names its configuration.
+    with pytest.raises(ScenarioError, match=r"\(in the sweep configuration workload.clients = -3\)$"):
+        load_scenario({"sweep": {"workload.clients": [1, -3]}})
+
+
+@pytest.mark.parametrize("key, message", [
+    # A short section: its keys.
+    ("coap.ccc", 'sweep.coap.ccc: unknown key (did you mean "coap.cc"?); keys of [coap]: coap.transport, coap.cc,'),
+    # A long one: the closest few of its keys.
+    ("network.mac_queue_frame", ('sweep.network.mac_queue_frame: unknown key (did you mean'
+                                 ' "network.mac_queue_frames"?); closest of the 56 keys of [network]: ')),
+    # No section: the closest keys, then what a sweep key is.
+    ("replication", ('sweep.replication: unknown key (did you mean "replications"?); closest of the')),
+])
+def test_an_unknown_sweep_key_shows_the_closest_keys_not_all(key, message):
+    with pytest.raises(ScenarioError) as e:
+        load_scenario({"sweep": {key: [1]}})
+    assert str(e.value).startswith(message)
+    assert len(str(e.value)) < 450 and "link.downlink_kbps" not in str(e.value)  # not the ~150 keys
+
+
+def test_a_mistyped_scorecard_target_gets_a_suggestion(cli):
+    out = cli("scorecard", "cocao", "--no-db")
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+    assert "TARGET: 'cocao' is not a registered algorithm (did you mean cocoa?); allowed: default," in out.stderr
+
+
+def test_differing_keys_by_hand():
+    from coaplab.execute.tidy import differing_keys
+
+    a = [{"name": "x", "link.errors": "none", "coap.cc": "default"}, {"name": "x", "link.errors": "none", "coap.cc": "cocoa"}]
+    b = [{"name": "y", "link.errors": "low", "coap.cc": "cocoa"}]
+    # coap.cc shares "cocoa"; link.errors shares nothing; name is never a reason.
+    assert differing_keys(a, b) == {"link.errors": (["none"], ["low"])}
+
+
+def test_compare_says_which_keys_keep_two_studies_apart(cli, tmp_path):
+    base = 'name = "e"\nreplications = 2\n[workload]\nclients = 2\nexchanges = 3\n[link]\nerrors = "{}"\n'
+    for db, errors in (("A", "none"), ("B", "low")):
+        (tmp_path / f"{db}.toml").write_text(base.format(errors))
+        assert cli("run", tmp_path / f"{db}.toml", "--db", tmp_path / f"{db}.duckdb", "--no-progress").returncode == 0
+    out = cli("compare", "--db", tmp_path / "A.duckdb", "--db", tmp_path / "B.duckdb")
+    assert out.returncode == 0
+    assert ("no configuration matched: the studies differ in link.errors (A: none; B: low); to compare them anyway:"
+            " --ignore link.errors") in out.stdout
+    out = cli("compare", "--db", tmp_path / "A.duckdb", "--db", tmp_path / "B.duckdb", "--ignore", "link.errors")
+    assert ": 1 configurations;" in out.stdout and "no configuration matched" not in out.stdout
+    out = cli("compare", "--db", tmp_path / "A.duckdb", "--db", tmp_path / "B.duckdb", "--format", "json")
+    assert "--ignore link.errors" in out.stderr

@@ -18,3 +18,12 @@ def did_you_mean(word: Any, options: Iterable[str], *, n: int = 1, quote: bool =
     if not close:
         return ""
     return f" (did you mean {', '.join(json.dumps(c) if quote else c for c in close)}?)"
+
+
+def unknown_among(label: str, word: str, options: list[str], what: str, *, few: int = 12, n: int = 6) -> str:
+    """``LABEL: unknown key (did you mean "x"?); WHAT: …``: every option when there are at most
+    ``few``, else the ``n`` closest to ``word`` (none listed when none is close)."""
+    label = "".join(c if c.isprintable() else repr(c)[1:-1] for c in label)  # one line, whatever the file held
+    shown = options if len(options) <= few else difflib.get_close_matches(word, options, n=n, cutoff=0.5)
+    which = what if len(options) <= few else f"closest of the {len(options)} {what}"
+    return f"{label}: unknown key{did_you_mean(word, options)}" + (f"; {which}: {', '.join(shown)}" if shown else "")

@@ -30,7 +30,7 @@ from typing import Any
 from .. import _core
 from ..errors import ScenarioError
 from ..files import read_regular_file
-from ..names import did_you_mean
+from ..names import did_you_mean, unknown_among
 from .capi import is_foreign, load_foreign
 from .schema import SCHEMA_DOCUMENT
 
@@ -624,7 +624,11 @@ def _sweep_field(dotted: str, group_names: list[str]) -> Callable[[str, Any], An
         return SCHEMA[parts[0]][parts[1]].check
     if len(parts) == 2 and parts[0] == "network" and parts[1] in NETWORK:
         return NETWORK[parts[1]].check
-    raise _unknown(f"sweep.{dotted}", dotted, _all_keys())
+    section = parts[0] if len(parts) > 1 else ""
+    same = [k for k in _all_keys() if k.startswith(section + ".")]
+    raise ScenarioError(unknown_among(f"sweep.{dotted}", dotted, same or _all_keys(), f"keys of [{section}]" if same
+                                      else "keys") + f" (a sweep key is {', '.join(TOP)} or <section>.<key>, sections "
+                        "link, workload, coap, tcp, network, group.<name>)")
 
 
 def _all_keys() -> list[str]:
@@ -659,6 +663,14 @@ def get_dotted(resolved: dict[str, Any], dotted: str) -> Any:
     return node
 
 
+def _fails_alike(raw: dict[str, Any], error: ScenarioError) -> bool:
+    try:
+        resolve(copy.deepcopy(raw))
+    except ScenarioError as base:
+        return str(base) == str(error)
+    return False
+
+
 @dataclass
 class Scenario:
     """A validated scenario: a base configuration and its sweep."""
@@ -688,7 +700,9 @@ class Scenario:
                 yield resolve(raw)
             except ScenarioError as e:
                 swept = ", ".join(f"{k} = {quote_value(v)}" for k, v in zip(keys, values))
-                raise ScenarioError(f"{e} (in the sweep configuration {swept})" if keys else str(e)) from None
+                # An error the file has without its sweep is the file's, whatever the sweep sets.
+                own = not keys or _fails_alike(self.raw, e)
+                raise ScenarioError(str(e) if own else f"{e} (in the sweep configuration {swept})") from None
 
     def configurations(self) -> list[dict[str, Any]]:
         """Every configuration of the sweep (see :meth:`iter_configurations`)."""

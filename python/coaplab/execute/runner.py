@@ -10,6 +10,7 @@ they are identical for any number of workers.
 
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import os
@@ -32,6 +33,7 @@ from ..describe.scenario import (
     file_stem,
     load_scenario,
     quote_value,
+    resolve,
 )
 from ..errors import CoaplabError, ResourceError
 from ..files import (
@@ -450,6 +452,18 @@ def _check_pcap_output(pcaps: list[tuple[str, int]], sent: dict[tuple[str, int],
         print(f"coaplab: {what}", file=sys.stderr, flush=True)
 
 
+def _base_fails_alike(scenario: Scenario, error: ValueError) -> bool:
+    """Whether the file without its sweep fails the engine's check with the same message (the
+    error is the base file's, not a swept value's)."""
+    try:
+        _core.check(json.dumps(resolve(copy.deepcopy(scenario.raw))))
+    except ValueError as base:
+        return str(base) == str(error)
+    except CoaplabError:
+        return False
+    return False
+
+
 def run_scenario(
     scenario: Scenario | str | Path | dict[str, Any],
     jobs: int | None = None,
@@ -498,7 +512,7 @@ def run_scenario(
                 _core.check(json.dumps(c))
             except ValueError as e:
                 swept = ", ".join(f"{k} = {quote_value(v)}" for k, v in scenario.swept_values(c).items())
-                name = f" (in the sweep configuration {swept})" if scenario.sweep else ""
+                name = f" (in the sweep configuration {swept})" if scenario.sweep and not _base_fails_alike(scenario, e) else ""
                 raise RunError(f"{e}{name}") from None
 
     created: list[Path] = []  # removed again if the sweep is refused before anything ran

@@ -109,6 +109,21 @@ def varying(configs: Iterable[dict[str, Any]], extra: Iterable[dict[str, Any]] =
     return [k for k in order if len(values[k]) > 1]
 
 
+def differing_keys(flats_a: Iterable[dict[str, Any]], flats_b: Iterable[dict[str, Any]]) -> dict[str, tuple[list, list]]:
+    """The keys no configuration of one side shares a value of with the other side (what keeps
+    two studies from matching): key → (A's values, B's values), sorted; ``name`` left out."""
+    def values(flats):
+        out: dict[str, set[str]] = {}
+        for f in flats:
+            for k, v in f.items():
+                out.setdefault(k, set()).add(json.dumps(v, sort_keys=True, default=str))
+        return out
+
+    va, vb = values(flats_a), values(flats_b)
+    return {k: (sorted(map(json.loads, va.get(k, ())), key=str), sorted(map(json.loads, vb.get(k, ())), key=str))
+            for k in sorted(set(va) | set(vb)) if k != "name" and not (va.get(k, set()) & vb.get(k, set()))}
+
+
 def fmt_value(v: Any) -> str:
     """A parameter value as a label: integers with thousands separators (every one, so that
     "2,500" and "28,200" read alike), floats short."""

@@ -25,6 +25,7 @@ from ..describe.capi import is_foreign, load_foreign
 from ..describe.scenario import get_dotted, set_dotted
 from ..errors import CoaplabError
 from ..execute.runner import run_scenario
+from ..names import did_you_mean
 from ..present import figures
 from ..present.page import CSS, figure_html
 
@@ -57,7 +58,8 @@ def _data(name: str) -> str:
 def load_battery(name: str = "full") -> Battery:
     """The packaged battery; ``quick`` applies each scenario's ``[scenario.quick]`` overrides."""
     if name not in BATTERIES:
-        raise ScorecardError(f"--battery: {name!r} is not a battery; allowed: {', '.join(BATTERIES)}")
+        raise ScorecardError(f"--battery: {name!r} is not a battery{did_you_mean(name, BATTERIES, quote=False)};"
+                             f" allowed: {', '.join(BATTERIES)}")
     data = tomllib.loads(_data("scorecard-battery.toml"))
     scenarios = []
     for sc in data["scenario"]:
@@ -86,7 +88,8 @@ def check_target(target: str) -> str:
             raise ScorecardError(str(e).splitlines()[0]) from None
         return target
     if target not in _core.algorithms():
-        raise ScorecardError(f"TARGET: {target!r} is not a registered algorithm; allowed: "
+        raise ScorecardError(f"TARGET: {target!r} is not a registered algorithm"
+                             f"{did_you_mean(target, _core.algorithms(), quote=False)}; allowed: "
                              f"{', '.join(_core.algorithms())}, python:FILE:CLASS or c:LIB:NAME")
     return target
 
