@@ -79,3 +79,15 @@ def test_compare_says_which_keys_keep_two_studies_apart(cli, tmp_path):
     assert ": 1 configurations;" in out.stdout and "no configuration matched" not in out.stdout
     out = cli("compare", "--db", tmp_path / "A.duckdb", "--db", tmp_path / "B.duckdb", "--format", "json")
     assert "--ignore link.errors" in out.stderr
+
+
+def test_setup_names_its_steps_and_prints_no_colour_codes_into_logs():
+    # scripts/main.sh runs scripts/setup.sh (minutes cold): each step is named, and with stdout
+    # not a terminal the tools are told to print no colour codes (no `^[[0m` in logs).
+    from conftest import ROOT
+
+    text = (ROOT / "scripts/setup.sh").read_text()
+    assert 'if [ ! -t 1 ]; then' in text and "CARGO_TERM_COLOR=never" in text and "NO_COLOR=1" in text
+    assert "-Dstyle.color=never" in text and "cargo build --release -q" not in text
+    steps = [ln for ln in text.splitlines() if ln.strip().startswith("step ")]
+    assert len(steps) >= 5  # venv, pip, the engine, the emulator, done
