@@ -91,3 +91,28 @@ def test_setup_names_its_steps_and_prints_no_colour_codes_into_logs():
     assert "-Dstyle.color=never" in text and "cargo build --release -q" not in text
     steps = [ln for ln in text.splitlines() if ln.strip().startswith("step ")]
     assert len(steps) >= 5  # venv, pip, the engine, the emulator, done
+
+
+def _mesh_summary(cc, period, offered, drops_per_run, retry_per_run):
+    config = {"name": "m", "coap": {"cc": cc}, "workload": {"period_s": period}}
+    runs = [{"mesh": {"offered_kbps": offered, "mac_queue_drops": q, "retry_failures": r}}
+            for q, r in zip(drops_per_run, retry_per_run)]
+    s = {"config": config, "config_id": f"{cc}-{period}", "replications": len(runs), "name": "m",
+         "mesh": {"offered_kbps": offered, "mac_queue_drops": sum(drops_per_run), "retry_failures": sum(retry_per_run)}}
+    return s, runs
+
+
+def test_drop_causes_leave_out_a_cause_nobody_had_and_whisker_the_replications():
+    from coaplab.present import figures
+
+    made = [_mesh_summary("default", 2.0, 4.0, [10, 20, 60], [0, 1, 0]),
+            _mesh_summary("default", 1.0, 8.0, [100, 110, 120], [0, 0, 2])]
+    fig = figures.drop_cause_curves([s for s, _ in made], runs={s["config_id"]: r for s, r in made})
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    # Queue overflow and retry limit; no collision row (every collision counter is 0 or absent).
+    assert [ax.get_ylabel().split("\n")[0] for ax in axes] == ["queue overflow", "retry limit"]
+    # Queue drops: means 30 and 110 per run, whiskers 10–60 and 100–120 (the replications' range).
+    line = axes[0].lines[0]
+    assert list(line.get_xdata()) == [4.0, 8.0] and list(line.get_ydata()) == [30.0, 110.0]
+    segments = axes[0].collections[0].get_segments()
+    assert [(seg[0][1], seg[1][1]) for seg in segments] == [(10.0, 60.0), (100.0, 120.0)]

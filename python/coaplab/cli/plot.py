@@ -69,12 +69,14 @@ def main(args) -> int:
             if getattr(args, opt) is not None:
                 raise CoaplabError(f"--{opt}: not for --kind {args.kind} (its x axis is the offered load)")
         metric = "carried_kbps" if args.kind == "load" else "mac_queue_drops"
-        fig = figures.load_curves(load(db, args.where).summaries(), metric, hue=args.hue, col=args.col, width=width)
+        study = load(db, args.where)
+        fig = figures.load_curves(study.summaries(), metric, hue=args.hue, col=args.col, width=width, runs=study.runs)
     elif args.kind == "drop-causes":  # meshes: MAC drops by cause vs offered load
         for opt in ("config", "replication", "client", "connection", "x", "hue"):
             if getattr(args, opt) is not None:
                 raise CoaplabError(f"--{opt}: not for --kind drop-causes (x: offered load, lines: coap.cc, rows: cause)")
-        fig = figures.drop_cause_curves(load(db, args.where).summaries(), col=args.col, width=width)
+        study = load(db, args.where)
+        fig = figures.drop_cause_curves(study.summaries(), col=args.col, width=width, runs=study.runs)
     elif args.kind in ("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf", "median-ci"):
         for opt in ("config", "replication", "client", "connection"):
             if getattr(args, opt) is not None:
