@@ -116,3 +116,25 @@ def test_drop_causes_leave_out_a_cause_nobody_had_and_whisker_the_replications()
     assert list(line.get_xdata()) == [4.0, 8.0] and list(line.get_ydata()) == [30.0, 110.0]
     segments = axes[0].collections[0].get_segments()
     assert [(seg[0][1], seg[1][1]) for seg in segments] == [(10.0, 60.0), (100.0, 120.0)]
+
+
+def test_a_dense_queue_is_drawn_as_its_envelope_by_hand():
+    from coaplab.present.traces import step_envelope
+
+    # 0 B until 1 s, 10 B until 2 s, then 0 B until 4 s; two bins of 2 s: the first averages
+    # (0·1 + 10·1) / 2 = 5 B and spans 0–10 B, the second is 0 B throughout.
+    edges, mean, lo, hi = step_envelope([(0.0, 0.0), (1.0, 10.0), (2.0, 0.0), (4.0, 0.0)], 2)
+    assert list(edges) == [0.0, 2.0, 4.0] and list(mean) == [5.0, 0.0]
+    assert list(lo) == [0.0, 0.0] and list(hi) == [10.0, 0.0]
+
+
+def test_the_histogram_has_a_log_axis_on_request(cli, tmp_path):
+    from coaplab.present import figures
+
+    s = {"config": {"name": "h", "coap": {"cc": "default"}}, "name": "h", "config_id": "x", "replications": 1,
+         "retransmission_histogram": [9990, 9, 1]}
+    ax = figures.retransmission_histogram([s], log_y=True).axes[0]
+    assert ax.get_yscale() == "log" and ax.get_ylim() == (0.01, 100)
+    assert figures.retransmission_histogram([s]).axes[0].get_yscale() == "linear"
+    out = cli("plot", "--kind", "load", "--log-y", "--out", tmp_path / "x.png", "--db", tmp_path / "none.duckdb")
+    assert out.returncode == 2 and "--log-y: only for --kind fct or histogram, not load" in out.stderr

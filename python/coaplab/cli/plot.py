@@ -42,6 +42,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     plot.add_argument("--hue", metavar="KEY", help="colour: " + KEY_HELP)
     plot.add_argument("--col", metavar="KEY", help="one panel per value: " + KEY_HELP)
     plot.add_argument("--where", metavar="CONDITION", help=WHERE_HELP)
+    plot.add_argument("--log-y", action="store_true",
+                      help="fct / histogram: a logarithmic y axis (wide ranges; the histogram from 0.01 %%)")
     plot.add_argument("--width", default="two", metavar="one|two|INCHES",
                       help="figure width: one (3.5 in, one paper column), two (7.16 in, default) or inches, e.g. 5")
     plot.add_argument("--config", metavar="CONFIG_ID", help="time-sequence / rto / queue / throughput: the configuration (default: the first traced one)")
@@ -64,6 +66,8 @@ def main(args) -> int:
 
     output_file(args.out, "--out")  # before reading the database: a path that cannot be written is one line
     db = db_arg(args)
+    if args.log_y and args.kind not in ("fct", "histogram"):
+        raise CoaplabError(f"--log-y: only for --kind fct or histogram, not {args.kind}")
     if args.kind in ("load", "mac-drops"):  # meshes: carried load / MAC queue drops vs offered load
         for opt in ("config", "replication", "client", "connection", "x"):
             if getattr(args, opt) is not None:
@@ -93,7 +97,8 @@ def main(args) -> int:
                 "histogram": figures.retransmission_histogram,
                 "retransmission-ratio": figures.retransmission_ratio_bars, "completed-pmf": figures.completed_pmf}
             draw = draws[args.kind]
-        fig = draw(study.summaries(), x=args.x, hue=args.hue, col=args.col, width=width)
+        fig = draw(study.summaries(), x=args.x, hue=args.hue, col=args.col, width=width,
+                   **({"log_y": True} if args.log_y else {}))
     else:
         for opt in ("x", "hue", "col"):
             if getattr(args, opt) is not None:

@@ -415,9 +415,11 @@ def unnecessary_boxes(summaries, x=None, hue=None, col=None, width="two", **kw) 
 
 
 def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=None, col=None,
-                             width: str | float = "two", bins: int = 6, panel_height: float = 1.9) -> Figure:
+                             width: str | float = "two", bins: int = 6, panel_height: float = 1.9,
+                             log_y: bool = False) -> Figure:
     """Per panel (one per value of ``col`` × ``x``): the share of exchanges that needed 0, 1,
-    …, ≥ ``bins``−1 retransmissions, one bar per ``hue`` value."""
+    …, ≥ ``bins``−1 retransmissions, one bar per ``hue`` value; ``log_y``: a logarithmic share
+    axis (rare retransmission counts beside a dominant one)."""
     if not summaries:
         raise CoaplabError("no configurations to plot")
     rows, xs, hues, cols = place_rows(summaries, x, hue, col)
@@ -444,7 +446,11 @@ def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=No
                 hv = key_values(f, hues)
                 _hue_bars(ax, list(range(bins)), shares, hi, len(hue_vals), bw, colours[hv], hatches[hv])
             ax.set_xticks(range(bins), [str(b) for b in range(bins - 1)] + [f"≥{bins - 1}"])
-            ax.set_ylim(0, 100)
+            if log_y:
+                ax.set_yscale("log")
+                ax.set_ylim(0.01, 100)
+            else:
+                ax.set_ylim(0, 100)
             _label_panel(ax, i, len(panels), ncols, "retransmissions per exchange", "exchanges (%)",
                          panel_keys and panel_title(panel_keys, pv))
         _hide_unused(axes, len(panels))
