@@ -138,3 +138,37 @@ def test_the_histogram_has_a_log_axis_on_request(cli, tmp_path):
     assert figures.retransmission_histogram([s]).axes[0].get_yscale() == "linear"
     out = cli("plot", "--kind", "load", "--log-y", "--out", tmp_path / "x.png", "--db", tmp_path / "none.duckdb")
     assert out.returncode == 2 and "--log-y: only for --kind fct or histogram, not load" in out.stderr
+
+
+def test_the_quick_battery_says_what_it_runs():
+    from coaplab.suites.scorecard import load_battery
+
+    full = {s["id"]: s["title"] for s in load_battery("full").scenarios}
+    quick = {s["id"]: s["title"] for s in load_battery("quick").scenarios}
+    assert "400 continuous and random clients, four buffers" in full["collapse"]
+    assert quick["collapse"].startswith("Congestion collapse") and "100 continuous and random clients" in quick["collapse"]
+    assert all("(quick:" in t for t in quick.values()) and not any("(quick:" in t for t in full.values())
+
+
+def test_scorecard_bars_have_whiskers_a_legend_above_and_titles_not_keys():
+    import coaplab.suites.scorecard as sc
+
+    def s(cc, jains):
+        return {"config": {"coap": {"cc": cc}, "workload": {"clients": 30}}, "swept": {"coap.cc": cc, "workload.clients": 30},
+                "jain_fairness": sum(jains) / len(jains), "replication_values": {"jain_fairness": jains}}
+
+    fig = sc._scenario_figure("gprs", [s("cocoa", [0.90, 1.0]), s("default", [0.95, 0.95])])
+    ax = fig.axes[0]
+    assert ax.get_legend() is None and len(fig.legends) == 1  # above the bars, not over them
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["cocoa", "default"]
+    assert ax.get_xlabel() == "clients" and ax.get_ylabel() == "Jain's index\n(mean; whiskers min–max)"
+    # cocoa: mean 0.95, whisker 0.90–1.00 (the replications); default's replications agree: 0.95–0.95.
+    segments = [seg for coll in ax.collections for seg in coll.get_segments()]
+    assert [(round(seg[0][1], 6), round(seg[1][1], 6)) for seg in segments] == [(0.9, 1.0), (0.95, 0.95)]
+
+
+def test_a_client_groups_key_is_titled_not_printed_raw():
+    from coaplab.execute.tidy import title
+
+    assert title("group.target.coap.cc") == "algorithm of group target"
+    assert title("workload.burst_clients") == "burst clients"

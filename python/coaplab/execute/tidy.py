@@ -51,6 +51,8 @@ TITLES = {
     "workload.kind": "workload",
     "workload.exchanges": "exchanges per client",
     "workload.resource_bytes": "resource (bytes)",
+    "workload.burst_clients": "burst clients",
+    "workload.period_s": "request period (s)",
     "tcp.initial_window": "initial window (segments)",
     "tcp.nagle": "Nagle",
     "group": "client group",
@@ -59,7 +61,12 @@ TITLES = {
 
 
 def title(key: str) -> str:
-    """A key's axis or legend title, with units where it has them."""
+    """A key's axis or legend title, with units where it has them; a client group's key
+    (``group.target.coap.cc``) as its key's title and the group (``algorithm of group target``)."""
+    parts = key.split(".")
+    if parts[0] == "group" and len(parts) > 2:
+        rest = ".".join(parts[2:])
+        return f"{TITLES.get(rest, rest)} of group {parts[1]}"
     return TITLES.get(key, key)
 
 
