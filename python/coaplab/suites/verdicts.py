@@ -6,8 +6,8 @@ unit.
 
 - FCT percentiles (s): difference ``simulated / published − 1``, met when its magnitude is
   within the tolerance;
-- retransmission histograms: the total-variation distance (no unit), met when at most the
-  tolerance; no interval;
+- retransmission histograms: published and simulated as % of exchanges per retransmission
+  count, the total-variation distance, met when at most the tolerance; no interval;
 - the CoCoA study's Table II (ms): as FCT figures, the interval from the per-replication sums.
 
 A figure without a tolerance gets "—" and the verdict "no tolerance set"; a statistic the
@@ -21,7 +21,7 @@ from typing import Any
 from ..analyse.intervals import percentile_intervals, ratio_interval
 from ..analyse.stats import PERCENTILE_LEVELS
 from ..execute.runner import RunResult
-from .calibration import COCOA_GPRS_FIGURE, cocoa_table2_rows, load_cocoa2016, tv_distance
+from .calibration import COCOA_GPRS_FIGURE, cocoa_table2_rows, load_cocoa2016, shares_text, tv_distance
 
 MET, MISSED, NO_TOLERANCE, NOT_SIMULATED = "met", "missed", "no tolerance set", "not simulated"
 #: Table II's statistics: label → (numerator, denominator) of the per-replication sums.
@@ -102,9 +102,10 @@ def fct_rows(experiment: str, result: RunResult, figures: list[dict[str, Any]]) 
         for fig_id, row, published in published_histograms_for(s["config"], figures):
             tv = tv_distance(published, s["retransmission_histogram"]) if sum(s["retransmission_histogram"]) else None
             tol = tolerance_of(by_id[fig_id], row)
-            out.append({**base, "figure": fig_id, "column": row, "stat": "TV distance", "published": None,
-                        "simulated": None, "ci_low": None, "ci_high": None, "diff": tv, "tolerance": tol,
-                        "verdict": judge(tv, tol), "unit": "share of exchanges by retransmissions"})
+            out.append({**base, "figure": fig_id, "column": row, "stat": "TV distance", "published": list(published),
+                        "simulated": list(s["retransmission_histogram"]), "ci_low": None, "ci_high": None, "diff": tv,
+                        "tolerance": tol, "verdict": judge(tv, tol),
+                        "unit": f"% of exchanges by retransmissions 0 … {len(published) - 2}, ≥ {len(published) - 1}"})
     return out
 
 
@@ -135,8 +136,9 @@ def _num(v: float | None, unit: str) -> str:
 def cells(r: dict[str, Any]) -> dict[str, str]:
     """A verdict row's printed cells: published, simulated [CI], difference, tolerance."""
     unit = r["unit"]
-    tv = r["stat"] == "TV distance"
-    sim = "—" if tv else _num(r["simulated"], unit)
+    tv = r["stat"] == "TV distance"  # published and simulated are histograms: shown as % per bin
+    bins = len(r["published"]) if tv else 0
+    sim = shares_text(r["simulated"], bins) if tv else _num(r["simulated"], unit)
     if r.get("ci_low") is not None:
         sim += f" [{_num(r['ci_low'], unit)}, {_num(r['ci_high'], unit)}]"
     if r["diff"] is None:
@@ -145,7 +147,7 @@ def cells(r: dict[str, Any]) -> dict[str, str]:
         diff = f"{r['diff']:.3f}" if tv else f"{r['diff'] * 100:+.3f} %"
     tol = r["tolerance"]
     tol_s = "—" if tol is None else (f"≤ {tol:.2f}" if tv else f"±{tol * 100:g} %")
-    return {"published": "—" if tv else _num(r["published"], unit), "simulated": sim, "diff": diff,
+    return {"published": shares_text(r["published"], bins) if tv else _num(r["published"], unit), "simulated": sim, "diff": diff,
             "tolerance": tol_s}
 
 
