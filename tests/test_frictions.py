@@ -172,3 +172,16 @@ def test_a_client_groups_key_is_titled_not_printed_raw():
 
     assert title("group.target.coap.cc") == "algorithm of group target"
     assert title("workload.burst_clients") == "burst clients"
+
+
+def test_an_engine_error_of_the_base_file_is_not_blamed_on_the_sweep():
+    from coaplab.errors import CoaplabError
+
+    base = {"name": "x", "link": {"mtu": 68}, "workload": {"clients": 2, "exchanges": 2, "response_bytes": 2000}}
+    with pytest.raises(CoaplabError) as e:
+        coaplab.run({**base, "sweep": {"coap.cc": ["default", "cocoa"]}})
+    assert str(e.value).startswith("link.mtu: 68 B is smaller than the workload's largest packet")
+    assert "sweep configuration" not in str(e.value)
+    swept = {**base, "link": {}, "sweep": {"link.mtu": [4000, 68]}}
+    with pytest.raises(CoaplabError, match=r"\(in the sweep configuration link.mtu = 68\)$"):
+        coaplab.run(swept)
