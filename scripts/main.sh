@@ -5,6 +5,7 @@
 # write their HTML report, then replay four algorithms side by side.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "== build (scripts/setup.sh: the Rust engine, the Python package, the emulator) =="
 bash scripts/setup.sh
 echo "== coaplab run examples/quick.toml =="
 .venv/bin/coaplab run examples/quick.toml

@@ -170,9 +170,9 @@ def test_a_full_disk_is_one_line_and_exit_1_on_the_command_line(scen, tmp_path):
 
 
 def test_the_sweep_lock_beside_the_default_database_is_ignored_by_git():
-    # `coaplab run` in a checkout leaves ./coaplab.duckdb.sweep-lock beside ./coaplab.duckdb
-    # (the lock file stays: removing a flock'ed file races with the next sweep): git must
-    # ignore both, as it ignores the database.
+    # `coaplab run` in a checkout holds ./coaplab.duckdb.sweep-lock beside ./coaplab.duckdb while
+    # it runs (removed at the end; a killed run leaves it): git must ignore both, as it ignores
+    # the database.
     import shutil
 
     from conftest import ROOT

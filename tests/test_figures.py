@@ -42,7 +42,7 @@ def test_box_plot_draws_the_summary_percentiles():
     # One box: whiskers p10/p90 (10, 30), box p25..p75 (12..17), median 15.
     ys = sorted({round(y, 9) for line in ax.lines for y in line.get_ydata()})
     assert ys == [10.0, 12.0, 15.0, 17.0, 30.0]
-    assert ax.get_ylabel() == "flow completion time (s)"
+    assert ax.get_ylabel() == "flow completion time (s)\n(box p25–p75, whiskers p10–p90)"
 
 
 def test_every_configuration_is_told_apart_by_what_varies():

@@ -104,7 +104,7 @@ def test_the_reproduce_targets_are_shipped_and_valid():
 
 
 def test_reproduce_prints_loads_for_a_mesh(cli):
-    out = cli("reproduce", "flocklab-burst", "--no-db")
+    out = cli("reproduce", "flocklab-burst", "--no-db", "--details")
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("offered ") == 3 and "carried " in out.stdout
 

@@ -25,7 +25,7 @@ def test_comparisons_pair_udp_with_tcp():
 
 
 def test_reproduce_prints_published_vs_simulated(cli):
-    out = cli("reproduce", "udp-1client-continuous", "--no-db")
+    out = cli("reproduce", "udp-1client-continuous", "--no-db", "--details")
     assert out.returncode == 0, out.stderr
     # Both algorithms, each with published, simulated and the relative difference per statistic.
     assert out.stdout.count("udp-1client-continuous [") == 2
@@ -42,13 +42,19 @@ def test_unknown_experiment(cli):
 
 
 def test_reproduce_400_client_histograms(cli):
-    out = cli("reproduce", "udp-400clients-histogram", "--no-db")
+    out = cli("reproduce", "udp-400clients-histogram", "--no-db", "--details")
     assert out.returncode == 0, out.stderr
     # Four rows (default/cocoa × continuous/random), each published vs simulated with its TV distance.
     for row in ("default/continuous", "cocoa/continuous", "default/random", "cocoa/random"):
         assert f"retx-hist-400-infinite [{row}]" in out.stdout
     tvs = [float(x) for x in re.findall(r"total-variation distance ([\d.]+)$", out.stdout, re.MULTILINE)]
     assert len(tvs) == 4 and all(0 <= t <= 1 for t in tvs)
+    # The verdicts first: the same four distances against the tolerance of published.toml (≤ 0.10).
+    verdicts = out.stdout.split("== udp-400clients-histogram: details ==")[0]
+    rows = re.findall(r"retx-hist-400-infinite\s+(\S+)\s+TV distance\s+[\d. /]+?\s{2,}[\d. /]+?\s{2,}([\d.]+)\s+"
+                      r"≤ 0\.10\s+(met|missed)", verdicts)
+    assert [(r, float(tv)) for r, tv, _ in rows] == [(r, t) for r, t in zip([r for r, _, _ in rows], tvs)]
+    assert all((v == "met") == (float(tv) <= 0.10) for _, tv, v in rows) and len(rows) == 4
 
 
 def test_targets_without_a_published_figure_print_the_study_metrics():

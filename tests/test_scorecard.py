@@ -151,7 +151,7 @@ def test_grading_arithmetic_by_hand():
 
 
 @pytest.mark.parametrize("args, message", [
-    (["cocoaa"], "coaplab: error: TARGET: 'cocoaa' is not a registered algorithm; allowed: default,"),
+    (["cocoaa"], "coaplab: error: TARGET: 'cocoaa' is not a registered algorithm (did you mean cocoa?); allowed: default,"),
     (["c:./libmine.so:my_cc"], "coaplab: error: 'c:./libmine.so:my_cc': library './libmine.so' not found;"),
     (["python:nope.py:X"], "coaplab: error: 'python:nope.py:X': file 'nope.py' not found;"),
     (["cocoa", "--battery", "huge"], "coaplab scorecard: error: argument --battery: invalid choice: 'huge'"),

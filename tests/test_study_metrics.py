@@ -226,7 +226,7 @@ def test_reproduce_prints_table2_for_the_gprs_target(monkeypatch):
                               "sweep": {"workload.clients": [10], "coap.cc": ["cocoa", "default"]}})
 
     monkeypatch.setattr(rp, "load", small)
-    out = rp.reproduce(["cocoa2016-gprs-continuous"])
+    out = rp.reproduce(["cocoa2016-gprs-continuous"], details=True)
     assert "cocoa-gprs-table2" in out
     lines = [ln for ln in out.splitlines() if ln.strip().startswith("10 ")]
     assert len(lines) == 3, out  # cocoa RTT, cocoa initial RTO, default initial RTO

@@ -9,7 +9,7 @@ from .quantile import percentile
 from .replstats import replication_stats
 
 PERCENTILE_KEYS = ("min", "p10", "p25", "p50", "p75", "p90", "p95", "max")
-_LEVELS = {"min": 0.0, "p10": 0.10, "p25": 0.25, "p50": 0.50, "p75": 0.75, "p90": 0.90, "p95": 0.95, "max": 1.0}
+PERCENTILE_LEVELS = {"min": 0.0, "p10": 0.10, "p25": 0.25, "p50": 0.50, "p75": 0.75, "p90": 0.90, "p95": 0.95, "max": 1.0}
 
 
 def percentiles(values: Iterable[float]) -> dict[str, float | None]:
@@ -17,7 +17,7 @@ def percentiles(values: Iterable[float]) -> dict[str, float | None]:
     xs = sorted(values)
     if not xs:
         return {k: None for k in PERCENTILE_KEYS}
-    return {k: percentile(xs, q) for k, q in _LEVELS.items()}
+    return {k: percentile(xs, q) for k, q in PERCENTILE_LEVELS.items()}
 
 
 def jain(values: Sequence[float]) -> float | None:

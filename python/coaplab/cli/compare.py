@@ -50,4 +50,6 @@ def main(args) -> int:
     compare.check_dbs([db_path(d) for d in args.db])
     result = compare.compare_studies(args.db[0], args.db[1], ignore=args.ignore, where=args.where)
     sys.stdout.write(compare.compare_json(result) if args.format == "json" else compare.compare_table(result))
+    if args.format == "json" and result["differ"]:
+        print(f"coaplab: {compare.no_match_hint(result['differ'])}", file=sys.stderr)
     return 0

@@ -42,6 +42,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     plot.add_argument("--hue", metavar="KEY", help="colour: " + KEY_HELP)
     plot.add_argument("--col", metavar="KEY", help="one panel per value: " + KEY_HELP)
     plot.add_argument("--where", metavar="CONDITION", help=WHERE_HELP)
+    plot.add_argument("--log-y", action="store_true",
+                      help="fct / histogram: a logarithmic y axis (wide ranges; the histogram from 0.01 %%)")
     plot.add_argument("--width", default="two", metavar="one|two|INCHES",
                       help="figure width: one (3.5 in, one paper column), two (7.16 in, default) or inches, e.g. 5")
     plot.add_argument("--config", metavar="CONFIG_ID", help="time-sequence / rto / queue / throughput: the configuration (default: the first traced one)")
@@ -64,17 +66,21 @@ def main(args) -> int:
 
     output_file(args.out, "--out")  # before reading the database: a path that cannot be written is one line
     db = db_arg(args)
+    if args.log_y and args.kind not in ("fct", "histogram"):
+        raise CoaplabError(f"--log-y: only for --kind fct or histogram, not {args.kind}")
     if args.kind in ("load", "mac-drops"):  # meshes: carried load / MAC queue drops vs offered load
         for opt in ("config", "replication", "client", "connection", "x"):
             if getattr(args, opt) is not None:
                 raise CoaplabError(f"--{opt}: not for --kind {args.kind} (its x axis is the offered load)")
         metric = "carried_kbps" if args.kind == "load" else "mac_queue_drops"
-        fig = figures.load_curves(load(db, args.where).summaries(), metric, hue=args.hue, col=args.col, width=width)
+        study = load(db, args.where)
+        fig = figures.load_curves(study.summaries(), metric, hue=args.hue, col=args.col, width=width, runs=study.runs)
     elif args.kind == "drop-causes":  # meshes: MAC drops by cause vs offered load
         for opt in ("config", "replication", "client", "connection", "x", "hue"):
             if getattr(args, opt) is not None:
                 raise CoaplabError(f"--{opt}: not for --kind drop-causes (x: offered load, lines: coap.cc, rows: cause)")
-        fig = figures.drop_cause_curves(load(db, args.where).summaries(), col=args.col, width=width)
+        study = load(db, args.where)
+        fig = figures.drop_cause_curves(study.summaries(), col=args.col, width=width, runs=study.runs)
     elif args.kind in ("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf", "median-ci"):
         for opt in ("config", "replication", "client", "connection"):
             if getattr(args, opt) is not None:
@@ -91,7 +97,8 @@ def main(args) -> int:
                 "histogram": figures.retransmission_histogram,
                 "retransmission-ratio": figures.retransmission_ratio_bars, "completed-pmf": figures.completed_pmf}
             draw = draws[args.kind]
-        fig = draw(study.summaries(), x=args.x, hue=args.hue, col=args.col, width=width)
+        fig = draw(study.summaries(), x=args.x, hue=args.hue, col=args.col, width=width,
+                   **({"log_y": True} if args.log_y else {}))
     else:
         for opt in ("x", "hue", "col"):
             if getattr(args, opt) is not None:

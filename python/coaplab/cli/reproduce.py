@@ -13,6 +13,7 @@ NAME = "reproduce"
 def add_parser(sub) -> argparse.ArgumentParser:
     rep = sub_parser(sub, NAME, "re-run published experiments; published vs. simulated side by side",
               "  coaplab reproduce --list\n  coaplab reproduce udp-1client-continuous firmware\n"
+              "  coaplab reproduce cooja-dumbbell --details\n"
               "  coaplab reproduce udp-continuous-matrix --format json > matrix.jsonl\n"
               "(docs/reproduce.md describes every experiment)")
     rep.add_argument("names", nargs="*", metavar="NAME", help="built-in experiments to run (see --list)")
@@ -23,14 +24,16 @@ def add_parser(sub) -> argparse.ArgumentParser:
     rep.add_argument("--no-db", action="store_true", help="do not store results")
     rep.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
     rep.add_argument("--format", choices=("text", "json", "csv", "markdown"), default="text",
-                     help="text: a block per configuration (default); json: JSON Lines, one object per configuration "
-                          "and statistic; csv; markdown: a table")
+                     help="text: the verdicts, one row per published figure, then the statements (default); json: "
+                          "JSON Lines, one object per verdict; csv; markdown: the verdict tables")
+    rep.add_argument("--details", action="store_true",
+                     help="after the verdicts, every configuration's simulated figures (text: a block per "
+                          "configuration; json/csv: its percentiles)")
     return rep
 
 
 def main(args) -> int:
     from ..suites.reproduce import available, reproduce  # lazy: per command (start-up)
-
 
     if args.list or not args.names:
         for name, desc in available().items():
@@ -42,5 +45,5 @@ def main(args) -> int:
         need_distributed()
     db = None if args.no_db else db_arg(args)
     sys.stdout.write(reproduce(args.names, jobs=args.jobs, db=db, progress=not args.no_progress, cluster=args.cluster,
-                               fmt=args.format))
+                               fmt=args.format, details=args.details))
     return 0

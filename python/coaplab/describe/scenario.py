@@ -30,9 +30,9 @@ from typing import Any
 from .. import _core
 from ..errors import ScenarioError
 from ..files import read_regular_file
-from ..names import did_you_mean
+from ..names import did_you_mean, quote_value, unknown_among
 from .capi import is_foreign, load_foreign
-from .schema import SCHEMA_DOCUMENT
+from .schema import SCHEMA_DOCUMENT, deref, enum_values, non_null
 
 #: Bumped whenever the simulation model changes results; part of every configuration identity.
 #: model-2: TCP connection start as Linux does it and HZ 250 retransmission timers
@@ -52,8 +52,6 @@ MODEL_VERSION = "coaplab-model-5"
 #: several scenario files (each is checked and resumed on its own).
 MAX_CONFIGURATIONS = 100_000
 
-_DEFS: dict[str, Any] = SCHEMA_DOCUMENT.get("$defs", {})
-
 #: The UDP algorithms (docs/algorithms.md) and the TCP model's congestion controllers.
 UDP_ALGORITHMS: tuple[str, ...] = tuple(_core.algorithms())
 TCP_CONTROLLERS: tuple[str, ...] = tuple(_core.tcp_controllers())
@@ -61,36 +59,15 @@ TCP_CONTROLLERS: tuple[str, ...] = tuple(_core.tcp_controllers())
 CC_STATE_CONTROLLERS: tuple[str, ...] = tuple(_core.tcp_controllers_with_state())
 
 
-def _deref(node: dict[str, Any]) -> dict[str, Any]:
-    """`node` with its `$ref` replaced by the definition (the node's own keys win)."""
-    while "$ref" in node:
-        target = _DEFS[node["$ref"].rsplit("/", 1)[-1]]
-        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-    return node
-
-
-def _non_null(node: dict[str, Any]) -> dict[str, Any]:
-    """The non-null alternative of an `Option` (`anyOf [T, null]`), dereferenced."""
-    node = _deref(node)
-    options = [o for o in node.get("anyOf", []) if o != {"type": "null"}]
-    if "anyOf" in node and len(options) == 1:
-        return _deref(options[0])
-    return node
-
-
-def _enum_values(node: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(_deref(node)["enum"])
-
-
 #: Allowed values of the fixed sets, from the engine.
-_LINK, _WORKLOAD, _COAP = (_deref(SCHEMA_DOCUMENT["properties"][s]) for s in ("link", "workload", "coap"))
-_TCP = _non_null(SCHEMA_DOCUMENT["properties"]["tcp"])
-_NETWORK = _non_null(SCHEMA_DOCUMENT["properties"]["network"])
-_GROUP = _deref(SCHEMA_DOCUMENT["properties"]["group"]["items"])
-TRANSPORTS = _enum_values(_COAP["properties"]["transport"])
-NAGLE_MODES = _enum_values(_TCP["properties"]["nagle"])
-WORKLOAD_KINDS = _enum_values(_WORKLOAD["properties"]["kind"])
-NETWORK_KINDS = _enum_values(_NETWORK["properties"]["kind"])
+_LINK, _WORKLOAD, _COAP = (deref(SCHEMA_DOCUMENT["properties"][s]) for s in ("link", "workload", "coap"))
+_TCP = non_null(SCHEMA_DOCUMENT["properties"]["tcp"])
+_NETWORK = non_null(SCHEMA_DOCUMENT["properties"]["network"])
+_GROUP = deref(SCHEMA_DOCUMENT["properties"]["group"]["items"])
+TRANSPORTS = enum_values(_COAP["properties"]["transport"])
+NAGLE_MODES = enum_values(_TCP["properties"]["nagle"])
+WORKLOAD_KINDS = enum_values(_WORKLOAD["properties"]["kind"])
+NETWORK_KINDS = enum_values(_NETWORK["properties"]["kind"])
 
 
 def kinds_of(key: str) -> tuple[str, ...]:
@@ -102,7 +79,7 @@ def kinds_of(key: str) -> tuple[str, ...]:
 #: The network kinds that are radio meshes (``[link]`` buffer and errors do not apply): the kinds
 #: the radio's keys apply to (``x-kinds`` of ``network.range_m``).
 MESH_KINDS: tuple[str, ...] = kinds_of("range_m")
-_ERRORS_OPTIONS = [_deref(o) for o in _deref(_LINK["properties"]["errors"])["anyOf"]]
+_ERRORS_OPTIONS = [deref(o) for o in deref(_LINK["properties"]["errors"])["anyOf"]]
 ERROR_PROFILES = next(tuple(o["enum"]) for o in _ERRORS_OPTIONS if "enum" in o)
 _CHAIN = next(o for o in _ERRORS_OPTIONS if o.get("type") == "object")
 CHAIN_KEYS = tuple(_CHAIN["properties"])
@@ -110,26 +87,6 @@ DEFAULT_START_SPREAD_S = _WORKLOAD["properties"]["start_spread_s"]["default"]
 
 #: Group names (and so the sweep keys `group.<name>.…`): letters, digits, `-`, `_`.
 _GROUP_NAME = re.compile(_GROUP["properties"]["name"]["pattern"])
-
-
-def quote_value(v: Any) -> str:
-    """A value as the error messages quote it: short, one line, never failing."""
-    if isinstance(v, bool) or v is None:
-        return json.dumps(v)
-    if isinstance(v, int):
-        if v.bit_length() > 64:
-            # str() refuses integers of more than 4300 digits (about 14 000 bits).
-            digits = f"{len(str(abs(v)))}" if v.bit_length() < 14_000 else f"about {int(v.bit_length() * 0.30103) + 1}"
-            return f"{'-' if v < 0 else ''}<an integer of {digits} digits>"
-        return repr(v)
-    if isinstance(v, float):
-        return repr(v)
-    try:
-        out = json.dumps(v, ensure_ascii=False)
-    except (ValueError, TypeError, RecursionError):
-        out = f"<a {type(v).__name__}>"
-    out = out.replace("\n", "\\n")
-    return out if len(out) <= 80 else out[:77] + "..."
 
 
 @dataclass(frozen=True)
@@ -336,14 +293,14 @@ def _types(node: dict[str, Any]) -> tuple[set[str], bool]:
 def _checker(node: dict[str, Any], ordered: bool = True) -> Callable[[str, Any], Any]:
     """The checker of one schema node (the subset of JSON Schema the engine's types produce).
     Pairs are ranges [min, max] (`ordered`) except as the items of a list (network.links)."""
-    node = _deref(node)
+    node = deref(node)
     if "anyOf" in node:
-        options = [_deref(o) for o in node["anyOf"]]
+        options = [deref(o) for o in node["anyOf"]]
         if any("enum" in o for o in options) and any(o.get("type") == "object" for o in options):
             return errors_value
         if len(options) > 1 and all(o.get("type") == "string" for o in options):
             return text(1)  # coap.cc: a name, `python:FILE:CLASS` or `c:LIB:NAME`, checked per transport in _cross_check
-        return _checker(_non_null(node))
+        return _checker(non_null(node))
     if "enum" in node:
         return choice(tuple(node["enum"]))
     types, optional = _types(node)
@@ -357,7 +314,7 @@ def _checker(node: dict[str, Any], ordered: bool = True) -> Callable[[str, Any],
     if types == {"string"}:
         return text(node.get("minLength", 0), node.get("maxLength"), node.get("pattern"))
     if types == {"array"} and node.get("minItems") == node.get("maxItems") == 2:
-        item = _deref(node["items"])
+        item = deref(node["items"])
         lo, hi, _ = _bounds(item)
         kind = "integers" if _types(item)[0] == {"integer"} else "numbers"
         what = f"{kind} >= {_num(lo)}" if hi is None else f"{kind} >= {_num(lo)} and <= {_num(hi)}"
@@ -633,7 +590,11 @@ def _sweep_field(dotted: str, group_names: list[str]) -> Callable[[str, Any], An
         return SCHEMA[parts[0]][parts[1]].check
     if len(parts) == 2 and parts[0] == "network" and parts[1] in NETWORK:
         return NETWORK[parts[1]].check
-    raise _unknown(f"sweep.{dotted}", dotted, _all_keys())
+    section = parts[0] if len(parts) > 1 else ""
+    same = [k for k in _all_keys() if k.startswith(section + ".")]
+    raise ScenarioError(unknown_among(f"sweep.{dotted}", dotted, same or _all_keys(), f"keys of [{section}]" if same
+                                      else "keys") + f" (a sweep key is {', '.join(TOP)} or <section>.<key>, sections "
+                        "link, workload, coap, tcp, network, group.<name>)")
 
 
 def _all_keys() -> list[str]:
@@ -668,6 +629,14 @@ def get_dotted(resolved: dict[str, Any], dotted: str) -> Any:
     return node
 
 
+def _fails_alike(raw: dict[str, Any], error: ScenarioError) -> bool:
+    try:
+        resolve(copy.deepcopy(raw))
+    except ScenarioError as base:
+        return str(base) == str(error)
+    return False
+
+
 @dataclass
 class Scenario:
     """A validated scenario: a base configuration and its sweep."""
@@ -697,7 +666,9 @@ class Scenario:
                 yield resolve(raw)
             except ScenarioError as e:
                 swept = ", ".join(f"{k} = {quote_value(v)}" for k, v in zip(keys, values))
-                raise ScenarioError(f"{e} (in the sweep configuration {swept})" if keys else str(e)) from None
+                # An error the file has without its sweep is the file's, whatever the sweep sets.
+                own = not keys or _fails_alike(self.raw, e)
+                raise ScenarioError(str(e) if own else f"{e} (in the sweep configuration {swept})") from None
 
     def configurations(self) -> list[dict[str, Any]]:
         """Every configuration of the sweep (see :meth:`iter_configurations`)."""

@@ -10,6 +10,7 @@ they are identical for any number of workers.
 
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import os
@@ -31,9 +32,10 @@ from ..describe.scenario import (
     config_id,
     file_stem,
     load_scenario,
-    quote_value,
+    resolve,
 )
 from ..errors import CoaplabError, ResourceError
+from ..names import quote_value
 from ..files import (
     atomic_write,
     commit_partial,
@@ -452,6 +454,18 @@ def _check_pcap_output(pcaps: list[tuple[str, int]], sent: dict[tuple[str, int],
         print(f"coaplab: {what}", file=sys.stderr, flush=True)
 
 
+def _base_fails_alike(scenario: Scenario, message: str, plugins: list[str]) -> bool:
+    """Whether the file without its sweep fails the engine's check with the same message (the
+    error is the base file's, not a swept value's); plug-ins load in a worker, as for the sweep."""
+    try:
+        text = json.dumps(resolve(copy.deepcopy(scenario.raw)))
+    except CoaplabError:
+        return False
+    got = (supervised(" / ".join(plugins), " while loading it", check_configs, [text]) if plugins
+           else check_configs([text]))
+    return got is not None and got[1] == message
+
+
 def run_scenario(
     scenario: Scenario | str | Path | dict[str, Any],
     jobs: int | None = None,
@@ -507,7 +521,8 @@ def run_scenario(
         if refused is not None:
             c = configs[refused[0]]
             swept = ", ".join(f"{k} = {quote_value(v)}" for k, v in scenario.swept_values(c).items())
-            name = f" (in the sweep configuration {swept})" if scenario.sweep else ""
+            alike = scenario.sweep and _base_fails_alike(scenario, refused[1], plugins)
+            name = f" (in the sweep configuration {swept})" if scenario.sweep and not alike else ""
             raise RunError(f"{refused[1]}{name}")
 
     created: list[Path] = []  # removed again if the sweep is refused before anything ran

@@ -58,33 +58,56 @@ class SweepWriter:
         released by :meth:`close`, or by the system when the process dies), which readers
         ignore. Without it a second sweep could commit between the first one's commits. The
         lock file sits next to the resolved database file, so symbolic links to one database
-        share one lock."""
+        share one lock. :meth:`close` removes the file while it still holds the lock; a sweep
+        that opened the file before that removal finds, once it has the lock, that the name now
+        leads elsewhere (or nowhere) and opens it again, so two sweeps never hold locks on two
+        files of one name. A file left by a killed sweep (its PID stale) holds no lock: the next
+        sweep takes it over."""
         try:
             import fcntl
         except ImportError:  # not a POSIX system: DuckDB's own lock is all there is
             return
-        try:
-            f = open(self.real.with_name(self.real.name + ".sweep-lock"), "a+")  # noqa: SIM115 - held until close()
-        except OSError:
-            return  # an unwritable directory: DuckDB refuses to write the database there anyway
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            f.seek(0)
-            holder = f.read().strip() or "another process"
-            f.close()
-            same = "" if self.real == Path(os.path.abspath(self.path)) else f" (the file {str(self.real)!r})"
-            raise DatabaseBusy(f"--db: {str(self.path)!r}{same} is being written by another sweep ({holder}); wait "
-                               "for it to end, or give another --db") from None
+        path = self.lock_path
+        while True:
+            try:
+                f = open(path, "a+")  # noqa: SIM115 - held until close()
+            except OSError:
+                return  # an unwritable directory: DuckDB refuses to write the database there anyway
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                f.seek(0)
+                holder = f.read().strip() or "another process"
+                f.close()
+                same = "" if self.real == Path(os.path.abspath(self.path)) else f" (the file {str(self.real)!r})"
+                raise DatabaseBusy(f"--db: {str(self.path)!r}{same} is being written by another sweep ({holder}); "
+                                   "wait for it to end, or give another --db") from None
+            try:
+                current = os.stat(path).st_ino == os.fstat(f.fileno()).st_ino
+            except OSError:
+                current = False
+            if current:
+                break
+            f.close()  # removed by the sweep that held it, between our open and our lock: again
         f.seek(0)
         f.truncate()
         f.write(f"PID {os.getpid()}")
         f.flush()
         self._lock = f
 
+    @property
+    def lock_path(self) -> Path:
+        return self.real.with_name(self.real.name + ".sweep-lock")
+
     def close(self) -> None:
-        """Releases the sweep lock."""
+        """Releases the sweep lock and removes its file (still holding the lock: see
+        :meth:`_take_lock`)."""
         if self._lock is not None:
+            try:
+                if os.stat(self.lock_path).st_ino == os.fstat(self._lock.fileno()).st_ino:
+                    self.lock_path.unlink()
+            except OSError:
+                pass  # gone already, or a directory we may not write: the lock is released below
             self._lock.close()
             self._lock = None
 

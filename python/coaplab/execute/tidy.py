@@ -51,6 +51,8 @@ TITLES = {
     "workload.kind": "workload",
     "workload.exchanges": "exchanges per client",
     "workload.resource_bytes": "resource (bytes)",
+    "workload.burst_clients": "burst clients",
+    "workload.period_s": "request period (s)",
     "tcp.initial_window": "initial window (segments)",
     "tcp.nagle": "Nagle",
     "group": "client group",
@@ -59,7 +61,12 @@ TITLES = {
 
 
 def title(key: str) -> str:
-    """A key's axis or legend title, with units where it has them."""
+    """A key's axis or legend title, with units where it has them; a client group's key
+    (``group.target.coap.cc``) as its key's title and the group (``algorithm of group target``)."""
+    parts = key.split(".")
+    if parts[0] == "group" and len(parts) > 2:
+        rest = ".".join(parts[2:])
+        return f"{TITLES.get(rest, rest)} of group {parts[1]}"
     return TITLES.get(key, key)
 
 
@@ -107,6 +114,21 @@ def varying(configs: Iterable[dict[str, Any]], extra: Iterable[dict[str, Any]] =
                 values[k] = set()
             values[k].add(v)
     return [k for k in order if len(values[k]) > 1]
+
+
+def differing_keys(flats_a: Iterable[dict[str, Any]], flats_b: Iterable[dict[str, Any]]) -> dict[str, tuple[list, list]]:
+    """The keys no configuration of one side shares a value of with the other side (what keeps
+    two studies from matching): key → (A's values, B's values), sorted; ``name`` left out."""
+    def values(flats):
+        out: dict[str, set[str]] = {}
+        for f in flats:
+            for k, v in f.items():
+                out.setdefault(k, set()).add(json.dumps(v, sort_keys=True, default=str))
+        return out
+
+    va, vb = values(flats_a), values(flats_b)
+    return {k: (sorted(map(json.loads, va.get(k, ())), key=str), sorted(map(json.loads, vb.get(k, ())), key=str))
+            for k in sorted(set(va) | set(vb)) if k != "name" and not (va.get(k, set()) & vb.get(k, set()))}
 
 
 def fmt_value(v: Any) -> str:

@@ -63,7 +63,7 @@ from ..analyse.quantile import percentile
 from ..analyse.replstats import replication_stats
 from ..errors import CoaplabError
 from ..execute.store import EMULATED_MARK
-from ..execute.tidy import flatten, fmt_value, label, load, short, title, varying
+from ..execute.tidy import differing_keys, flatten, fmt_value, label, load, short, title, varying
 from ..files import atomic_write, output_dir
 from ..names import did_you_mean
 from .page import CSS, esc, figure_html
@@ -361,7 +361,9 @@ def compare_studies(db_a: str | Path, db_b: str | Path, ignore: Sequence[str] = 
                         "interval_b": {k: interval(b, k, 1) for k in b.data}})
     only = {which: [{"name": s.configs[c]["name"], "config_id": c, "label": lab(s, c)} for k, c in idx.items() if k not in other]
             for which, s, idx, other in (("a", sa, ia, ib), ("b", sb, ib, ia))}
-    return {"a": str(db_a), "b": str(db_b), "ignore": list(ignore), "keys": keys, "matched": matched,
+    kept = [[{k: v for k, v in f.items() if k not in ignore} for f in s.flat.values()] for s in (sa, sb)]
+    differ = {} if matched or not sa.flat or not sb.flat else differing_keys(*kept)
+    return {"a": str(db_a), "b": str(db_b), "ignore": list(ignore), "keys": keys, "matched": matched, "differ": differ,
             "only_a": only["a"], "only_b": only["b"], "resamples": RESAMPLES, "seed": SEED, "level": LEVEL}
 
 
@@ -458,6 +460,14 @@ def _method_note() -> str:
             "per-replication values (U of the first, two-sided p; exact without ties, else normal with tie correction)")
 
 
+def no_match_hint(differ: dict[str, tuple[list, list]]) -> str:
+    """No configuration matched: the keys in which the two studies differ, and the --ignore to try."""
+    keys = ", ".join(f"{k} (A: {', '.join(map(fmt_value, a)) or 'unset'}; B: {', '.join(map(fmt_value, b)) or 'unset'})"
+                     for k, (a, b) in differ.items())
+    return f"no configuration matched: the studies differ in {keys}; to compare them anyway: " + \
+        " ".join(f"--ignore {k}" for k in differ)
+
+
 def compare_table(result: dict[str, Any]) -> str:
     """The text table of :func:`compare_studies`."""
     out = [f"A = {result['a']}", f"B = {result['b']}",
@@ -465,6 +475,8 @@ def compare_table(result: dict[str, Any]) -> str:
            + (f", ignoring {', '.join(result['ignore'])}" if result["ignore"] else "")
            + f": {len(result['matched'])} configurations; differences are B - A",
            _method_note(), ""]
+    if result.get("differ"):  # nothing matched: say what keeps them apart
+        out += [no_match_hint(result["differ"]), ""]
     for m in result["matched"]:
         ids = m["config_id_a"] if m["config_id_a"] == m["config_id_b"] else f"A {m['config_id_a']}, B {m['config_id_b']}"
         out.append(f"{m['name']}" + (f"  {m['label']}" if m["label"] else "") + f"  [{ids}]"

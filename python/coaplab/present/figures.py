@@ -395,9 +395,13 @@ def box_plot(summaries: Sequence[dict[str, Any]], metric: str, y_label: str, x: 
     return fig
 
 
+#: What a box plot's parts are, on its y axis (the literature's convention, not Tukey's).
+BOX_NOTE = "\n(box p25–p75, whiskers p10–p90)"
+
+
 def fct_boxes(summaries, x=None, hue=None, col=None, width="two", **kw) -> Figure:
     """Flow completion time per client: whiskers p10/p90, box p25/p75, median line."""
-    return box_plot(summaries, "fct_s", "flow completion time (s)", x=x, hue=hue, col=col, width=width, **kw)
+    return box_plot(summaries, "fct_s", "flow completion time (s)" + BOX_NOTE, x=x, hue=hue, col=col, width=width, **kw)
 
 
 def unnecessary_boxes(summaries, x=None, hue=None, col=None, width="two", **kw) -> Figure:
@@ -411,9 +415,11 @@ def unnecessary_boxes(summaries, x=None, hue=None, col=None, width="two", **kw) 
 
 
 def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=None, col=None,
-                             width: str | float = "two", bins: int = 6, panel_height: float = 1.9) -> Figure:
+                             width: str | float = "two", bins: int = 6, panel_height: float = 1.9,
+                             log_y: bool = False) -> Figure:
     """Per panel (one per value of ``col`` × ``x``): the share of exchanges that needed 0, 1,
-    …, ≥ ``bins``−1 retransmissions, one bar per ``hue`` value."""
+    …, ≥ ``bins``−1 retransmissions, one bar per ``hue`` value; ``log_y``: a logarithmic share
+    axis (rare retransmission counts beside a dominant one)."""
     if not summaries:
         raise CoaplabError("no configurations to plot")
     rows, xs, hues, cols = place_rows(summaries, x, hue, col)
@@ -440,7 +446,11 @@ def retransmission_histogram(summaries: Sequence[dict[str, Any]], x=None, hue=No
                 hv = key_values(f, hues)
                 _hue_bars(ax, list(range(bins)), shares, hi, len(hue_vals), bw, colours[hv], hatches[hv])
             ax.set_xticks(range(bins), [str(b) for b in range(bins - 1)] + [f"≥{bins - 1}"])
-            ax.set_ylim(0, 100)
+            if log_y:
+                ax.set_yscale("log")
+                ax.set_ylim(0.01, 100)
+            else:
+                ax.set_ylim(0, 100)
             _label_panel(ax, i, len(panels), ncols, "retransmissions per exchange", "exchanges (%)",
                          panel_keys and panel_title(panel_keys, pv))
         _hide_unused(axes, len(panels))
@@ -534,12 +544,34 @@ def completed_pmf(summaries: Sequence[dict[str, Any]], x=None, hue=None, col=Non
 _LOAD_KEYS = ("workload.period_s", "workload.clients", "workload.request_bytes", "workload.exchanges")
 
 
+def _mesh_points(rows, runs, pick, keys: tuple[str, ...], per_run: bool) -> list[tuple[float, float, float, float]]:
+    """(offered load, mean over replications, min, max) of the summed mesh ``keys`` of the rows
+    ``pick`` selects, by load; min = max = the mean without the configuration's runs."""
+    out = []
+    for f, s in rows:
+        if not pick(f):
+            continue
+        y = sum(s["mesh"].get(k, 0) for k in keys) / (s["replications"] if per_run else 1)
+        reps = [sum(r["mesh"].get(k, 0) for k in keys) for r in (runs or {}).get(s.get("config_id"), []) if r.get("mesh")]
+        out.append((s["mesh"]["offered_kbps"], y, min(reps, default=y), max(reps, default=y)))
+    return sorted(out)
+
+
+def _draw_points(ax, pts, colour, marker, size: float, width: float) -> None:
+    """A line through the means with whiskers from the smallest to the largest replication."""
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    err = [[max(0.0, y - p[2]) for y, p in zip(ys, pts)], [max(0.0, p[3] - y) for y, p in zip(ys, pts)]]
+    ax.errorbar(xs, ys, yerr=err, marker=marker, markersize=size, color=colour, linewidth=width, elinewidth=0.7,
+                capsize=2.0)
+
+
 def load_curves(summaries: Sequence[dict[str, Any]], metric: str = "carried_kbps", hue=None, col=None,
-                width: str | float = "two", panel_height: float = 2.2) -> Figure:
+                width: str | float = "two", panel_height: float = 2.2, runs=None) -> Figure:
     """Runs on a multi-hop mesh (docs/networks.md): ``metric`` of the summaries' ``mesh`` object
     (``carried_kbps``, or a counter such as ``mac_queue_drops``) against the offered load
     (kbit/s), one line per ``hue`` value (default: the algorithm), one panel per ``col`` value
-    — the Cooja study's carried-vs-offered figure."""
+    — the Cooja study's carried-vs-offered figure. The points are means over replications; with
+    ``runs`` (config_id → runs) whiskers span the smallest to the largest replication."""
     mesh = [s for s in summaries if s.get("mesh")]
     if not mesh:
         raise CoaplabError("no runs on a multi-hop mesh to plot (load curves need network.kind chain, grid, "
@@ -566,17 +598,17 @@ def load_curves(summaries: Sequence[dict[str, Any]], metric: str = "carried_kbps
             style_axes(ax)
             top = 0.0
             for hv in hue_vals:
-                pts = sorted((s["mesh"]["offered_kbps"], s["mesh"][metric] / (s["replications"] if per_run else 1))
-                             for f, s in rows if key_values(f, cols) == pv and key_values(f, hues) == hv)
+                pts = _mesh_points(rows, runs, lambda f, pv=pv, hv=hv: key_values(f, cols) == pv and key_values(f, hues) == hv,
+                                   (metric,), per_run)
                 if pts:
-                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=markers[hv], markersize=3.5,
-                            color=colours[hv], linewidth=1.2)
+                    _draw_points(ax, pts, colours[hv], markers[hv], 3.5, 1.2)
                     top = max(top, max(p[0] for p in pts))
             if metric == "carried_kbps" and top > 0:
                 ax.plot([0, top], [0, top], color="#999999", linewidth=0.7, linestyle=":")  # carried = offered
             start_at_zero(ax)
             _label_panel(ax, i, len(panels), ncols, "offered load (kbit/s)",
-                         "carried load (kbit/s)" if metric == "carried_kbps" else metric.replace("_", " ") + " per replication",
+                         ("carried load (kbit/s)" if metric == "carried_kbps" else metric.replace("_", " ")
+                          + " per replication") + ("\n(mean; whiskers min–max)" if runs else ""),
                          cols and panel_title(cols, pv))
         _hide_unused(axes, len(panels))
         if len(hue_vals) > 1:
@@ -598,10 +630,12 @@ DROP_CAUSES: dict[str, tuple[str, ...]] = {
 
 
 def drop_cause_curves(summaries: Sequence[dict[str, Any]], col=None, width: str | float = "two",
-                      panel_height: float = 1.8) -> Figure:
+                      panel_height: float = 1.8, runs=None) -> Figure:
     """MAC-layer drops per replication vs offered load on a mesh, one row of panels per cause
-    (`DROP_CAUSES`), one column per ``col`` value (e.g. ``coap.nstart``), one line per
-    algorithm — the Cooja study's MAC-drop figure, split by cause."""
+    (`DROP_CAUSES`; a cause no configuration had is left out), one column per ``col`` value
+    (e.g. ``coap.nstart``), one line per algorithm through the means over replications, with
+    ``runs`` (config_id → runs) whiskers from the smallest to the largest replication — the
+    Cooja study's MAC-drop figure, split by cause."""
     mesh = [s for s in summaries if s.get("mesh")]
     if not mesh:
         raise CoaplabError("no runs on a multi-hop mesh to plot (drop curves need network.kind chain, grid, "
@@ -617,26 +651,26 @@ def drop_cause_curves(summaries: Sequence[dict[str, Any]], col=None, width: str 
     hue_vals = ordered_values(key_values(f, hues) for f, _ in rows)
     colours = dict(zip(hue_vals, fill_colours(len(hue_vals))))
     markers = dict(zip(hue_vals, "osD^v<>pX*hH"))
-    ncols, nrows = len(panels), len(DROP_CAUSES)
+    causes = {c: keys for c, keys in DROP_CAUSES.items() if any(s["mesh"].get(k, 0) for _, s in rows for k in keys)}
+    causes = causes or dict(list(DROP_CAUSES.items())[:1])  # nothing dropped: one row of zeros says so
+    ncols, nrows = len(panels), len(causes)
     fig = new_figure(width, panel_height * nrows + (0.35 if len(hue_vals) > 1 else 0))
 
     with matplotlib.rc_context(RC):
         axes = fig.subplots(nrows, ncols, sharex=True, squeeze=False)
-        for r, (cause, keys) in enumerate(DROP_CAUSES.items()):
+        for r, (cause, keys) in enumerate(causes.items()):
             for i, pv in enumerate(panels):
                 ax = axes[r][i]
                 style_axes(ax)
                 for hv in hue_vals:
-                    pts = sorted((s["mesh"]["offered_kbps"],
-                                  sum(s["mesh"].get(k, 0) for k in keys) / s["replications"])
-                                 for f, s in rows if key_values(f, cols) == pv and key_values(f, hues) == hv)
+                    pts = _mesh_points(rows, runs, lambda f, pv=pv, hv=hv: key_values(f, cols) == pv and key_values(f, hues) == hv,
+                                       keys, True)
                     if pts:
-                        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=markers[hv], markersize=3,
-                                color=colours[hv], linewidth=1.1)
+                        _draw_points(ax, pts, colours[hv], markers[hv], 3, 1.1)
                 if r == nrows - 1:
                     ax.set_xlabel("offered load (kbit/s)")
                 if i == 0:
-                    ax.set_ylabel(f"{cause}\ndrops per replication")
+                    ax.set_ylabel(f"{cause}\ndrops per replication" + ("\n(mean, min–max)" if runs else ""))
                 if cols and r == 0:
                     ax.set_title(panel_title(cols, pv))
                 start_at_zero(ax)

@@ -346,7 +346,14 @@ def _series(points, value: str, y_label: str, caption: str, width, height, end_s
                 width_s = _opt(points[0], "bin_s") or 0.0
                 pts.append((pts[-1][0] + width_s, 0.0))
             pts.append((max(end, pts[-1][0]), pts[-1][1]))
-            ax.step([t for t, _ in pts], [v for _, v in pts], where="post", color=colour, linewidth=1.0)
+            if value == "queue_bytes" and len(pts) > ENVELOPE_ABOVE:
+                edges, mean, lo, hi = step_envelope(pts, ENVELOPE_BINS)
+                ax.fill_between(edges[:-1], lo, hi, step="post", color=colour, alpha=0.3, linewidth=0)
+                ax.step(edges[:-1], mean, where="post", color=colour, linewidth=1.0)
+                y_label = (f"bytes in the buffer\n(mean per {(edges[1] - edges[0]) * 1000:.3g} ms bin;"
+                           " band: min–max)")
+            else:
+                ax.step([t for t, _ in pts], [v for _, v in pts], where="post", color=colour, linewidth=1.0)
             handles.append(Line2D([], [], color=colour))
             labels.append(name)
         ax.set_xlabel("time (s)")
@@ -358,6 +365,28 @@ def _series(points, value: str, y_label: str, caption: str, width, height, end_s
         fig.legend(handles, labels, loc="outside upper center", frameon=False, ncols=len(labels),
                    handlelength=1.4, columnspacing=1.0)
     return fig
+
+
+#: A queue with more change points than this is drawn as a band per time bin (its min–max) with
+#: the bin's time-weighted mean, not as a step line too dense to read; in this many bins.
+ENVELOPE_ABOVE = 2000
+ENVELOPE_BINS = 400
+
+
+def step_envelope(pts: list[tuple[float, float]], bins: int):
+    """A step function (value from each change point until the next; the last point ends it)
+    summarised over ``bins`` equal time bins: (edges, time-weighted mean, min, max per bin)."""
+    import numpy as np  # lazy: start-up
+
+    t = np.array([p[0] for p in pts], dtype=np.float64)
+    v = np.array([p[1] for p in pts], dtype=np.float64)
+    edges = np.linspace(t[0], t[-1], bins + 1)
+    area = np.concatenate([[0.0], np.cumsum(v[:-1] * np.diff(t))])  # ∫ up to each change point
+    mean = np.diff(np.interp(edges, t, area)) / np.diff(edges)
+    first = np.searchsorted(t, edges, side="right") - 1  # the change in force at each edge
+    lo = np.minimum(np.minimum.reduceat(v, first)[:bins], v[first[1:]])
+    hi = np.maximum(np.maximum.reduceat(v, first)[:bins], v[first[1:]])
+    return edges, mean, lo, hi
 
 
 def _opt(p, k):

@@ -11,7 +11,8 @@ from ..analyse.stats import PERCENTILE_KEYS, jain
 from ..describe.scenario import load_scenario
 from ..errors import CoaplabError
 from ..execute.runner import RunResult, run_scenario
-from ..present.output import rows_csv, rows_json, rows_markdown
+from ..names import did_you_mean
+from ..present.output import rows_csv, rows_json
 from .calibration import (
     COCOA_GPRS_TARGETS,
     cocoa_table2_rows,
@@ -19,6 +20,15 @@ from .calibration import (
     load_reference,
     shares_text,
     tv_distance,
+)
+from .statements import statement_verdicts, statements_text
+from .verdicts import (
+    fct_rows,
+    published_for,
+    published_histograms_for,
+    table2_rows,
+    verdicts_markdown,
+    verdicts_text,
 )
 
 
@@ -52,7 +62,8 @@ def available() -> dict[str, str]:
 def load(name: str):
     names = available()
     if name not in names:
-        raise CoaplabError(f"reproduce: unknown experiment {name!r}; available: {', '.join(names)} (see --list)")
+        raise CoaplabError(f"reproduce: unknown experiment {name!r}{did_you_mean(name, names, quote=False)};"
+                           f" available: {', '.join(names)} (see --list)")
     with resources.as_file(_scenario_dir().joinpath(f"{name}.toml")) as path:
         return load_scenario(path)
 
@@ -137,41 +148,6 @@ def outside_client_lines(s: dict[str, Any], runs: list[dict[str, Any]]) -> list[
     return out
 
 
-def published_for(config: dict[str, Any], figures: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, float]]]:
-    """The published FCT figures whose scenario matches `config`: (figure id, column, stats)."""
-    w, link, coap = config["workload"], config["link"], config["coap"]
-    out = []
-    for fig in figures:
-        sc = fig["scenario"]
-        if "fct_s" not in fig:
-            continue
-        if sc["workload"] != w["kind"] or sc["clients"] != w["clients"] or sc.get("errors", "none") != link["errors"]:
-            continue
-        if "exchanges" in sc and sc["exchanges"] != w["exchanges"]:
-            continue
-        for column, stats in fig["fct_s"].items():
-            if column == coap["cc"] and sc.get("buffer_bytes") == link["buffer_bytes"] and sc.get("transport") == coap["transport"] or column == f"{coap['transport']}/{coap['cc']}@{link['buffer_bytes']}":
-                out.append((fig["id"], column, stats))
-    return out
-
-
-def published_histograms_for(config: dict[str, Any], figures: list[dict[str, Any]]) -> list[tuple[str, str, list[int]]]:
-    """The published retransmission histograms whose scenario and row (``"algorithm/workload"``)
-    match `config`: (figure id, row, counts by retransmissions)."""
-    w, link, coap = config["workload"], config["link"], config["coap"]
-    out = []
-    for fig in figures:
-        sc = fig["scenario"]
-        if (sc["clients"] != w["clients"] or sc.get("errors", "none") != link["errors"]
-                or sc.get("buffer_bytes") != link["buffer_bytes"] or sc.get("transport", "udp") != coap["transport"]
-                or ("exchanges" in sc and sc["exchanges"] != w["exchanges"])):
-            continue
-        row = f"{coap['cc']}/{w['kind']}"
-        if row in fig.get("retransmission_histogram", {}):
-            out.append((fig["id"], row, fig["retransmission_histogram"][row]))
-    return out
-
-
 def side_by_side(result: RunResult, figures: list[dict[str, Any]]) -> str:
     """A table per configuration: published vs. simulated FCT with the relative difference,
     or the simulated percentiles where nothing was published."""
@@ -224,25 +200,48 @@ def rows(experiment: str, result: RunResult, figures: list[dict[str, Any]]) -> l
 
 
 def reproduce(names: list[str], jobs: int | None = None, db: str | None = None, progress: bool = False,
-              cluster: str | None = None, fmt: str = "text") -> str:
-    """Runs the named experiments; ``fmt`` text (side by side), json (JSON Lines), csv or
-    markdown (one row per configuration, figure column and statistic: :func:`rows`)."""
+              cluster: str | None = None, fmt: str = "text", details: bool = False) -> str:
+    """Runs the named experiments and gives the verdicts first: for each, the published figures
+    it matches (published, simulated with a 95 % interval, difference, tolerance, verdict, unit:
+    :mod:`coaplab.suites.verdicts`) and the studies' statements it checks
+    (:mod:`coaplab.suites.statements`). ``fmt`` text, json (JSON Lines), csv or markdown;
+    ``details`` adds the per-configuration blocks (text) or the simulated percentiles of every
+    configuration (json, csv: :func:`rows`; markdown holds only the verdicts)."""
     figures = load_reference()
-    out, table = [], []
+    out: list[str] = []
+    verdict_rows: list[dict[str, Any]] = []
+    statement_rows: list[dict[str, Any]] = []
+    detail_rows: list[dict[str, Any]] = []
     for name in names:
         for part in COMPARISONS[name][1] if name in COMPARISONS else (name,):
             scenario = load(part)
             result = run_scenario(scenario, jobs=jobs, db=db, progress=progress, cluster=cluster)
-            if fmt == "text":
-                out.append(side_by_side(result, figures))
-            else:
-                table.extend(rows(part, result, figures))
+            verdicts = fct_rows(part, result, figures)
             if part in COCOA_GPRS_TARGETS:  # the CoCoA study's Table II: mean RTT and initial RTO
-                study = cocoa_table2_rows(result.summaries)
-                if fmt == "text":
-                    out.append(cocoa_table2_text(study))
-                else:
-                    table.extend({"experiment": part, **r} for r in study)
+                verdicts += table2_rows(part, result)
+            statements = [{"experiment": part, **r} for r in statement_verdicts(part, result.summaries)]
+            verdict_rows += verdicts
+            statement_rows += statements
+            if fmt == "text":
+                out.append(f"== {part}: verdicts ==")
+                if verdicts:
+                    out.append(verdicts_text(verdicts))
+                if statements:
+                    out.append(statements_text(statements))
+                if not verdicts and not statements:
+                    out.append("  no published figure or statement for this experiment\n")
+                if details:
+                    out.append(f"== {part}: details ==")
+                    out.append(side_by_side(result, figures))
+                    if part in COCOA_GPRS_TARGETS:
+                        out.append(cocoa_table2_text(cocoa_table2_rows(result.summaries)))
+            elif details:
+                detail_rows += [r for r in rows(part, result, figures) if r["figure"] is None]
     if fmt == "text":
-        return "\n".join(out)
-    return {"json": rows_json, "csv": rows_csv, "markdown": rows_markdown}[fmt](table)
+        if not details:
+            out.append("(--details prints every configuration's simulated figures)")
+        return "\n".join(out) + "\n"
+    if fmt == "markdown":
+        return verdicts_markdown(verdict_rows, statement_rows)
+    table = verdict_rows + [{k: v for k, v in r.items() if k != "claims"} for r in statement_rows] + detail_rows
+    return {"json": rows_json, "csv": rows_csv}[fmt](table)

@@ -21,11 +21,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..analyse.stats import jain
 from ..describe.capi import is_foreign
 from ..describe.scenario import get_dotted, set_dotted
 from ..errors import CoaplabError
 from ..execute.runner import run_scenario
 from ..execute.supervise import load_plugin, supervised
+from ..execute.tidy import fmt_value, title
+from ..names import did_you_mean
 from ..present import figures
 from ..present.page import CSS, figure_html
 
@@ -58,13 +61,15 @@ def _data(name: str) -> str:
 def load_battery(name: str = "full") -> Battery:
     """The packaged battery; ``quick`` applies each scenario's ``[scenario.quick]`` overrides."""
     if name not in BATTERIES:
-        raise ScorecardError(f"--battery: {name!r} is not a battery; allowed: {', '.join(BATTERIES)}")
+        raise ScorecardError(f"--battery: {name!r} is not a battery{did_you_mean(name, BATTERIES, quote=False)};"
+                             f" allowed: {', '.join(BATTERIES)}")
     data = tomllib.loads(_data("scorecard-battery.toml"))
     scenarios = []
     for sc in data["scenario"]:
         sc = copy.deepcopy(sc)
         quick = sc.pop("quick", {})
         if name == "quick":
+            sc["title"] = quick.get("title", sc["title"])  # what the reduced scenario runs
             for key, value in quick.get("config", {}).items():
                 if "." in key:
                     set_dotted(sc["config"], key, value)
@@ -87,7 +92,8 @@ def check_target(target: str) -> str:
             raise ScorecardError(str(e).splitlines()[0]) from None
         return target
     if target not in _core.algorithms():
-        raise ScorecardError(f"TARGET: {target!r} is not a registered algorithm; allowed: "
+        raise ScorecardError(f"TARGET: {target!r} is not a registered algorithm"
+                             f"{did_you_mean(target, _core.algorithms(), quote=False)}; allowed: "
                              f"{', '.join(_core.algorithms())}, python:FILE:CLASS or c:LIB:NAME")
     return target
 
@@ -229,6 +235,12 @@ def run_battery(target: str, battery: Battery, db: str | Path | None, jobs: int 
         if result.failures:
             name, cid, rep, err = result.failures[0]
             raise ScorecardError(f"{len(result.failures)} runs of {name} failed; the first ({cid} replication {rep}): {err}")
+        for s in result.summaries:  # per-replication values, for the figures' whiskers
+            runs = result.runs.get(s["config_id"], [])
+            s["replication_values"] = {
+                "jain_fairness": [j for r in runs if (j := jain([c["exchanges_completed"] for c in r["clients"]]))
+                                  is not None],
+                "settling_time_s": [r["settling_time_s"] for r in runs if r.get("settling_time_s") is not None]}
         results[sc["id"]] = result.summaries
         executed += result.executed
         if sc.get("tcp"):  # the study's CoAP over TCP, beside the UDP algorithms (not graded)
@@ -421,24 +433,31 @@ def _scenario_figure(sid: str, summaries: list[dict[str, Any]]) -> figures.Figur
 
 
 def _bars(summaries: list[dict[str, Any]], x: str | None, key: str, y_label: str) -> figures.Figure:
-    """A bar per algorithm and ``x`` value of a scalar summary metric."""
-    fig = figures.new_figure("two", 2.4)
+    """A bar per algorithm and ``x`` value of a scalar summary metric (the mean over
+    replications), whiskers from the smallest to the largest replication, the legend above."""
+    from matplotlib.patches import Patch  # loaded with the figures already
+    fig = figures.new_figure("two", 2.8)
     ax = fig.add_subplot(1, 1, 1)
     ccs = list(dict.fromkeys(_cc(s) for s in summaries))
     xs = list(dict.fromkeys(get_dotted(s["config"], x) if x else "" for s in summaries))
     colours = figures.fill_colours(len(ccs))
     width = 0.8 / max(len(ccs), 1)
+    whiskers = False
     for j, cc in enumerate(ccs):
         for i, xv in enumerate(xs):
             s = next((s for s in summaries if _cc(s) == cc and (not x or get_dotted(s["config"], x) == xv)), None)
-            v = s.get(key) if s else None
-            if v is not None:
-                ax.bar(i + j * width, v, width, color=colours[j], label=cc if i == 0 else None)
-    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(xs))], [str(v) for v in xs])
-    ax.set_xlabel(x or "")
-    ax.set_ylabel(y_label)
-    ax.legend(fontsize=7, ncols=min(len(ccs), 5))
+            if s is None or (v := s.get(key)) is None:
+                continue
+            reps = (s.get("replication_values") or {}).get(key) or []
+            err = [[v - min(reps, default=v)], [max(reps, default=v) - v]]
+            whiskers |= len(reps) > 1
+            ax.bar(i + j * width, v, width, color=colours[j], yerr=err if len(reps) > 1 else None,
+                   error_kw={"elinewidth": 0.8, "capsize": 2.0})
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(xs))], [fmt_value(v) for v in xs])
+    ax.set_xlabel(title(x) if x else "")
+    ax.set_ylabel(y_label + ("\n(mean; whiskers min–max)" if whiskers else ""))
     figures.style_axes(ax)
+    figures.add_legend(fig, [Patch(facecolor=c) for c in colours], ccs, "algorithm")
     return fig
 
 
