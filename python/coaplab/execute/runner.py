@@ -35,7 +35,6 @@ from ..describe.scenario import (
     resolve,
 )
 from ..errors import CoaplabError, ResourceError
-from ..names import quote_value
 from ..files import (
     atomic_write,
     commit_partial,
@@ -46,6 +45,7 @@ from ..files import (
     remove_dirs,
     remove_stale_partials,
 )
+from ..names import quote_value
 from .store import (
     CC_STATE_COLUMNS,
     QUEUE_COLUMNS,
