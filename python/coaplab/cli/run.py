@@ -82,6 +82,9 @@ def main(args) -> int:
     if db is not None and result.executed < total and not args.no_progress:
         print(f"coaplab: {total - result.executed} of {total} runs were already stored in {db}; ran {result.executed}",
               file=sys.stderr)
+    for file, n in sorted(result.superseded.items()):  # said even with --no-progress: it explains a re-run
+        print(f"coaplab: {n} runs stored in {db} were of another version of {file} (its content is part of a run's "
+              "identity) and are not reused", file=sys.stderr)
     if result.rerun:
         files = " and ".join(f for f, d in (("pcap", args.pcap), ("trace", args.trace)) if d is not None)
         print(f"coaplab: re-ran {result.rerun} stored runs to write their {files} files; every re-run result equals "

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -155,9 +156,14 @@ def load_class(spec: str) -> type:
     """``[python:]FILE:CLASS`` → the class (loaded once per process). Raises ``ValueError``
     with one line naming what is wrong."""
     body = spec.removeprefix(PREFIX)
-    if spec in _CLASSES:
-        return _CLASSES[spec]
     path, sep, name = body.rpartition(":")
+    try:  # a file edited since it was loaded is loaded again (its content is in config_id)
+        st = os.stat(path)
+        key = f"{spec}\0{st.st_size}\0{st.st_mtime_ns}"
+    except OSError:
+        key = spec
+    if key in _CLASSES:
+        return _CLASSES[key]
     if not sep or not path or not name:
         raise _bad(spec, "not of the form FILE:CLASS")
     file = Path(path)
@@ -190,7 +196,7 @@ def load_class(spec: str) -> type:
             cls()
     except (Exception, SystemExit) as e:  # noqa: BLE001 - the user's constructor: any error is one line
         raise _bad(spec, f"{name}() raised {type(e).__name__}: {e}") from None
-    _CLASSES[spec] = cls
+    _CLASSES[key] = cls
     return cls
 
 

@@ -15,11 +15,14 @@ library is one line before anything runs.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 # mypy (not Python) takes the compiled `_core` for a second definition here, as the package
 # `__init__` imports this module eagerly and answers other names through `__getattr__`.
 from .. import _core  # type: ignore[no-redef]
+from ..files import digest
 from .algorithm import PREFIX, Algorithm, load_class
 
 #: The prefix of a C algorithm's name: ``c:LIB:NAME``.
@@ -32,6 +35,51 @@ def load_c(spec: str) -> str:
     naming what is wrong."""
     _core.load_c_algorithm(spec)
     return spec
+
+
+def algorithm_file(spec: str) -> str:
+    """The file a foreign algorithm's name points to: ``FILE`` of ``python:FILE:CLASS``, ``LIB``
+    of ``c:LIB:NAME`` (relative paths from the working directory, as they are loaded)."""
+    body = spec.removeprefix(C_PREFIX) if spec.startswith(C_PREFIX) else spec.removeprefix(PREFIX)
+    return body.rpartition(":")[0]
+
+
+#: (real path, size, mtime) → sha256 of the bytes: each file is read once per process and again
+#: when it changes (the digest itself is of the bytes only, the same on every machine).
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def file_digest(path: str) -> str:
+    """sha256 of a file's bytes (hex); ``ValueError`` (one line) when it cannot be read."""
+    try:
+        st = os.stat(path)
+        key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+        if key not in _DIGESTS:
+            _DIGESTS[key] = digest(Path(path))[1]
+        return _DIGESTS[key]
+    except OSError as e:
+        raise ValueError(f"{path!r}: cannot be read to identify the algorithm ({e.strerror})") from None
+
+
+def foreign_digests(resolved: Any) -> dict[str, str]:
+    """Every ``python:`` / ``c:`` algorithm a resolved configuration names (``coap.cc``, a
+    group's ``coap.cc``) → sha256 of its file's bytes: what the configuration's identity adds
+    so that an edited algorithm is a new configuration (``config_id``). Empty without one."""
+    out: dict[str, str] = {}
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == "cc" and isinstance(v, str) and is_foreign(v):
+                    out[v] = file_digest(algorithm_file(v))
+                else:
+                    walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(resolved)
+    return out
 
 
 def is_foreign(spec: str) -> bool:

@@ -31,7 +31,7 @@ from .. import _core
 from ..errors import ScenarioError
 from ..files import read_regular_file
 from ..names import did_you_mean, quote_value, unknown_among
-from .capi import is_foreign, load_foreign
+from .capi import foreign_digests, is_foreign, load_foreign
 from .schema import SCHEMA_DOCUMENT, deref, enum_values, non_null
 
 #: Bumped whenever the simulation model changes results; part of every configuration identity.
@@ -559,8 +559,18 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
 
 
 def config_id(resolved: dict[str, Any]) -> str:
-    """Stable identity: sha256 of the canonical resolved configuration plus the model version."""
+    """Stable identity: sha256 of the canonical resolved configuration plus the model version;
+    for a configuration naming ``python:`` / ``c:`` algorithms, also the sha256 of each one's
+    file (its content, not its path or time: an edited algorithm is another configuration, the
+    same file gives the same id on any machine). Configurations of registered algorithms only
+    hash exactly what they always did."""
     canonical = json.dumps(resolved, sort_keys=True, separators=(",", ":"))
+    try:
+        digests = foreign_digests(resolved)
+    except ValueError as e:
+        raise ScenarioError(f"coap.cc: {e}") from None
+    if digests:
+        canonical += "\nalgorithm files:" + json.dumps(digests, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256((MODEL_VERSION + canonical).encode()).hexdigest()[:16]
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from .. import _core
 from ..analyse.stats import summarize
+from ..describe.capi import algorithm_file, foreign_digests
 from ..describe.scenario import (
     CC_STATE_CONTROLLERS,
     MODEL_VERSION,
@@ -80,6 +81,9 @@ class RunResult:
     executed: int = 0
     #: Stored runs run again for the pcap / trace files they lacked; each gave the stored result.
     rerun: int = 0
+    #: A ``python:`` / ``c:`` algorithm's file → how many stored runs were of another version of
+    #: it (its content is part of ``config_id``): not reused.
+    superseded: dict[str, int] = field(default_factory=dict)
 
     def _params(self) -> tuple[list[str], dict[str, dict[str, Any]]]:
         """The keys that vary across this result's configurations, and each configuration's
@@ -533,10 +537,16 @@ def run_scenario(
             created += missing
             remove_stale_partials(Path(directory))  # left by a killed sweep
     store = SweepWriter(db) if db is not None else None
+    by_config = dict(zip(ids, configs))
+    superseded: dict[str, int] = {}
     try:
         done: set[tuple[str, int]] = set()
         if store is not None:
-            done = store.begin(zip(ids, configs), MODEL_VERSION)
+            content_named = frozenset(cid for cid, c in zip(ids, configs) if foreign_digests(c))
+            done = store.begin(zip(ids, configs), MODEL_VERSION, content_named)
+            for cid, n in store.superseded.items():
+                for spec in foreign_digests(by_config[cid]):
+                    superseded[algorithm_file(spec)] = superseded.get(algorithm_file(spec), 0) + n
             if store.recovered and progress:
                 print(f"coaplab: stored {store.recovered} finished runs an earlier sweep kept in {store.journal} "
                       "while the database was held", file=sys.stderr)
@@ -688,7 +698,7 @@ def run_scenario(
             store.close()  # releases the sweep lock
     failed = [(by_id[cid]["name"], cid, rep, err) for (cid, rep), err in sorted(failures.items())]
     return RunResult(scenario=scenario, summaries=summaries, runs=runs, failures=failed,
-                  executed=len(tasks) - len(rerun), rerun=len(rerun))
+                  executed=len(tasks) - len(rerun), rerun=len(rerun), superseded=superseded)
 
 
 TRACE_COLUMNS = ("client", "time_s", "event", "exchange", "timer_s", "rto_s", "sample_s", "sample_kind")

@@ -439,6 +439,25 @@ class ResultsDB:
         self.con.execute("INSERT OR IGNORE INTO configs SELECT * FROM new_configs")
         self.con.unregister("new_configs")
 
+    def superseded(self, configs: Iterable[tuple[str, dict[str, Any]]], model_version: str) -> dict[str, int]:
+        """config_id → how many runs are stored successfully for a configuration with the same
+        parameters and model version but another config_id: a ``python:`` / ``c:`` algorithm's
+        file that has changed since (``config_id`` hashes its content), runs never reused."""
+        wanted = {cid: json.loads(json.dumps(c)) for cid, c in configs}
+        if not wanted:
+            return {}
+        names = sorted({c["name"] for c in wanted.values()})
+        rows = self.con.execute(
+            "SELECT c.config_id, c.config, count(*) FROM configs c JOIN runs r USING (config_id) "
+            "WHERE r.status = 'ok' AND c.model_version = ? AND c.name IN (SELECT unnest(?)) "
+            "GROUP BY c.config_id, c.config", [model_version, names]).fetchall()
+        out: dict[str, int] = {}
+        for cid, c in wanted.items():
+            n = sum(count for other, text, count in rows if other != cid and json.loads(text) == c)
+            if n:
+                out[cid] = n
+        return out
+
     def finished(self) -> set[tuple[str, int]]:
         """(config, replication) pairs stored successfully. Also remembers which pairs have a
         stored failure, so that storing their retry replaces exactly those rows."""

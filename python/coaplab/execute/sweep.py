@@ -52,6 +52,9 @@ class SweepWriter:
         self.outputs: dict[str, tuple[int, str]] = {}
         #: Runs committed from an earlier sweep's journal by begin().
         self.recovered = 0
+        #: config_id → stored runs of its configuration with another version of its algorithm
+        #: file (never reused), by begin().
+        self.superseded: dict[str, int] = {}
 
     def _take_lock(self) -> None:
         """One sweep at a time per database: an exclusive lock on ``<db>.sweep-lock`` (flock;
@@ -119,14 +122,19 @@ class SweepWriter:
         db._failed = self._failed  # shared: the stored failures a retry replaces
         return db
 
-    def begin(self, configs: Iterable[tuple[str, dict[str, Any]]], model_version: str) -> set[tuple[str, int]]:
+    def begin(self, configs: Iterable[tuple[str, dict[str, Any]]], model_version: str,
+              content_named: frozenset[str] = frozenset()) -> set[tuple[str, int]]:
         """Creates or migrates the database, commits the runs an earlier sweep left in the
         journal, records the configurations, and returns the (config, replication) pairs
-        already stored successfully."""
+        already stored successfully. For the configurations in ``content_named`` (those whose
+        id hashes an algorithm file) :attr:`superseded` counts the stored runs of an earlier
+        version of that file (:meth:`ResultsDB.superseded`)."""
+        configs = list(configs)
         with self._open(READ_WAIT_S, migrate=True) as db:  # refuses a file that is not ours, unchanged
             self._take_lock()
             db.finished()  # the stored failures a journaled retry replaces
             self.recovered = self._replay_journal(db)
+            self.superseded = db.superseded([(cid, c) for cid, c in configs if cid in content_named], model_version)
             db.add_configs(configs, model_version)
             done = db.finished()
             self._failed = db._failed

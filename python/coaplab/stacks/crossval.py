@@ -27,6 +27,7 @@ from .emulate import (
 )
 from .namespaces import TcpSetup, check_environment, client_address, log
 from .pcapseq import time_sequence_points
+from .thirdparty import algorithm_mismatch, stack_algorithm
 
 
 def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:
@@ -75,14 +76,32 @@ ACK_RULE_NOTE = ("note: the model's receiver delays ACKs (every second segment, 
 def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", server: str = "coaplab",
              db: str | None = None, replications: int | None = None, out_dir: str | Path | None = None,
              max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US, progress: bool = True,
-             tcp_congestion: str | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+             tcp_congestion: str | None = None, allow_mismatch: bool = False) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Runs the scenario in the simulator and in emulation (same replications, same RNG
-    streams); returns (simulated summary, emulated summary) per configuration."""
-    check_environment()
+    streams); returns (simulated summary, emulated summary) per configuration.
+
+    Only like with like: a configuration whose ``coap.cc`` the client stack does not run
+    (:func:`coaplab.stacks.thirdparty.algorithm_mismatch`: libcoap and aiocoap run RFC 7252's
+    fixed timers whatever ``coap.cc`` says) is refused before anything runs, unless
+    ``allow_mismatch``: then it runs and its emulated summary says what each side ran
+    (``emulation.algorithm_mismatch``, printed in its row)."""
     sc = load_scenario(scenario)
+    mismatches: dict[str, str] = {}
+    tcp = False
     for cfg in sc.iter_configurations():
-        check_supported(cfg, client, server)
+        if m := _mismatch(cfg, client, tcp_congestion):
+            mismatches.setdefault(cfg["coap"]["cc"], m)
+            tcp = tcp or cfg["coap"]["transport"] == "tcp"
     check_tcp_congestion(sc.configurations(), tcp_congestion)
+    if mismatches and not allow_mismatch:
+        cc, first = next(iter(mismatches.items()))
+        fix = ("set coap.cc to the kernel's controller or drop --tcp-congestion" if tcp
+               else f"use --client coaplab or coap.cc = {stack_algorithm(client, cc)!r}")
+        raise CoaplabError(f"crossval: coap.cc = {cc!r}: {first}; not like with like, nothing run "
+                           f"({fix}, or --allow-mismatch to run it labelled)")
+    check_environment()
+    for cfg in sc.iter_configurations():
+        check_supported(cfg, client, server, tcp_congestion)
     raw = dict(sc.raw)
     if replications is not None:
         raw["replications"] = min(replications, int(raw.get("replications", 1)))
@@ -94,6 +113,9 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
     emu = emulate(raw, client=client, server=server, db=db, out_dir=out_dir, max_seconds=max_seconds,
                   late_us=late_us, progress=progress, tcp_congestion=tcp_congestion)
     pairs = list(zip(sim, emu))
+    for s, e in pairs:
+        if m := mismatches.get(s["config"]["coap"]["cc"]):
+            e["emulation"]["algorithm_mismatch"] = m
     if out_dir is not None:
         for s, e in pairs:
             if s["config"]["coap"]["transport"] == "tcp":
@@ -102,6 +124,17 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
                 e["emulation"]["time_sequence_svg"] = str(path)
         crossval_report(pairs, out_dir)
     return pairs
+
+
+def _mismatch(cfg: dict[str, Any], client: str, tcp_congestion: str | None) -> str | None:
+    """What each side would run when the emulated side does not run the simulator's algorithm
+    (a third-party client's own algorithm; over TCP, ``--tcp-congestion`` naming another
+    controller than ``coap.cc``); None for like with like."""
+    cc = cfg["coap"]["cc"]
+    if cfg["coap"]["transport"] == "udp":
+        return algorithm_mismatch(client, cc)
+    runs = tcp_congestion or TcpSetup.from_config(cfg).congestion
+    return None if runs == TcpSetup.from_config(cfg).congestion else f"Linux runs {runs}, the simulator runs {cc}"
 
 
 def _like_for_like(cfg: dict[str, Any]) -> bool | None:
@@ -129,7 +162,8 @@ def crossval_report(pairs: list[tuple[dict[str, Any], dict[str, Any]]], out_dir:
                 f"{e['client']} clients, {e['server']} server, {sim['replications']} replications; "
                 f"emulator lateness mean {e['lateness_us_mean']:.0f} µs, worst p99 {e['lateness_us_p99_max']:.0f} µs; "
                 f"{e['invalid_runs']} of {emu['replications']} emulated runs invalid; kernel {e['kernel']}."
-                + _ack_rule(sim["config"]),
+                + _ack_rule(sim["config"])
+                + (f" **Not like with like: {e['algorithm_mismatch']}.**" if e.get("algorithm_mismatch") else ""),
                 "", "| metric | simulated | emulated | difference |", "|---|---:|---:|---:|"]
         out += [f"| {label} | {table_cell(a)} | {table_cell(b)} | {d} |" for label, a, b, d in crossval_rows(sim, emu)]
         if e.get("time_sequence_svg"):
@@ -175,7 +209,8 @@ def crossval_table(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> str:
         e = emu["emulation"]
         swept = ", ".join(f"{k}={v}" for k, v in emu.get("swept", {}).items())
         out.append(f"{sim['name']}  [{sim['config_id']}]" + (f"  {swept}" if swept else "")
-                   + f"  simulated vs emulated ({e['client']} clients, {e['server']} server), {sim['replications']} replications")
+                   + f"  simulated vs emulated ({e['client']} clients, {e['server']} server), {sim['replications']} replications"
+                   + (f"  NOT LIKE WITH LIKE: {e['algorithm_mismatch']}" if e.get("algorithm_mismatch") else ""))
         out.append(f"  {'metric':<38} {'simulated':>12} {'emulated':>12} {'difference':>11}")
         for label, a, b, d in crossval_rows(sim, emu):
             out.append(f"  {label:<38} {table_cell(a):>12} {table_cell(b):>12} {d:>11}")

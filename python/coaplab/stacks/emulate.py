@@ -38,6 +38,7 @@ from .namespaces import (
     Signals,
     TcpSetup,
     check_environment,
+    check_kernel_congestion,
     cleanup,
     client_address,
     in_ns,
@@ -123,8 +124,9 @@ def _clients(cfg: dict[str, Any]) -> int:
     return w["background"] + (w.get("burst_clients") or 0) if w["kind"] == "burst" else w["clients"]
 
 
-def check_supported(cfg: dict[str, Any], client: str, server: str) -> None:
-    """Refuses what emulation does not run (yet), before anything is created."""
+def check_supported(cfg: dict[str, Any], client: str, server: str, tcp_congestion: str | None = None) -> None:
+    """Refuses what emulation does not run (yet), before anything is created; over TCP also a
+    kernel congestion control (``tcp_congestion``, else the scenario's) the kernel lacks."""
     if cfg.get("group"):
         raise CoaplabError("emulate: client groups ([[group]]) are not supported in emulation yet")
     cc = cfg["coap"]["cc"]
@@ -140,6 +142,8 @@ def check_supported(cfg: dict[str, Any], client: str, server: str) -> None:
         raise CoaplabError("emulate: over TCP only coaplab's endpoints run so far (--client coaplab --server coaplab)")
     if transport == "tcp" and w["kind"] not in ("continuous", "firmware"):
         raise CoaplabError(f"workload.kind: {w['kind']!r} over TCP is not emulated yet; allowed: continuous, firmware")
+    if transport == "tcp":
+        check_kernel_congestion(tcp_congestion or TcpSetup.from_config(cfg).congestion)
     if server != "coaplab" and cfg["coap"]["cc"] == "fasor-rc":
         raise CoaplabError(f"coap.cc: 'fasor-rc' with --server {server} is not emulated: only coaplab's server echoes "
                            "FASOR's Rexmit-Cnt option; use --server coaplab or another algorithm")
@@ -211,7 +215,7 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
 
     Every loop is bounded: the clients stop after `max_seconds`, the emulator 30 s later."""
     check_environment()
-    check_supported(cfg, client, server)
+    check_supported(cfg, client, server, tcp_congestion)
     # Without an output directory the run's files (captures, reports, logs) live in a private
     # temporary directory that goes when the run does, error or not.
     own_work = out_dir is None
@@ -236,6 +240,7 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
         (work / stale).unlink(missing_ok=True)  # a reused --out directory: never read old reports
     n = _clients(cfg)
     ns = Namespaces()
+    observed: list[str] = []
     procs: list[subprocess.Popen] = []
     started = time.monotonic()
     try:
@@ -252,9 +257,12 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
             tcp.congestion = tcp_congestion
         ns.configure(n, int(cfg["link"]["mtu"]), tcp)
 
+        # Per socket too (setsockopt TCP_CONGESTION, as root): the namespace's default may only
+        # name what the host allows unprivileged sockets (TcpSetup.sysctls).
+        per_socket = ["--tcp-congestion", tcp.congestion] if tcp else []
         srv_cmd = (thirdparty.server_command(server, cfg, cfg_path, max_seconds + 20) if server != "coaplab"
                    else [str(ep_bin), f"{transport}-server", "--config", str(cfg_path), "--max-seconds", str(max_seconds + 20),
-                         "--out", str(work / "server.json")])
+                         "--out", str(work / "server.json"), *per_socket])
         srv = popen(in_ns(ns.server, srv_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "wb"))  # noqa: SIM115 - the child writes it
         procs.append(srv)
         thirdparty.wait_listening(ns.server, transport, timeout=10.0)
@@ -269,7 +277,8 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
         out_json = work / "clients.json"
         if client == "coaplab":
             cl_cmd = [str(ep_bin), f"{transport}-clients", "--config", str(cfg_path), "--replication",
-                      str(replication), "--out", str(out_json), "--max-seconds", str(max_seconds), "--epoch-ns", str(epoch)]
+                      str(replication), "--out", str(out_json), "--max-seconds", str(max_seconds), "--epoch-ns", str(epoch),
+                      *per_socket]
         else:
             cl_cmd = thirdparty.client_command(client, cfg, replication, cfg_path, out_json, max_seconds, epoch)
         cl = popen(in_ns(ns.client, cl_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "clients.log", "wb"))  # noqa: SIM115 - the child writes it
@@ -293,6 +302,8 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
         if transport == "tcp" and server_json.exists():
             # The server sends the data: its sockets' retransmissions belong to the client's row.
             by_addr = {c["address"]: c.get("tcp_info") or {} for c in json.loads(server_json.read_text())["connections"]}
+            # What the kernel ran, read back from each server socket (getsockopt TCP_CONGESTION).
+            observed = sorted({str(i["congestion"]) for i in by_addr.values() if i.get("congestion")})
             for c in clients["clients"]:
                 if c and c.get("address") in by_addr:
                     c["server_tcp_info"] = by_addr[c["address"]]
@@ -306,6 +317,7 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
     result["emulation"] = {
         "client": client, "server": server, "kernel": kernel(), "transport": transport,
         "tcp_congestion": tcp.congestion if tcp else None,
+        "tcp_congestion_sockets": observed if tcp else None,
         "lateness_us": report["lateness_us"], "valid": report["valid"], "realtime": report["realtime"],
         "directory": str(work) if kept else None,
     }
@@ -405,7 +417,7 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
     check_environment()
     sc = load_scenario(scenario)
     for cfg in sc.iter_configurations():
-        check_supported(cfg, client, server)
+        check_supported(cfg, client, server, tcp_congestion)
     check_tcp_congestion(sc.configurations(), tcp_congestion)
     summaries = []
     with Signals():
@@ -447,7 +459,11 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
                 s["swept"] = sc.swept_values(cfg)
                 s["emulation"] = {
                     "client": client, "server": server, "kernel": kernel(), "invalid_runs": invalid,
-                    "tcp_congestion": (tcp_congestion or "reno") if cfg["coap"]["transport"] == "tcp" else None,
+                    "tcp_congestion": ((tcp_congestion or TcpSetup.from_config(cfg).congestion)
+                                       if cfg["coap"]["transport"] == "tcp" else None),
+                    # What the server's sockets ran, read back from the kernel in every run.
+                    "tcp_congestion_sockets": (sorted({n for r in runs for n in r["emulation"].get("tcp_congestion_sockets") or []})
+                                               if cfg["coap"]["transport"] == "tcp" else None),
                     "lateness_us_p99_max": max((x["p99"] for x in lateness), default=0.0),
                     "lateness_us_mean": (sum(x["mean"] for x in lateness) / len(lateness)) if lateness else 0.0,
                 }

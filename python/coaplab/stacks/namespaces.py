@@ -23,6 +23,7 @@ import subprocess
 import sys
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import CoaplabError
@@ -47,6 +48,25 @@ def check_environment() -> None:
         raise CoaplabError("emulate: the 'ip' command (iproute2) is missing; install iproute2")
     if not os.path.exists("/dev/net/tun"):
         raise CoaplabError("emulate: /dev/net/tun is missing; load the tun module (modprobe tun)")
+
+
+def kernel_congestion_list(which: str) -> list[str]:
+    """``/proc/sys/net/ipv4/tcp_<which>_congestion_control`` (``available``: what the kernel
+    has; ``allowed``: what unprivileged sockets and non-initial namespaces' defaults may pick)."""
+    try:
+        return Path(f"/proc/sys/net/ipv4/tcp_{which}_congestion_control").read_text().split()
+    except OSError:
+        return []
+
+
+def check_kernel_congestion(name: str) -> None:
+    """Refuses (one line) a kernel TCP congestion control the kernel does not have (root is
+    :func:`check_environment`'s to check: it sets it per socket (setsockopt TCP_CONGESTION) and per route (congctl), so the host's
+    ``tcp_allowed_congestion_control`` does not bind; a kernel without it does)."""
+    available = kernel_congestion_list("available")
+    if name not in available:
+        raise CoaplabError(f"the kernel's TCP congestion control {name!r}: this kernel does not have it (tcp_available_congestion_control: "
+                           f"{' '.join(available) or 'unreadable'}); load it as root (modprobe tcp_{name}) or pick one of those")
 
 
 def kernel() -> str:
@@ -232,13 +252,19 @@ class TcpSetup:
         )
 
     def sysctls(self) -> dict[str, Any]:
+        # The congestion control is set per route (congctl) and per socket (the endpoints'
+        # setsockopt TCP_CONGESTION), not as the namespace's default: a namespace's default may
+        # only name what the host's tcp_allowed_congestion_control lists (cubic is often not),
+        # which root's per-socket choice does not need; the default is then only a fallback.
         # The model has no SACK, timestamps, F-RTO, TLP or RACK (docs/model.md); its receive
         # window never limits, so window scaling stays on (without it Linux's 64 KB window of
         # 256-byte segments and their buffer overhead slowed the 14100-byte-buffer firmware
         # transfer by 6 % instead of 2 %); metrics caching across connections would carry one
         # run's ssthresh into the next.
-        return {
-            "net.ipv4.tcp_congestion_control": self.congestion,
+        out: dict[str, Any] = {}
+        if self.congestion in kernel_congestion_list("allowed"):
+            out["net.ipv4.tcp_congestion_control"] = self.congestion
+        return out | {
             "net.ipv4.tcp_sack": 0,
             "net.ipv4.tcp_dsack": 0,
             "net.ipv4.tcp_timestamps": 0,

@@ -51,6 +51,45 @@ CALIFORNIUM_CC = {
     "linux-rto": "LINUX_RTO", "linux-rto@californium": "LINUX_RTO",
     "peakhopper-rto": "PEAKHOPPER_RTO", "peakhopper-rto@californium": "PEAKHOPPER_RTO",
 }
+#: Californium's ``CongestionControlMode`` → the simulator's model of that code
+#: (crates/cc/src/californium.rs); ``NULL`` is RFC 7252's fixed timer.
+CALIFORNIUM_MODEL = {"NULL": "default", "COCOA": "cocoa@californium", "COCOA_STRONG": "cocoa-s@californium",
+                     "BASIC_RTO": "basic-rto@californium", "LINUX_RTO": "linux-rto@californium",
+                     "PEAKHOPPER_RTO": "peakhopper-rto@californium"}
+
+#: What a third-party client stack runs whatever ``coap.cc`` says (None: it follows
+#: ``coap.cc``). libcoap's ``coap-client`` and aiocoap implement only RFC 7252's retransmission
+#: (the first timeout uniform in [ACK_TIMEOUT, ACK_TIMEOUT · ACK_RANDOM_FACTOR], doubled at each
+#: retransmission: libcoap's ``coap_net.c``, aiocoap 0.4's ``messagemanager.py`` and
+#: ``numbers/constants.py``), i.e. the simulator's ``default``.
+FIXED_ALGORITHM = {"libcoap": "default", "aiocoap": "default"}
+
+
+def stack_algorithm(client: str, cc: str) -> str | None:
+    """The simulator's name of the algorithm the ``client`` stack actually runs for ``coap.cc =
+    cc`` (coaplab's own clients run ``cc`` itself); None where the stack has no counterpart
+    (Californium refuses such names, :func:`californium_cc`)."""
+    if client in FIXED_ALGORITHM:
+        return FIXED_ALGORITHM[client]
+    if client == "californium":
+        mode = CALIFORNIUM_CC.get(cc)
+        return CALIFORNIUM_MODEL[mode] if mode is not None else None
+    return cc
+
+
+def algorithm_mismatch(client: str, cc: str) -> str | None:
+    """``"<client> runs X, the simulator runs Y"`` when the ``client`` stack does not run the
+    algorithm the simulator runs for ``coap.cc = cc`` (a cross-validation would compare two
+    algorithms); None when both run the same."""
+    runs = stack_algorithm(client, cc)
+    if runs is None or runs == cc:
+        return None
+    what = {"default": "RFC 7252's fixed timers (default)"}.get(runs, runs)
+    if client == "californium":
+        what = f"Californium's {CALIFORNIUM_CC[cc]} ({runs})"
+    return f"{client} runs {what}, the simulator runs {cc}"
+
+
 #: Where scripts/setup.sh builds the driver (ignored by git; rebuilt on a fresh clone).
 CALIFORNIUM_DIR = _REPO / "target" / "californium"
 CALIFORNIUM_JAR = CALIFORNIUM_DIR / "californium-driver-1.jar"

@@ -76,13 +76,14 @@ fn run() -> Result<(), String> {
             max_ns,
             epoch,
         ),
-        Some("tcp-server") => tcp_server(&cfg, max_ns, args.get("out")),
+        Some("tcp-server") => tcp_server(&cfg, max_ns, args.get("out"), args.get("tcp-congestion")),
         Some("tcp-clients") => tcp_clients(
             &cfg,
             args.num("replication", 0)?,
             args.req("out")?,
             max_ns,
             epoch,
+            args.get("tcp-congestion"),
         ),
         Some("setups") => setups(&cfg, args.num("replication", 0)?),
         other => Err(format!(
@@ -451,9 +452,60 @@ fn tcp_nodelay(cfg: &RunConfig) -> bool {
         .is_some_and(|t| t.nagle == coaplab_engine::config::NagleMode::Off)
 }
 
+/// Selects the kernel's congestion control `name` for one socket (`setsockopt(TCP_CONGESTION)`;
+/// as root any algorithm the kernel has, not only those `tcp_allowed_congestion_control` lists).
+fn set_congestion(fd: libc::c_int, name: &str) -> Result<(), String> {
+    // SAFETY: setsockopt reads `name.len()` bytes from the string's buffer.
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            name.as_ptr().cast(),
+            name.len() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        return Err(format!(
+            "setsockopt(TCP_CONGESTION, {name:?}): {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
+/// The congestion control a socket runs (`getsockopt(TCP_CONGESTION)`).
+fn congestion_of(fd: libc::c_int) -> Option<String> {
+    let mut buf = [0u8; 16];
+    let mut len = buf.len() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `buf`.
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            buf.as_mut_ptr().cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        return None;
+    }
+    let name = &buf[..(len as usize).min(buf.len())];
+    let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    Some(String::from_utf8_lossy(&name[..end]).into_owned())
+}
+
 /// Serves CoAP over TCP; with `out`, writes each connection's kernel counters (`TCP_INFO` of
 /// the server's socket: the data sender's retransmissions) by client address when it ends.
-fn tcp_server(cfg: &RunConfig, max_ns: u64, out: Option<&str>) -> Result<(), String> {
+/// With `congestion`, every connection runs that kernel congestion control (set on the
+/// listening socket, which accepted connections inherit, and again on each).
+fn tcp_server(
+    cfg: &RunConfig,
+    max_ns: u64,
+    out: Option<&str>,
+    congestion: Option<&str>,
+) -> Result<(), String> {
     let payload = if cfg.workload.kind == WorkloadKind::Firmware {
         u32::try_from(cfg.workload.resource_bytes)
             .map_err(|_| "workload.resource_bytes too large")?
@@ -462,6 +514,9 @@ fn tcp_server(cfg: &RunConfig, max_ns: u64, out: Option<&str>) -> Result<(), Str
     };
     let addr = SocketAddrV4::new(SERVER_ADDR, COAP_PORT);
     let l = TcpListener::bind(addr).map_err(|e| format!("bind {addr}: {e}"))?;
+    if let Some(name) = congestion {
+        set_congestion(l.as_raw_fd(), name)?;
+    }
     l.set_nonblocking(true).map_err(|e| e.to_string())?;
     let nodelay = tcp_nodelay(cfg);
     let t0 = mono_ns();
@@ -472,6 +527,11 @@ fn tcp_server(cfg: &RunConfig, max_ns: u64, out: Option<&str>) -> Result<(), Str
             Ok((mut s, peer)) => {
                 s.set_nonblocking(false).ok();
                 s.set_nodelay(nodelay).ok();
+                if let Some(name) = congestion {
+                    if let Err(e) = set_congestion(s.as_raw_fd(), name) {
+                        eprintln!("coaplab-endpoint: {e}");
+                    }
+                }
                 s.set_read_timeout(Some(std::time::Duration::from_millis(100)))
                     .ok();
                 handles.push(std::thread::spawn(move || {
@@ -500,8 +560,9 @@ fn tcp_server(cfg: &RunConfig, max_ns: u64, out: Option<&str>) -> Result<(), Str
     }
 }
 
-/// A TCP connection from client `i`'s own address.
-fn tcp_connect(i: u32, nodelay: bool) -> Result<TcpStream, String> {
+/// A TCP connection from client `i`'s own address, running the kernel congestion control
+/// `congestion` when given.
+fn tcp_connect(i: u32, nodelay: bool, congestion: Option<&str>) -> Result<TcpStream, String> {
     let local = SocketAddrV4::new(client_addr(i), CLIENT_PORT);
     // SAFETY: socket/bind/connect with properly initialised sockaddr_in; the descriptor is
     // owned by the returned stream (or closed on error).
@@ -527,6 +588,9 @@ fn tcp_connect(i: u32, nodelay: bool) -> Result<TcpStream, String> {
             },
             sin_zero: [0; 8],
         };
+        if let Some(name) = congestion {
+            set_congestion(fd, name)?;
+        }
         let l = sin(local);
         if libc::bind(fd, (&l as *const libc::sockaddr_in).cast(), 16) != 0 {
             return Err(format!("bind {local}: {}", std::io::Error::last_os_error()));
@@ -568,6 +632,7 @@ fn tcp_info(s: &TcpStream) -> serde_json::Value {
             "rto_us": info.tcpi_rto,
             "snd_cwnd": info.tcpi_snd_cwnd,
             "reordering": info.tcpi_reordering,
+            "congestion": congestion_of(s.as_raw_fd()),
         })
     }
 }
@@ -582,6 +647,7 @@ fn tcp_clients(
     out: &str,
     max_ns: u64,
     epoch: u64,
+    congestion: Option<&str>,
 ) -> Result<(), String> {
     let w = &cfg.workload;
     if !matches!(w.kind, WorkloadKind::Firmware | WorkloadKind::Continuous) {
@@ -604,6 +670,7 @@ fn tcp_clients(
         let connected_at = connected_at.clone();
         let until = w.duration_s.map(|d| t0 + (d * 1e9) as u64);
         let plan = setup.plan.clone();
+        let congestion = congestion.map(str::to_owned);
         handles.push(std::thread::spawn(move || -> serde_json::Value {
             let sleep_until = |at: u64| {
                 while !stop_requested() {
@@ -617,7 +684,7 @@ fn tcp_clients(
             sleep_until(t0 + setup.start.nanos());
             let mut result =
                 serde_json::json!({"client": i, "address": client_addr(i).to_string()});
-            let conn = tcp_connect(i, nodelay).and_then(|mut s| {
+            let conn = tcp_connect(i, nodelay, congestion.as_deref()).and_then(|mut s| {
                 s.write_all(&frame(TcpMsg::Csm, &[]))
                     .map_err(|e| e.to_string())?;
                 let mut pending = Vec::new();
