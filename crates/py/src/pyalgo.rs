@@ -478,10 +478,12 @@ pub fn load(py: Python<'_>, name: &str) -> PyResult<UdpAlgorithm> {
     let label = intern(name);
     let build = move |config: &Config| -> AnyAlgorithm {
         let made = Python::attach(|py| {
-            match {
+            // The constructor is a plug-in call (its time limit, crates/engine/src/foreign/calls.rs).
+            let constructed = {
                 let _call = Call::enter();
                 maker.bind(py).call1(config_args(config))
-            } {
+            };
+            match constructed {
                 Ok(obj) => Some(PyAlgo::new(*config, obj.unbind(), label)),
                 Err(e) => {
                     record(wrap(py, label, "__init__", e));

@@ -94,26 +94,21 @@ def plugins_of(config: dict[str, Any]) -> list[str]:
 # ----------------------------------------------------------------------------- worker side
 
 
-def _die_with_parent() -> None:
-    """Linux: the worker is killed when the coaplab process that started it ends (an
-    interrupted command exits at once, without waiting for its workers)."""
-    try:
-        import ctypes  # lazy: the worker only
-
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: the worker ends when its pipe closes
-        pass
-
-
-def _watchdog(shared, limit: float) -> None:
+def _watchdog(shared, limit: float, parent: int) -> None:
     """The worker's watchdog thread: a heartbeat in ``shared[0]``; a call in progress with no
-    call started or ended for ``limit`` s sets ``shared[1]`` and ends the process."""
+    call started or ended for ``limit`` s sets ``shared[1]`` and ends the process. It also ends
+    the worker once the coaplab process that started it is gone (it is then re-parented): a
+    killed command leaves no worker behind, even one stuck in a plug-in. (Not
+    ``PR_SET_PDEATHSIG``: Linux sends that when the *thread* that started the worker ends, and
+    workers are started by run threads and reused by others.)"""
     from .. import _core  # lazy: the worker only
 
     last, since = None, time.monotonic()
     poll = min(0.25, limit / 4)
     while True:
         time.sleep(poll)
+        if os.getppid() != parent:
+            os._exit(4)
         now = time.monotonic()
         shared[0] = now
         counts = _core.plugin_calls()
@@ -139,10 +134,10 @@ def _worker_main(conn, shared, limit: float) -> None:
     """The worker process: runs each ``(function, args)`` received and sends back
     ``("ok", result)`` or ``("raise", exception)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it kills the worker
-    _die_with_parent()
+    parent = os.getppid()
     sys.stdout.flush()
     os.dup2(2, 1)  # a plug-in's print goes to stderr: the command's stdout stays its output
-    threading.Thread(target=_watchdog, args=(shared, limit), daemon=True, name="coaplab-plugin-watchdog").start()
+    threading.Thread(target=_watchdog, args=(shared, limit, parent), daemon=True, name="coaplab-plugin-watchdog").start()
     while True:
         try:
             fn, args = conn.recv()
