@@ -295,6 +295,8 @@ CORRUPTIONS = {
                    "is unreadable (not JSON)"),
     "array-result": ("UPDATE runs SET result = '[1]' WHERE replication = 0 AND name = 'small'",
                      "not a JSON object"),
+    "empty-result": ("UPDATE runs SET result = '{}' WHERE replication = 1 AND name = 'small'", "keys missing"),
+    "empty-config": ("UPDATE configs SET config = '{\"seed\": 1}' WHERE name = 'small'", "is unreadable (no name)"),
     "dropped-clients": ("DROP TABLE clients", "its table 'clients' is missing"),
     "dropped-runs": ("DROP TABLE runs", "its table 'runs' is missing"),
 }

@@ -12,11 +12,14 @@ Tables:
   (BBR runs with tracing on; New Reno has none): mode, BtlBw, RTprop, pacing rate, cwnd after
   every ACK that changed them (docs/model.md "BBR"; columns :data:`CC_STATE_COLUMNS`).
 
-The database records its schema version (table ``coaplab_meta``, key ``schema_version``).
-A coaplab database without one (written before versions were recorded) is version 1's
-layout and is stamped when opened for writing; a newer version is refused with one line.
-Any other file — a SQLite file, a DuckDB database of something else, random bytes — is
-refused with one line. DuckDB's extension autoloading and autoinstalling are off on every
+The database records its schema version (table ``coaplab_meta``, key ``schema_version``):
+coaplab's marker. A database without one is taken for a coaplab database written before
+versions were recorded only if it has exactly coaplab's layout (:data:`FIRST_LAYOUT`, nothing
+coaplab never wrote), and is then upgraded in one transaction when opened for writing (an
+interrupted upgrade leaves it as it was); a newer version is refused with one line. Any other
+file — a SQLite file, a DuckDB database of something else, random bytes, a named pipe — is
+refused with one line, unchanged, and so is a coaplab database damaged by hand
+(:func:`check_contents`). DuckDB's extension autoloading and autoinstalling are off on every
 connection: opening a file never reaches the network.
 
 Runs are committed the moment they finish (group commit: the runs that finished while the
@@ -336,13 +339,18 @@ def _unstamped_is_ours(con) -> bool:
             and all(t in layout and cols <= layout[t] for t, cols in found.items()))
 
 
+#: The keys every stored run result has (those :meth:`ResultsDB.store` reads).
+RESULT_KEYS = ("clients", "packets", "seed", "events", "sim_time_s", "measured_period_s",
+               "throughput_exchanges_per_s", "settling_time_s")
+
+
 def check_contents(con, path: Path) -> None:
     """Refuses, in one line naming the database, what is wrong and what to do, a coaplab
     database damaged outside coaplab: a table of the first layout dropped, a configuration or
-    a stored run whose JSON is NULL, not JSON, or not an object, a run without its
-    configuration. Commands then never meet the damage half-way through their work. (coaplab
+    a stored run whose JSON is NULL, not JSON, not an object or without the keys every one has
+    (a configuration's ``name``, :data:`RESULT_KEYS`), a run without its configuration. Commands then never meet the damage half-way through their work. (coaplab
     writes every configuration and result as a JSON object, so its first character is ``{``;
-    one validating pass costs about 5 ms per MB of stored results.)"""
+    the check costs about 10 ms per MB of stored results.)"""
     tables = {t for (t,) in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
     advice = "restore the file from a backup, or give another --db"
@@ -351,19 +359,23 @@ def check_contents(con, path: Path) -> None:
             raise CoaplabError(f"--db: {shown(path)} is a damaged coaplab database: its table {table!r} is missing; "
                                f"{advice}")
     bad = con.execute(
-        "SELECT config_id, CASE WHEN config IS NULL THEN 'NULL' WHEN NOT json_valid(config) THEN 'not JSON' "
-        "ELSE 'not a JSON object' END FROM configs "
-        "WHERE config IS NULL OR NOT starts_with(config, '{') OR NOT json_valid(config) LIMIT 1").fetchone()
+        "SELECT config_id, CASE WHEN config IS NULL THEN 'NULL' WHEN NOT starts_with(config, '{') THEN 'not a JSON object' "
+        "WHEN NOT json_valid(config) THEN 'not JSON' ELSE 'no name' END FROM configs "
+        "WHERE config IS NULL OR NOT starts_with(config, '{') OR NOT json_valid(config) "
+        "OR NOT list_contains(json_keys(config), 'name') LIMIT 1").fetchone()
     if bad:
-        raise CoaplabError(f"--db: {shown(path)} is a damaged coaplab database: configuration {bad[0]} is unreadable ({bad[1]}); "
-                           f"{advice}")
+        raise CoaplabError(f"--db: {shown(path)} is a damaged coaplab database: configuration {bad[0]} is unreadable "
+                           f"({bad[1]}); {advice}")
+    keys = "[" + ", ".join(sql_string(k) for k in RESULT_KEYS) + "]"
     bad = con.execute(
         "SELECT r.config_id, r.replication, CASE WHEN c.config_id IS NULL THEN 'no configuration' "
         "WHEN r.result IS NULL THEN 'an unreadable result (NULL)' "
+        "WHEN NOT starts_with(r.result, '{') THEN 'an unreadable result (not a JSON object)' "
         "WHEN NOT json_valid(r.result) THEN 'an unreadable result (not JSON)' "
-        "ELSE 'an unreadable result (not a JSON object)' END "
+        "ELSE 'an unreadable result (not a run result: keys missing)' END "
         "FROM runs r LEFT JOIN configs c USING (config_id) WHERE c.config_id IS NULL OR (r.status = 'ok' AND "
-        "(r.result IS NULL OR NOT starts_with(r.result, '{') OR NOT json_valid(r.result))) LIMIT 1").fetchone()
+        "(r.result IS NULL OR NOT starts_with(r.result, '{') OR NOT json_valid(r.result) "
+        f"OR NOT list_has_all(json_keys(r.result), {keys}))) LIMIT 1").fetchone()
     if bad:
         cid, rep, what = bad
         raise CoaplabError(
