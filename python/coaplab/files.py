@@ -10,10 +10,66 @@ from typing import Literal
 
 from .errors import CoaplabError
 
+#: The longest file or directory name, and the longest path, the OS takes (Linux, macOS: 255
+#: bytes a name; Linux: 4096 bytes a path, its final NUL included).
+NAME_MAX = 255
+PATH_MAX = 4096
+
+
+def shown(path: str | Path) -> str:
+    """`path` quoted for a message, cut in the middle when it is long (an overlong path would
+    make the one line unreadable)."""
+    text = str(path)
+    return repr(text if len(text) <= 80 else text[:40] + "…" + text[-30:])
+
+
+def length_problem(path: str | Path) -> str | None:
+    """Why the OS would refuse `path` for its length (a name over :data:`NAME_MAX` bytes, a path
+    of :data:`PATH_MAX` bytes or more), or ``None``."""
+    raw = os.fsencode(str(path))
+    if len(raw) >= PATH_MAX:
+        return f"the path {shown(path)} is {len(raw):,} bytes long; allowed: at most {PATH_MAX - 1:,} bytes"
+    for part in raw.split(b"/"):
+        if len(part) > NAME_MAX:
+            return (f"the path {shown(path)} has a name of {len(part):,} bytes; allowed: at most {NAME_MAX} bytes "
+                    "per file or directory name")
+    return None
+
+
+def check_length(path: str | Path, option: str, error: type = CoaplabError) -> None:
+    """Refuses, in one line naming `option`, a path the OS would refuse for its length, before
+    any work (:func:`length_problem`)."""
+    why = length_problem(path)
+    if why is not None:
+        raise error(f"{option}: {why}")
+
+
+def input_file(path: str | Path, option: str, what: str = "file", missing_ok: bool = False,
+               error: type = CoaplabError) -> os.stat_result | None:
+    """Checks, without opening it, that `path` is a regular file that can be read: one line
+    naming `option` for too long a path, a directory, a named pipe (which would block the
+    command forever), a socket or a device. ``None`` when it does not exist and `missing_ok`."""
+    check_length(path, option, error)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if missing_ok:
+            return None
+        raise error(f"{option}: {shown(path)} does not exist; expected an existing {what}") from None
+    except OSError as e:
+        raise error(f"{option}: cannot read {shown(path)}: {_reason(e)}; expected a {what}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise error(f"{option}: {shown(path)} is a directory; expected a {what}")
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a named pipe" if stat.S_ISFIFO(st.st_mode) else "not a regular file (a socket or device)"
+        raise error(f"{option}: {shown(path)} is {kind}; expected a {what}")
+    return st
+
 
 def read_regular_file(path: Path, limit: int, what: str, error: type = CoaplabError) -> bytes:
     """The bytes of `path`, refusing what is not a regular file (a FIFO would block forever, a
     device never ends) and files over `limit` bytes, with one line naming the file."""
+    check_length(path, what, error)
     try:
         # O_NONBLOCK: opening a FIFO with no writer would block before any check could run.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -162,10 +218,17 @@ def _reason(e: OSError) -> str:
 def missing_dirs(path: str | Path) -> list[Path]:
     """The directories `output_dir(path)` would create, innermost last."""
     out, missing = Path(path), []
-    while not out.exists() and out != out.parent:
+    while not _exists(out) and out != out.parent:
         missing.append(out)
         out = out.parent
     return missing[::-1]
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:  # too long a name: output_dir says so in one line
+        return True
 
 
 def remove_dirs(created: list[Path]) -> None:
@@ -183,6 +246,7 @@ def output_dir(path: str | Path, option: str) -> Path:
     out = Path(path)
     if str(path) == "":
         raise CoaplabError(f"{option}: an empty path is not allowed; expected a directory")
+    check_length(path, option)
     if out.exists() and not out.is_dir():
         raise CoaplabError(f"{option}: {str(path)!r} exists and is not a directory; expected a directory")
     try:
@@ -204,6 +268,7 @@ def output_file(path: str | Path, option: str) -> Path:
     out = Path(path)
     if str(path) == "":
         raise CoaplabError(f"{option}: an empty path is not allowed; expected a file name")
+    check_length(path, option)
     try:
         st = os.stat(out)
     except FileNotFoundError:
@@ -215,3 +280,38 @@ def output_file(path: str | Path, option: str) -> Path:
         raise CoaplabError(f"{option}: cannot write {str(path)!r}: it is {what}; expected a file name")
     output_dir(out.parent if str(out.parent) else ".", option)
     return out
+
+
+def output_in(directory: str | Path, name: str, option: str) -> Path:
+    """The file `name` in the output directory `directory` (given with `option`), checked before
+    the work that produces it: the directory created and writable (:func:`output_dir`), `name`
+    there not a directory. Write it with :class:`atomic_write`: the rename replaces a symbolic
+    link found at that name instead of writing through it to a file outside `directory`."""
+    out = output_dir(directory, option)
+    path = out / name
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as e:
+        raise CoaplabError(f"{option}: cannot write {shown(path)}: {_reason(e)}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise CoaplabError(f"{option}: cannot write {shown(path)}: it is a directory; expected a file or nothing there")
+    return path
+
+
+class new_dirs_removed_on_error:
+    """``with new_dirs_removed_on_error(out_dir):`` around a command's work: the directories
+    :func:`output_dir` creates for `out_dir` are removed again (if still empty) when the work
+    fails, so a refused command leaves nothing behind."""
+
+    def __init__(self, path: str | Path):
+        self.created = missing_dirs(path) if str(path) and length_problem(path) is None else []
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
+        if exc_type is not None:
+            remove_dirs(self.created)
+        return False

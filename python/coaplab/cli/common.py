@@ -97,6 +97,9 @@ def db_path(path: str | None) -> str:
         return DEFAULT_DB
     if not path.strip():
         raise CoaplabError(f"--db: {path!r} is not allowed; expected a database file name, e.g. --db study.duckdb")
+    from ..files import input_file  # lazy: per command (start-up)
+
+    input_file(path, "--db", "database file", missing_ok=True)  # before any work: too long, a pipe, a directory
     return path
 
 

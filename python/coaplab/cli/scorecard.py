@@ -7,6 +7,7 @@ import json
 import sys
 
 from ..errors import CoaplabError
+from ..files import output_in
 from ..stacks import CLIENT_KINDS  # not .emulate: its imports would slow every command
 from .common import DB_HELP, add_plugin_timeout, apply_plugin_timeout, db_arg, positive_int, sub_parser
 
@@ -57,6 +58,8 @@ def main(args) -> int:
         return 0
     if args.target is None and args.stack is None:
         raise CoaplabError("scorecard: TARGET is required (a registered algorithm, python:FILE:CLASS or c:LIB:NAME), or --all")
+    if args.out is not None:  # before the battery: an --out that cannot be written is one line
+        output_in(args.out, "index.html", "--out")
     if args.stack is not None:
         if args.battery != "full":
             raise CoaplabError("--battery: not with --stack (an emulated card has its own scaled battery)")

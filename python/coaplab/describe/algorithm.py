@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import length_problem, shown
 from .schema import section_defaults
 
 __all__ = ["PREFIX", "Algorithm", "Config", "load_class", "ns", "secs"]
@@ -167,6 +168,8 @@ def load_class(spec: str) -> type:
     if not sep or not path or not name:
         raise _bad(spec, "not of the form FILE:CLASS")
     file = Path(path)
+    if (too_long := length_problem(path)) is not None:
+        raise ValueError(f"{shown(spec)}: {too_long}; expected python:FILE.py:CLASS")
     if file.is_dir():
         raise _bad(spec, f"{path!r} is a directory; expected a Python file")
     if not file.exists():

@@ -22,7 +22,7 @@ from typing import Any
 # mypy (not Python) takes the compiled `_core` for a second definition here, as the package
 # `__init__` imports this module eagerly and answers other names through `__getattr__`.
 from .. import _core  # type: ignore[no-redef]
-from ..files import digest
+from ..files import digest, length_problem, shown
 from .algorithm import PREFIX, Algorithm, load_class
 
 #: The prefix of a C algorithm's name: ``c:LIB:NAME``.
@@ -33,6 +33,7 @@ def load_c(spec: str) -> str:
     """Loads ``c:LIB:NAME`` in the engine (the library once per process) and checks that its
     ``coaplab_cc_init`` accepts ``NAME``; returns ``spec``. Raises ``ValueError`` with one line
     naming what is wrong."""
+    check_c_path(spec)
     _core.load_c_algorithm(spec)
     return spec
 
@@ -80,6 +81,14 @@ def foreign_digests(resolved: Any) -> dict[str, str]:
 
     walk(resolved)
     return out
+
+
+def check_c_path(spec: str) -> None:
+    """Refuses ``c:LIB:NAME`` whose LIB the OS would refuse for its length (``ValueError``, one
+    line, the overlong path cut short) before the engine tries to load it."""
+    lib = spec.removeprefix(C_PREFIX).rpartition(":")[0]
+    if (too_long := length_problem(lib)) is not None:
+        raise ValueError(f"{shown(spec)}: {too_long}; expected c:LIB:NAME with LIB a shared library")
 
 
 def is_foreign(spec: str) -> bool:

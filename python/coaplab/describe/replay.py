@@ -19,7 +19,7 @@ from ..errors import ScriptError
 from ..files import read_regular_file
 from ..names import did_you_mean
 from .algorithm import Config, bind, plugin_call
-from .capi import instance_of
+from .capi import check_c_path, instance_of
 
 #: RFC 7252 §4.8 MAX_RETRANSMIT default.
 DEFAULT_MAX_RETRANSMIT = 4
@@ -137,6 +137,8 @@ def replay(
     try:
         with plugin_call():
             python = instance_of(algorithm)
+        if python is None and isinstance(algorithm, str) and algorithm.startswith("c:"):
+            check_c_path(algorithm)
     except ValueError as e:
         raise ScriptError(str(e)) from None
     if python is None and not isinstance(algorithm, str):

@@ -12,11 +12,14 @@ Tables:
   (BBR runs with tracing on; New Reno has none): mode, BtlBw, RTprop, pacing rate, cwnd after
   every ACK that changed them (docs/model.md "BBR"; columns :data:`CC_STATE_COLUMNS`).
 
-The database records its schema version (table ``coaplab_meta``, key ``schema_version``).
-A coaplab database without one (written before versions were recorded) is version 1's
-layout and is stamped when opened for writing; a newer version is refused with one line.
-Any other file — a SQLite file, a DuckDB database of something else, random bytes — is
-refused with one line. DuckDB's extension autoloading and autoinstalling are off on every
+The database records its schema version (table ``coaplab_meta``, key ``schema_version``):
+coaplab's marker. A database without one is taken for a coaplab database written before
+versions were recorded only if it has exactly coaplab's layout (:data:`FIRST_LAYOUT`, nothing
+coaplab never wrote), and is then upgraded in one transaction when opened for writing (an
+interrupted upgrade leaves it as it was); a newer version is refused with one line. Any other
+file — a SQLite file, a DuckDB database of something else, random bytes, a named pipe — is
+refused with one line, unchanged, and so is a coaplab database damaged by hand
+(:func:`check_contents`). DuckDB's extension autoloading and autoinstalling are off on every
 connection: opening a file never reaches the network.
 
 Runs are committed the moment they finish (group commit: the runs that finished while the
@@ -45,7 +48,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from ..errors import CoaplabError, ResourceError
-from ..files import commit_partial, output_dir, partial_path
+from ..files import commit_partial, input_file, output_dir, partial_path, shown
 
 #: Where `coaplab run` stores results when no `--db` is given.
 DEFAULT_DB = "coaplab.duckdb"
@@ -282,20 +285,103 @@ def _not_ours(path: Path, what: str) -> CoaplabError:
 
 def _sniff(path: Path) -> None:
     """Refuses a file that is not a DuckDB database before DuckDB sees it (DuckDB would try to
-    load an extension for a SQLite file)."""
+    load an extension for a SQLite file; a named pipe would block the command forever)."""
+    input_file(path, "--db", "database file")  # never opened unless a regular file
     try:
         with open(path, "rb") as f:
             head = f.read(16)
-    except IsADirectoryError:
-        raise CoaplabError(f"--db: {str(path)!r} is a directory; expected a database file") from None
     except OSError as e:
-        raise CoaplabError(f"--db: cannot read {str(path)!r}: {e.strerror or e}") from None
+        raise CoaplabError(f"--db: cannot read {shown(path)}: {e.strerror or e}") from None
     if not head:
         return  # an empty file: a new database (ResultsDB replaces it; DuckDB refuses it as it is)
     if head.startswith(b"SQLite format 3"):
         raise _not_ours(path, "a SQLite file")
     if head[8:12] != b"DUCK":
         raise _not_ours(path, "not a DuckDB file")
+
+
+_LAYOUT: dict[str, set[str]] = {}
+
+
+def coaplab_layout() -> dict[str, set[str]]:
+    """Table → columns of the current schema (from :data:`SCHEMA` itself, in memory)."""
+    if not _LAYOUT:
+        con = connect(":memory:")
+        try:
+            con.execute(SCHEMA)
+            for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns "
+                                             "WHERE table_schema = 'main'").fetchall():
+                _LAYOUT.setdefault(table, set()).add(column)
+        finally:
+            con.close()
+    return _LAYOUT
+
+
+#: The tables a coaplab database has had since the first release, before it carried a
+#: version stamp (``coaplab_meta``), with the columns they were created with.
+FIRST_LAYOUT = {
+    "configs": {"config_id", "name", "model_version", "config"},
+    "runs": set(RUN_COLUMNS[:20]) | {"stored_at", "result"},
+    "clients": {"config_id", "replication", *CLIENT_COLUMNS},
+    "traces": set(TRACE_COLUMNS),
+}
+
+
+def _unstamped_is_ours(con) -> bool:
+    """Whether a database without a version stamp is an old coaplab one: every table of the
+    first layout with all its columns, and nothing coaplab never wrote (a table or a column)."""
+    found: dict[str, set[str]] = {}
+    for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns "
+                                     "WHERE table_schema = 'main'").fetchall():
+        found.setdefault(table, set()).add(column)
+    layout = coaplab_layout()
+    return (all(cols <= found.get(t, set()) for t, cols in FIRST_LAYOUT.items())
+            and all(t in layout and cols <= layout[t] for t, cols in found.items()))
+
+
+#: The keys every stored run result has (those :meth:`ResultsDB.store` reads).
+RESULT_KEYS = ("clients", "packets", "seed", "events", "sim_time_s", "measured_period_s",
+               "throughput_exchanges_per_s", "settling_time_s")
+
+
+def check_contents(con, path: Path) -> None:
+    """Refuses, in one line naming the database, what is wrong and what to do, a coaplab
+    database damaged outside coaplab: a table of the first layout dropped, a configuration or
+    a stored run whose JSON is NULL, not JSON, not an object or without the keys every one has
+    (a configuration's ``name``, :data:`RESULT_KEYS`), a run without its configuration. Commands then never meet the damage half-way through their work. (coaplab
+    writes every configuration and result as a JSON object, so its first character is ``{``;
+    the check costs about 10 ms per MB of stored results.)"""
+    tables = {t for (t,) in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+    advice = "restore the file from a backup, or give another --db"
+    for table in FIRST_LAYOUT:
+        if table not in tables:
+            raise CoaplabError(f"--db: {shown(path)} is a damaged coaplab database: its table {table!r} is missing; "
+                               f"{advice}")
+    bad = con.execute(
+        "SELECT config_id, CASE WHEN config IS NULL THEN 'NULL' WHEN NOT starts_with(config, '{') THEN 'not a JSON object' "
+        "WHEN NOT json_valid(config) THEN 'not JSON' ELSE 'no name' END FROM configs "
+        "WHERE config IS NULL OR NOT starts_with(config, '{') OR NOT json_valid(config) "
+        "OR NOT list_contains(json_keys(config), 'name') LIMIT 1").fetchone()
+    if bad:
+        raise CoaplabError(f"--db: {shown(path)} is a damaged coaplab database: configuration {bad[0]} is unreadable "
+                           f"({bad[1]}); {advice}")
+    keys = "[" + ", ".join(sql_string(k) for k in RESULT_KEYS) + "]"
+    bad = con.execute(
+        "SELECT r.config_id, r.replication, CASE WHEN c.config_id IS NULL THEN 'no configuration' "
+        "WHEN r.result IS NULL THEN 'an unreadable result (NULL)' "
+        "WHEN NOT starts_with(r.result, '{') THEN 'an unreadable result (not a JSON object)' "
+        "WHEN NOT json_valid(r.result) THEN 'an unreadable result (not JSON)' "
+        "ELSE 'an unreadable result (not a run result: keys missing)' END "
+        "FROM runs r LEFT JOIN configs c USING (config_id) WHERE c.config_id IS NULL OR (r.status = 'ok' AND "
+        "(r.result IS NULL OR NOT starts_with(r.result, '{') OR NOT json_valid(r.result) "
+        f"OR NOT list_has_all(json_keys(r.result), {keys}))) LIMIT 1").fetchone()
+    if bad:
+        cid, rep, what = bad
+        raise CoaplabError(
+            f"--db: {shown(path)} is a damaged coaplab database: run {rep} of configuration {cid} has {what}; "
+            f"{advice}, or delete that run (DELETE FROM runs WHERE config_id = {sql_string(str(cid))} AND "
+            f"replication = {rep}) and re-run its sweep to measure it again")
 
 
 class ResultsDB:
@@ -310,9 +396,7 @@ class ResultsDB:
         import duckdb  # lazy: DuckDB (start-up)
 
         self.path = Path(path)
-        if read_only and not self.path.exists():
-            raise CoaplabError(f"--db: {str(self.path)!r} does not exist")
-        if self.path.exists():
+        if input_file(self.path, "--db", "database file", missing_ok=not read_only) is not None:
             _sniff(self.path)
             if self.path.is_file() and self.path.stat().st_size == 0:  # a zero-byte file is a new database
                 if read_only:
@@ -365,35 +449,54 @@ class ResultsDB:
         tables = {t for (t,) in self.con.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
         version = None
+        row = None
         if "coaplab_meta" in tables:
             row = self.con.execute("SELECT value FROM coaplab_meta WHERE key = 'schema_version'").fetchone()
-            if row is None or not str(row[0]).isdigit():
-                raise _not_ours(self.path, "its coaplab_meta table has no schema version")
+            if row is not None and not str(row[0]).isdigit():
+                raise _not_ours(self.path, "its coaplab_meta table has no valid schema version")
+        if row is not None:
             version = int(row[0])
-        elif {"configs", "runs"} <= tables:
-            version = 1  # written before versions were recorded: version 1's layout
         elif tables:
-            raise _not_ours(self.path, f"it holds other tables: {', '.join(sorted(tables)[:5])}")
+            # No stamp: an old coaplab database only if it has exactly coaplab's layout (an
+            # upgrade interrupted by an earlier coaplab left an empty coaplab_meta beside it).
+            if not _unstamped_is_ours(self.con):
+                what = ("its coaplab_meta table has no schema version" if "coaplab_meta" in tables else
+                        f"no coaplab marker; it holds the tables {', '.join(sorted(tables)[:5])}")
+                raise _not_ours(self.path, what)
+            version = 1  # written before versions were recorded: version 1's layout
         if version is not None and version > SCHEMA_VERSION:
             raise CoaplabError(
                 f"--db: {str(self.path)!r} is a coaplab results database of schema version {version}, newer than "
                 f"this coaplab's ({SCHEMA_VERSION}); upgrade coaplab, or give another --db")
-        if read_only:
-            if version is None:
-                raise _not_ours(self.path, "an empty database")
-            return
-        if migrate or version != SCHEMA_VERSION:
+        if read_only and version is None:
+            raise _not_ours(self.path, "an empty database")
+        if version is not None:
+            check_contents(self.con, self.path)  # before a migration reads the stored results
+        if not read_only and (migrate or version != SCHEMA_VERSION):
             self._migrate(version)
 
     def _migrate(self, version: int | None) -> None:
-        """Brings the database to SCHEMA_VERSION (``None``: a new database)."""
+        """Brings the database to SCHEMA_VERSION (``None``: a new database) in one transaction:
+        the new tables and columns, the rows they are filled with and the version stamp are
+        committed together, so an upgrade interrupted at any point (Ctrl-C, SIGKILL, a full
+        disk) leaves the database as it was, and the next command upgrades it again."""
         # Version 1 is SCHEMA itself (idempotent: it also adds the columns and tables later
         # releases of version 1 added).
-        had_cc_state = self._has_table("cc_state")
-        self.con.execute(SCHEMA)
-        if version is not None and not had_cc_state:
-            self._fill_cc_state()
-        self.con.execute("INSERT OR REPLACE INTO coaplab_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            had_cc_state = self._has_table("cc_state")
+            self.con.execute(SCHEMA)
+            if version is not None and not had_cc_state:
+                self._fill_cc_state()
+            self.con.execute("INSERT OR REPLACE INTO coaplab_meta VALUES ('schema_version', ?)",
+                             (str(SCHEMA_VERSION),))
+            self.con.execute("COMMIT")
+        except BaseException:
+            try:
+                self.con.execute("ROLLBACK")
+            except Exception:  # noqa: BLE001, S110 - the connection may be unusable after an I/O error
+                pass
+            raise
 
     def _has_table(self, table: str) -> bool:
         return self.con.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' "

@@ -24,7 +24,7 @@ from typing import Any
 from ..analyse.stats import summarize
 from ..describe import scenario
 from ..errors import CoaplabError
-from ..files import output_dir
+from ..files import check_length, output_dir, output_in
 from ..names import did_you_mean
 from .store import QUEUE_COLUMNS, THROUGHPUT_COLUMNS, ResultsDB, copy_to, queue_rows, throughput_rows
 
@@ -308,6 +308,10 @@ def param_columns(keys: list[str], taken: Iterable[str]) -> dict[str, str]:
     return {k: (f"config.{k}" if k in taken else k) for k in keys}
 
 
+#: The tables ``coaplab export`` writes, one file each.
+EXPORTED_TABLES = ("configs", "runs", "clients", "traces", "queue", "throughput", "time_sequence", "cc_state")
+
+
 def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None = None) -> list[Path]:
     """Writes ``configs``, ``runs``, ``clients``, ``traces``, ``time_sequence`` (TCP
     time-sequence traces, one row per event), ``cc_state`` (BBR's state rows, one per ACK
@@ -322,9 +326,12 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
     if fmt not in ("parquet", "csv"):
         raise CoaplabError(f"--format: {fmt!r} is not allowed; expected parquet or csv")
 
-    out = output_dir(out_dir, "--out")
+    check_length(out_dir, "--out")
     written = []
     with ResultsDB(db_path, read_only=True) as db:
+        out = output_dir(out_dir, "--out")  # after the database is accepted: a refused one creates nothing
+        for table in EXPORTED_TABLES:  # a directory where a table's file goes: one line, before the work
+            output_in(out, f"{table}.{fmt}", "--out")
         con = db.con
         try:
             configs = {cid: json.loads(text) for cid, text in con.execute("SELECT config_id, config FROM configs").fetchall()}
@@ -363,7 +370,7 @@ def export(db_path: str | Path, out_dir: str | Path, fmt: str, where: str | None
         cc["_order"] = range(len(cc))  # the engine's order of rows at one instant
         con.register("cc_state_rows", cc)
         try:
-            tables = ("configs", "runs", "clients", "traces", "queue", "throughput", "time_sequence", "cc_state")
+            tables = EXPORTED_TABLES
             source = {t: t for t in tables} | {"cc_state": "cc_state_rows"}
             table_columns = {t: [r[0] for r in con.execute(f"DESCRIBE {source[t]}").fetchall() if r[0] != "_order"]
                              for t in tables}

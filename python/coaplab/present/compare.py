@@ -64,7 +64,7 @@ from ..analyse.replstats import replication_stats
 from ..errors import CoaplabError
 from ..execute.store import EMULATED_MARK
 from ..execute.tidy import differing_keys, flatten, fmt_value, label, load, short, title, varying
-from ..files import atomic_write, output_dir
+from ..files import atomic_write, new_dirs_removed_on_error, output_in
 from ..names import did_you_mean
 from .page import CSS, esc, figure_html
 
@@ -749,9 +749,9 @@ def build_comparison(dbs: Sequence[str | Path], ignore: Sequence[str] = (), wher
 
 def write_comparison(dbs: Sequence[str | Path], out_dir: str | Path, ignore: Sequence[str] = (),
                      where: str | None = None) -> Path:
-    output_dir(out_dir, "--out")  # before the work: a path that cannot be written is one line
-    doc, _ = build_comparison(dbs, ignore, where)
-    path = Path(out_dir) / "index.html"
+    with new_dirs_removed_on_error(out_dir):  # a refused database leaves no empty --out behind
+        path = output_in(out_dir, "index.html", "--out")  # before the work: a path that cannot be written is one line
+        doc, _ = build_comparison(dbs, ignore, where)
     with atomic_write(path, "w", encoding="utf-8") as f:
         f.write(doc)
     return path

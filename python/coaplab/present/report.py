@@ -32,7 +32,7 @@ from ..execute.store import (
     throughput_points,
 )
 from ..execute.tidy import Study, fmt_value, label, load, title, varying
-from ..files import atomic_write, output_dir
+from ..files import atomic_write, new_dirs_removed_on_error, output_in
 from . import figures
 from . import traces as trace_figures  # a name of its own: "traces" is a common local name here
 from .compare import check_key, report_section
@@ -415,9 +415,9 @@ def _ranges(values: list[int]) -> str:
 
 
 def write(db_path: str | Path, out_dir: str | Path, where: str | None = None, diff_by: str | None = None) -> Path:
-    output_dir(out_dir, "--out")  # before the work: a path that cannot be written is one line
-    doc, _ = build(db_path, where, diff_by)
-    path = Path(out_dir) / "index.html"
+    with new_dirs_removed_on_error(out_dir):  # a refused database leaves no empty --out behind
+        path = output_in(out_dir, "index.html", "--out")  # before the work: a path that cannot be written is one line
+        doc, _ = build(db_path, where, diff_by)
     with atomic_write(path, "w", encoding="utf-8") as f:
         f.write(doc)
     return path

@@ -28,6 +28,7 @@ from ..errors import CoaplabError
 from ..execute.runner import run_scenario
 from ..execute.supervise import load_plugin, supervised
 from ..execute.tidy import fmt_value, title
+from ..files import atomic_write, output_in
 from ..names import did_you_mean
 from ..present import figures
 from ..present.page import CSS, figure_html
@@ -495,8 +496,7 @@ def write_html(card: dict[str, Any], results: dict[str, list[dict[str, Any]]], o
             "<div class=table-box><table><tr><th class=l>criterion</th><th class=l>kind</th><th>measured</th><th>threshold</th><th class=l>grade</th>"
             f"<th class=l>worst configuration</th><th class=l>scenario</th></tr>{rows}</table></div>"
             + "".join(sections) + "</body></html>")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "index.html"
-    path.write_text(page, encoding="utf-8")
+    path = output_in(out_dir, "index.html", "--out")
+    with atomic_write(path, "w", encoding="utf-8") as f:  # replaces a link there, never writes through it
+        f.write(page)
     return path
