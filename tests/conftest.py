@@ -1,4 +1,6 @@
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -51,3 +53,24 @@ def aggressive_so(tmp_path_factory) -> Path:
     """examples/algorithms/c/aggressive.c built: the C twin of examples/algorithms/aggressive.py."""
     return compile_c_library(ROOT / "examples/algorithms/c/aggressive.c",
                              tmp_path_factory.mktemp("c") / "aggressive.so")
+
+
+def need_emulation():
+    """Skips an emulation test where it cannot run (not root, no iproute2 or TUN, the emulator
+    not built); CI runs as root with everything built."""
+    from coaplab.stacks import emulate as em
+
+    if os.geteuid() != 0:
+        pytest.skip("emulation needs root (network namespaces, TUN devices); CI runs as root")
+    if shutil.which("ip") is None or not os.path.exists("/dev/net/tun"):
+        pytest.skip("emulation needs iproute2 and /dev/net/tun")
+    try:
+        em.binaries()
+    except Exception as e:  # noqa: BLE001 - not built and no cargo: any error skips
+        pytest.skip(f"coaplab-emulator is not built: {e}")
+
+
+def our_namespaces() -> list[str]:
+    """Network namespaces this test process's emulations created and left behind."""
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
+    return [line.split()[0] for line in out.splitlines() if line.startswith(f"coaplab-{os.getpid()}-")]

@@ -8,33 +8,13 @@ tests/test_emulate.py; the refusals run before anything is created and need noth
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-
 import pytest
 
 from coaplab.cli import main
 from coaplab.stacks import crossval as xv
-from coaplab.stacks import emulate as em
 from coaplab.stacks import namespaces as netns
 from coaplab.stacks.thirdparty import CALIFORNIUM_CC, algorithm_mismatch, stack_algorithm
-
-
-def _need_root():
-    if os.geteuid() != 0:
-        pytest.skip("emulation needs root (network namespaces, TUN devices); CI runs as root")
-    if shutil.which("ip") is None or not os.path.exists("/dev/net/tun"):
-        pytest.skip("emulation needs iproute2 and /dev/net/tun")
-    try:
-        em.binaries()
-    except Exception as e:  # noqa: BLE001 - not built and no cargo: any error skips
-        pytest.skip(f"coaplab-emulator is not built: {e}")
-
-
-def _ours() -> list[str]:
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
-    return [line.split()[0] for line in out.splitlines() if line.startswith(f"coaplab-{os.getpid()}-")]
+from conftest import need_emulation, our_namespaces
 
 
 def test_what_each_stack_runs():
@@ -73,7 +53,7 @@ def test_a_mismatched_row_is_refused_before_anything_runs(tmp_path, capsys, clie
     assert main(["crossval", str(scenario), "--client", client, "--db", str(db), "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"coaplab: error: crossval: {line}, or --allow-mismatch to run it labelled)"
-    assert not db.exists() and _ours() == []
+    assert not db.exists() and our_namespaces() == []
 
 
 def test_a_kernel_controller_other_than_the_models_is_refused(tmp_path, capsys):
@@ -107,7 +87,7 @@ def test_the_namespace_default_names_only_what_the_host_allows(monkeypatch):
 def test_allow_mismatch_runs_and_labels_the_row(tmp_path, capsys):
     """aiocoap's client with coap.cc = cocoa, one 2048-byte firmware fetch: run, and its row says
     that aiocoap ran RFC 7252's fixed timers while the simulator ran CoCoA."""
-    _need_root()
+    need_emulation()
     pytest.importorskip("aiocoap")
     scenario = tmp_path / "emu.toml"
     scenario.write_text('name = "mm"\nseed = 1\nreplications = 1\n[link]\nbuffer_bytes = 28200\n'
@@ -117,7 +97,7 @@ def test_allow_mismatch_runs_and_labels_the_row(tmp_path, capsys):
     assert rc in (0, 1), out
     head = out.splitlines()[0]
     assert head.endswith("NOT LIKE WITH LIKE: aiocoap runs RFC 7252's fixed timers (default), the simulator runs cocoa"), head
-    assert _ours() == []
+    assert our_namespaces() == []
 
 
 SMALL_CUBIC = {
@@ -133,7 +113,7 @@ def test_crossval_against_the_kernels_cubic(tmp_path):
     root) whatever the host allows unprivileged sockets: every server socket reports cubic
     (getsockopt), and a 10240-byte fetch with a large buffer and no loss takes the simulated time
     within 5 % (as Reno's in tests/test_emulate.py: slow start only, no loss), none retransmitted."""
-    _need_root()
+    need_emulation()
     if "cubic" not in netns.kernel_congestion_list("available"):
         pytest.skip("this kernel has no cubic (tcp_available_congestion_control)")
     (sim, emu), = xv.crossval(SMALL_CUBIC, progress=False, out_dir=tmp_path, tcp_congestion="cubic")
@@ -143,4 +123,4 @@ def test_crossval_against_the_kernels_cubic(tmp_path):
     assert emu["exchanges_completed"] == 1
     assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.05)
     assert emu["tcp"]["segments_retransmitted"] == sim["tcp"]["segments_retransmitted"] == 0
-    assert _ours() == []
+    assert our_namespaces() == []

@@ -27,25 +27,11 @@ from coaplab.cli import main
 from coaplab.stacks import crossval as xv
 from coaplab.stacks import emulate as em
 from coaplab.stacks import namespaces as netns
+from conftest import need_emulation, our_namespaces
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _need_root():
-    if os.geteuid() != 0:
-        pytest.skip("emulation needs root (network namespaces, TUN devices); CI runs as root")
-    if shutil.which("ip") is None or not os.path.exists("/dev/net/tun"):
-        pytest.skip("emulation needs iproute2 and /dev/net/tun")
-    try:
-        em.binaries()
-    except Exception as e:  # noqa: BLE001 - not built and no cargo: any error skips
-        pytest.skip(f"coaplab-emulator is not built: {e}")
-
-
-def _ours() -> list[str]:
-    """Namespaces this test process's emulations created and left behind."""
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
-    return [line.split()[0] for line in out.splitlines() if line.startswith(f"coaplab-{os.getpid()}-")]
 
 
 SMALL_UDP = {
@@ -89,7 +75,7 @@ def test_crossval_udp_coaplab_endpoints(tmp_path):
     every FCT percentile within 2 % (an exchange is ~0.66 s; the measured difference is a few
     hundred µs per exchange: emulator lateness ~50 µs per packet plus the endpoints' socket
     paths); packet counts and the retransmission histogram equal."""
-    _need_root()
+    need_emulation()
     (sim, emu), = xv.crossval(SMALL_UDP, progress=False, out_dir=tmp_path)
     for k, a in sim["fct_s"].items():
         # 2 %: within 1 % on an idle machine; 1.1 % once while another build loaded both cores.
@@ -97,7 +83,7 @@ def test_crossval_udp_coaplab_endpoints(tmp_path):
     assert emu["exchanges_completed"] == sim["exchanges_completed"] == 6
     assert emu["retransmission_histogram"] == sim["retransmission_histogram"] == [6]
     assert emu["packets"]["sent"] == sim["packets"]["sent"] == 12
-    assert _ours() == []
+    assert our_namespaces() == []
     report = (tmp_path / "crossval.md").read_text()
     assert "| exchanges with 0 retransmissions | 6 | 6 | +0 |" in report and "| packets sent | 12 | 12 | +0 |" in report
     run_dir = _run_dir(tmp_path)
@@ -112,13 +98,13 @@ def test_tcp_kernel_endpoints(tmp_path):
     initcwnd 4): a 10240-byte firmware fetch with a large buffer and no loss. Tolerance 5 % of
     the simulated FCT (Linux acknowledges in quick-ACK mode at the start of a connection, the
     model delays every second ACK; measured −2.3 %); no retransmission on either side."""
-    _need_root()
+    need_emulation()
     (sim, emu), = xv.crossval(SMALL_TCP, progress=False, out_dir=tmp_path)
     assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.05)
     assert emu["exchanges_completed"] == 1
     assert emu["tcp"]["segments_retransmitted"] == sim["tcp"]["segments_retransmitted"] == 0
     assert emu["packets"]["dropped_buffer"] == 0
-    assert _ours() == []
+    assert our_namespaces() == []
 
 
 @pytest.mark.parametrize("client,server", [("libcoap", "coaplab"), ("aiocoap", "coaplab"), ("coaplab", "aiocoap"),
@@ -135,7 +121,7 @@ def test_third_party_endpoints_block_wise(client, server, tmp_path):
     second fragment of 25 + 7 = 32 bytes, 32 × 8 / 30 kbit/s = 8.5 ms per block, 1.2 % of the
     0.713 s exchanges,
     and the measured time includes starting the coap-client process)."""
-    _need_root()
+    need_emulation()
     if "libcoap" in (client, server):
         _need_libcoap("client")
     if server == "libcoap":
@@ -148,7 +134,7 @@ def test_third_party_endpoints_block_wise(client, server, tmp_path):
     assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.05 if client == server else 0.03)
     fates = (_run_dir(tmp_path) / "packets.csv").read_text().splitlines()[1:]
     assert sum(",up," in line for line in fates) == 8
-    assert _ours() == []
+    assert our_namespaces() == []
 
 
 def _need_libcoap(tool: str) -> None:
@@ -172,7 +158,7 @@ def test_coaplab_client_against_libcoap_server(cc, tmp_path):
     25 × 8 / 30 kbit/s = 6.7 ms on the downlink per block, about 1 % of a ~0.713 s exchange
     (measured +1.0 %): tolerance 3 % of the simulated FCT, as for the other third-party
     endpoints."""
-    _need_root()
+    need_emulation()
     _need_libcoap("server")
     _need_libcoap("client")
     scenario = {**SMALL_FIRMWARE, "coap": {"cc": cc}}
@@ -184,7 +170,7 @@ def test_coaplab_client_against_libcoap_server(cc, tmp_path):
     assert sim["packets"]["sent"] == 16
     assert emu["packets"]["sent"] == 24
     assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.03)
-    assert _ours() == []
+    assert our_namespaces() == []
     assert (_run_dir(tmp_path) / "resource.bin").stat().st_size == 2048
     assert _libcoap_servers() - before == set(), "coap-server outlived the run"
 
@@ -195,7 +181,7 @@ def test_continuous_against_libcoap_server(tmp_path):
     Content-Format: the PUT gave none), so it is the simulator's size, 20 + 8 + 4 + 1 + 60 = 93
     bytes of IP, and the run matches the simulated one as coaplab's own server does (every FCT
     percentile within 1 %, the same packet count: 6 requests + 6 responses)."""
-    _need_root()
+    need_emulation()
     _need_libcoap("server")
     _need_libcoap("client")
     (sim, emu), = xv.crossval(SMALL_UDP, server="libcoap", progress=False, out_dir=tmp_path)
@@ -207,13 +193,13 @@ def test_continuous_against_libcoap_server(tmp_path):
     sizes = [line.split(",")[2] for line in (_run_dir(tmp_path) / "packets.csv").read_text().splitlines()[1:]
              if ",down," in line]
     assert sizes == ["93"] * 6
-    assert _ours() == []
+    assert our_namespaces() == []
 
 
 def test_missing_coap_server_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
     """--server libcoap without libcoap's coap-server installed: refused before anything is
     created."""
-    _need_root()
+    need_emulation()
     which = shutil.which
     monkeypatch.setattr(shutil, "which", lambda name: None if name.startswith("coap-server") else which(name))
     fw = tmp_path / "fw.toml"
@@ -221,7 +207,7 @@ def test_missing_coap_server_is_one_line_and_exit_2(tmp_path, monkeypatch, capsy
     assert main(["emulate", str(fw), "--server", "libcoap", "--no-db"]) == 2
     assert capsys.readouterr().err.strip() == (
         "coaplab: error: emulate: libcoap's coap-server is missing; apt-get install libcoap3-bin")
-    assert _ours() == []
+    assert our_namespaces() == []
 
 
 def _libcoap_servers() -> set[int]:
@@ -278,7 +264,7 @@ def test_a_signal_to_the_command_removes_everything(server, sig, tmp_path):
     """SIGINT (Ctrl-C), SIGHUP (a closed terminal) or SIGTERM while a run is under way: the
     command exits 128 + signal and leaves no namespace, no interface and no process behind
     (libcoap's coap-server included)."""
-    _need_root()
+    need_emulation()
     if server == "libcoap":
         _need_libcoap("server")
         _need_libcoap("client")
@@ -336,7 +322,7 @@ def test_after_a_sigkill_the_emulator_and_endpoints_end_too(tmp_path):
     """SIGKILL runs no clean-up in the command, but its children are tied to it
     (PR_SET_PDEATHSIG): the emulator, server and clients end within seconds instead of running
     on for up to --max-seconds. The namespaces stay until the next run removes them."""
-    _need_root()
+    need_emulation()
     p, namespaces, _processes = _start_long_emulation("coaplab", tmp_path)
     children = _descendants(p.pid)
     left = namespaces()
@@ -372,7 +358,7 @@ def test_after_a_sigkill_the_emulator_and_endpoints_end_too(tmp_path):
 def test_emulate_command_stores_marked_runs(tmp_path):
     """`coaplab emulate --db`: the run is stored beside simulated ones, under its own
     configuration id, marked emulated with its endpoints and kernel."""
-    _need_root()
+    need_emulation()
     import json
 
     import duckdb
@@ -398,7 +384,7 @@ def test_emulate_command_stores_marked_runs(tmp_path):
 def test_stale_namespaces_of_dead_processes_are_removed():
     """A namespace named like ours whose process is gone (a SIGKILLed run) is removed at the
     next run's start; one of a live process is left alone."""
-    _need_root()
+    need_emulation()
     dead = subprocess.Popen(["true"])
     dead.wait()  # its pid is gone now (reaped)
     stale, alive = f"coaplab-{dead.pid}-abcdef-c", f"coaplab-{os.getppid()}-abcdef-s"
@@ -419,7 +405,7 @@ def test_link_errors_hit_the_same_packets_as_in_the_simulator(tmp_path):
     0 as the clients: with the `high` error profile (Gilbert–Elliott, 2 % / 80 % loss) the same
     packets are lost, so the losses, the retransmission histogram and the FCTs agree (3 clients
     × 4 exchanges, fasor-rc; tolerance 1 % on the FCT percentiles, as with no errors)."""
-    _need_root()
+    need_emulation()
     scenario = {
         "name": "emu-test-high", "seed": 3, "replications": 1,
         "link": {"buffer_bytes": 28200, "errors": "high"},
@@ -471,13 +457,13 @@ _TCP_ONLY_OURS = ("coaplab: error: emulate: over TCP only coaplab's endpoints ru
 ])
 def test_unsupported_combinations_are_one_line_errors(tmp_path, capsys, toml, args, message):
     """Refused before anything is created: exit 2, one line (the whole line where it is fixed)."""
-    _need_root()
+    need_emulation()
     scenario = tmp_path / "s.toml"
     scenario.write_text(toml)
     assert main(["emulate", str(scenario), *args, "--no-db"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and (err == message if message.startswith("coaplab:") else message in err)
-    assert _ours() == []
+    assert our_namespaces() == []
 
 
 # ------------------------------------------------------------------ time-sequence graphs from the captures
@@ -617,7 +603,7 @@ def test_crossval_tcp_writes_the_overlaid_time_sequence_graphs(tmp_path):
     server's CSM (RFC 8323 §5.3, 7 bytes, one segment), then the response of 10240 + 5 bytes
     (Len/TKL, 2-byte extended length for 269 ≤ length < 65805, code, payload marker; no token)
     = 10245 bytes = 40 × 256 + 5 → 41 segments; 42 in all, none retransmitted."""
-    _need_root()
+    need_emulation()
     from coaplab.describe.scenario import config_id, load_scenario
     from coaplab.stacks.crossval import simulated_time_sequence
     from coaplab.stacks.pcapseq import time_sequence_points
@@ -646,7 +632,7 @@ def test_crossval_tcp_writes_the_overlaid_time_sequence_graphs(tmp_path):
         # On failure, say what the run did (the emulated one runs on the wall clock of a shared machine).
         assert len(data) == 42 and data[0] == (0, 7) and data[-1] == (7 + 40 * 256, 5), (side, data)
         assert [p for p in pts if p["event"] in ("retransmit", "drop")] == [], (side, report)
-    assert _ours() == []
+    assert our_namespaces() == []
 
 
 def _run_dir(out: Path) -> Path:
@@ -675,7 +661,7 @@ def test_crossval_into_a_database_puts_the_overlay_in_the_report(tmp_path, capsy
     (client 0's first connection, read from the captures, which then go) beside the simulated
     runs, and `coaplab report` draws the two on one axis in the emulated configuration's
     figure: the same 42 data segments as in the test above (7-byte CSM + 40 × 256 + 5)."""
-    _need_root()
+    need_emulation()
     import glob
     import tempfile
 
@@ -702,7 +688,7 @@ def test_crossval_into_a_database_puts_the_overlay_in_the_report(tmp_path, capsy
     html = (tmp_path / "rep" / "index.html").read_text()
     assert html.count('id="emulated-send"') == 1 and html.count('id="simulated-send"') == 1
     assert f"simulated (configuration {cid})" in html
-    assert _ours() == []
+    assert our_namespaces() == []
 
 
 def test_a_run_without_an_output_directory_leaves_no_files(tmp_path, monkeypatch):

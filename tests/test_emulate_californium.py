@@ -26,17 +26,11 @@ from coaplab.stacks import emulate as em
 from coaplab.stacks import namespaces as netns
 from coaplab.stacks import thirdparty
 from coaplab.stacks.pcapseq import read_pcap
+from conftest import need_emulation
 
 
 def _need_root():
-    if os.geteuid() != 0:
-        pytest.skip("emulation needs root (network namespaces, TUN devices); CI runs as root")
-    if shutil.which("ip") is None or not os.path.exists("/dev/net/tun"):
-        pytest.skip("emulation needs iproute2 and /dev/net/tun")
-    try:
-        em.binaries()
-    except Exception as e:  # noqa: BLE001 - not built and no cargo: any error skips
-        pytest.skip(f"coaplab-emulator is not built: {e}")
+    need_emulation()
     if shutil.which("java") is None or not thirdparty.CALIFORNIUM_JAR.exists():
         if os.environ.get("CI"):
             pytest.fail("Californium's driver is required in CI (scripts/setup.sh builds it)")
