@@ -41,7 +41,9 @@ if command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1; then
   if [ ! -f "$jar" ] || [ -n "$(find java/californium -newer "$jar" -type f | head -1)" ]; then
     step "mvn package: Californium's driver (≈ 25 s cold)"
     rm -rf target/californium
-    mvn -q -B -Dstyle.color=never -f java/californium/pom.xml package
+    # Maven's console library writes colour resets even with -B and style.color=never; strip
+    # them so a log of this script holds text only (pipefail keeps mvn's exit status).
+    mvn -q -B -Dstyle.color=never -f java/californium/pom.xml package 2>&1 | sed 's/\x1b\[[0-9;]*m//g'
   fi
 else
   echo "setup: no JDK/Maven: Californium's emulation endpoints are not built (apt-get install default-jdk-headless maven)" >&2
