@@ -7,6 +7,7 @@
 pub mod basics;
 pub mod coap;
 pub mod config;
+pub mod energy;
 pub mod error;
 pub mod foreign;
 pub mod metrics;

@@ -1,0 +1,8 @@
+//! Energy: the time a device's radio spends in each state ([`state`]), which the networks that
+//! know it record (the cellular cells per device, the meshes from their radios' on-time), and
+//! what it costs under a power model (docs/networks.md, "Energy"). The accounting is shared so
+//! that every network reports the same summary fields.
+
+pub mod state;
+
+pub use state::{RadioState, StateTimes};
