@@ -141,11 +141,14 @@ pub struct MeshCounters {
     /// Contiki profile: frames dropped by a receiver busy reassembling another packet.
     #[serde(skip_serializing_if = "is_zero")]
     pub reassembly_drops: u64,
-    /// Request packets that reached the node where they leave the mesh (a sink, or the
-    /// border router towards a server outside).
+    /// Distinct requests that reached the node where they leave the mesh (a sink, or the
+    /// border router towards a server outside): the first copy of each exchange's request;
+    /// at most the requests the clients created.
     pub requests_delivered: u64,
-    /// Their IPv6 bytes.
+    /// Their IPv6 bytes (the carried load's).
     pub request_bytes_delivered: u64,
+    /// Request packets that left the mesh, retransmitted copies included.
+    pub request_packets_delivered: u64,
 }
 
 /// A mesh run's counters, loads and route lengths.

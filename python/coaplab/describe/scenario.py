@@ -46,7 +46,11 @@ from .schema import SCHEMA_DOCUMENT, deref, enum_values, non_null
 #: model-5: Contiki's MAC profile spends the MSP430's processing time (`contiki_processing_us`,
 #: 3 ms) between a packet's hand-off and its first CCA (docs/networks.md); only results with
 #: `network.mac = "contiki"` changed.
-MODEL_VERSION = "coaplab-model-5"
+#: model-6: a mesh's `requests_delivered` counts distinct requests (the first copy of each
+#: exchange's request to leave the mesh), retransmitted copies move to the new
+#: `request_packets_delivered`, and `carried_kbps` is the distinct requests' bytes at the mesh's
+#: exit (docs/networks.md "Metrics"); no packet moved, only those mesh summary fields.
+MODEL_VERSION = "coaplab-model-6"
 
 #: The most configurations one scenario's sweep may expand to; larger studies are split into
 #: several scenario files (each is checked and resumed on its own).

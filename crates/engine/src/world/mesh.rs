@@ -54,15 +54,9 @@ impl World {
                 0.0
             }
         };
-        // Distinct requests that reached their server (retransmitted copies of a request
-        // that already arrived are not carried load), at the clients' mean request size.
-        let distinct = self.udp.server.requests - self.udp.server.duplicates;
-        let mean_size = if generated > 0 {
-            offered_bytes as f64 / generated as f64
-        } else {
-            0.0
-        };
-        let carried_bytes = (distinct as f64 * mean_size).round() as u64;
+        // Distinct requests that left the mesh towards their server (retransmitted copies of
+        // a request that already arrived are not carried load), by their IPv6 bytes.
+        let carried_bytes = mesh.counters.request_bytes_delivered;
         Some(MeshResult {
             counters: mesh.counters,
             nodes: mesh.len() as u32,

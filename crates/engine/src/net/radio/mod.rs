@@ -39,6 +39,8 @@ pub mod rpl;
 pub mod sixlowpan;
 pub mod types;
 
+use std::collections::HashSet;
+
 use coaplab_cc::rng::{Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
 
@@ -126,6 +128,9 @@ pub struct Mesh {
     next_xfer: u32,
     loss_rng: Xoshiro256pp,
     pub counters: MeshCounters,
+    /// The requests (client, exchange) that have left the mesh, so that a retransmitted copy
+    /// of one already delivered is not counted as delivered again.
+    delivered: HashSet<(u32, u32)>,
     /// Duty cycling: each node's wake-up phase in `[0, wake_period)`.
     pub wake_phases: Vec<Duration>,
     /// Per-link loss probabilities (`n × n`, both directions; NaN: not set) that override
@@ -248,6 +253,7 @@ impl Mesh {
             next_xfer: 1,
             loss_rng,
             counters: MeshCounters::default(),
+            delivered: HashSet::new(),
             wake_phases,
             link_loss: Vec::new(),
             link_ber: Vec::new(),
@@ -763,13 +769,18 @@ impl Mesh {
         }
     }
 
-    /// Packet `id` leaves the mesh: requests count towards the carried load.
+    /// Packet `id` leaves the mesh: a request's every copy counts as a request packet, its
+    /// first copy (of each exchange; a Block2 block is an exchange) as a delivered request
+    /// and towards the carried load — so neither exceeds what the clients created.
     fn arrived(&mut self, id: PacketId, p: &NetPacket) {
         let _ = id;
         if let AppPacket::Udp(u) = p.app {
             if u.kind == PacketKind::Request {
-                self.counters.requests_delivered += 1;
-                self.counters.request_bytes_delivered += u64::from(Self::ipv6_bytes(p));
+                self.counters.request_packets_delivered += 1;
+                if self.delivered.insert((u.client, u.exchange)) {
+                    self.counters.requests_delivered += 1;
+                    self.counters.request_bytes_delivered += u64::from(Self::ipv6_bytes(p));
+                }
             }
         }
     }
