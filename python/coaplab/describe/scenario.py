@@ -530,6 +530,8 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
     if coap["transport"] == "tcp" and (coap.get("non_rate_per_s") or coap.get("non_rule")):
         key = "non_rate_per_s" if coap.get("non_rate_per_s") else "non_rule"
         raise ScenarioError(f"{prefix}coap.{key}: NON traffic is CoAP over UDP only (transport is \"tcp\")")
+    if coap["transport"] == "tcp" and coap.get("probing_rate_bps") is not None:
+        raise ScenarioError(f"{prefix}coap.probing_rate_bps: PROBING_RATE is CoAP over UDP only (transport is \"tcp\"; TCP's congestion control paces it)")
     if coap["transport"] == "tcp" and coap["cc"] not in TCP_CONTROLLERS:
         raise ScenarioError(f"{prefix}coap.cc: {quote_value(coap['cc'])} is not a TCP congestion controller; allowed with coap.transport = \"tcp\": " + ", ".join(TCP_CONTROLLERS))
     if w["kind"] == "burst":

@@ -30,7 +30,7 @@ use coaplab_emulator::{
     client_addr, install_stop_handlers, mono_ns, stop_requested, Args, Reactor, CLIENT_PORT,
     COAP_PORT, SERVER_ADDR,
 };
-use coaplab_engine::coap::client::{Action, Client};
+use coaplab_engine::coap::client::{Action, Client, Probing};
 use coaplab_engine::coap::messages::MessageFactory;
 use coaplab_engine::coap::over_tcp::TcpMsg;
 use coaplab_engine::coap::server::Server;
@@ -178,14 +178,16 @@ fn udp_clients(
     let mut reactor = Reactor::new(200_000).map_err(|e| e.to_string())?;
     let mut timers: Timers = BinaryHeap::new();
     for (id, setup) in (0u32..).zip(setups) {
-        clients.push(Client::new(
+        let mut client = Client::new(
             id,
             entry.algorithm(&alg_config),
             stream(cfg.seed, replication, Stream::Client(id)),
             setup.plan,
             c.nstart,
             false,
-        ));
+        );
+        client.probing = c.probing_rate_bps.map(Probing::new);
+        clients.push(client);
         let s = udp_socket(id)?;
         reactor
             .add(s.as_raw_fd(), u64::from(id))

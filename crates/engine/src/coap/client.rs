@@ -10,8 +10,9 @@ use coaplab_cc::{
 };
 
 use crate::coap::messages::MessageFactory;
+use crate::coap::probing::ProbingLimit;
 use crate::packet::Packet;
-use crate::workload::Plan;
+use crate::workload::{NextRequest, Plan};
 
 /// What the client asks the testbed to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,6 +214,34 @@ impl Retired {
 
 /// The timer "exchange" index that wakes a NON sender (no exchange has it).
 pub const NON_WAKE: u32 = u32::MAX;
+/// The timer "exchange" index that wakes a client whose messages wait for PROBING_RATE.
+pub const PROBE_WAKE: u32 = u32::MAX - 1;
+
+/// A client's PROBING_RATE (`coap.probing_rate_bps`, [`crate::coap::probing`]) and what waits
+/// for it.
+#[derive(Clone, Debug)]
+pub struct Probing {
+    limit: ProbingLimit,
+    /// Retransmissions due but held back: (exchange, the timer to arm once sent), in order.
+    deferred: VecDeque<(u32, Duration)>,
+    /// The workload's next request, drawn but held back.
+    held: Option<NextRequest>,
+    /// The pending wake-up and its generation (older wake-ups are stale).
+    wake_at: Option<Instant>,
+    wake_generation: u32,
+}
+
+impl Probing {
+    pub fn new(rate_bytes_per_s: f64) -> Self {
+        Probing {
+            limit: ProbingLimit::new(rate_bytes_per_s),
+            deferred: VecDeque::new(),
+            held: None,
+            wake_at: None,
+            wake_generation: 0,
+        }
+    }
+}
 
 /// A client's NON traffic (docs/algorithms.md "NON traffic"): `total` messages produced one
 /// every `period`, sent as NONs — with CoCoA's NON rule (draft-ietf-core-cocoa-03 §5), at most
@@ -284,6 +313,8 @@ pub struct Client {
     retired: Retired,
     /// NON traffic instead of the CON workload plan (`coap.non_rate_per_s`).
     pub non: Option<NonTraffic>,
+    /// PROBING_RATE (`coap.probing_rate_bps`); `None`: no limit.
+    pub probing: Option<Probing>,
 }
 
 impl Client {
@@ -313,6 +344,7 @@ impl Client {
             trace: trace.then(Vec::new),
             retired: Retired::default(),
             non: None,
+            probing: None,
         }
     }
 
@@ -391,9 +423,19 @@ impl Client {
         }
         while self.outstanding < self.nstart {
             let idle = self.outstanding == 0;
-            let Some(req) = self.plan.next_request(now, idle, &mut self.rng) else {
+            let held = self.probing.as_mut().and_then(|p| p.held.take());
+            let Some(req) = held.or_else(|| self.plan.next_request(now, idle, &mut self.rng))
+            else {
                 break;
             };
+            let bytes = msgs.request(self.id, 0, 0, 0, req.block, now).ip_bytes;
+            if let Some(at) = self.probe_wait(now, bytes) {
+                if let Some(p) = self.probing.as_mut() {
+                    p.held = Some(req);
+                }
+                self.arm_probe_wake(at, out);
+                break;
+            }
             if req.new_batch {
                 self.algorithm.reset();
             }
@@ -410,6 +452,17 @@ impl Client {
         msgs: &MessageFactory,
         out: &mut Vec<Action>,
     ) {
+        if exchange == PROBE_WAKE {
+            let Some(p) = self.probing.as_mut() else {
+                return;
+            };
+            if p.wake_generation != generation {
+                return;
+            }
+            p.wake_at = None;
+            self.send_deferred(now, msgs, out);
+            return self.poll_start(now, msgs, out);
+        }
         if exchange == NON_WAKE {
             if self
                 .non
@@ -435,20 +488,24 @@ impl Client {
         self.stats.timeouts += 1;
         match self.algorithm.on_timeout(now, &mut rec.ex) {
             TimeoutDecision::Retransmit { timer } => {
-                rec.generation += 1;
-                rec.in_flight += 1;
-                let (ordinal, mid, block, generation) =
-                    (rec.ex.retransmissions, rec.mid, rec.block, rec.generation);
-                self.stats.retransmissions += 1;
-                out.push(Action::Send(
-                    msgs.request(self.id, exchange, ordinal, mid, block, now),
-                ));
-                out.push(Action::ArmTimer {
-                    at: now + timer,
-                    exchange,
-                    generation,
-                });
-                self.record(now, "retransmit", exchange, None, SampleKind::None);
+                // Its timer has fired: a retransmission held back has none until it is sent.
+                let (mid, block) = (rec.mid, rec.block);
+                if let Some(p) = self.probing.as_mut() {
+                    if !p.deferred.is_empty() {
+                        p.deferred.push_back((exchange, timer));
+                        return; // behind the retransmissions already waiting
+                    }
+                }
+                let bytes = msgs.request(self.id, exchange, 0, mid, block, now).ip_bytes;
+                match self.probe_wait(now, bytes) {
+                    Some(at) => {
+                        if let Some(p) = self.probing.as_mut() {
+                            p.deferred.push_back((exchange, timer));
+                        }
+                        self.arm_probe_wake(at, out);
+                    }
+                    None => self.retransmit(now, exchange, timer, msgs, out),
+                }
             }
             TimeoutDecision::Fail => {
                 rec.done = true;
@@ -472,6 +529,10 @@ impl Client {
         msgs: &MessageFactory,
         out: &mut Vec<Action>,
     ) {
+        if let Some(p) = self.probing.as_mut() {
+            p.limit.answered(); // the server responds: held-back messages may go
+        }
+        self.send_deferred(now, msgs, out);
         let rec = &mut self.records.items[(pkt.exchange - self.records.base) as usize];
         rec.in_flight -= 1;
         if pkt.ordinal < 64 {
@@ -528,6 +589,11 @@ impl Client {
         n.next_at = Some(next_at);
         let mut rule_wake = None;
         while n.backlog > 0 {
+            let bytes = msgs.request(self.id, 0, 0, 0, None, now).ip_bytes;
+            if let Some(at) = self.probe_wait(now, bytes) {
+                rule_wake = Some(rule_wake.map_or(at, |w: Instant| w.min(at)));
+                break;
+            }
             if n.next_is_con() {
                 if self.outstanding >= self.nstart {
                     break; // woken again when the exchange ends (poll_start)
@@ -596,9 +662,9 @@ impl Client {
         self.stats.non_sent += 1;
         self.stats.non_first.get_or_insert(now);
         self.stats.non_last = Some(now);
-        out.push(Action::Send(
-            msgs.request(self.id, index, 0, mid, None, now),
-        ));
+        let pkt = msgs.request(self.id, index, 0, mid, None, now);
+        self.probe_sent(now, pkt.ip_bytes);
+        out.push(Action::Send(pkt));
     }
 
     /// Starts one CON exchange (for Block2 block `block`): the workload plan's (`poll_start`)
@@ -635,14 +701,96 @@ impl Client {
         self.stats.samples.on_start(ex.initial_timer);
         self.stats.first_request.get_or_insert(now);
         self.record(now, "start", index, None, SampleKind::None);
-        out.push(Action::Send(
-            msgs.request(self.id, index, 0, mid, block, now),
-        ));
+        let pkt = msgs.request(self.id, index, 0, mid, block, now);
+        self.probe_sent(now, pkt.ip_bytes);
+        out.push(Action::Send(pkt));
         out.push(Action::ArmTimer {
             at: now + ex.timer,
             exchange: index,
             generation: 0,
         });
+    }
+
+    /// Sends retransmission `ordinal` of `exchange` and arms its `timer`.
+    fn retransmit(
+        &mut self,
+        now: Instant,
+        exchange: u32,
+        timer: Duration,
+        msgs: &MessageFactory,
+        out: &mut Vec<Action>,
+    ) {
+        let rec = self.record_mut(exchange);
+        rec.generation += 1;
+        rec.in_flight += 1;
+        let (ordinal, mid, block, generation) =
+            (rec.ex.retransmissions, rec.mid, rec.block, rec.generation);
+        self.stats.retransmissions += 1;
+        let pkt = msgs.request(self.id, exchange, ordinal, mid, block, now);
+        self.probe_sent(now, pkt.ip_bytes);
+        out.push(Action::Send(pkt));
+        out.push(Action::ArmTimer {
+            at: now + timer,
+            exchange,
+            generation,
+        });
+        self.record(now, "retransmit", exchange, None, SampleKind::None);
+    }
+
+    /// Sends the held-back retransmissions PROBING_RATE allows by `now`, in order; arms a
+    /// wake-up for the next one.
+    fn send_deferred(&mut self, now: Instant, msgs: &MessageFactory, out: &mut Vec<Action>) {
+        loop {
+            let Some(&(exchange, timer)) = self.probing.as_ref().and_then(|p| p.deferred.front())
+            else {
+                return;
+            };
+            let live = exchange
+                .checked_sub(self.records.base)
+                .and_then(|i| self.records.items.get(i as usize))
+                .filter(|r| !r.done);
+            let Some(rec) = live else {
+                // Ended meanwhile (a response to an earlier copy): nothing to send.
+                self.probing.as_mut().map(|p| p.deferred.pop_front());
+                continue;
+            };
+            let bytes = msgs
+                .request(self.id, exchange, 0, rec.mid, rec.block, now)
+                .ip_bytes;
+            if let Some(at) = self.probe_wait(now, bytes) {
+                return self.arm_probe_wake(at, out);
+            }
+            self.probing.as_mut().map(|p| p.deferred.pop_front());
+            self.retransmit(now, exchange, timer, msgs, out);
+        }
+    }
+
+    /// When a message of `bytes` may leave under PROBING_RATE, if not now.
+    fn probe_wait(&self, now: Instant, bytes: u32) -> Option<Instant> {
+        self.probing.as_ref()?.limit.wait(now, bytes)
+    }
+
+    fn probe_sent(&mut self, now: Instant, bytes: u32) {
+        if let Some(p) = self.probing.as_mut() {
+            p.limit.sent(now, bytes);
+        }
+    }
+
+    /// Wakes the client at `at` for what PROBING_RATE holds back (unless an earlier wake-up
+    /// is pending).
+    fn arm_probe_wake(&mut self, at: Instant, out: &mut Vec<Action>) {
+        let Some(p) = self.probing.as_mut() else {
+            return;
+        };
+        if p.wake_at.is_none_or(|w| at < w) {
+            p.wake_generation += 1;
+            p.wake_at = Some(at);
+            out.push(Action::ArmTimer {
+                at,
+                exchange: PROBE_WAKE,
+                generation: p.wake_generation,
+            });
+        }
     }
 
     fn record(
@@ -676,5 +824,126 @@ mod layout {
     fn exchange_record_is_two_cache_lines() {
         assert_eq!(std::mem::size_of::<super::ExchangeRecord>(), 128);
         assert_eq!(std::mem::align_of::<super::ExchangeRecord>(), 64);
+    }
+}
+
+#[cfg(test)]
+mod probing_tests {
+    use super::*;
+    use coaplab_cc::registry::BUILTIN;
+    use coaplab_cc::Config;
+
+    /// `default` with ACK_RANDOM_FACTOR 1 (no dithering): T_0 = ACK_TIMEOUT = 2 s, doubling.
+    fn client(requests: u32, nstart: u32, rate: f64) -> (Client, MessageFactory) {
+        let entry = BUILTIN.iter().find(|e| e.name == "default").unwrap();
+        let config = Config {
+            ack_random_factor_permille: 1000,
+            nstart,
+            ..Config::default()
+        };
+        let mut c = Client::new(
+            0,
+            entry.algorithm(&config),
+            Xoshiro256pp::seed_from_u64(1),
+            Plan::Count {
+                remaining: requests,
+            },
+            nstart,
+            false,
+        );
+        c.probing = Some(Probing::new(rate));
+        let msgs = MessageFactory {
+            response_bytes: 0,
+            block_szx: 6,
+            resource_bytes: 0,
+            rexmit_cnt: false,
+            request_payload: 0,
+        };
+        (c, msgs)
+    }
+
+    fn s(secs: u64) -> Instant {
+        Instant::ZERO + Duration::from_secs(secs)
+    }
+
+    /// Fires every armed timer in time order until none is left or `until`; returns the send
+    /// times (s) and the last actions' timers.
+    fn drive(c: &mut Client, msgs: &MessageFactory, until: Instant) -> Vec<f64> {
+        let mut out = Vec::new();
+        c.poll_start(Instant::ZERO, msgs, &mut out);
+        let mut sends = Vec::new();
+        let mut timers: Vec<(Instant, u32, u32)> = Vec::new();
+        loop {
+            for a in out.drain(..) {
+                match a {
+                    Action::Send(p) => sends.push(p.request_sent.secs_f64()),
+                    Action::ArmTimer {
+                        at,
+                        exchange,
+                        generation,
+                    } => timers.push((at, exchange, generation)),
+                }
+            }
+            timers.sort();
+            if timers.is_empty() || timers[0].0 > until {
+                return sends;
+            }
+            let (at, exchange, generation) = timers.remove(0);
+            c.on_timer(at, exchange, generation, msgs, &mut out);
+        }
+    }
+
+    /// A 40-byte request (IPv4 20 + UDP 8 + CoAP 12, docs/design.md §2) to a server that never
+    /// answers, at 1 byte/s: the probe at 0 s; the first retransmission is due at 2 s but the
+    /// 40 bytes after the probe may leave only at 40 / 1 = 40 s (its timer then 4 s, due at 44 s);
+    /// the second at (40 + 40) / 1 = 80 s (timer 8 s, due 88 s); the third at 120 s (timer
+    /// 16 s, due 136 s); the fourth at 160 s. Without the limit: 0, 2, 6, 14, 30 s.
+    #[test]
+    fn retransmissions_to_a_silent_server_wait_for_the_probing_rate() {
+        let (mut c, msgs) = client(1, 1, 1.0);
+        assert_eq!(msgs.request(0, 0, 0, 0, None, s(0)).ip_bytes, 40);
+        let sends = drive(&mut c, &msgs, s(1000));
+        assert_eq!(sends, vec![0.0, 40.0, 80.0, 120.0, 160.0]);
+        let (mut free, msgs) = client(1, 1, 1.0);
+        free.probing = None;
+        assert_eq!(
+            drive(&mut free, &msgs, s(1000)),
+            vec![0.0, 2.0, 6.0, 14.0, 30.0]
+        );
+    }
+
+    /// NSTART 2 at 10 bytes/s: the first request is the probe (0 s); the second waits for
+    /// 40 / 10 = 4 s. A response to the first at 1 s makes the server responsive: the held
+    /// request is a new probe and leaves at once, at 1 s.
+    #[test]
+    fn a_second_parallel_request_waits_until_the_server_answers() {
+        let (mut c, msgs) = client(2, 2, 10.0);
+        let mut out = Vec::new();
+        c.poll_start(Instant::ZERO, &msgs, &mut out);
+        let sent: Vec<Packet> = out
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send(p) => Some(*p),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sent.len(), 1);
+        assert!(out.contains(&Action::ArmTimer {
+            at: s(4),
+            exchange: PROBE_WAKE,
+            generation: 1
+        }));
+        let mut response = msgs.response(&sent[0]);
+        response.exchange = sent[0].exchange;
+        out.clear();
+        c.on_response(s(1), &response, &msgs, &mut out);
+        let second: Vec<f64> = out
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send(p) => Some(p.request_sent.secs_f64()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(second, vec![1.0]);
     }
 }

@@ -5,5 +5,6 @@
 pub mod client;
 pub mod messages;
 pub mod over_tcp;
+pub mod probing;
 pub mod server;
 pub mod signaling;

@@ -75,6 +75,15 @@ pub struct CoapConfig {
     #[serde(default)]
     #[schemars(extend("x-omit-if-absent" = true))]
     pub non_rule: bool,
+    /// PROBING_RATE, bytes per second (RFC 7252 §4.7; its default, §4.8, is 1 byte/s): a
+    /// client sends at most this average rate to a server that does not respond — after an
+    /// unanswered probe, retransmissions, further NSTART requests and NON messages wait
+    /// (docs/algorithms.md "PROBING_RATE"). CoAP over UDP only. Absent = no limit, as every
+    /// scenario before the key.
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.001, max = 1e9))]
+    pub probing_rate_bps: Option<f64>,
 }
 
 /// `coap.cc`: a string, one of the UDP algorithms (every entry of the registry,

@@ -6,7 +6,7 @@ use coaplab_cc::{Config, Instant};
 
 use super::shared::{Event, Placement, Shared, UdpEvent};
 use crate::basics::secs;
-use crate::coap::client::{Action, Client, NonTraffic};
+use crate::coap::client::{Action, Client, NonTraffic, Probing};
 use crate::coap::messages::MessageFactory;
 use crate::coap::server::Server;
 use crate::config::{GroupConfig, RunConfig, WorkloadKind};
@@ -175,6 +175,7 @@ impl UdpApp {
             if non_rate > 0.0 {
                 client.non = Some(NonTraffic::new(non_rate, w.exchanges, g.coap.non_rule));
             }
+            client.probing = g.coap.probing_rate_bps.map(Probing::new);
             self.clients.push(client);
         }
         Ok(count)
