@@ -80,7 +80,7 @@ def test_cards_validate_against_the_shipped_schema(cards):
     schema = json.loads((ROOT / "python/coaplab/data/scorecard.schema.json").read_text())
     for c in cards.values():
         jsonschema.validate(c, schema)
-        assert c["battery"] == {"name": "quick", "version": 2, "references": ["default", "cocoa", "cocoa-fb2", "fasor"],
+        assert c["battery"] == {"name": "quick", "version": 3, "references": ["default", "cocoa", "cocoa-fb2", "fasor"],
                                 "reduced": True, "emulated": False}
     bad = dict(cards["default"], verdict="maybe")
     with pytest.raises(jsonschema.ValidationError):
@@ -99,7 +99,7 @@ def test_cli_json_and_html_card_resume_from_the_database(cards, db, cli, tmp_pat
     assert {k: v["measured"] for k, v in card["criteria"].items()} == {
         k: v["measured"] for k, v in cards["cocoa-fb2"]["criteria"].items()}
     page = (tmp_path / "card" / "index.html").read_text()
-    assert "version <b>2</b>" in page and "Reduced battery" in page
+    assert "version <b>3</b>" in page and "Reduced battery" in page
     assert page.count("<svg") >= len(card["scenarios"])  # a figure per scenario, inline
     assert "src=" not in page and "href='http" not in page  # self-contained
     for sc in card["scenarios"]:
@@ -134,7 +134,14 @@ def test_grading_arithmetic_by_hand():
         "mesh": [_summary("t", {}, mesh={"carried_kbps": 9.0}), _summary("default", {}, mesh={"carried_kbps": 10.0})],
         "mixed": [_summary("t", {}, groups={"legacy": {"fct_s": {"p50": 880.0}}}),
                   _summary("default", {}, groups={"legacy": {"fct_s": {"p50": 800.0}}})],
+        # 20 exch/s with NSTART 4 against 30 with NSTART 1: 20 / 30 = 0.667 < 0.67, a fail;
+        # default's own figures do not count.
+        "nstart": [_summary("t", {"coap.nstart": 1}, throughput_exchanges_per_s=30.0),
+                   _summary("t", {"coap.nstart": 4}, throughput_exchanges_per_s=20.0),
+                   _summary("default", {"coap.nstart": 4}, throughput_exchanges_per_s=99.0)],
     }
+    for s in results["nstart"]:
+        s["config"]["coap"]["nstart"] = s["swept"]["coap.nstart"]
     for s in results["mixed"]:  # the mixed scenario names the target group's algorithm
         s["config"]["group"] = [{"name": "target", "coap": {"cc": s["config"]["coap"]["cc"]}}]
     g = grade(b, "t", results)
@@ -146,6 +153,7 @@ def test_grading_arithmetic_by_hand():
     assert (g["mesh_carried"]["measured"], g["mesh_carried"]["grade"]) == (0.9, "pass")  # 9 / 10, on the threshold
     assert (g["mixed_safety"]["measured"], g["mixed_safety"]["grade"]) == (1.1, "pass")  # 880 / 800
     assert (g["fairness"]["measured"], g["fairness"]["grade"]) == (0.95, "pass")  # only the collapse summary has one
+    assert g["nstart_collapse"]["measured"] == pytest.approx(20 / 30) and g["nstart_collapse"]["grade"] == "fail"
     # Nothing to measure (no GPRS, no default in a scenario) is a fail, never a silent pass.
     assert grade(b, "t", {})["mesh_carried"] == {**g["mesh_carried"], "measured": None, "grade": "fail", "where": ""}
 

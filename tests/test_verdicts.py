@@ -8,9 +8,10 @@ import re
 import pytest
 
 from coaplab.analyse.intervals import percentile_intervals, ratio_interval
+from coaplab.describe.scenario import load_scenario
 from coaplab.suites.calibration import load_cocoa2016, load_reference
 from coaplab.suites.statements import load_statement_figures, statement_verdicts
-from coaplab.suites.verdicts import cells, judge, tolerance_of
+from coaplab.suites.verdicts import cells, judge, published_for, tolerance_of
 
 
 def test_the_verdict_table_comes_first_and_details_only_on_request(cli):
@@ -156,3 +157,22 @@ def test_a_mistyped_experiment_gets_a_suggestion(cli):
     out = cli("reproduce", "cooja-dumell", "--no-db")
     assert out.returncode == 2
     assert "unknown experiment 'cooja-dumell' (did you mean cooja-dumbbell?)" in out.stderr
+
+
+@pytest.mark.parametrize("change", [{"coap": {"nstart": 4}}, {"coap": {"probing_rate_bps": 1}}, "gprs"])
+def test_a_configuration_unlike_the_studies_is_never_set_beside_their_figures(change):
+    """The 50-client continuous star with a 2500 B buffer and `default` has a published FCT
+    figure (udp-50clients-continuous-2500B); the same population with NSTART 4, with a
+    PROBING_RATE, or on another network is another experiment and must not be given its
+    verdicts (a GPRS scenario cannot set the star's buffer: its resolved configuration is
+    changed by hand)."""
+    base = {"workload": {"kind": "continuous", "clients": 50, "exchanges": 50},
+            "link": {"buffer_bytes": 2500}, "coap": {"cc": "default", "max_retransmit": 20}}
+    [same] = load_scenario(base).configurations()
+    figures = load_reference()
+    assert [f for f, _, _ in published_for(same, figures)] == ["udp-50clients-continuous-2500B"]
+    if change == "gprs":
+        other = {**same, "network": {"kind": "gprs"}}
+    else:
+        [other] = load_scenario({**base, "coap": {**base["coap"], **change["coap"]}}).configurations()
+    assert published_for(other, figures) == []

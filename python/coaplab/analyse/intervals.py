@@ -59,3 +59,23 @@ def ratio_interval(runs: Sequence[dict[str, Any]], num: str, den: str, resamples
         return None
     tail = (1 - level) / 2
     return percentile(ratios, tail), percentile(ratios, 1 - tail)
+
+
+def ratio_of_means_interval(num: Sequence[float], den: Sequence[float], resamples: int = RESAMPLES,
+                            seed: int = SEED, level: float = LEVEL) -> tuple[float, float] | None:
+    """The interval of mean(``num``) / mean(``den``) for two independent sets of per-replication
+    values (two configurations), each resampled on its own; None with fewer than two values in
+    either or a zero mean in a resample's denominator."""
+    import numpy as np  # lazy: start-up
+
+    if len(num) < 2 or len(den) < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    a, b = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    ma = a[rng.integers(0, len(a), size=(resamples, len(a)))].mean(axis=1)
+    mb = b[rng.integers(0, len(b), size=(resamples, len(b)))].mean(axis=1)
+    if (mb <= 0).any():
+        return None
+    r = ma / mb
+    tail = (1 - level) / 2 * 100
+    return float(np.percentile(r, tail)), float(np.percentile(r, 100 - tail))

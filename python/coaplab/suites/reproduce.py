@@ -13,6 +13,7 @@ from ..errors import CoaplabError
 from ..execute.runner import RunResult, run_scenario
 from ..names import did_you_mean
 from ..present.output import rows_csv, rows_json
+from . import nstart
 from .calibration import (
     COCOA_GPRS_TARGETS,
     cocoa_table2_rows,
@@ -44,6 +45,8 @@ COMPARISONS: dict[str, tuple[str, tuple[str, ...]]] = {
                     ("short-lived-udp", "short-lived-tcp", "short-lived-tcp-cubic")),
     "errors-10clients": ("10 clients under each error profile: UDP default/CoCoA vs TCP New Reno, continuous and random",
                          ("errors-10clients-udp", "errors-10clients-tcp")),
+    "nstart": (("The NSTART study: NSTART 1/2/4/8 x every built-in UDP algorithm on the star, GPRS and a Cooja mesh "
+                "(docs/validation.md \"NSTART\")"), nstart.PARTS),
 }
 
 
@@ -214,7 +217,7 @@ def reproduce(names: list[str], jobs: int | None = None, db: str | None = None, 
     detail_rows: list[dict[str, Any]] = []
     for name in names:
         for part in COMPARISONS[name][1] if name in COMPARISONS else (name,):
-            scenario = load(part)
+            scenario = nstart.scenario(part) if part in nstart.PARTS else load(part)
             result = run_scenario(scenario, jobs=jobs, db=db, progress=progress, cluster=cluster)
             verdicts = fct_rows(part, result, figures)
             if part in COCOA_GPRS_TARGETS:  # the CoCoA study's Table II: mean RTT and initial RTO
@@ -228,15 +231,19 @@ def reproduce(names: list[str], jobs: int | None = None, db: str | None = None, 
                     out.append(verdicts_text(verdicts))
                 if statements:
                     out.append(statements_text(statements))
-                if not verdicts and not statements:
+                if part in nstart.PARTS:
+                    out.append(nstart.text(result.summaries, result.runs))
+                elif not verdicts and not statements:
                     out.append("  no published figure or statement for this experiment\n")
                 if details:
                     out.append(f"== {part}: details ==")
                     out.append(side_by_side(result, figures))
                     if part in COCOA_GPRS_TARGETS:
                         out.append(cocoa_table2_text(cocoa_table2_rows(result.summaries)))
-            elif details:
-                detail_rows += [r for r in rows(part, result, figures) if r["figure"] is None]
+            else:
+                detail_rows += nstart.rows(result.summaries, result.runs) if part in nstart.PARTS else []
+                if details:
+                    detail_rows += [r for r in rows(part, result, figures) if r["figure"] is None]
     if fmt == "text":
         if not details:
             out.append("(--details prints every configuration's simulated figures)")

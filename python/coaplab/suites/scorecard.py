@@ -194,6 +194,7 @@ def grade(battery: Battery, target: str, results: dict[str, list[dict[str, Any]]
     values["settling"] = against_default("burst", _settling, True)
     values["mesh_carried"] = against_default("mesh", lambda s: (s.get("mesh") or {}).get("carried_kbps"), False)
     values["mixed_safety"] = against_default("mixed", lambda s: _p50(s["groups"]["legacy"]), True)
+    values["nstart_collapse"] = _nstart_collapse(target, results.get("nstart", []))
     jains = [(s.get("jain_fairness"), f"{sid}: {_label(_others(s))}") for sid in battery.criteria["fairness"]["scenarios"]
              for s in results.get(sid, []) if _cc(s) == target]
     jains = [j for j in jains if j[0] is not None]
@@ -206,6 +207,15 @@ def grade(battery: Battery, target: str, results: dict[str, list[dict[str, Any]]
                     "grade": "pass" if ok else "fail", "where": where, "measures": crit["value"],
                     "scenarios": list(crit["scenarios"])}
     return out
+
+
+def _nstart_collapse(target: str, summaries: list[dict[str, Any]]) -> tuple[float | None, str]:
+    """The target's goodput (completed exchanges per second) with NSTART 4 over its own with
+    NSTART 1: more offered load must not buy less useful work (docs/scorecard.md)."""
+    goodput = {s["config"]["coap"]["nstart"]: s["throughput_exchanges_per_s"] for s in summaries if _cc(s) == target}
+    if not goodput.get(1) or 4 not in goodput:
+        return None, ""
+    return goodput[4] / goodput[1], "nstart: coap.nstart = 4 against 1"
 
 
 def _settling(summary: dict[str, Any]) -> float | None:

@@ -46,10 +46,21 @@ def judge(distance: float | None, tolerance: float | None) -> str:
     return MET if abs(distance) <= tolerance + 1e-12 else MISSED
 
 
+def as_published(config: dict[str, Any]) -> bool:
+    """Whether `config` runs as the published star studies ran: on the star, one exchange
+    outstanding per client (RFC 7252's NSTART 1), CON traffic without a PROBING_RATE. Other
+    configurations are never set beside their figures, whatever else matches."""
+    coap, network = config["coap"], config.get("network") or {}
+    return (network.get("kind", "star") == "star" and coap.get("nstart", 1) == 1
+            and not coap.get("non_rate_per_s") and coap.get("probing_rate_bps") is None)
+
+
 def published_for(config: dict[str, Any], figures: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, float]]]:
     """The published FCT figures whose scenario matches `config`: (figure id, column, stats)."""
     w, link, coap = config["workload"], config["link"], config["coap"]
-    out = []
+    out: list[tuple[str, str, dict[str, float]]] = []
+    if not as_published(config):
+        return out
     for fig in figures:
         sc = fig["scenario"]
         if "fct_s" not in fig:
@@ -68,7 +79,9 @@ def published_histograms_for(config: dict[str, Any], figures: list[dict[str, Any
     """The published retransmission histograms whose scenario and row (``"algorithm/workload"``)
     match `config`: (figure id, row, counts by retransmissions)."""
     w, link, coap = config["workload"], config["link"], config["coap"]
-    out = []
+    out: list[tuple[str, str, list[int]]] = []
+    if not as_published(config):
+        return out
     for fig in figures:
         sc = fig["scenario"]
         if (sc["clients"] != w["clients"] or sc.get("errors", "none") != link["errors"]
