@@ -91,7 +91,7 @@ fn non_messages_are_typed_non() {
         response_bytes: 60,
         block_szx: 4,
         resource_bytes: 0,
-        rexmit_cnt: false,
+        rexmit_cnt: None,
         request_payload: 0,
     };
     let non = f.non_request(0, 0, 7, Instant::ZERO);

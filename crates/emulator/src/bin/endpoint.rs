@@ -107,6 +107,11 @@ fn setups(cfg: &RunConfig, replication: u64) -> Result<(), String> {
     Ok(())
 }
 
+/// The option number of FASOR's Rexmit-Cnt in this scenario (`coap.rexmit_cnt_option`).
+fn rexmit_number(cfg: &RunConfig) -> u16 {
+    cfg.coap.rexmit_cnt_option.unwrap_or(option::REXMIT_CNT)
+}
+
 /// The message sizes and the registry entry of `coap.cc` (every registered name, as in a
 /// simulated run: `World::with_registry`).
 fn factory(cfg: &RunConfig) -> Result<(MessageFactory, Entry), String> {
@@ -119,7 +124,9 @@ fn factory(cfg: &RunConfig) -> Result<(MessageFactory, Entry), String> {
             response_bytes: w.response_bytes,
             block_szx: w.block_szx,
             resource_bytes: w.resource_bytes,
-            rexmit_cnt: entry.needs_rexmit_count,
+            rexmit_cnt: entry
+                .needs_rexmit_count
+                .then_some(cfg.coap.rexmit_cnt_option.unwrap_or(option::REXMIT_CNT)),
             request_payload: 0,
         },
         entry,
@@ -283,7 +290,7 @@ fn udp_clients(
                 s.responses += 1;
                 let latest = s.at.len() as u32 - 1;
                 let ordinal = m
-                    .uint_option(option::REXMIT_CNT)
+                    .uint_option(rexmit_number(cfg))
                     .unwrap_or(latest)
                     .min(latest);
                 let block = m.uint_option(option::BLOCK2);
@@ -295,7 +302,7 @@ fn udp_clients(
                     mid: m.message_id,
                     block: block.map(|v| v >> 4),
                     payload: m.payload.len() as u32,
-                    rexmit_cnt: msgs.rexmit_cnt,
+                    rexmit_cnt: msgs.rexmit_cnt.is_some(),
                     more: block.is_some_and(|v| v & 8 != 0),
                     non: false,
                     ip_bytes: (n + 28) as u32,
@@ -380,7 +387,7 @@ fn udp_server(cfg: &RunConfig, max_ns: u64) -> Result<(), String> {
             .uint_option(option::BLOCK2)
             .map(|v| v >> 4)
             .or(firmware.then_some(0));
-        let rexmit = m.uint_option(option::REXMIT_CNT);
+        let rexmit = m.uint_option(rexmit_number(cfg));
         let req = coaplab_engine::packet::Packet {
             kind: coaplab_engine::packet::PacketKind::Request,
             client,

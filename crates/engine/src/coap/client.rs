@@ -856,7 +856,7 @@ mod probing_tests {
             response_bytes: 0,
             block_szx: 6,
             resource_bytes: 0,
-            rexmit_cnt: false,
+            rexmit_cnt: None,
             request_payload: 0,
         };
         (c, msgs)

@@ -21,8 +21,10 @@ pub struct MessageFactory {
     pub block_szx: u8,
     /// Firmware resource size, bytes.
     pub resource_bytes: u64,
-    /// Requests carry, and responses echo, FASOR's Rexmit-Cnt option (`fasor-rc`).
-    pub rexmit_cnt: bool,
+    /// Requests carry, and responses echo, FASOR's Rexmit-Cnt option (`fasor-rc`), with this
+    /// option number (`coap.rexmit_cnt_option`, default [`option::REXMIT_CNT`]); `None`: no
+    /// such option.
+    pub rexmit_cnt: Option<u16>,
     /// Payload of each request, bytes (0: a plain GET; more: a POST carrying it, as the
     /// periodic sensor reports of docs/networks.md).
     pub request_payload: u32,
@@ -55,8 +57,8 @@ impl MessageFactory {
             );
             n += 1;
         }
-        if p.rexmit_cnt {
-            opts[n] = (option::REXMIT_CNT, OptionValue::Uint(p.ordinal));
+        if let (true, Some(number)) = (p.rexmit_cnt, self.rexmit_cnt) {
+            opts[n] = (number, OptionValue::Uint(p.ordinal));
             n += 1;
         }
         let (mtype, code) = match p.kind {
@@ -100,7 +102,7 @@ impl MessageFactory {
             mid,
             block,
             payload: self.request_payload,
-            rexmit_cnt: self.rexmit_cnt,
+            rexmit_cnt: self.rexmit_cnt.is_some(),
             more: false,
             ip_bytes: 0,
             request_sent: now,
@@ -141,7 +143,7 @@ impl MessageFactory {
 mod tests {
     use super::*;
 
-    fn factory(rexmit_cnt: bool) -> MessageFactory {
+    fn factory(rexmit_cnt: Option<u16>) -> MessageFactory {
         MessageFactory {
             response_bytes: 60,
             block_szx: 4,
@@ -153,7 +155,7 @@ mod tests {
 
     #[test]
     fn spec_sizes_on_the_wire() {
-        let f = factory(false);
+        let f = factory(None);
         let req = f.request(0, 0, 0, 1, None, Instant::ZERO);
         // 20 (IPv4) + 8 (UDP) + 12 (CoAP: 4 header + 8 Uri-Path) = 40 B (docs/design.md §2).
         assert_eq!(req.ip_bytes, 40);
@@ -163,7 +165,7 @@ mod tests {
 
     #[test]
     fn odd_sized_block_transfer() {
-        let f = factory(false);
+        let f = factory(None);
         // 1000 B in 256 B blocks: 4 blocks, the last one 1000 − 768 = 232 B.
         assert_eq!(f.blocks(), 4);
         let last = f.response(&f.request(0, 3, 0, 1, Some(3), Instant::ZERO));
@@ -177,10 +179,22 @@ mod tests {
 
     #[test]
     fn rexmit_cnt_adds_its_option() {
-        let f = factory(true);
+        let f = factory(Some(option::REXMIT_CNT));
         // Ordinal 0: empty uint → option = header (delta 65000 − 11 = 64989 → 0xE0 + 2 ext) = 3 B.
         assert_eq!(f.request(0, 0, 0, 1, None, Instant::ZERO).ip_bytes, 43);
         // Ordinal 1: one value byte more.
         assert_eq!(f.request(0, 0, 1, 1, None, Instant::ZERO).ip_bytes, 44);
+        // Californium 4's number 0xfe04 = 65028: delta 65017, still 0xE0 + 2 ext bytes: the
+        // same size; the encoded option header carries 65017 − 269 = 64748 = 0xFCEC.
+        let cf = factory(Some(0xfe04));
+        let req = cf.request(0, 0, 0, 1, None, Instant::ZERO);
+        assert_eq!(req.ip_bytes, 43);
+        let bytes = cf.with_message(&req, |m| {
+            let mut buf = Vec::new();
+            m.encode(&mut buf);
+            buf
+        });
+        // 4 header + 8 Uri-Path = 12; then 0xE0 0xFC 0xEC.
+        assert_eq!(&bytes[12..15], &[0xE0, 0xFC, 0xEC]);
     }
 }

@@ -84,6 +84,15 @@ pub struct CoapConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.001, max = 1e9))]
     pub probing_rate_bps: Option<f64>,
+    /// The CoAP option number of FASOR's Rexmit-Cnt (`fasor-rc`; draft-ietf-core-fasor-02
+    /// §4.4 assigns none): an elective (even) number of RFC 7252 §12.2's experimental range
+    /// 65000–65535. Absent = 65000, coaplab's; Californium's `TransmissionCountOption` uses
+    /// 0xfdfc = 65020 (3.13–3.x) and 0xfe04 = 65028 (4.x): set it to interoperate with one
+    /// (docs/emulation.md). Every such number encodes in the same size.
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 65000, max = 65535))]
+    pub rexmit_cnt_option: Option<u16>,
 }
 
 /// `coap.cc`: a string, one of the UDP algorithms (every entry of the registry,

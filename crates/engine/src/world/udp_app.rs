@@ -17,6 +17,7 @@ use crate::packet::{NetPacket, Packet, PacketKind};
 use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
 use crate::workload::{client_setups, Plan};
+use coaplab_wire::coap::option;
 
 /// A UDP group's message sizes.
 struct UdpGroup {
@@ -95,7 +96,9 @@ impl UdpApp {
             response_bytes: w.response_bytes,
             block_szx: w.block_szx,
             resource_bytes: w.resource_bytes,
-            rexmit_cnt: algorithm.needs_rexmit_count(),
+            rexmit_cnt: algorithm
+                .needs_rexmit_count()
+                .then_some(g.coap.rexmit_cnt_option.unwrap_or(option::REXMIT_CNT)),
         };
         let largest = msgs.response(&msgs.request(
             0,
@@ -126,6 +129,20 @@ impl UdpApp {
             return err(
                 label("coap.max_retransmit"),
                 format!("{} is out of range; allowed 0..63", g.coap.max_retransmit),
+            );
+        }
+        if let Some(n) = g
+            .coap
+            .rexmit_cnt_option
+            .filter(|n| n % 2 == 1 || *n < 65000)
+        {
+            // An odd number is critical (RFC 7252 §5.4.6): a server that does not know the
+            // option would have to reject the request.
+            return err(
+                label("coap.rexmit_cnt_option"),
+                format!(
+                    "{n} is not an elective experimental option number; allowed: an even number in 65000..65535 (RFC 7252 §5.4.6, §12.2)"
+                ),
             );
         }
         let non_rate = g.coap.non_rate_per_s;
