@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..describe.scenario import Scenario, load_scenario
 from ..errors import CoaplabError
 from ..execute.runner import run_scenario
 
@@ -32,8 +33,15 @@ def bench_scenario(clients: int, replications: int, transport: str = "udp") -> d
     }
 
 
-def bench(jobs: int = 2, replications: int = 20, clients: int = 400, transport: str = "udp") -> str:
-    scenario = bench_scenario(clients, replications, transport)
+def bench(jobs: int = 2, replications: int = 20, clients: int = 400, transport: str = "udp",
+          scenario: Scenario | None = None) -> str:
+    """The benchmark's figures for the default configuration, or for ``scenario`` (a loaded
+    scenario of one configuration, e.g. the massive cell of docs/performance.md)."""
+    if scenario is None:
+        scenario = load_scenario(bench_scenario(clients, replications, transport))
+    if scenario.count != 1:
+        raise CoaplabError(f"bench: the scenario sweeps {scenario.count} configurations; bench one (drop its [sweep])")
+    replications = scenario.raw.get("replications", 1)
     t0, c0 = time.perf_counter(), time.process_time()
     result = run_scenario(scenario, jobs=jobs, progress=False)
     wall, cpu_s = time.perf_counter() - t0, time.process_time() - c0
@@ -44,14 +52,14 @@ def bench(jobs: int = 2, replications: int = 20, clients: int = 400, transport: 
     cpu = s["wall_s"]  # sum of the runs' own wall times = busy core-seconds
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lines = [
-        f"scenario            {scenario['name']}: {replications} replications, {jobs} jobs",
+        f"scenario            {scenario.name}: {replications} replications, {jobs} jobs",
         f"wall time           {wall:.2f} s",
         f"events              {events}",
         f"events / s          {events / wall / 1e6:.2f} M (all jobs), {events / cpu / 1e6:.2f} M per core",
         f"events / CPU-second {events / cpu_s / 1e6:.2f} M (process CPU time, every thread: {cpu_s:.2f} s)",
         f"simulated s / wall s {sim / wall:.0f} (simulated {sim:.0f} s in total)",
         f"peak memory (RSS)   {peak_mb:.0f} MB",
-        f"median FCT          {s['fct_s']['p50']:.1f} s",
+        "median FCT          " + ("-" if s["fct_s"]["p50"] is None else f"{s['fct_s']['p50']:.1f} s"),
     ]
     return "\n".join(lines) + "\n"
 
