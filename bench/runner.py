@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
+import math
 import os
 import pickle
 import resource
@@ -110,19 +111,26 @@ def compare(modes: list[str], rounds: int, scenario: Path) -> None:
 
 
 def _tree_cpu() -> float:
+    return sum(_split_cpu())
+
+
+def _split_cpu() -> tuple[float, float]:
+    """(CPU s of this process — the coordinator, and a local cluster's scheduler —, CPU s of its
+    descendants: a local cluster's workers)."""
     import psutil
 
     me = psutil.Process()
-    total = sum(me.cpu_times()[:4])  # user, system, children_user, children_system
+    own = sum(me.cpu_times()[:2])
+    kids = sum(me.cpu_times()[2:4])  # reaped children
     for p in me.children(recursive=True):
         try:
-            total += sum(p.cpu_times()[:2])
+            kids += sum(p.cpu_times()[:2])
         except psutil.NoSuchProcess:
             pass
-    return total
+    return own, kids
 
 
-def model(address: str, tasks: int, batch: int) -> None:
+def model(address: str, tasks: int, batch: int, works: list[float]) -> None:
     from coaplab import _core
     from coaplab.execute import cluster as C
     from coaplab.execute.runner import _timed, engine_run
@@ -146,20 +154,46 @@ def model(address: str, tasks: int, batch: int) -> None:
         _core.run_one(text, 0, None)
     run_cpu = (time.process_time() - r0) / 200
     client.submit(C.run_batch, _timed, engine_run, one, None, pure=False).result()  # warm the workers
-    c2, t2 = _tree_cpu(), time.perf_counter()
+    i0, w0 = _split_cpu(), time.perf_counter()
+    time.sleep(5.0)
+    i1, w1 = _split_cpu(), time.perf_counter()
+    print(f"idle: {(i1[0] - i0[0]) / (w1 - w0) * 1e3:.1f} ms CPU per s in this process (coordinator and a local "
+          f"scheduler), {(i1[1] - i0[1]) / (w1 - w0) * 1e3:.1f} ms per s in the workers")
+    c2, t2 = _split_cpu(), time.perf_counter()
     futures = [client.submit(C.run_batch, _timed, engine_run, one, None, pure=False) for _ in range(tasks)]
     for f in futures:
         f.result()
-    c3, t3 = _tree_cpu(), time.perf_counter()
-    per_task = (c3 - c2) / tasks
-    print(f"{tasks} tasks of one run: {t3 - t2:.2f} s wall, {c3 - c2:.2f} s CPU; per task {per_task * 1e3:.2f} ms "
-          f"CPU, of which the run {run_cpu * 1e3:.3f} ms: overhead {(per_task - run_cpu) * 1e3:.2f} ms CPU per task, "
+    c3, t3 = _split_cpu(), time.perf_counter()
+    own, kids = (c3[0] - c2[0]) / tasks, (c3[1] - c2[1]) / tasks
+    print(f"{tasks} tasks of one run: {t3 - t2:.2f} s wall; per task {(own + kids) * 1e3:.2f} ms CPU (this process "
+          f"{own * 1e3:.2f}, the workers {kids * 1e3:.2f}), of which the run {run_cpu * 1e3:.3f} ms; "
           f"{(t3 - t2) / tasks * 1e3:.2f} ms wall per task")
     del futures
     c4, t4 = _tree_cpu(), time.perf_counter()
     close()
     print(f"shut-down: {time.perf_counter() - t4:.2f} s wall, {_tree_cpu() - c4:.2f} s CPU (the processes still "
           "alive when measured)")
+    curve(works, t1 - t0, kids, own)
+
+
+def curve(works: list[float], t_up: float, c_w: float, c_s: float) -> None:
+    """T(n) = T_up + max((W + k·c_w) / n, k·c_s) + T_tail, k = W / TASK_TARGET_S + 8·n (2 probes per
+    worker, ≈ 2·n·ln(TASK_TARGET_S / MIN_TASK_S) ≈ 6·n guided tail tasks), T_tail = min(TASK_TARGET_S,
+    W / (2·n)); T_up held at the measured start-up (workers start in parallel on their nodes)."""
+    from coaplab.execute.cluster import MIN_TASK_S, TASK_TARGET_S
+
+    print(f"\nmodel: T_up {t_up:.2f} s, c_w {c_w * 1e3:.2f} ms, c_s {c_s * 1e3:.2f} ms per task; the scheduler "
+          f"saturates near n = {TASK_TARGET_S / c_s:.0f} workers with tasks of {TASK_TARGET_S:g} s")
+    ns = [1, 2, 4, 8, 16, 32, 64]
+    print("| W (runs' own time) | " + " | ".join(f"n = {n}" for n in ns) + " |")
+    print("|---|" + "---:|" * len(ns))
+    for w in works:
+        cells = []
+        for n in ns:
+            k = w / TASK_TARGET_S + 2 * n + 2 * n * math.log(TASK_TARGET_S / MIN_TASK_S)
+            t = t_up + max((w + k * c_w) / n, k * c_s) + min(TASK_TARGET_S, w / (2 * n))
+            cells.append(f"{t:,.1f} s (×{w / t:.1f})" if t < 100 else f"{t:,.0f} s (×{w / t:.1f})")
+        print(f"| {w:g} s | " + " | ".join(cells) + " |")
 
 
 def _resolved(scenario: dict) -> dict:
@@ -176,9 +210,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", metavar="ADDRESS", help="measure the per-task cost model on this cluster instead")
     ap.add_argument("--tasks", type=int, default=1000, help="--model: tasks of one run each (default 1000)")
     ap.add_argument("--batch", type=int, default=100, help="--model: runs in the batch whose size is shown")
+    ap.add_argument("--work", type=float, nargs="+", default=[0.94, 60.0, 3600.0],
+                    help="--model: the runs' own time W (s) of the studies to model (default: the matrix's 0.94 s, "
+                         "a minute, an hour)")
     args = ap.parse_args(argv)
     if args.model:
-        model(args.model, args.tasks, args.batch)
+        model(args.model, args.tasks, args.batch, args.work)
         return 0
     _subreaper()
     compare(args.modes, args.rounds, args.scenario)

@@ -126,6 +126,9 @@ def test_a_slurm_file_gives_the_job_script_sbatch_runs(tmp_path):
     for line in ("#SBATCH -p normal", "#SBATCH -A myproject", "#SBATCH -n 1", "#SBATCH --cpus-per-task=1",
                  "#SBATCH --mem=2G", "#SBATCH -t 02:00:00", "source /shared/coaplab/.venv/bin/activate"):
         assert line in lines, script
+    # Dask reads DASK_* variables into its configuration (docs.dask.org, "Configuration"): the
+    # workers may start a plug-in's supervised process.
+    assert "export DASK_DISTRIBUTED__WORKER__DAEMON=False" in lines
     worker = lines[-1]
     assert "distributed.cli.dask_worker" in worker and "--nthreads 1" in worker and "--nanny" in worker
     assert lines.index("source /shared/coaplab/.venv/bin/activate") < len(lines) - 1
@@ -151,6 +154,7 @@ def test_a_pbs_file_gives_pbs_directives(tmp_path):
     ("jobs = 2\ncorse = 1\n", "unknown key 'corse'; allowed: jobs, "),
     ("jobs = 2\nscheduler = 1\n", "unknown key 'scheduler'"),
     ("jobs = [\n", "is not valid TOML"),
+    ("jobs = 1\njob_script_prologue = \"source x\"\n", "expected a list of shell lines"),
 ])
 def test_a_bad_slurm_file_is_one_line(tmp_path, text, says):
     pytest.importorskip("dask_jobqueue")

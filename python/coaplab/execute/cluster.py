@@ -54,6 +54,10 @@ IN_FLIGHT_PER_WORKER = 2
 #: import them again (docs/performance.md, "The runner": ≈ 0.8 s of CPU at 2 workers with
 #: fork, ≈ 2 s with spawn or forkserver). Elsewhere (macOS, Windows) ``spawn``, their safe default.
 LOCAL_START_METHOD = "fork" if sys.platform == "linux" else "spawn"
+#: The job script's line that lets a batch job's Dask worker start processes (a plug-in's
+#: supervised one): Dask reads ``DASK_``-prefixed variables into its configuration
+#: (docs.dask.org, "Configuration", "Environment Variables").
+NOT_DAEMONIC = "export DASK_DISTRIBUTED__WORKER__DAEMON=False"
 #: The forms of ``--cluster``, as the one-line errors list them.
 FORMS = "local:N, slurm:FILE.toml, pbs:FILE.toml, ssh:HOST1,HOST2,… or a scheduler address such as tcp://head:8786"
 #: dask-jobqueue's cluster classes by ``--cluster`` prefix (https://jobqueue.dask.org/).
@@ -143,6 +147,10 @@ def _jobqueue_file(kind: str, value: str, path: Path) -> dict[str, Any]:
     if unknown:
         raise ClusterError(f"--cluster: {str(path)!r}: unknown key {unknown[0]!r}; allowed: jobs, "
                            + ", ".join(sorted(allowed)))
+    prologue = data.get("job_script_prologue", [])
+    if not isinstance(prologue, list) or not all(isinstance(line, str) for line in prologue):
+        raise ClusterError(f"--cluster: {str(path)!r}: job_script_prologue = {prologue!r} is not allowed; expected "
+                           "a list of shell lines, such as [\"source /shared/coaplab/.venv/bin/activate\"]")
     return {"workers": jobs, "options": data}
 
 
@@ -155,6 +163,9 @@ def make_jobqueue_cluster(spec: ClusterSpec):
 
     cls = getattr(dask_jobqueue, JOBQUEUE_CLASSES[spec.kind])
     options = {"dashboard_address": None, **spec.options}
+    # A plug-in's run starts a supervised process (execute/supervise.py), which a daemonic
+    # worker process may not (Dask's default, distributed.yaml: worker.daemon).
+    options["job_script_prologue"] = [NOT_DAEMONIC, *options.get("job_script_prologue", [])]
     try:
         return cls(**options)
     except (TypeError, ValueError) as e:
@@ -227,7 +238,8 @@ def _start(spec: ClusterSpec):
         # here. Their logs stay quiet but for critical errors (quiet_logs).
         with dask.config.set({"distributed.worker.multiprocessing-method": LOCAL_START_METHOD,
                               "distributed.worker.daemon": False,
-                              "distributed.worker.profile.enabled": False}):
+                              "distributed.worker.profile.enabled": False,
+                              "distributed.admin.tick.interval": "1s"}):
             return LocalCluster(n_workers=spec.workers, threads_per_worker=1, processes=True,
                                 dashboard_address=None, silence_logs=logging.CRITICAL)
     if spec.kind == "ssh":
@@ -258,6 +270,8 @@ class Batcher:
         self._count: dict[str, int] = {}
         self._total = 0.0
         self._finished = 0
+        self._costliest: float | None = None  # the largest configuration mean, kept up to date
+        self._argmax = ""  # ... and its configuration
 
     def observe(self, cid: str, wall_s: float) -> None:
         """A run of configuration ``cid`` finished in ``wall_s`` seconds."""
@@ -265,14 +279,17 @@ class Batcher:
         self._count[cid] = self._count.get(cid, 0) + 1
         self._total += wall_s
         self._finished += 1
+        mean = self._sum[cid] / self._count[cid]
+        if self._costliest is None or mean >= self._costliest:
+            self._costliest, self._argmax = mean, cid
+        elif cid == self._argmax:  # the costliest configuration's mean fell: find the largest again
+            self._costliest, self._argmax = max((self._sum[c] / self._count[c], c) for c in self._count)
 
     def estimate(self, cid: str) -> float | None:
         """A run's estimated seconds (None before any run has finished)."""
         if cid in self._count:
             return self._sum[cid] / self._count[cid]
-        if not self._count:
-            return None
-        return max(self._sum[c] / self._count[c] for c in self._count)
+        return self._costliest
 
     def next(self, workers: int) -> list[Task]:
         """The next batch (empty when no run is left)."""
@@ -294,14 +311,22 @@ class Batcher:
         return batch
 
 
-def run_batch(timed: Callable, runner: Callable, batch: list[Task], plugin_timeout: float | None) -> list[tuple]:
+@dataclass
+class Batch:
+    """A task's runs, wrapped: Dask walks lists and tuples among a task's arguments for
+    references to other tasks (dask/_task_spec.py, ``parse_input``), an object it passes whole."""
+
+    runs: list[Task]
+
+
+def run_batch(timed: Callable, runner: Callable, batch: Batch | list[Task], plugin_timeout: float | None) -> list[tuple]:
     """A Dask task: the batch's runs one after another, each as ``timed(runner, task)`` (runner._timed:
     a run's failure is its result). Module-level so that workers can import it."""
     if plugin_timeout is not None:
         from .supervise import set_plugin_timeout  # lazy: plug-ins only
 
         set_plugin_timeout(plugin_timeout)
-    return [timed(runner, t) for t in batch]
+    return [timed(runner, t) for t in (batch.runs if isinstance(batch, Batch) else batch)]
 
 
 def dask_batches(timed: Callable, runner: Callable, tasks: list[Task], cluster: Any,
@@ -320,7 +345,7 @@ def dask_batches(timed: Callable, runner: Callable, tasks: list[Task], cluster: 
         def fill() -> None:
             workers = max(1, sum(client.nthreads().values()))
             while batcher.pending and len(futures) < IN_FLIGHT_PER_WORKER * workers:
-                f = client.submit(run_batch, timed, runner, batcher.next(workers), plugin_timeout, pure=False)
+                f = client.submit(run_batch, timed, runner, Batch(batcher.next(workers)), plugin_timeout, pure=False)
                 futures.add(f)
                 done.add(f)
 
