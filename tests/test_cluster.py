@@ -271,3 +271,23 @@ def test_the_extras_name_dask_jobqueue_and_asyncssh():
         "optional-dependencies"]
     assert any(r.startswith("dask-jobqueue") for r in extras["cluster"])
     assert any(r.startswith("asyncssh") for r in extras["ssh"])
+
+
+def dies(config_json: str, replication: int, pcap: str | None) -> str:
+    """A runner that ends the Dask worker's process (as an unsupervised crash would)."""
+    import os
+
+    os._exit(9)
+
+
+def test_a_worker_lost_for_good_is_one_line_exit_1(tmp_path):
+    pytest.importorskip("distributed")
+    from coaplab.errors import ResourceError
+
+    scen = {"name": "lost", "replications": 2, "workload": {"clients": 1, "exchanges": 1}}
+    with pytest.raises(ResourceError) as e:
+        coaplab.run(scen, cluster="local:1", runner=dies, db=tmp_path / "l.duckdb")
+    # Dask retries a task whose worker died, then gives up (KilledWorker, distributed.yaml:
+    # scheduler.allowed-failures); the batch was the first run alone (nothing measured yet).
+    assert str(e.value).startswith("--cluster: a batch of 1 runs failed on the cluster (KilledWorker")
+    assert "\n" not in str(e.value) and ResourceError.exit_code == 1

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import CoaplabError
+from ..errors import CoaplabError, ResourceError
 
 #: The work one Dask task aims at, seconds of runs: the cost per task measured on the local
 #: cluster (≈ 5 ms of CPU over the coordinator, scheduler and worker, docs/performance.md,
@@ -335,7 +335,7 @@ def dask_batches(timed: Callable, runner: Callable, tasks: list[Task], cluster: 
     Keeps :data:`IN_FLIGHT_PER_WORKER` tasks per worker thread submitted, sizing each from the
     work measured so far (:class:`Batcher`). Closed early, it cancels the tasks in flight."""
     client, close = connect(cluster)
-    futures: set = set()
+    futures: dict = {}  # in flight → its number of runs
     try:
         from distributed import as_completed  # lazy: optional extra
 
@@ -345,16 +345,22 @@ def dask_batches(timed: Callable, runner: Callable, tasks: list[Task], cluster: 
         def fill() -> None:
             workers = max(1, sum(client.nthreads().values()))
             while batcher.pending and len(futures) < IN_FLIGHT_PER_WORKER * workers:
-                f = client.submit(run_batch, timed, runner, Batch(batcher.next(workers)), plugin_timeout, pure=False)
-                futures.add(f)
+                batch = Batch(batcher.next(workers))
+                f = client.submit(run_batch, timed, runner, batch, plugin_timeout, pure=False)
+                futures[f] = len(batch.runs)
                 done.add(f)
 
         fill()
         for finished in done.batches():
             results = []
             for f in finished:
-                results.extend(f.result())
-                futures.discard(f)
+                try:
+                    results.extend(f.result())
+                except Exception as e:  # noqa: BLE001 - a worker lost (KilledWorker), a task not run
+                    raise ResourceError(f"--cluster: a batch of {futures[f]} runs failed on the cluster "
+                                        f"({type(e).__name__}: {(str(e).splitlines() or [''])[0]}); the runs stored "
+                                        "before are kept: re-run the same command to resume") from None
+                del futures[f]
                 f.release()
             for cid, _, _, _, wall in results:
                 batcher.observe(cid, wall)
