@@ -177,9 +177,10 @@ def model(address: str, tasks: int, batch: int, works: list[float]) -> None:
 
 
 def curve(works: list[float], t_up: float, c_w: float, c_s: float) -> None:
-    """T(n) = T_up + max((W + k·c_w) / n, k·c_s) + T_tail, k = W / TASK_TARGET_S + 8·n (2 probes per
-    worker, ≈ 2·n·ln(TASK_TARGET_S / MIN_TASK_S) ≈ 6·n guided tail tasks), T_tail = min(TASK_TARGET_S,
-    W / (2·n)); T_up held at the measured start-up (workers start in parallel on their nodes)."""
+    """T(n) = T_up + max((W + k·c_w) / n, k·c_s) + T_tail, k = W / TASK_TARGET_S + 2·n (one-run probes,
+    2 per worker) + the guided tail's min(2·n·ln(TASK_TARGET_S / MIN_TASK_S) ≈ 6·n, W / MIN_TASK_S) tasks,
+    T_tail = min(TASK_TARGET_S, W / (2·n)); T_up held at the measured start-up (workers start in
+    parallel on their nodes)."""
     from coaplab.execute.cluster import MIN_TASK_S, TASK_TARGET_S
 
     print(f"\nmodel: T_up {t_up:.2f} s, c_w {c_w * 1e3:.2f} ms, c_s {c_s * 1e3:.2f} ms per task; the scheduler "
@@ -190,7 +191,7 @@ def curve(works: list[float], t_up: float, c_w: float, c_s: float) -> None:
     for w in works:
         cells = []
         for n in ns:
-            k = w / TASK_TARGET_S + 2 * n + 2 * n * math.log(TASK_TARGET_S / MIN_TASK_S)
+            k = w / TASK_TARGET_S + 2 * n + min(2 * n * math.log(TASK_TARGET_S / MIN_TASK_S), w / MIN_TASK_S)
             t = t_up + max((w + k * c_w) / n, k * c_s) + min(TASK_TARGET_S, w / (2 * n))
             cells.append(f"{t:,.1f} s (×{w / t:.1f})" if t < 100 else f"{t:,.0f} s (×{w / t:.1f})")
         print(f"| {w:g} s | " + " | ".join(cells) + " |")

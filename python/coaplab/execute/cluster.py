@@ -37,13 +37,13 @@ from typing import Any
 from ..errors import CoaplabError, ResourceError
 
 #: The work one Dask task aims at, seconds of runs: the cost per task measured on the local
-#: cluster (≈ 5 ms of CPU over the coordinator, scheduler and worker, docs/performance.md,
+#: cluster (≈ 3.8 ms of CPU over the coordinator, scheduler and worker, docs/performance.md,
 #: "The runner") is then under 1 % of the work, while a task is still short against a sweep
 #: (the coordinator stores results as tasks finish, and spreads the last ones over the workers).
 TASK_TARGET_S = 1.0
 #: The least work a task takes while runs remain, seconds: at the end of a sweep tasks shrink to
-#: spread the last runs over the workers, but not below ten times their per-task cost
-#: (≈ 5 ms of CPU, docs/performance.md, "The runner").
+#: spread the last runs over the workers, but not below about ten times their per-task cost
+#: (≈ 3.8 ms of CPU, docs/performance.md, "The runner").
 MIN_TASK_S = 0.05
 #: Tasks in flight per worker thread: one running and one queued behind it, so that a worker
 #: never idles for the round trip to the coordinator between two tasks.
@@ -51,8 +51,8 @@ IN_FLIGHT_PER_WORKER = 2
 #: How a local cluster's worker processes start: ``fork`` (Python's default on Linux up to 3.13,
 #: docs.python.org, multiprocessing, "Contexts and start methods") copies the coordinator, which
 #: has imported Dask and the engine already, where ``spawn`` (Dask's default) and ``forkserver``
-#: import them again (docs/performance.md, "The runner": ≈ 0.8 s of CPU at 2 workers with
-#: fork, ≈ 2 s with spawn or forkserver). Elsewhere (macOS, Windows) ``spawn``, their safe default.
+#: import them again (docs/performance.md, Log, 2026-11-27: a 2-worker cluster's start-up cost
+#: ≈ 0.8 s of CPU more than ``--jobs 2`` forked, ≈ 2 s spawned or from a fork server). Elsewhere (macOS, Windows) ``spawn``, their safe default.
 LOCAL_START_METHOD = "fork" if sys.platform == "linux" else "spawn"
 #: The job script's line that lets a batch job's Dask worker start processes (a plug-in's
 #: supervised one): Dask reads ``DASK_``-prefixed variables into its configuration
