@@ -19,7 +19,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     rep.add_argument("names", nargs="*", metavar="NAME", help="built-in experiments to run (see --list)")
     rep.add_argument("--list", action="store_true", help="list the built-in experiments")
     rep.add_argument("--jobs", type=positive_int, default=None, help="parallel runs (default: number of cores)")
-    rep.add_argument("--cluster", metavar="ADDRESS", help="run on a Dask cluster (tcp://host:8786 or local:N; needs coaplab[cluster])")
+    rep.add_argument("--cluster", metavar="WHERE", help="run on a Dask cluster (local:N, slurm:FILE.toml, pbs:FILE.toml, "
+                     "ssh:HOST1,HOST2,… or tcp://host:8786; needs coaplab[cluster]; docs/cluster.md)")
     rep.add_argument("--db", metavar="PATH", default=None, help=DB_HELP)
     rep.add_argument("--no-db", action="store_true", help="do not store results")
     rep.add_argument("--no-progress", action="store_true", help="no progress output on stderr")

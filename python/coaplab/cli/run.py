@@ -42,8 +42,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
     run.add_argument("--db", metavar="PATH", default=None,
                      help="results database: every finished run is stored at once, stored runs are skipped (default: ./coaplab.duckdb)")
     run.add_argument("--no-db", action="store_true", help="do not store results")
-    run.add_argument("--cluster", metavar="ADDRESS",
-                     help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N (needs pip install 'coaplab[cluster]')")
+    run.add_argument("--cluster", metavar="WHERE",
+                     help="run on a Dask cluster: local:N (N worker processes here), slurm:FILE.toml or pbs:FILE.toml "
+                          "(batch jobs, dask-jobqueue), ssh:HOST1,HOST2,… or a scheduler address tcp://host:8786 "
+                          "(needs pip install 'coaplab[cluster]'; docs/cluster.md)")
     run.add_argument("--diff-by", metavar="KEY", help=DIFF_BY_HELP)
     add_plugin_timeout(run)
     return run

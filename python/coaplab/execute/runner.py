@@ -2,7 +2,8 @@
 
 Each run is one call into the Rust engine (``coaplab._core.run_one``). Locally, a thread pool
 runs replications on all cores (the engine releases the GIL, so threads run truly in parallel
-without process start-up or pickling); with ``cluster``, a Dask distributed cluster runs them.
+without process start-up or pickling); with ``cluster``, a Dask distributed cluster runs them,
+batched into tasks of about a second of runs each (execute/cluster.py).
 Either way the coordinator alone writes the results database, committing each run the moment
 it finishes. Results are keyed by (configuration, replication), never by completion order, so
 they are identical for any number of workers.
@@ -47,6 +48,7 @@ from ..files import (
     remove_stale_partials,
 )
 from ..names import quote_value
+from .cluster import dask_batches, parse_cluster
 from .store import (
     CC_STATE_COLUMNS,
     QUEUE_COLUMNS,
@@ -55,7 +57,7 @@ from .store import (
     queue_rows,
     throughput_rows,
 )
-from .supervise import PluginError, check_configs, plugin_run, plugins_of, stop_all, supervised
+from .supervise import PluginError, check_configs, plugin_run, plugin_timeout, plugins_of, stop_all, supervised
 from .sweep import SweepWriter
 from .tidy import flatten, param_columns, varying
 from .tidy import label as config_label
@@ -347,37 +349,6 @@ def _local(runner: RunFn, tasks: list, jobs: int) -> Generator[list, None, None]
             pool.shutdown()
 
 
-def _dask(runner: RunFn, tasks: list, address: str) -> Generator[list, None, None]:
-    try:
-        from distributed import Client, LocalCluster  # lazy: optional extra
-        from distributed import as_completed as dask_completed  # lazy: optional extra
-    except ImportError:  # the optional extra coaplab[cluster]
-        raise RunError("--cluster needs Dask distributed, an optional extra: pip install 'coaplab[cluster]'") from None
-    cluster = None
-    if address.startswith("local:"):
-        n = address.split(":", 1)[1]
-        if not n.isdigit() or int(n) < 1:
-            raise RunError(f"--cluster: {address!r} is not allowed; expected local:N with N >= 1, or a scheduler address")
-        cluster = LocalCluster(n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(cluster)
-    else:
-        try:
-            client = Client(address, timeout="20s")
-        except OSError as e:
-            raise RunError(f"--cluster: cannot reach the scheduler at {address!r}: {e}") from None
-        except (ValueError, TypeError) as e:  # an address Dask cannot parse: bogus://x, tcp://
-            raise RunError(f"--cluster: {address!r} is not allowed ({str(e).splitlines()[0]}); expected a "
-                           "scheduler address such as tcp://host:8786, or local:N") from None
-    try:
-        futures = [client.submit(_timed, runner, t, pure=False) for t in tasks]
-        for batch in dask_completed(futures).batches():
-            yield [f.result() for f in batch]
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
 class OutputTooLarge(CoaplabError):
     """The pcaps a run would write exceed the allowed size."""
 
@@ -479,14 +450,15 @@ def run_scenario(
     runner: RunFn | None = None,
     trace_dir: str | Path | None = None,
     db: str | Path | None = None,
-    cluster: str | None = None,
+    cluster: Any = None,
     max_output_mb: float | None = None,
 ) -> RunResult:
     """Runs every configuration × replication of ``scenario`` and returns the summaries.
 
-    ``jobs`` (default: the number of cores) or ``cluster`` (a Dask scheduler address, or
-    ``local:N`` for a local Dask cluster) choose where runs execute; results do not depend on
-    it. With ``db`` every finished run is committed to that results database at once, and runs
+    ``jobs`` (default: the number of cores) or ``cluster`` (a ``--cluster`` value: ``local:N``,
+    ``slurm:FILE.toml``, ``pbs:FILE.toml``, ``ssh:HOST1,HOST2,…``, a scheduler address; or a
+    ``distributed.Client`` or cluster object, which stays open: execute/cluster.py) choose where
+    runs execute; results do not depend on it. With ``db`` every finished run is committed to that results database at once, and runs
     already stored there are not run again. ``trace=True`` records per-client timer / RTO
     traces; ``trace_dir`` also writes them as one CSV per replication. Failed runs are
     recorded (``Result.failures``) while the others go on.
@@ -508,6 +480,8 @@ def run_scenario(
     jobs = jobs or os.cpu_count() or 1
     if jobs < 1:
         raise RunError(f"--jobs: {jobs} is out of range; expected an integer >= 1")
+    if isinstance(cluster, str):
+        parse_cluster(cluster)  # a value that is not allowed, or a bad file, before anything runs
     configs = scenario.configurations()
     if trace is not None:
         for c in configs:
@@ -515,9 +489,9 @@ def run_scenario(
     ids = [config_id(c) for c in configs]
     if runner is None:
         plugins = sorted({n for c in configs for n in plugins_of(c)})
-        # A plug-in's configurations run in supervised worker processes (execute/supervise.py);
-        # a Dask worker loads plug-ins itself.
-        runner = plugin_run if plugins and not cluster else engine_run
+        # A plug-in's configurations run in supervised worker processes (execute/supervise.py),
+        # started by the Dask worker on a cluster.
+        runner = plugin_run if plugins else engine_run
         texts = [json.dumps(c) for c in configs]
         # Everything the engine would reject, before anything runs (plug-ins load in a worker).
         refused = (supervised(" / ".join(plugins), " while loading it", check_configs, texts) if plugins
@@ -609,7 +583,8 @@ def run_scenario(
         engine_version = getattr(_core, "__version__", "unknown")
         label = scenario.source if scenario.source != "<dict>" else "runs"
         bar = Progress(len(tasks), progress, label)
-        execute = _dask(runner, tasks, cluster) if cluster else _local(runner, tasks, jobs)
+        execute = (dask_batches(_timed, runner, tasks, cluster, plugin_timeout()) if cluster is not None
+                   else _local(runner, tasks, jobs))
         try:
             traced: dict[tuple[str, int], str] = {}  # the batch's runs whose trace files are wanted
             for batch in execute:

@@ -10,6 +10,7 @@ from typing import Any
 from ..analyse.stats import PERCENTILE_KEYS, jain
 from ..describe.scenario import load_scenario
 from ..errors import CoaplabError
+from ..execute.cluster import connect
 from ..execute.runner import RunResult, run_scenario
 from ..names import did_you_mean
 from ..present.output import rows_csv, rows_json
@@ -203,13 +204,19 @@ def rows(experiment: str, result: RunResult, figures: list[dict[str, Any]]) -> l
 
 
 def reproduce(names: list[str], jobs: int | None = None, db: str | None = None, progress: bool = False,
-              cluster: str | None = None, fmt: str = "text", details: bool = False) -> str:
+              cluster: Any = None, fmt: str = "text", details: bool = False) -> str:
     """Runs the named experiments and gives the verdicts first: for each, the published figures
     it matches (published, simulated with a 95 % interval, difference, tolerance, verdict, unit:
     :mod:`coaplab.suites.verdicts`) and the studies' statements it checks
     (:mod:`coaplab.suites.statements`). ``fmt`` text, json (JSON Lines), csv or markdown;
     ``details`` adds the per-configuration blocks (text) or the simulated percentiles of every
     configuration (json, csv: :func:`rows`; markdown holds only the verdicts)."""
+    if isinstance(cluster, str):  # one cluster for every experiment, started once
+        client, close = connect(cluster)
+        try:
+            return reproduce(names, jobs, db, progress, client, fmt, details)
+        finally:
+            close()
     figures = load_reference()
     out: list[str] = []
     verdict_rows: list[dict[str, Any]] = []
