@@ -6,13 +6,15 @@ and cannot ship a crate's binaries next to it (PyO3/maturin issue #368, open). `
 emulate`` / ``crossval`` need two binaries of ``crates/emulator`` (``coaplab-emulator``,
 ``coaplab-endpoint``), and ``coaplab examples`` / ``coaplab setup californium`` need files that
 live outside the Python package (``examples/``, the C header ``crates/cc-ffi/include/coaplab_cc.h``,
-the Maven project ``java/californium``). So every wheel build — ``maturin build`` through pip
-or uv from a source tree, from an sdist, or ``python -m build`` — first runs ``cargo build
+the Maven project ``java/californium``). So every wheel a PEP 517 frontend builds — pip or uv
+from a source tree or from an sdist, ``pip wheel``, ``python -m build`` — first runs ``cargo build
 --release -p coaplab-emulator`` (Cargo's own ``CARGO_TARGET_DIR`` applies), then stages the
 binaries and those files into ``python/coaplab/_shipped/`` (ignored by git; pyproject.toml's
 ``include`` puts it into the wheel), lets maturin write the wheel and removes the staging
 directory again, so that a checkout never holds stale copies that would shadow ``target/release``
-(docs/emulation.md, "Where the binaries come from").
+(docs/emulation.md, "Where the binaries come from"). The ``maturin build`` / ``maturin sdist``
+commands do not run this backend: their wheel lacks ``_shipped/`` and their sdist the emulator's
+workspace membership (scripts/test.sh uses ``pip wheel`` and :func:`build_sdist`).
 
 An editable install (``pip install -e .``, scripts/setup.sh) builds the binaries too but copies
 nothing: in a checkout the package finds them in ``target/release``. The sdist is maturin's,
