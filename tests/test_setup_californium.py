@@ -162,3 +162,13 @@ def test_a_real_build_with_maven(tmp_path):
     assert (out / JAR).is_file() and (out / "lib" / "californium-core-3.14.0.jar").is_file()
     again = _setup(tmp_path, env, os.environ["PATH"])
     assert again.returncode == 0 and "up to date" in again.stdout
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["setup", "java"], "argument what: invalid choice: 'java' (choose from 'californium')"),
+    (["setup"], "the following arguments are required: what"),
+])
+def test_a_bad_argument_is_one_line(tmp_path, args, needle):
+    p = subprocess.run([sys.executable, "-m", "coaplab.cli", *args], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=60, check=False)
+    assert p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr, p.stderr
