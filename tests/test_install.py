@@ -47,19 +47,17 @@ def _venv(where: Path, installer: str = "pip") -> Path:
     return venv
 
 
-def _install(venv: Path, target: str, installer: str = "pip", cwd: Path | None = None) -> float:
-    """Installs `target` into `venv` as the README says; the seconds it took. A build from
-    source reuses this checkout's Cargo target directory."""
+def _install(venv: Path, target: str, installer: str = "pip", cwd: Path | None = None) -> None:
+    """Installs `target` into `venv` as the README says. A build from source reuses this
+    checkout's Cargo target directory."""
     env = {**os.environ, "CARGO_TARGET_DIR": os.environ.get("CARGO_TARGET_DIR") or str(ROOT / "target")}
     py = venv / "bin" / "python"
     if installer == "pip":
         cmd = [str(py), "-m", "pip", "install", "-q", target]
     else:
         cmd = [str(Path(sys.executable).parent / "uv"), "pip", "install", "-q", "--python", str(py), target]
-    t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, check=False, cwd=cwd, env=env)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    return time.perf_counter() - t0
 
 
 def _source_tree(dest: Path) -> Path:
@@ -86,9 +84,8 @@ def installed(request, tmp_path_factory):
     else:  # README: git clone …; cd coaplab; pip install .
         cwd, target = _source_tree(where / "coaplab"), "."
     venv = _venv(where)
-    took = _install(venv, target, cwd=cwd)
-    # A figure, not an assertion: past pytest's capture, so the test command shows it.
-    request.config.pluginmanager.get_plugin("terminalreporter").write_line(f"install from the {kind}: {took:.0f} s")
+    _install(venv, target, cwd=cwd)
+    # How long it took is `pytest --durations`'s "setup" of the first test of each kind.
     return kind, venv
 
 
