@@ -19,16 +19,14 @@ if [ ! -x .venv/bin/python ]; then
 fi
 step "pip install --upgrade pip"
 .venv/bin/python -m pip install -q --upgrade pip
-step "pip install -e '.[test,cluster]': builds the Rust engine with maturin in release mode (≈ 3 min cold, seconds when built)"
+step "pip install -e '.[test,cluster]': builds the Rust engine with maturin in release mode and the emulator's two binaries (build_backend/coaplab_build.py; ≈ 3 min cold, seconds when built)"
 .venv/bin/python -m pip install -q -e '.[test,cluster]'
-# The network emulator and coaplab's real-socket endpoints (`coaplab emulate`, docs/emulation.md).
-step "cargo build --release -p coaplab-emulator (cargo prints a line per crate it compiles)"
-cargo build --release -p coaplab-emulator
-# Californium's driver for `coaplab emulate --client/--server californium` (a JVM program built
-# with Maven from Maven Central into target/californium/; java/californium/pom.xml pins the
-# version). The JDK and Maven come from Debian's packages, installed when missing and root;
-# otherwise the driver is skipped and the Californium kinds say what is missing. Rebuilt only
-# when its sources are newer than the jar (~25 s cold, with the downloads; nothing when cached).
+# Californium's driver for `coaplab emulate --client/--server californium`: `coaplab setup
+# californium` (a JVM program built with Maven from Maven Central; java/californium/pom.xml pins
+# the version) into target/californium/ here (COAPLAB_CACHE_DIR; a user's install builds it into
+# ~/.cache/coaplab). The JDK and Maven come from Debian's packages, installed when missing and
+# root; otherwise the driver is skipped and the Californium kinds say what is missing. Nothing is
+# done while the jar is newer than its sources (~25 s cold, with the downloads).
 if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "== installing default-jdk-headless maven (Debian packages) =="
@@ -36,15 +34,9 @@ if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
     apt-get update -qq && apt-get install -y -qq default-jdk-headless maven >/dev/null
   fi
 fi
-jar=target/californium/californium-driver-1.jar
 if command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1; then
-  if [ ! -f "$jar" ] || [ -n "$(find java/californium -newer "$jar" -type f | head -1)" ]; then
-    step "mvn package: Californium's driver (≈ 25 s cold)"
-    rm -rf target/californium
-    # Maven's console library writes colour resets even with -B and style.color=never; strip
-    # them so a log of this script holds text only (pipefail keeps mvn's exit status).
-    mvn -q -B -Dstyle.color=never -f java/californium/pom.xml package 2>&1 | sed 's/\x1b\[[0-9;]*m//g'
-  fi
+  step "coaplab setup californium: Californium's driver into target/californium (≈ 25 s cold)"
+  COAPLAB_CACHE_DIR="$PWD/target" .venv/bin/coaplab setup californium
 else
   echo "setup: no JDK/Maven: Californium's emulation endpoints are not built (apt-get install default-jdk-headless maven)" >&2
 fi

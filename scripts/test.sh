@@ -21,11 +21,18 @@ fi
 
 echo "== build (Rust engine + Python package) =="
 bash scripts/setup.sh
-echo "== wheel (maturin, abi3) into dist/ =="
-# The wheel carries the emulator and endpoint binaries (built by setup.sh), so that a user who
-# installs it can `coaplab emulate` without a Rust toolchain (pyproject.toml's include).
-mkdir -p python/coaplab/bin && cp target/release/coaplab-emulator target/release/coaplab-endpoint python/coaplab/bin/
-rm -rf dist && .venv/bin/maturin build --release -q -o dist 2>&1 | tail -1
+echo "== wheel (maturin, abi3) and sdist into dist/ =="
+# Through the build backend (build_backend/coaplab_build.py), as pip builds for a user: the wheel
+# carries the emulator's binaries, the examples, the C header and Californium's driver sources,
+# so that an installed coaplab emulates without a Rust toolchain. tests/test_install.py installs
+# both (and this source tree) into clean virtual environments.
+rm -rf dist
+# Without build isolation (maturin from .venv, on the PATH for maturin's own hooks): the same
+# interpreter as the editable install, so Cargo reuses its build.
+PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -m pip wheel -q --no-deps --no-build-isolation -w dist .
+# The sdist through the backend's hook too (it keeps the whole Cargo workspace; pip builds no sdist).
+PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -c 'import sys; sys.path.insert(0, "build_backend")
+import coaplab_build; print("dist/" + coaplab_build.build_sdist("dist"))' 2>&1 | tail -1
 echo "== cargo fmt --check =="
 cargo fmt --all --check
 echo "== cargo clippy -D warnings =="

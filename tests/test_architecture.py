@@ -20,6 +20,8 @@ def _modules() -> dict[str, Path]:
     """Dotted module name → file, for every module of the package (packages by their __init__)."""
     out = {}
     for path in sorted(PACKAGE.rglob("*.py")):
+        if "_shipped" in path.relative_to(PACKAGE).parts:
+            continue  # a wheel build's staged copies (examples/), not the package's code (build_backend/)
         parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()

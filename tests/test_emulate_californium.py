@@ -1,5 +1,6 @@
 """Californium (Eclipse, Java) as an emulation endpoint (docs/emulation.md, "Third-party
-endpoints"): coaplab's driver java/californium, built by scripts/setup.sh into target/californium.
+endpoints"): coaplab's driver java/californium, built by scripts/setup.sh into target/californium
+(`coaplab setup californium`, whose own tests are tests/test_setup_californium.py).
 
 The emulated runs need root and skip with the reason otherwise (CI runs as root); they need the
 driver built, which scripts/setup.sh does when a JDK and Maven are there (installed from
@@ -21,17 +22,17 @@ from pathlib import Path
 import pytest
 
 from coaplab.cli import main
+from coaplab.stacks import californium_setup, thirdparty
 from coaplab.stacks import crossval as xv
 from coaplab.stacks import emulate as em
 from coaplab.stacks import namespaces as netns
-from coaplab.stacks import thirdparty
 from coaplab.stacks.pcapseq import read_pcap
 from conftest import need_emulation
 
 
 def _need_root():
     need_emulation()
-    if shutil.which("java") is None or not thirdparty.CALIFORNIUM_JAR.exists():
+    if shutil.which("java") is None or californium_setup.driver_dir() is None:
         if os.environ.get("CI"):
             pytest.fail("Californium's driver is required in CI (scripts/setup.sh builds it)")
         pytest.skip("Californium's driver is not built (bash scripts/setup.sh, with default-jdk-headless and maven)")
@@ -180,14 +181,17 @@ def test_californium_missing_is_one_line_and_exit_2(missing, tmp_path, capsys, m
         pytest.skip("the environment check (root) comes first")
     real_which = shutil.which
     if missing == "jar":
-        monkeypatch.setattr(thirdparty, "CALIFORNIUM_JAR", tmp_path / "missing.jar")
+        # Neither a checkout's target/californium nor the cache holds the driver.
+        monkeypatch.setattr(thirdparty, "driver_dir", lambda: None)
+        monkeypatch.setenv("COAPLAB_CACHE_DIR", str(tmp_path / "cache"))
         monkeypatch.setattr(thirdparty.shutil, "which", lambda n, *a, **k: "/usr/bin/java" if n == "java" else real_which(n))
-        message = (f"coaplab: error: emulate: Californium's driver is not built ({tmp_path / 'missing.jar'} is missing); "
-                   "run bash scripts/setup.sh (needs Maven: apt-get install maven)")
+        jar = tmp_path / "cache" / "californium" / "californium-driver-1.jar"
+        message = (f"coaplab: error: emulate: Californium's driver is not built ({jar} is missing); "
+                   "run coaplab setup californium (needs Maven and a JDK: apt-get install default-jdk-headless maven)")
     else:
         monkeypatch.setattr(thirdparty.shutil, "which", lambda n, *a, **k: None if n == "java" else real_which(n))
         message = ("coaplab: error: emulate: Californium needs Java, which is missing; apt-get install "
-                   "default-jdk-headless maven, then bash scripts/setup.sh")
+                   "default-jdk-headless maven, then coaplab setup californium")
     scenario = tmp_path / "s.toml"
     scenario.write_text('[workload]\nkind = "continuous"\n[coap]\ncc = "cocoa"\n')
     assert main(["emulate", str(scenario), "--server", "californium", "--no-db"]) == 2

@@ -118,7 +118,13 @@ OUT_COMMANDS = {  # (command line, what --out must be)
                   "dir"),
     "run --pcap": (lambda out: ["run", "small.toml", "--no-db", "--no-progress", "--pcap", out], "dir"),
     "run --trace": (lambda out: ["run", "small.toml", "--no-db", "--no-progress", "--trace", out], "dir"),
+    "examples": (lambda out: ["examples", out], "dir"),
 }
+
+
+def _option(command: str) -> str:
+    """The option a refusal names: `run`'s own option, `examples`' DIR, else --out."""
+    return command.split()[-1] if command.startswith("run") else "DIR" if command == "examples" else "--out"
 
 
 @pytest.mark.parametrize("kind", ["long", "fifo", "wrong-type"])
@@ -129,8 +135,7 @@ def test_an_output_path_the_os_refuses_is_one_line_before_any_work(work, command
         kind = "file" if needs == "dir" else "dir"
     out = bad_path(work, kind, ".svg" if needs == "file" else "")
     before = tree(work)
-    option = command.split()[-1] if command.startswith("run") else "--out"
-    line = refused(coaplab(*line_of(out.name), cwd=work, timeout=60), option)
+    line = refused(coaplab(*line_of(out.name), cwd=work, timeout=60), _option(command))
     assert {"long": "allowed: at most 255 bytes", "fifo": "expected", "file": "not a directory",
             "dir": "directory"}[kind] in line
     assert tree(work) == before

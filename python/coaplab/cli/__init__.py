@@ -23,6 +23,7 @@ from . import (
     completion,
     crossval,
     emulate,
+    examples,
     export,
     plot,
     replay,
@@ -30,12 +31,13 @@ from . import (
     reproduce,
     run,
     scorecard,
+    setup,
     status,
 )
 from .common import Parser
 
 COMMANDS = (run, export, status, replay, check_algorithm, calibrate, report, compare, plot, reproduce, completion,
-            bench, scorecard, emulate, crossval)
+            bench, scorecard, emulate, crossval, setup, examples)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import shipped
 from ..analyse.stats import PERCENTILE_KEYS, summarize
 from ..describe.scenario import config_id, load_scenario
 from ..errors import CoaplabError
@@ -60,34 +61,34 @@ UNKNOWN = "n/a"
 #: Delivery lateness p99 beyond which a run is marked invalid (µs).
 DEFAULT_LATE_US = 1000.0
 
-_REPO = Path(__file__).resolve().parents[3]
-
 
 # --------------------------------------------------------------------------------------------
 # Environment checks and the Rust binaries
 
 def binaries(build: bool = True) -> tuple[Path, Path]:
-    """``coaplab-emulator`` and ``coaplab-endpoint``: ``$COAPLAB_EMULATOR_DIR``, a checkout's
-    ``target/release`` (built with ``cargo build --release -p coaplab-emulator`` when missing
-    and cargo is there, as ``scripts/setup.sh`` does), the package's own ``bin/`` (what an
-    installed wheel carries; in a checkout only a copy made for the wheel, hence second), or the
-    PATH."""
-    names = ("coaplab-emulator", "coaplab-endpoint")
-    dirs = ([Path(d) for d in [os.environ.get("COAPLAB_EMULATOR_DIR")] if d]
-            + [_REPO / "target" / "release", Path(__file__).resolve().parents[1] / "bin"])
+    """``coaplab-emulator`` and ``coaplab-endpoint``: ``$COAPLAB_EMULATOR_DIR`` when set, else the
+    installed package's own (``coaplab/_shipped/bin``, what every wheel carries), else a
+    checkout's ``target/release`` (built with ``cargo build --release -p coaplab-emulator`` when
+    missing and cargo is there, as ``scripts/setup.sh`` does): :func:`coaplab.shipped.binary_dirs`."""
+    names = shipped.BINARIES
+    override = os.environ.get("COAPLAB_EMULATOR_DIR")
+    dirs = [Path(override)] if override else shipped.binary_dirs()
     for d in dirs:
         if all((d / n).is_file() for n in names):
             return d / names[0], d / names[1]
-    found = [shutil.which(n) for n in names]
-    if all(found):
-        return Path(found[0]), Path(found[1])  # type: ignore[arg-type]
-    if build and shutil.which("cargo") and (_REPO / "crates" / "emulator").is_dir():
+    if override:
+        raise CoaplabError(f"emulate: COAPLAB_EMULATOR_DIR={override!r} holds no coaplab-emulator and "
+                           "coaplab-endpoint; unset it or point it at a directory with both")
+    if build and shutil.which("cargo") and shipped.in_checkout():
         log("building coaplab-emulator (cargo build --release -p coaplab-emulator) ...")
-        r = subprocess.run(["cargo", "build", "--release", "-q", "-p", "coaplab-emulator"], cwd=_REPO, check=False)
+        r = subprocess.run(["cargo", "build", "--release", "-q", "-p", "coaplab-emulator"], cwd=shipped.REPO, check=False)
         if r.returncode == 0:
             return binaries(build=False)
-    raise CoaplabError("emulate: coaplab-emulator is not built; run `cargo build --release -p coaplab-emulator` "
-                       "(scripts/setup.sh does) or set COAPLAB_EMULATOR_DIR")
+    if shipped.in_checkout():
+        raise CoaplabError("emulate: coaplab-emulator is not built; run `cargo build --release -p coaplab-emulator` "
+                           "(scripts/setup.sh does)")
+    raise CoaplabError("emulate: this coaplab has no coaplab-emulator (coaplab/_shipped/bin is missing); "
+                       "reinstall it from a wheel, an sdist or a source tree (README.md, \"Install\")")
 
 
 # --------------------------------------------------------------------------------------------

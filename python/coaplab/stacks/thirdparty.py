@@ -18,8 +18,9 @@
   from the scenario's ``[coap]`` section through ``aiocoap.numbers.TransportTuning``.
 - Californium (Eclipse, Java; ``org.eclipse.californium:californium-core``, the version pinned
   in ``java/californium/pom.xml``) as the clients or the server, through coaplab's small driver
-  ``java/californium/src/main/java/coaplab/CaliforniumDriver.java``, built by
-  ``scripts/setup.sh`` into ``target/californium/``. Its transmission parameters are set from
+  ``java/californium/src/main/java/coaplab/CaliforniumDriver.java``, built by ``coaplab setup
+  californium`` into the user cache (or, in a checkout, by ``scripts/setup.sh`` into
+  ``target/californium/``: :mod:`coaplab.stacks.californium_setup`). Its transmission parameters are set from
   ``[coap]`` (``CoapConfig.ACK_TIMEOUT``, ``ACK_INIT_RANDOM``, ``MAX_RETRANSMIT``, ``NSTART``)
   and ``coap.cc`` picks ``CoapConfig.CONGESTION_CONTROL_ALGORITHM`` (:data:`CALIFORNIUM_CC`).
 """
@@ -34,9 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CoaplabError
+from .californium_setup import DRIVER_JAR, INSTALL_HINT, cache_build_dir, driver_dir
 
 SERVER = "192.0.2.1"
-_REPO = Path(__file__).resolve().parents[3]
 
 #: ``coap.cc`` → Californium's ``CoapConfig.CongestionControlMode`` (CoapConfig.java, 3.14.0).
 #: The drafts' names and the simulator's models of Californium's code (``…@californium``,
@@ -90,9 +91,6 @@ def algorithm_mismatch(client: str, cc: str) -> str | None:
     return f"{client} runs {what}, the simulator runs {cc}"
 
 
-#: Where scripts/setup.sh builds the driver (ignored by git; rebuilt on a fresh clone).
-CALIFORNIUM_DIR = _REPO / "target" / "californium"
-CALIFORNIUM_JAR = CALIFORNIUM_DIR / "californium-driver-1.jar"
 #: How long before time 0 the clients' process is started when it is a JVM: Californium's
 #: endpoints must be up before the first simulated start offset (a cold JVM loading
 #: Californium takes ~1 s on a loaded 2-core machine).
@@ -112,14 +110,16 @@ def californium_java() -> list[str]:
     """The JVM command line of the driver; refuses (one line) when Java or the build is missing."""
     java = shutil.which("java")
     if java is None:
-        raise CoaplabError("emulate: Californium needs Java, which is missing; apt-get install default-jdk-headless maven, "
-                           "then bash scripts/setup.sh")
-    if not CALIFORNIUM_JAR.exists():
-        raise CoaplabError(f"emulate: Californium's driver is not built ({CALIFORNIUM_JAR} is missing); "
-                           "run bash scripts/setup.sh (needs Maven: apt-get install maven)")
+        raise CoaplabError(f"emulate: Californium needs Java, which is missing; {INSTALL_HINT}, "
+                           "then coaplab setup californium")
+    built = driver_dir()
+    if built is None:
+        raise CoaplabError(f"emulate: Californium's driver is not built ({cache_build_dir() / DRIVER_JAR} is missing); "
+                           "run coaplab setup californium (needs Maven and a JDK: "
+                           f"{INSTALL_HINT})")
     # Small heap, serial GC, C1 only: tens of endpoints, and the emulator wants the CPU.
     return [java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-            "-cp", f"{CALIFORNIUM_JAR}:{CALIFORNIUM_DIR / 'lib'}/*", "coaplab.CaliforniumDriver"]
+            "-cp", f"{built / DRIVER_JAR}:{built / 'lib'}/*", "coaplab.CaliforniumDriver"]
 
 
 def californium_parameters(cfg: dict[str, Any], cc: str) -> list[str]:

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..shipped import binary_dirs
 from .thirdparty import californium_cc, californium_java, californium_parameters
 
 SERVER = "192.0.2.1"
@@ -212,7 +213,9 @@ def main(argv: list[str]) -> int:
     # Time 0 shared with the emulator (CLOCK_MONOTONIC ns, as time.monotonic_ns on Linux).
     epoch = int(argv[5]) / 1e9 if len(argv) > 5 else time.monotonic()
     cfg = json.loads(Path(cfg_path).read_text())
-    endpoint = os.environ.get("COAPLAB_ENDPOINT") or str(Path(sys.argv[0]).resolve().parents[3] / "target" / "release" / "coaplab-endpoint")
+    # Set by the emulation (the binary it runs); else where it looks (coaplab.shipped).
+    endpoint = os.environ.get("COAPLAB_ENDPOINT") or next(
+        (str(d / "coaplab-endpoint") for d in binary_dirs() if (d / "coaplab-endpoint").is_file()), "coaplab-endpoint")
     setups = json.loads(subprocess.run([endpoint, "setups", "--config", cfg_path, "--replication", str(replication)],
                                        capture_output=True, text=True, check=True).stdout)
     starts = [s["start_s"] for s in setups]
