@@ -16,6 +16,7 @@ use super::numerology::{Numerology, LEVELS};
 use super::power::{Account, Mode};
 use super::procedures::{ProcCounters, Procs, Radio, L2_OVERHEAD_BITS, MSG5_HEADER_BITS};
 use crate::energy::StateTimes;
+use crate::metrics::CellCounters;
 use crate::net::common::{DropReason, ElementId};
 use crate::net::event::{NetEvent, Scheduler};
 use crate::sim::slab::PacketId;
@@ -74,25 +75,6 @@ pub enum CellOutcome {
     Nothing,
     Exit(PacketId),
     Dropped(PacketId, DropReason),
-}
-
-/// The cell's counters over a run (docs/networks.md, "Metrics of a cell").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct CellCounters {
-    pub ra_attempts: u64,
-    pub ra_collisions: u64,
-    pub ra_level_ups: u64,
-    pub rrc_setups: u64,
-    pub rrc_resumes: u64,
-    pub harq_retransmissions: u64,
-    pub pagings: u64,
-    pub psm_buffered: u64,
-    pub nat_dropped: u64,
-    pub tracking_area_updates: u64,
-    pub releases_rai: u64,
-    pub releases_inactivity: u64,
-    pub uplink_packets: u64,
-    pub downlink_packets: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -19,7 +19,7 @@ pub mod numerology;
 pub mod power;
 pub mod procedures;
 
-pub use cell::{Cell, CellCounters, CellEvent, CellKind, CellOutcome, CellParams};
+pub use cell::{Cell, CellEvent, CellKind, CellOutcome, CellParams};
 pub use config::CellConfig;
 
 #[cfg(test)]
