@@ -104,24 +104,29 @@ pub struct Network {
     pub elements: Vec<Element>,
     pub routes: Vec<Route>,
     pub packets: Slab<NetPacket>,
+    /// The first route from each node to each other, for [`Network::route`] (a cell has two
+    /// routes per device: tens of thousands).
+    route_index: std::collections::HashMap<(NodeId, NodeId), RouteId>,
 }
 
 impl Network {
     pub fn new(nodes: Vec<Node>, elements: Vec<Element>, routes: Vec<Route>) -> Self {
+        let mut route_index = std::collections::HashMap::new();
+        for (i, r) in routes.iter().enumerate() {
+            route_index.entry((r.from, r.to)).or_insert(i as RouteId);
+        }
         Network {
             nodes,
             elements,
             routes,
             packets: Slab::default(),
+            route_index,
         }
     }
 
     /// The route from `from` to `to`.
     pub fn route(&self, from: NodeId, to: NodeId) -> Option<RouteId> {
-        self.routes
-            .iter()
-            .position(|r| r.from == from && r.to == to)
-            .map(|i| i as RouteId)
+        self.route_index.get(&(from, to)).copied()
     }
 
     /// The first node with `role`.
