@@ -4,7 +4,7 @@
 
 use coaplab_cc::Instant;
 
-use super::cellular::CellEvent;
+use super::cellular::types::CellEvent;
 use super::common::{ElementId, NodeId};
 use super::radio::types::RadioEvent;
 use crate::sim::slab::PacketId;

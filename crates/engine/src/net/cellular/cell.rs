@@ -15,6 +15,7 @@ use super::carrier::Carrier;
 use super::numerology::{Numerology, LEVELS};
 use super::power::{Account, Mode};
 use super::procedures::{ProcCounters, Procs, Radio, L2_OVERHEAD_BITS, MSG5_HEADER_BITS};
+use super::types::{CellEvent, CellKind, CellOutcome};
 use crate::energy::StateTimes;
 use crate::metrics::CellCounters;
 use crate::net::common::{DropReason, ElementId};
@@ -43,38 +44,6 @@ pub struct CellParams {
     pub bler: [f64; LEVELS],
     pub ra_attempts_per_level: u32,
     pub ra_backoff_ms: u64,
-}
-
-/// What a cell event is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CellKind {
-    /// The packet leaves the cell (decoded at the eNB, or at the device).
-    Exit,
-    /// The device's job ended.
-    Done,
-    /// The device's paging occasion: its downlink job starts.
-    Page,
-    /// The eNB's inactivity timer expires.
-    Inactivity,
-    /// T3412 expires: a periodic tracking area update.
-    Tau,
-}
-
-/// An event of the cell: `gen` invalidates the timers of a device that moved on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CellEvent {
-    pub kind: CellKind,
-    pub device: u32,
-    pub gen: u32,
-    pub packet: PacketId,
-}
-
-/// What handling a cell event or a packet produced for the network.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CellOutcome {
-    Nothing,
-    Exit(PacketId),
-    Dropped(PacketId, DropReason),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 //! - `procedures.rs`: random access, set-up / resume, connected uplink access, data with HARQ;
 //! - `power.rs`: a device's RRC / PSM mode and its time per radio state;
 //! - `coverage.rs`: coupling loss → RSRP → coverage level;
-//! - `cell.rs`: the element: devices, jobs, timers;
+//! - `cell.rs`: the element: devices, jobs, timers; `types.rs`: its events;
 //! - `config.rs`: the `[network]` keys and their sourced defaults.
 
 pub mod carrier;
@@ -18,9 +18,11 @@ pub mod coverage;
 pub mod numerology;
 pub mod power;
 pub mod procedures;
+pub mod types;
 
-pub use cell::{Cell, CellEvent, CellKind, CellOutcome, CellParams};
+pub use cell::{Cell, CellParams};
 pub use config::CellConfig;
+pub use types::{CellEvent, CellKind, CellOutcome};
 
 #[cfg(test)]
 mod tests;
