@@ -420,8 +420,7 @@ impl Cell {
         if !connected {
             if paged {
                 // The paging message: its DCI and NPDSCH at the paging occasion.
-                let (_, end) = procs.downlink(t, 40, level, &mut r);
-                grant_from = end;
+                grant_from = procs.paging(t, level, &mut r);
             }
             let (l, from) = procs.connect(grant_from, level, &mut r);
             level_now = l;

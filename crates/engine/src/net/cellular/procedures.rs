@@ -17,6 +17,8 @@ use super::numerology::{Numerology, LEVELS};
 /// bits), and the RRC/NAS header Msg5 adds to the data (RRCConnectionSetupComplete with the
 /// NAS service request or ESM data transport: about 20 bytes).
 pub const MSG2_BITS: u32 = 56;
+/// A paging message with one paging record (S-TMSI), about 5 bytes: 40 bits.
+pub const PAGING_BITS: u32 = 40;
 pub const MSG3_BITS: u32 = 88;
 pub const MSG4_BITS: u32 = 160;
 pub const MSG5_HEADER_BITS: u32 = 160;
@@ -143,6 +145,14 @@ impl Procs<'_> {
             };
             t = msg2 + backoff;
         }
+    }
+
+    /// A paging message at or after `t` (its DCI and NPDSCH: a paging record of 40 bits,
+    /// TS 36.331 Paging-NB; no HARQ-ACK): its end.
+    pub fn paging(&mut self, t: u64, level: usize, r: &mut Radio) -> u64 {
+        let dci = self.dci(t, level, r);
+        let (_, sf) = self.num.block(PAGING_BITS, level, true);
+        self.pdsch(dci + self.num.gap_dci_dl, sf, level, r)
     }
 
     /// Msg3 (with HARQ retransmissions) after Msg2 ended at `msg2`: its end.

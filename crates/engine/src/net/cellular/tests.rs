@@ -7,7 +7,7 @@ use coaplab_cc::rng::Xoshiro256pp;
 use coaplab_cc::{Duration, Instant};
 
 use super::carrier::Carrier;
-use super::numerology::{nb1, nb2, Numerology};
+use super::numerology::{m1, nb1, nb2, Numerology};
 use super::procedures::{ProcCounters, Procs, Radio};
 use super::{Cell, CellOutcome, CellParams};
 use crate::net::event::{NetEvent, Scheduler};
@@ -103,6 +103,45 @@ fn a_lone_device_at_level_0_subframe_by_subframe() {
         (1, 1, 1)
     );
     assert_eq!(c.releases_rai, 0);
+}
+
+/// A downlink packet at 100 ms to an idle device (device 0: paging occasion in subframe 9 of
+/// frame 0 of each 2.56-s cycle, 2569 ms): paging DCI at 2571 (2569 is NSSS of even frame
+/// 256, 2570 NPBCH), NPDSCH 2576. Random access waits for the next occasion: 3208 (5·640 +
+/// 8). 3200 is a multiple of the 20-ms broadcast pattern, so the set-up repeats the
+/// lone-device times + 3200: Msg4 HARQ-ACK ends 3271, Msg5 grantable from 3274. Msg5 (the
+/// service request, 160 bits → 328-bit block, 2 RUs): DCI 3274, NPUSCH 3283–3285, + 3 = 3288.
+/// The data (520 bits → 680-bit block, 4 sf): DCI 3288, NPDSCH 3293, 3294, 3296, 3297 (3295
+/// NPSS): delivered at 3298 ms.
+#[test]
+fn a_downlink_to_an_idle_device_waits_for_paging_and_set_up() {
+    let mut cell = Cell::new(params(vec![0]), 0, Xoshiro256pp::seed_from_u64(1));
+    let mut q = Q::default();
+    let mut exits = Vec::new();
+    cell.enter(ms(100), 8, 60, None, Some(0), &mut q);
+    run(&mut cell, &mut q, ms(10_000), &mut exits);
+    assert_eq!(exits, vec![(8, 3298)]);
+    assert_eq!(
+        (cell.counters().pagings, cell.counters().rrc_setups),
+        (1, 1)
+    );
+}
+
+/// LTE-M (Cat-M1) at level 0, 100 bytes from idle at t = 0: PRACH at 1 (period 10, offset 1),
+/// 1 ms; RAR window from 2 + 3 = 5: MPDCCH 5, PDSCH 7 (n + 2); Msg3 at 8 + 5 = 13; Msg4 from
+/// 14 + 1 = 15: MPDCCH 15, PDSCH 17, HARQ-ACK 18 + 3 = 21, then 22 + 1 = 23; Msg5: 1000 bits in
+/// 936-bit blocks (I_TBS 9, 6 PRBs, one subframe): MPDCCH 23, PUSCH 27 (n + 4), + 1 = 29;
+/// MPDCCH 29, PUSCH 33: the packet leaves at 34 ms.
+#[test]
+fn a_lone_ltem_device_at_level_0() {
+    let mut p = params(vec![0]);
+    p.num = m1();
+    let mut cell = Cell::new(p, 0, Xoshiro256pp::seed_from_u64(1));
+    let mut q = Q::default();
+    let mut exits = Vec::new();
+    cell.enter(ms(0), 7, 100, Some(0), None, &mut q);
+    run(&mut cell, &mut q, ms(1000), &mut exits);
+    assert_eq!(exits, vec![(7, 34)]);
 }
 
 /// The same device at level 1 (e.g. 144 dB): offset 64, 8 repetitions = 51.2 → 52 sf:
