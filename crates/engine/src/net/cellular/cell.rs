@@ -411,7 +411,9 @@ impl Cell {
             let held: Vec<_> = dev.held.drain(..).collect();
             dev.dl.extend(held);
         }
-        if !connected && matches!(job, Job::Up(..)) && self.params.rai {
+        // Release assistance: the device says a request expects one response; the eNB
+        // releases the connection once it was delivered and nothing else waits.
+        if matches!(job, Job::Up(..)) && self.params.rai {
             self.devices[d as usize].rai_armed = true;
         }
         let resume = self.params.resume && self.devices[d as usize].suspended;
