@@ -46,6 +46,9 @@ pub struct RunResult {
     /// Multi-hop radio networks: the mesh's counters and loads (docs/networks.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mesh: Option<MeshResult>,
+    /// NB-IoT and LTE-M cells: the cell's counters (docs/networks.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cell: Option<CellResult>,
     /// Runs with NON traffic (`coap.non_rate_per_s`) only: its counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub non: Option<NonResult>,
@@ -149,6 +152,48 @@ pub struct MeshCounters {
     pub request_bytes_delivered: u64,
     /// Request packets that left the mesh, retransmitted copies included.
     pub request_packets_delivered: u64,
+}
+
+/// The cell's counters over a run (docs/networks.md, "Metrics of a cell").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CellCounters {
+    /// Random-access preamble attempts (every device, every level).
+    pub ra_attempts: u64,
+    /// Attempts that lost contention (another device took the same preamble in the occasion).
+    pub ra_collisions: u64,
+    /// Moves to the next coverage level after `ra_attempts_per_level` failed attempts.
+    pub ra_level_ups: u64,
+    /// Connections set up (RRC connection establishment) and resumed (`access = "up"`).
+    pub rrc_setups: u64,
+    pub rrc_resumes: u64,
+    /// Transport blocks sent again after a block error (HARQ), both directions, Msg3 included.
+    pub harq_retransmissions: u64,
+    /// Idle devices paged for a downlink packet.
+    pub pagings: u64,
+    /// Downlink packets held in the core while their device was in PSM.
+    pub psm_buffered: u64,
+    /// Downlink packets dropped because the device's NAT binding had expired.
+    pub nat_dropped: u64,
+    /// Periodic tracking area updates simulated (those a held packet waited for).
+    pub tracking_area_updates: u64,
+    /// Connections released by release assistance and by the inactivity timer.
+    pub releases_rai: u64,
+    pub releases_inactivity: u64,
+    /// Packets that entered the cell from a device and towards one.
+    pub uplink_packets: u64,
+    pub downlink_packets: u64,
+}
+
+/// A cell run's counters and coverage (docs/networks.md, "Metrics of a cell").
+#[derive(Clone, Debug, Serialize)]
+pub struct CellResult {
+    #[serde(flatten)]
+    pub counters: CellCounters,
+    pub devices: u32,
+    /// Devices at coverage levels 0, 1, 2.
+    pub devices_per_level: [u32; 3],
+    /// The devices' mean coverage level.
+    pub mean_coverage_level: f64,
 }
 
 /// A mesh run's counters, loads and route lengths.

@@ -135,6 +135,27 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
     mesh = summarize_mesh(runs)
     if mesh is not None:  # only runs on a multi-hop radio network (docs/networks.md)
         out["mesh"] = mesh
+    cell = summarize_cell(runs)
+    if cell is not None:  # only runs on an NB-IoT or LTE-M cell (docs/networks.md)
+        out["cell"] = cell
+    return out
+
+
+def summarize_cell(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The counters of runs on a cell (None for other networks): summed over replications; the
+    devices per coverage level and their mean level averaged."""
+    if not runs or not all(r.get("cell") for r in runs):
+        return None
+    out: dict[str, Any] = {}
+    for r in runs:
+        for k, v in r["cell"].items():
+            if k in ("devices", "devices_per_level", "mean_coverage_level"):
+                continue
+            out[k] = out.get(k, 0) + v
+    n = len(runs)
+    out["devices"] = runs[0]["cell"]["devices"]
+    out["devices_per_level"] = [sum(r["cell"]["devices_per_level"][i] for r in runs) / n for i in range(3)]
+    out["mean_coverage_level"] = sum(r["cell"]["mean_coverage_level"] for r in runs) / n
     return out
 
 

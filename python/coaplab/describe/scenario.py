@@ -261,6 +261,15 @@ def _unknown(key: str, name: Any, allowed: Any, where: str = "allowed") -> Scena
     return ScenarioError(f"{key}: unknown key{did_you_mean(name, allowed)}; {where}: " + ", ".join(allowed))
 
 
+def _number_or_table(key: str, v: Any) -> Any:
+    """network.coupling_loss_db: a number, or a distribution table (checked by the engine)."""
+    if isinstance(v, dict):
+        return v
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    raise _bad(key, v, 'a number or a table { distribution = "uniform", low, high }')
+
+
 def _chain_check(key: str, v: Any) -> Any:
     fields = {k: _checker(n) for k, n in _CHAIN["properties"].items()}
     unknown = [k for k in v if k not in fields]
@@ -302,6 +311,8 @@ def _checker(node: dict[str, Any], ordered: bool = True) -> Callable[[str, Any],
         options = [deref(o) for o in node["anyOf"]]
         if any("enum" in o for o in options) and any(o.get("type") == "object" for o in options):
             return errors_value
+        if {o.get("type") for o in options} == {"number", "object"}:
+            return _number_or_table
         if len(options) > 1 and all(o.get("type") == "string" for o in options):
             return text(1)  # coap.cc: a name, `python:FILE:CLASS` or `c:LIB:NAME`, checked per transport in _cross_check
         return _checker(non_null(node))

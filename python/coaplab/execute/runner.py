@@ -112,6 +112,7 @@ class RunResult:
                 row.update({f"tcp_{k}": v for k, v in (r.get("tcp") or {}).items()})
                 row.update({f"mesh_{k}": v for k, v in (row.pop("mesh", None) or {}).items()
                             if k not in ("client_hops", "client_mean_exchange_s", "node_drops")})
+                row.update({f"cell_{k}": v for k, v in (row.pop("cell", None) or {}).items() if k != "devices_per_level"})
                 rows.append(row)
         return pd.DataFrame(rows, columns=None if rows else ["config_id", *keys, "replication"])
 

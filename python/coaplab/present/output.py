@@ -85,6 +85,7 @@ def table(summaries: list[dict[str, Any]]) -> str:
                        f" {_f(n['rate_per_s'])} per s per client; {n['rule_con']} sent as CON by the NON rule")
         out.extend(_group_lines(s.get("groups") or {}))
         out.extend(_mesh_lines(s.get("mesh")))
+        out.extend(_cell_lines(s.get("cell")))
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
@@ -106,6 +107,9 @@ def network_line(c: dict[str, Any]) -> str:
                 f"{_network_default(c, 'gprs_network_buffer_bytes'):,} B, loss {_network_default(c, 'gprs_loss'):g}")
     if kind in MESH_KINDS:
         return f"network {kind} ([link] buffer and errors do not apply)"
+    if kind in ("nbiot", "ltem"):
+        category = (c.get("network") or {}).get("category") or ("nb1" if kind == "nbiot" else "m1")
+        return f"{kind} cell, category {category} ([link] buffer and errors do not apply)"
     l = c["link"]
     errors = l["errors"] if isinstance(l["errors"], str) else "custom"
     return f"buffer {l['buffer_bytes']:,} B  errors {errors}"
@@ -154,6 +158,21 @@ def _mesh_lines(m: dict[str, Any] | None) -> list[str]:
         out.append(f"    {h:>4}  {b['clients']:>7}  {_f(b['fct_s']['p50']):>9}  {_f(ex.get('p50')):>10}  {_f(ex.get('max')):>10}"
                    f"                {b['exchanges_completed']:>9}  {b['exchanges_failed']:>6}")
     return out
+
+
+def _cell_lines(c: dict[str, Any] | None) -> list[str]:
+    """NB-IoT and LTE-M cells: coverage and the cell's counters, summed over replications
+    (docs/networks.md, "Metrics of a cell")."""
+    if not c:
+        return []
+    per = "/".join(_f(x, 1) for x in c["devices_per_level"])
+    return [
+        (f"  cell ({c['devices']} devices, per coverage level 0/1/2: {per}, mean level {_f(c['mean_coverage_level'])}):"
+         f" random access {c['ra_attempts']} attempts ({c['ra_collisions']} collisions), RRC set-ups {c['rrc_setups']},"
+         f" resumes {c['rrc_resumes']}"),
+        (f"    HARQ retransmissions {c['harq_retransmissions']}, pagings {c['pagings']}, PSM-buffered {c['psm_buffered']},"
+         f" NAT-dropped {c['nat_dropped']}, releases by RAI {c['releases_rai']} / inactivity {c['releases_inactivity']}"),
+    ]
 
 
 def _group_lines(groups: dict[str, dict[str, Any]]) -> list[str]:

@@ -198,6 +198,7 @@ fn run() -> Result<bool, String> {
                             // Meshes are not emulated (the emulator refuses them); named anyway.
                             DropReason::MacQueue => "mac-queue",
                             DropReason::Radio => "radio",
+                            DropReason::Unreachable => "unreachable",
                         };
                     }
                 }

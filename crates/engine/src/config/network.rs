@@ -16,6 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::Error;
+pub use crate::net::cellular::config::{CellConfig, CouplingLoss};
 pub use crate::net::gprs::GprsConfig;
 pub use crate::net::radio::config::{
     ContikiConfig, LinkLossModel, MacAddressing, RadioConfig, RdcConfig, RdcKind, ShadowingConfig,
@@ -26,7 +27,8 @@ pub use crate::net::topology::mesh_config::{
 
 /// A network kind: `star`, the reference testbed (clients behind one constrained link);
 /// `chain`, `grid`, `dumbbell`, multi-hop IEEE 802.15.4 meshes; `gprs`, a GPRS modem link;
-/// `file`, a mesh whose nodes the scenario lists (`network.nodes`).
+/// `file`, a mesh whose nodes the scenario lists (`network.nodes`); `nbiot`, `ltem`, an NB-IoT
+/// or LTE-M cell.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NetworkKind {
@@ -37,17 +39,22 @@ pub enum NetworkKind {
     Dumbbell,
     Gprs,
     File,
+    // An NB-IoT cell and an LTE-M cell (`net::cellular`).
+    Nbiot,
+    Ltem,
 }
 
 impl NetworkKind {
     /// Every kind, in the order of the schema's enum.
-    pub const ALL: [NetworkKind; 6] = [
+    pub const ALL: [NetworkKind; 8] = [
         NetworkKind::Star,
         NetworkKind::Chain,
         NetworkKind::Grid,
         NetworkKind::Dumbbell,
         NetworkKind::Gprs,
         NetworkKind::File,
+        NetworkKind::Nbiot,
+        NetworkKind::Ltem,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -58,6 +65,8 @@ impl NetworkKind {
             NetworkKind::Dumbbell => "dumbbell",
             NetworkKind::Gprs => "gprs",
             NetworkKind::File => "file",
+            NetworkKind::Nbiot => "nbiot",
+            NetworkKind::Ltem => "ltem",
         }
     }
 
@@ -91,6 +100,7 @@ fn kind_schema(kind: NetworkKind, generator: &mut SchemaGenerator) -> Option<Sch
         }
         NetworkKind::Gprs => Some(GprsConfig::json_schema(generator)),
         NetworkKind::File => Some(FileMeshConfig::json_schema(generator)),
+        NetworkKind::Nbiot | NetworkKind::Ltem => Some(CellConfig::json_schema(generator)),
     }
 }
 
@@ -99,6 +109,8 @@ fn kind_schema(kind: NetworkKind, generator: &mut SchemaGenerator) -> Option<Sch
 fn link_keys(kind: NetworkKind) -> Option<&'static [&'static str]> {
     match kind {
         NetworkKind::Gprs => Some(crate::net::gprs::GPRS_LINK_KEYS),
+        // A cell's radio, core and path come from its own keys.
+        NetworkKind::Nbiot | NetworkKind::Ltem => Some(CELL_LINK_KEYS),
         NetworkKind::Star
         | NetworkKind::Chain
         | NetworkKind::Grid
@@ -106,6 +118,9 @@ fn link_keys(kind: NetworkKind) -> Option<&'static [&'static str]> {
         | NetworkKind::File => None,
     }
 }
+
+/// The `[link]` keys a cell reads: the MTU (it sizes CoAP blocks and the TCP MSS).
+pub const CELL_LINK_KEYS: &[&str] = &["mtu"];
 
 /// Annotates each `[link]` key of `link` (the `LinkConfig` schema) with `x-kinds`: the network
 /// kinds that read it (the Python front refuses it early with the others).
@@ -136,6 +151,8 @@ pub enum NetworkConfig {
     Dumbbell(MeshConfig),
     Gprs(GprsConfig),
     File(FileMeshConfig),
+    Nbiot(CellConfig),
+    Ltem(CellConfig),
 }
 
 impl NetworkConfig {
@@ -147,6 +164,8 @@ impl NetworkConfig {
             NetworkConfig::Dumbbell(_) => NetworkKind::Dumbbell,
             NetworkConfig::Gprs(_) => NetworkKind::Gprs,
             NetworkConfig::File(_) => NetworkKind::File,
+            NetworkConfig::Nbiot(_) => NetworkKind::Nbiot,
+            NetworkConfig::Ltem(_) => NetworkKind::Ltem,
         }
     }
 
@@ -188,6 +207,14 @@ impl NetworkConfig {
         }
     }
 
+    /// A cell's keys (`nbiot`, `ltem`).
+    pub fn cell(&self) -> Option<&CellConfig> {
+        match self {
+            NetworkConfig::Nbiot(c) | NetworkConfig::Ltem(c) => Some(c),
+            _ => None,
+        }
+    }
+
     /// Reads a `network` table: `kind`, then the kind's keys; a key of another kind, or of
     /// none, is an error naming it.
     pub fn from_table(mut table: Map<String, Value>) -> Result<Self, String> {
@@ -224,6 +251,10 @@ impl NetworkConfig {
             }
             NetworkKind::Gprs => NetworkConfig::Gprs(serde_json::from_value(rest).map_err(typed)?),
             NetworkKind::File => NetworkConfig::File(serde_json::from_value(rest).map_err(typed)?),
+            NetworkKind::Nbiot => {
+                NetworkConfig::Nbiot(serde_json::from_value(rest).map_err(typed)?)
+            }
+            NetworkKind::Ltem => NetworkConfig::Ltem(serde_json::from_value(rest).map_err(typed)?),
         })
     }
 }
@@ -259,6 +290,7 @@ impl Serialize for NetworkConfig {
             }
             NetworkConfig::Gprs(g) => serde_json::to_value(g),
             NetworkConfig::File(f) => serde_json::to_value(f),
+            NetworkConfig::Nbiot(c) | NetworkConfig::Ltem(c) => serde_json::to_value(c),
         }
         .map_err(S::Error::custom)?;
         let mut table = Map::new();
@@ -280,7 +312,7 @@ impl JsonSchema for NetworkConfig {
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let kind_ref = generator.subschema_for::<NetworkKind>();
         let mut kind = serde_json::json!({
-            "description": "The network's kind: `star` (the reference testbed), `chain`, `grid`, `dumbbell`\n(multi-hop IEEE 802.15.4 meshes) or `gprs` (a GPRS modem link).",
+            "description": "The network's kind: `star` (the reference testbed), `chain`, `grid`, `dumbbell`\n(multi-hop IEEE 802.15.4 meshes), `gprs` (a GPRS modem link), `nbiot` or `ltem` (a cell).",
         });
         let obj = kind.as_object_mut().expect("an object");
         if let Some(r) = kind_ref.as_object() {
@@ -312,7 +344,7 @@ impl JsonSchema for NetworkConfig {
             }
         }
         schemars::json_schema!({
-            "description": "Which network a run simulates: `kind` and the keys of that kind, of the\nmulti-hop IEEE 802.15.4 networks (`chain`, `grid`, `dumbbell`, `file`; docs/networks.md)\nor the GPRS preset (`gprs`); `x-kinds` names the kinds a key applies to, and a key given\nwith another kind is refused.",
+            "description": "Which network a run simulates: `kind` and the keys of that kind, of the\nmulti-hop IEEE 802.15.4 networks (`chain`, `grid`, `dumbbell`, `file`; docs/networks.md),\nthe GPRS preset (`gprs`) or the cells (`nbiot`, `ltem`); `x-kinds` names the kinds a key applies to, and a key given\nwith another kind is refused.",
             "type": "object",
             "properties": props,
             "additionalProperties": false,

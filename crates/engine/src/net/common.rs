@@ -20,4 +20,6 @@ pub enum DropReason {
     MacQueue,
     /// A frame of it was given up by a mesh MAC (channel-access failure or retries exhausted).
     Radio,
+    /// A cell's downlink to a device whose NAT binding expired (`network.nat_timeout_s`).
+    Unreachable,
 }

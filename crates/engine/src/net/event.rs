@@ -4,6 +4,7 @@
 
 use coaplab_cc::Instant;
 
+use super::cellular::types::CellEvent;
 use super::common::{ElementId, NodeId};
 use super::radio::types::RadioEvent;
 use crate::sim::slab::PacketId;
@@ -19,6 +20,9 @@ pub enum NetEvent {
     Deliver(NodeId, PacketId),
     /// An event inside a mesh element (MAC timers, frames on the air).
     Radio(ElementId, RadioEvent),
+    /// An event inside a cell element (`net::cellular`: a packet leaving it, a device's job
+    /// ending, its timers).
+    Cell(ElementId, CellEvent),
 }
 
 /// Where the network schedules its events (the run's event queue).

@@ -3,6 +3,7 @@
 //! after serialization); `path` (router ↔ server delay, FIFO); `gprs` (a GPRS uplink's time
 //! per packet in radio blocks, which a link asks in place of its rate).
 
+pub mod cellular;
 pub mod common;
 pub mod event;
 pub mod gprs;

@@ -15,7 +15,9 @@
 use coaplab_cc::rng::Xoshiro256pp;
 use coaplab_cc::Instant;
 
+use crate::energy::StateTimes;
 use crate::metrics::{LinkTimeSeries, PacketStats};
+use crate::net::cellular::{Cell, CellOutcome};
 pub use crate::net::common::{DropReason, ElementId, NodeId, RouteId};
 pub use crate::net::event::{NetEvent, Scheduler};
 use crate::net::link::{Arrival, Link};
@@ -75,6 +77,8 @@ pub enum Element {
     Path(PathElement),
     /// A multi-hop IEEE 802.15.4 mesh (`net::radio`), crossed hop by hop inside.
     Mesh(Box<Mesh>),
+    /// An NB-IoT or LTE-M cell (`net::cellular`): one device per client node.
+    Cell(Box<Cell>),
 }
 
 /// A sequence of elements from one node to another.
@@ -100,24 +104,29 @@ pub struct Network {
     pub elements: Vec<Element>,
     pub routes: Vec<Route>,
     pub packets: Slab<NetPacket>,
+    /// The first route from each node to each other, for [`Network::route`] (a cell has two
+    /// routes per device: tens of thousands).
+    route_index: std::collections::HashMap<(NodeId, NodeId), RouteId>,
 }
 
 impl Network {
     pub fn new(nodes: Vec<Node>, elements: Vec<Element>, routes: Vec<Route>) -> Self {
+        let mut route_index = std::collections::HashMap::new();
+        for (i, r) in routes.iter().enumerate() {
+            route_index.entry((r.from, r.to)).or_insert(i as RouteId);
+        }
         Network {
             nodes,
             elements,
             routes,
             packets: Slab::default(),
+            route_index,
         }
     }
 
     /// The route from `from` to `to`.
     pub fn route(&self, from: NodeId, to: NodeId) -> Option<RouteId> {
-        self.routes
-            .iter()
-            .position(|r| r.from == from && r.to == to)
-            .map(|i| i as RouteId)
+        self.route_index.get(&(from, to)).copied()
     }
 
     /// The first node with `role`.
@@ -211,6 +220,21 @@ impl Network {
                     Err(why) => Some(why),
                 }
             }
+            Element::Cell(c) => {
+                let route = &self.routes[p.route as usize];
+                // Devices are the cell's first nodes (`net/topology/cell.rs`).
+                let n = c.len() as NodeId;
+                let up = (route.from < n).then_some(u32::from(route.from));
+                let down = (up.is_none() && route.to < n).then_some(u32::from(route.to));
+                match c.enter(now, id, ip_bytes, up, down, q) {
+                    CellOutcome::Exit(_) => {
+                        self.onward(now, id, q);
+                        None
+                    }
+                    CellOutcome::Nothing => None,
+                    CellOutcome::Dropped(_, why) => Some(why),
+                }
+            }
         }
     }
 
@@ -222,7 +246,7 @@ impl Network {
         match route.hops.get(p.hop as usize) {
             None => q.schedule_net(at, NetEvent::Deliver(route.to, id)),
             Some(&next) => match &mut self.elements[next as usize] {
-                Element::Link(_) | Element::Mesh(_) => {
+                Element::Link(_) | Element::Mesh(_) | Element::Cell(_) => {
                     q.schedule_net(at, NetEvent::Arrive(next, id))
                 }
                 // A path delay's exit time is known on entry: fold it in now.
@@ -271,6 +295,16 @@ impl Network {
                     MeshOutcome::Nothing => {}
                     MeshOutcome::Exit(id) => self.onward(now, id, q),
                     MeshOutcome::Dropped(id, why) => out.dropped = Some((id, why)),
+                }
+            }
+            NetEvent::Cell(element, ev) => {
+                let Element::Cell(c) = &mut self.elements[element as usize] else {
+                    unreachable!("a cell event for an element that is not a cell");
+                };
+                match c.handle(now, ev, q) {
+                    CellOutcome::Nothing => {}
+                    CellOutcome::Exit(id) => self.onward(now, id, q),
+                    CellOutcome::Dropped(id, why) => out.dropped = Some((id, why)),
                 }
             }
             NetEvent::Deliver(..) => {}
@@ -322,6 +356,20 @@ impl Network {
             Element::Mesh(m) => Some(&**m),
             _ => None,
         })
+    }
+
+    /// The network's cell element, if it has one.
+    pub fn cell(&self) -> Option<&Cell> {
+        self.elements.iter().find_map(|e| match e {
+            Element::Cell(c) => Some(&**c),
+            _ => None,
+        })
+    }
+
+    /// Each device's time per radio state from time zero to `until`, for the energy summary:
+    /// a cell's devices (`net::cellular`); `None` for networks that do not record it.
+    pub fn state_times(&self, until: Instant) -> Option<Vec<StateTimes>> {
+        self.cell().map(|c| c.state_times(until))
     }
 
     /// The links with `role`.

@@ -17,6 +17,10 @@ pub enum Stream {
     Radio(u32),
     /// A GPRS uplink's radio block errors (`net::gprs`).
     GprsBlocks,
+    /// A cell's random access, block errors and back-offs (`net::cellular`).
+    Cell,
+    /// A cell's devices' coupling losses.
+    CellCoverage,
 }
 
 impl Stream {
@@ -30,6 +34,8 @@ impl Stream {
             Stream::Client(i) => [6, u64::from(i)],
             Stream::Radio(i) => [7, u64::from(i)],
             Stream::GprsBlocks => [8, 0],
+            Stream::Cell => [9, 0],
+            Stream::CellCoverage => [10, 0],
         }
     }
 }

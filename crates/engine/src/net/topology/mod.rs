@@ -3,6 +3,7 @@
 //! here plus one line in [`TOPOLOGIES`] (CONTRIBUTING.md).
 
 pub mod built;
+pub mod cell;
 pub mod chain;
 pub mod dumbbell;
 pub mod file;
@@ -57,6 +58,14 @@ pub const TOPOLOGIES: &[TopologyEntry] = &[
         ..entry("gprs", gprs::build, None)
     },
     entry("file", file::build, None),
+    TopologyEntry {
+        guard_terms: Some(cell::guard_terms_nbiot),
+        ..entry("nbiot", cell::build_nbiot, None)
+    },
+    TopologyEntry {
+        guard_terms: Some(cell::guard_terms_ltem),
+        ..entry("ltem", cell::build_ltem, None)
+    },
 ];
 
 /// Client nodes of a built-in mesh's layout: the default `workload.clients` of such a network,
