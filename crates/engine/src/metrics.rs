@@ -46,6 +46,10 @@ pub struct RunResult {
     /// Multi-hop radio networks: the mesh's counters and loads (docs/networks.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mesh: Option<MeshResult>,
+    /// Networks that record each device's time per radio state (the meshes): the energy
+    /// figures (docs/energy.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub energy: Option<crate::energy::EnergyResult>,
     /// Runs with NON traffic (`coap.non_rate_per_s`) only: its counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub non: Option<NonResult>,

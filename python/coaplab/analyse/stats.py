@@ -135,7 +135,37 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
     mesh = summarize_mesh(runs)
     if mesh is not None:  # only runs on a multi-hop radio network (docs/networks.md)
         out["mesh"] = mesh
+    energy = summarize_energy(runs)
+    if energy is not None:  # only networks that record time per radio state (docs/energy.md)
+        out["energy"] = energy
     return out
+
+
+def summarize_energy(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The energy figures of runs whose network records each device's time per radio state
+    (docs/energy.md; None for other networks): ``j_per_exchange`` = Σ energy / Σ completed
+    exchanges over the replications, ``mean_power_mw`` and ``state_time_s`` (per state) averaged
+    over replications, ``battery_life_years`` the battery over that mean power."""
+    es = [r.get("energy") for r in runs]
+    if not runs or not all(es):
+        return None
+    energy_j = sum(e["energy_j"] for e in es)
+    completed = sum(e["exchanges_completed"] for e in es)
+    power = sum(e["mean_power_mw"] for e in es) / len(es)
+    # A battery lasts in inverse proportion to the power: the engine's life at one run's power,
+    # scaled to the mean (so that the length of a year is the engine's, not a copy).
+    first = es[0]
+    life = (first["battery_life_years"] * first["mean_power_mw"] / power
+            if power > 0 and first["battery_life_years"] is not None else None)
+    return {
+        "j_per_exchange": energy_j / completed if completed else None,
+        "mean_power_mw": power,
+        "state_time_s": {k: sum(e["state_time_s"][k] for e in es) / len(es) for k in first["state_time_s"]},
+        "battery_life_years": life,
+        "battery_wh": first["battery_wh"],
+        "devices": first["devices"],
+        "energy_j": energy_j,
+    }
 
 
 #: Mesh ratios averaged over replications; every other mesh counter is summed.

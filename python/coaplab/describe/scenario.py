@@ -63,6 +63,7 @@ CC_STATE_CONTROLLERS: tuple[str, ...] = tuple(_core.tcp_controllers_with_state()
 _LINK, _WORKLOAD, _COAP = (deref(SCHEMA_DOCUMENT["properties"][s]) for s in ("link", "workload", "coap"))
 _TCP = non_null(SCHEMA_DOCUMENT["properties"]["tcp"])
 _NETWORK = non_null(SCHEMA_DOCUMENT["properties"]["network"])
+_ENERGY = non_null(SCHEMA_DOCUMENT["properties"]["energy"])
 _GROUP = deref(SCHEMA_DOCUMENT["properties"]["group"]["items"])
 TRANSPORTS = enum_values(_COAP["properties"]["transport"])
 NAGLE_MODES = enum_values(_TCP["properties"]["nagle"])
@@ -334,7 +335,7 @@ def _fields(obj: dict[str, Any]) -> dict[str, Field]:
 
 #: Every section's keys with their defaults and checkers, in the engine's order.
 SCHEMA: dict[str, dict[str, Field]] = {"link": _fields(_LINK), "workload": _fields(_WORKLOAD),
-                                       "coap": _fields(_COAP), "tcp": _fields(_TCP)}
+                                       "coap": _fields(_COAP), "tcp": _fields(_TCP), "energy": _fields(_ENERGY)}
 # `coap.cc` is checked against its transport's names in `_cross_check` (wording per transport).
 SCHEMA["coap"]["cc"] = Field(SCHEMA["coap"]["cc"].default, text(1))
 NETWORK: dict[str, Field] = _fields(_NETWORK)
@@ -413,6 +414,8 @@ def resolve(raw: dict[str, Any]) -> dict[str, Any]:
             mesh_clients = _mesh_client_nodes(out["network"])
             if mesh_clients is not None:
                 out["workload"]["clients"] = mesh_clients
+    if "energy" in raw:  # the power model (docs/energy.md): only the keys given, each optional
+        out["energy"] = _section("energy", SCHEMA["energy"], _given(raw, "energy"))
     if groups:
         out["group"] = groups
     return out
@@ -604,7 +607,7 @@ def _sweep_field(dotted: str, group_names: list[str]) -> Callable[[str, Any], An
     same = [k for k in _all_keys() if k.startswith(section + ".")]
     raise ScenarioError(unknown_among(f"sweep.{dotted}", dotted, same or _all_keys(), f"keys of [{section}]" if same
                                       else "keys") + f" (a sweep key is {', '.join(TOP)} or <section>.<key>, sections "
-                        "link, workload, coap, tcp, network, group.<name>)")
+                        "link, workload, coap, tcp, energy, network, group.<name>)")
 
 
 def _all_keys() -> list[str]:

@@ -110,6 +110,9 @@ class RunResult:
                 row.update({f"tcp_{k}": v for k, v in (r.get("tcp") or {}).items()})
                 row.update({f"mesh_{k}": v for k, v in (row.pop("mesh", None) or {}).items()
                             if k not in ("client_hops", "client_mean_exchange_s", "node_drops")})
+                energy = row.pop("energy", None) or {}  # docs/energy.md: networks that record radio states
+                row.update({f"energy_{k}": v for k, v in energy.items() if k != "state_time_s"})
+                row.update({f"energy_state_time_s_{k}": v for k, v in (energy.get("state_time_s") or {}).items()})
                 rows.append(row)
         return pd.DataFrame(rows, columns=None if rows else ["config_id", *keys, "replication"])
 

@@ -96,10 +96,22 @@ METRICS = (
     Metric("throughput_exchanges_per_s", "throughput (exch/s)", "run", "throughput_exchanges_per_s", ranked=True),
     Metric("retransmission_ratio", "retransmission ratio", "ratio", "con_retransmissions", "con_transmissions"),
     Metric("mean_rtt_s", "mean RTT (s)", "ratio", "rtt_strong_sum_s", "rtt_strong_samples"),
+    # Networks that record time per radio state only (docs/energy.md); last, so that the other
+    # metrics' bootstrap streams (seeded by their index) are unchanged.
+    Metric("energy_j_per_exchange", "energy per exchange (J)", "ratio", "energy.energy_j", "energy.exchanges_completed"),
+    Metric("energy_mean_power_mw", "mean power per device (mW)", "run", "energy.mean_power_mw"),
 )
 METRIC_KEYS = tuple(m.key for m in METRICS)
 #: The metrics of within-study differences (issue: FCT, unnecessary retransmissions, throughput).
 PAIR_METRICS = METRIC_KEYS[:3]
+
+
+def run_field(r: dict[str, Any], field: str) -> Any:
+    """A run's metric field: a top-level key, or a dotted path into a nested one (``energy.mean_power_mw``)."""
+    v: Any = r
+    for part in field.split("."):
+        v = v.get(part) if isinstance(v, dict) else None
+    return v
 
 
 # --------------------------------------------------------------------------- Mann–Whitney U
@@ -173,14 +185,14 @@ class Sample:
                     "r": len(per), "values": np.array([v for v, _ in pooled]), "owner": np.array([i for _, i in pooled]),
                     "per_replication": [_median(v) for v in per]}
             elif metric.kind == "run":
-                vals = [float(r[metric.field]) for r in runs if r.get(metric.field) is not None]
+                vals = [float(run_field(r, metric.field)) for r in runs if run_field(r, metric.field) is not None]
                 if vals:
                     self.data[metric.key] = {"r": len(vals), "x": np.array(vals), "per_replication": vals}
             elif (den := metric.den) is not None:  # a ratio
-                have = [r for r in runs if r.get(metric.field) is not None and r.get(den) is not None]
-                if have and sum(r[den] for r in have) > 0:
-                    self.data[metric.key] = {"r": len(have), "num": np.array([float(r[metric.field]) for r in have]),
-                                             "den": np.array([float(r[den]) for r in have])}
+                have = [r for r in runs if run_field(r, metric.field) is not None and run_field(r, den) is not None]
+                if have and sum(run_field(r, den) for r in have) > 0:
+                    self.data[metric.key] = {"r": len(have), "num": np.array([float(run_field(r, metric.field)) for r in have]),
+                                             "den": np.array([float(run_field(r, den)) for r in have])}
         self._boot: dict[tuple[str, int], Any] = {}
 
     def estimate(self, key: str) -> float | None:

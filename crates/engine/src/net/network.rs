@@ -15,6 +15,7 @@
 use coaplab_cc::rng::Xoshiro256pp;
 use coaplab_cc::Instant;
 
+use crate::energy::StateTimes;
 use crate::metrics::{LinkTimeSeries, PacketStats};
 pub use crate::net::common::{DropReason, ElementId, NodeId, RouteId};
 pub use crate::net::event::{NetEvent, Scheduler};
@@ -322,6 +323,12 @@ impl Network {
             Element::Mesh(m) => Some(&**m),
             _ => None,
         })
+    }
+
+    /// Each device's time per radio state from 0 to `until` (docs/energy.md): a mesh's nodes
+    /// from their radios' on-time; `None` when no element records state (the star, GPRS).
+    pub fn state_times(&self, until: Instant) -> Option<Vec<StateTimes>> {
+        self.mesh().map(|m| m.on_time.state_times(until))
     }
 
     /// The links with `role`.

@@ -267,6 +267,7 @@ impl World {
             seq_traces,
             groups,
             mesh: self.mesh_result(period),
+            energy: self.energy_result(completed_total),
             non: self.non_result(),
             timeseries: trace
                 .then(|| self.sh.net.time_series())
