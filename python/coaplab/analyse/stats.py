@@ -141,14 +141,22 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
     return out
 
 
+def run_field(r: dict[str, Any], field: str) -> Any:
+    """A run's metric field: a top-level key, or a dotted path into a nested one (``energy.mean_power_mw``)."""
+    v: Any = r
+    for part in field.split("."):
+        v = v.get(part) if isinstance(v, dict) else None
+    return v
+
+
 def summarize_energy(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The energy figures of runs whose network records each device's time per radio state
     (docs/energy.md; None for other networks): ``j_per_exchange`` = Σ energy / Σ completed
     exchanges over the replications, ``mean_power_mw`` and ``state_time_s`` (per state) averaged
     over replications, ``battery_life_years`` the battery over that mean power."""
-    es = [r.get("energy") for r in runs]
-    if not runs or not all(es):
+    if not runs or not all(r.get("energy") for r in runs):
         return None
+    es: list[dict[str, Any]] = [r["energy"] for r in runs]
     energy_j = sum(e["energy_j"] for e in es)
     completed = sum(e["exchanges_completed"] for e in es)
     power = sum(e["mean_power_mw"] for e in es) / len(es)

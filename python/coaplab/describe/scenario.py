@@ -541,12 +541,22 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
                 raise ScenarioError(f"{prefix}workload.{key}: only meaningful when workload.kind = \"burst\" (kind is {quote_value(w['kind'])})")
     if w.get("settling_cap_s") is not None and w["kind"] != "burst":
         raise ScenarioError(f"{prefix}workload.settling_cap_s: only meaningful when workload.kind = \"burst\" (kind is {quote_value(w['kind'])})")
-    if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst", "periodic"):
-        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous, burst or periodic workloads (kind is {quote_value(w['kind'])})")
+    if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst", "periodic", "reporting"):
+        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous, burst, periodic or reporting "
+                            f"workloads (kind is {quote_value(w['kind'])})")
+    if w["kind"] in ("periodic", "reporting") and coap["transport"] != "udp":
+        raise ScenarioError(f"{prefix}workload.kind: {quote_value(w['kind'])} is a CoAP-over-UDP workload; allowed with "
+                            "coap.transport = \"tcp\": continuous, random, burst, firmware")
+    if w["kind"] == "reporting":  # 3GPP TR 45.820's mobile autonomous reporting (docs/experiments.md)
+        if w.get("duration_s") is None:
+            raise ScenarioError(f"{prefix}workload.duration_s: required when workload.kind = \"reporting\"")
+        if w.get("request_bytes") is not None:
+            raise ScenarioError(f"{prefix}workload.request_bytes: not allowed with workload.kind = \"reporting\" "
+                                "(each report's payload is drawn, 20-200 B Pareto, TR 45.820)")
+    elif w.get("exception_reports_per_day") is not None:
+        raise ScenarioError(f"{prefix}workload.exception_reports_per_day: only meaningful when workload.kind = \"reporting\" "
+                            f"(kind is {quote_value(w['kind'])})")
     if w["kind"] == "periodic":
-        if coap["transport"] != "udp":
-            raise ScenarioError(f"{prefix}workload.kind: \"periodic\" is a CoAP-over-UDP workload; allowed with "
-                                "coap.transport = \"tcp\": continuous, random, burst, firmware")
         for key in ("period_s", "duration_s"):
             if w.get(key) is None:
                 raise ScenarioError(f"{prefix}workload.{key}: required when workload.kind = \"periodic\"")

@@ -61,6 +61,7 @@ import numpy as np
 
 from ..analyse.quantile import percentile
 from ..analyse.replstats import replication_stats
+from ..analyse.stats import run_field
 from ..errors import CoaplabError
 from ..execute.store import EMULATED_MARK
 from ..execute.tidy import differing_keys, flatten, fmt_value, label, load, short, title, varying
@@ -104,14 +105,6 @@ METRICS = (
 METRIC_KEYS = tuple(m.key for m in METRICS)
 #: The metrics of within-study differences (issue: FCT, unnecessary retransmissions, throughput).
 PAIR_METRICS = METRIC_KEYS[:3]
-
-
-def run_field(r: dict[str, Any], field: str) -> Any:
-    """A run's metric field: a top-level key, or a dotted path into a nested one (``energy.mean_power_mw``)."""
-    v: Any = r
-    for part in field.split("."):
-        v = v.get(part) if isinstance(v, dict) else None
-    return v
 
 
 # --------------------------------------------------------------------------- Mann–Whitney U

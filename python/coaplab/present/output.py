@@ -144,9 +144,9 @@ def energy_lines(e: dict[str, Any] | None, indent: str) -> list[str]:
     if not e:
         return []
     states = ", ".join(f"{k} {_f(v)}" for k, v in e["state_time_s"].items() if v)
-    return [f"{indent}energy: {_f(e['j_per_exchange'], 4)} J per exchange, mean power {_f(e['mean_power_mw'], 4)} mW per device"
-            f" ({e['devices']} devices), battery life {_f(e['battery_life_years'], 4)} years on {e['battery_wh']:g} Wh;"
-            f" time per device (s): {states or 'none'}"]
+    return [(f"{indent}energy: {_f(e['j_per_exchange'], 4)} J per exchange, mean power {_f(e['mean_power_mw'], 4)} mW per device"
+             f" ({e['devices']} devices), battery life {_f(e['battery_life_years'], 4)} years on {e['battery_wh']:g} Wh;"
+             f" time per device (s): {states or 'none'}")]
 
 
 def _mesh_lines(m: dict[str, Any] | None) -> list[str]:

@@ -48,10 +48,15 @@ pub struct ExchangeRecord {
     pub answer_serialized: u64,
     /// IP size of this exchange's response, bytes (at most the MTU, ≤ 65 535 B).
     pub response_bytes: u16,
-    /// Copies of this exchange's request (or responses to them) still in the network.
-    pub in_flight: u32,
+    /// Copies of this exchange's request (or responses to them) still in the network: at most
+    /// the original and 63 retransmissions (`coap.max_retransmit` ≤ 63), as a response takes
+    /// its request's place.
+    pub in_flight: u16,
     /// A NON request (no timer, no retransmission; ends when sent).
     pub non: bool,
+    /// The request's payload, bytes, when it is not the group's (reports, `crate::reporting`,
+    /// at least 20 B); 0: the group's.
+    pub payload: u16,
 }
 
 impl ExchangeRecord {
@@ -90,6 +95,8 @@ pub struct ClientStats {
     pub duplicate_responses: u32,
     /// Periodic workloads: requests created (started or dropped).
     pub generated: u32,
+    /// Reporting workloads: the IPv4 bytes of the requests created (each of its own size).
+    pub generated_ip_bytes: u64,
     /// Sum over completed exchanges of start → response.
     pub exchange_time: coaplab_cc::Duration,
     /// Periodic workloads: requests dropped at the application because NSTART exchanges
@@ -284,6 +291,18 @@ pub struct Client {
     retired: Retired,
     /// NON traffic instead of the CON workload plan (`coap.non_rate_per_s`).
     pub non: Option<NonTraffic>,
+    /// `workload.kind = "reporting"`: the draws of the device's reports.
+    pub reports: Option<Reports>,
+    /// The payload of the request created last, when not the group's (a report's).
+    next_payload: Option<u16>,
+}
+
+/// A reporting device's random stream (`crate::reporting`) and its exception reports' rate.
+#[derive(Clone, Debug)]
+pub struct Reports {
+    pub rng: Xoshiro256pp,
+    /// Exception reports a day (0: none).
+    pub exceptions_per_day: f64,
 }
 
 impl Client {
@@ -313,6 +332,8 @@ impl Client {
             trace: trace.then(Vec::new),
             retired: Retired::default(),
             non: None,
+            reports: None,
+            next_payload: None,
         }
     }
 
@@ -369,14 +390,30 @@ impl Client {
 
     /// Periodic workloads: a request is created at `now`. It starts at once if fewer than
     /// NSTART exchanges are outstanding; otherwise it is dropped and counted. Returns whether
-    /// it started.
-    pub fn tick(&mut self, now: Instant, msgs: &MessageFactory, out: &mut Vec<Action>) -> bool {
+    /// it started. A reporting device's request carries a payload drawn from TR 45.820's
+    /// distribution, or `exception`'s size for an exception report.
+    pub fn tick(
+        &mut self,
+        now: Instant,
+        exception: Option<u32>,
+        msgs: &MessageFactory,
+        out: &mut Vec<Action>,
+    ) -> bool {
         let Plan::Periodic { pending, .. } = &mut self.plan else {
             return false;
         };
+        if let Some(r) = self.reports.as_mut() {
+            let bytes = exception.unwrap_or_else(|| crate::reporting::draw_payload(&mut r.rng));
+            // A report is at most 200 B (`reporting::PAYLOAD_CUTOFF_BYTES`): it fits a u16.
+            let payload = Some(bytes as u16);
+            let p = msgs.request_carrying(self.id, 0, 0, 0, None, now, payload);
+            self.stats.generated_ip_bytes += u64::from(p.ip_bytes);
+            self.next_payload = payload;
+        }
         self.stats.generated += 1;
         if self.outstanding >= self.nstart {
             self.stats.app_drops += 1;
+            self.next_payload = None;
             return false;
         }
         *pending = true;
@@ -439,10 +476,11 @@ impl Client {
                 rec.in_flight += 1;
                 let (ordinal, mid, block, generation) =
                     (rec.ex.retransmissions, rec.mid, rec.block, rec.generation);
+                let payload = (rec.payload > 0).then_some(rec.payload);
                 self.stats.retransmissions += 1;
-                out.push(Action::Send(
-                    msgs.request(self.id, exchange, ordinal, mid, block, now),
-                ));
+                out.push(Action::Send(msgs.request_carrying(
+                    self.id, exchange, ordinal, mid, block, now, payload,
+                )));
                 out.push(Action::ArmTimer {
                     at: now + timer,
                     exchange,
@@ -592,6 +630,7 @@ impl Client {
             response_bytes: 0,
             in_flight: 1,
             non: true,
+            payload: 0,
         });
         self.stats.non_sent += 1;
         self.stats.non_first.get_or_insert(now);
@@ -630,13 +669,15 @@ impl Client {
             response_bytes: 0,
             in_flight: 1,
             non: false,
+            payload: self.next_payload.unwrap_or(0),
         });
         self.outstanding += 1;
         self.stats.samples.on_start(ex.initial_timer);
         self.stats.first_request.get_or_insert(now);
         self.record(now, "start", index, None, SampleKind::None);
+        let payload = self.next_payload.take();
         out.push(Action::Send(
-            msgs.request(self.id, index, 0, mid, block, now),
+            msgs.request_carrying(self.id, index, 0, mid, block, now, payload),
         ));
         out.push(Action::ArmTimer {
             at: now + ex.timer,
@@ -671,7 +712,7 @@ impl Client {
 #[cfg(test)]
 mod layout {
     /// The record is two cache lines (its documentation says why): 64 B of `Exchange`, 63 B of
-    /// fields (2 + 8 + 4 + 1 + 1 + 16 + 3 × 8 + 2 + 4 + 1), padded to the 64-byte alignment.
+    /// fields (2 + 8 + 4 + 1 + 1 + 16 + 3 × 8 + 2 + 2 + 1 + 2), padded to the 64-byte alignment.
     #[test]
     fn exchange_record_is_two_cache_lines() {
         assert_eq!(std::mem::size_of::<super::ExchangeRecord>(), 128);

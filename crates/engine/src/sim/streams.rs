@@ -17,6 +17,8 @@ pub enum Stream {
     Radio(u32),
     /// A GPRS uplink's radio block errors (`net::gprs`).
     GprsBlocks,
+    /// One reporting device's payloads and exception reports (`crate::reporting`).
+    Report(u32),
 }
 
 impl Stream {
@@ -30,6 +32,7 @@ impl Stream {
             Stream::Client(i) => [6, u64::from(i)],
             Stream::Radio(i) => [7, u64::from(i)],
             Stream::GprsBlocks => [8, 0],
+            Stream::Report(i) => [9, u64::from(i)],
         }
     }
 }
