@@ -147,3 +147,33 @@ def test_the_json_output_carries_energy(cli, tmp_path):
     assert out.returncode == 0, out.stderr
     s = json.loads(out.stdout.splitlines()[0])
     assert set(s["energy"]) >= {"j_per_exchange", "mean_power_mw", "state_time_s", "battery_life_years"}
+
+
+def test_the_database_report_and_compare_carry_energy(tmp_path):
+    """A mesh study and the same study with the radio powered down when off: the runs table's
+    energy columns, the report's Energy table, and compare's energy metrics (the runs are the
+    same, so only the energy figures differ)."""
+    import duckdb
+
+    from coaplab.present import compare
+    from coaplab.present.report import build
+
+    a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    coaplab.run(MESH, jobs=1, db=a)
+    coaplab.run({**MESH, "energy": {"psm_uw": 60.0}}, jobs=1, db=b)
+    con = duckdb.connect(str(a), read_only=True)
+    rows = con.execute("SELECT energy_j_per_exchange, energy_mean_power_mw, energy_battery_life_years, result "
+                       "FROM runs ORDER BY replication").fetchall()
+    con.close()
+    assert len(rows) == 2
+    for j, mw, years, result in rows:
+        e = json.loads(result)["energy"]
+        assert (j, mw, years) == (e["j_per_exchange"], e["mean_power_mw"], e["battery_life_years"])
+    doc, _ = build(a)
+    assert "<h3>Energy</h3>" in doc and 'data-table="energy-' in doc
+    res = compare.compare_studies(a, b, ignore=["energy.psm_uw"])
+    [m] = res["matched"]
+    assert m["metrics"]["fct_median_s"]["difference"] == 0.0
+    power = m["metrics"]["energy_mean_power_mw"]
+    assert power["difference"] < 0 and power["low"] <= power["difference"] <= power["high"]
+    assert m["metrics"]["energy_j_per_exchange"]["difference"] < 0
