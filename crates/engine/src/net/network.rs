@@ -328,7 +328,7 @@ impl Network {
     /// Each device's time per radio state from 0 to `until` (docs/energy.md): a mesh's nodes
     /// from their radios' on-time; `None` when no element records state (the star, GPRS).
     pub fn state_times(&self, until: Instant) -> Option<Vec<StateTimes>> {
-        self.mesh().map(|m| m.on_time.state_times(until))
+        self.mesh().map(|m| m.state_times(until))
     }
 
     /// The links with `role`.

@@ -237,10 +237,7 @@ impl Mesh {
         let rdc = params
             .wake_period
             .map(|period| ContikiMacRdc::new(period, params.strobe_gap, params.phase_lock, n));
-        let duty = params.wake_period.map(|period| DutyCycle {
-            period,
-            phases: wake_phases.clone(),
-        });
+        let duty_cycled = rdc.is_some();
         let mut mesh = Mesh {
             params,
             positions,
@@ -262,7 +259,7 @@ impl Mesh {
             macs: Vec::new(),
             rdc,
             node_drops: Vec::new(),
-            on_time: OnTime::new(n, duty),
+            on_time: OnTime::new(n, duty_cycled),
         };
         mesh.set_mac(mac::implied_by(&mesh.params));
         Ok(mesh)
@@ -803,6 +800,15 @@ impl Mesh {
                 self.counters.request_bytes_delivered += u64::from(Self::ipv6_bytes(p));
             }
         }
+    }
+
+    /// Each node's radio time per state from 0 to `until` (docs/energy.md).
+    pub fn state_times(&self, until: Instant) -> Vec<crate::energy::StateTimes> {
+        let duty = self.params.wake_period.map(|period| DutyCycle {
+            period,
+            phases: &self.wake_phases,
+        });
+        self.on_time.state_times(until, duty)
     }
 
     /// Frames waiting in every MAC queue (for the end-of-run check).

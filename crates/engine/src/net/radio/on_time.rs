@@ -24,11 +24,12 @@ use crate::energy::{RadioState, StateTimes};
 /// `core/net/mac/contikimac.c` `powercycle`): 8 ticks = 8 × 10⁹ / 32 768 ns = 244 140 ns.
 pub const CHECK_ON_TIME: Duration = Duration::from_nanos(8 * 1_000_000_000 / 32_768);
 
-/// Duty cycling as the recorder needs it: the wake-up period and each node's phase.
-#[derive(Clone, Debug)]
-pub struct DutyCycle {
+/// Duty cycling as the recorder needs it when the times are read: the wake-up period and each
+/// node's phase (the mesh's own, never a copy).
+#[derive(Clone, Copy, Debug)]
+pub struct DutyCycle<'a> {
     pub period: Duration,
-    pub phases: Vec<Duration>,
+    pub phases: &'a [Duration],
 }
 
 /// The mesh nodes' radio time per state.
@@ -42,19 +43,19 @@ pub struct OnTime {
     listen: Vec<u64>,
     /// Per node: since when it is on the air.
     since: Vec<Option<Instant>>,
-    /// `None`: NullRDC, the radio always on.
-    duty: Option<DutyCycle>,
+    /// `false`: NullRDC, the radio always on.
+    duty_cycled: bool,
 }
 
 impl OnTime {
-    /// `nodes` nodes, duty cycled by `duty` (or always on).
-    pub fn new(nodes: usize, duty: Option<DutyCycle>) -> Self {
+    /// `nodes` nodes, duty cycled or always on.
+    pub fn new(nodes: usize, duty_cycled: bool) -> Self {
         OnTime {
             air: vec![0; nodes],
             gaps: vec![0; nodes],
             listen: vec![0; nodes],
             since: vec![None; nodes],
-            duty,
+            duty_cycled,
         }
     }
 
@@ -78,19 +79,15 @@ impl OnTime {
     /// Duty cycling: node `u` listens for `d` besides its channel checks (a reception from its
     /// wake-up on, an acknowledgement awaited). Nothing to record with the radio always on.
     pub fn listen(&mut self, u: u16, d: Duration) {
-        if self.duty.is_some() {
+        if self.duty_cycled {
             self.listen[u as usize] += d.nanos();
         }
     }
 
-    /// Whether the radios are duty cycled.
-    pub fn duty_cycled(&self) -> bool {
-        self.duty.is_some()
-    }
-
     /// Each node's time per state from 0 to `until`: transmitting, listening (`Receive`) and
-    /// off (`Psm`), summing to `until`.
-    pub fn state_times(&self, until: Instant) -> Vec<StateTimes> {
+    /// off (`Psm`), summing to `until`; `duty` gives the wake-ups of duty-cycled radios (`None`:
+    /// always on).
+    pub fn state_times(&self, until: Instant, duty: Option<DutyCycle<'_>>) -> Vec<StateTimes> {
         let total = until.nanos();
         (0..self.air.len())
             .map(|u| {
@@ -98,7 +95,7 @@ impl OnTime {
                 let air = (self.air[u] + open).min(total);
                 let gaps = self.gaps[u].min(air);
                 let tx = air - gaps;
-                let on = match &self.duty {
+                let on = match &duty {
                     None => total,
                     Some(d) => {
                         let checks = wake_ups(d.phases[u], d.period, until);
@@ -139,13 +136,13 @@ mod tests {
     /// Always on: 10 s, on the air 2 ms + 3 ms: tx 5 ms, rx 9.995 s, off 0.
     #[test]
     fn always_on_listens_whenever_it_does_not_transmit() {
-        let mut o = OnTime::new(2, None);
+        let mut o = OnTime::new(2, false);
         o.air_on(1, Instant::from_nanos(MS));
         o.air_off(1, Instant::from_nanos(3 * MS));
         o.air_on(1, Instant::from_nanos(100 * MS));
         o.air_off(1, Instant::from_nanos(103 * MS));
         o.listen(1, Duration::from_secs(1)); // nothing: the radio is on anyway
-        let t = o.state_times(Instant::from_nanos(10_000 * MS));
+        let t = o.state_times(Instant::from_nanos(10_000 * MS), None);
         assert_eq!(t[1].get(RadioState::Transmit).nanos(), 5 * MS);
         assert_eq!(t[1].get(RadioState::Receive).nanos(), 9_995 * MS);
         assert_eq!(t[1].get(RadioState::Psm), Duration::ZERO);
@@ -159,17 +156,18 @@ mod tests {
     /// off = 1 000 000 000 − 55 000 000 − 7 497 120 = 937 502 880 ns.
     #[test]
     fn duty_cycled_counts_checks_strobes_and_listening() {
+        let phases = [Duration::from_millis(25)];
         let duty = DutyCycle {
             period: Duration::from_millis(125),
-            phases: vec![Duration::from_millis(25)],
+            phases: &phases,
         };
-        let mut o = OnTime::new(1, Some(duty));
+        let mut o = OnTime::new(1, true);
         o.air_on(0, Instant::from_nanos(200 * MS));
         o.air_on(0, Instant::from_nanos(250 * MS)); // the copy the receiver takes
         o.air_off(0, Instant::from_nanos(260 * MS));
         o.strobe_gaps(0, Duration::from_millis(5));
         o.listen(0, Duration::from_micros(544));
-        let t = o.state_times(Instant::from_nanos(1000 * MS));
+        let t = o.state_times(Instant::from_nanos(1000 * MS), Some(duty));
         assert_eq!(t[0].get(RadioState::Transmit).nanos(), 55 * MS);
         assert_eq!(t[0].get(RadioState::Receive).nanos(), 7_497_120);
         assert_eq!(t[0].get(RadioState::Psm).nanos(), 937_502_880);
