@@ -5,6 +5,12 @@ trace files by case, replication and kind). Prints SAME / DIFF per case and the 
 content differs. Never writes the stored files.
 
     .venv/bin/python tests/golden/compare_by_case.py
+    .venv/bin/python tests/golden/compare_by_case.py --added-keys-ok
+
+``--added-keys-ok``: a summary key that only the computed side has (a new field, such as the
+meshes' ``energy`` of docs/energy.md) is listed as ADDED instead of making the case DIFF; every
+key the stored summary has must still be identical. This is how a change that only adds fields
+shows that no stored figure moved, before the set is re-stored with ``tests/golden/cases.py --write``.
 """
 
 from __future__ import annotations
@@ -29,15 +35,20 @@ def _strip(line: str) -> dict:
 
 
 def main() -> int:
+    added_ok = "--added-keys-ok" in sys.argv[1:]
     lines, hashes = compute(Path(tempfile.mkdtemp(prefix="coaplab-golden-cmp-")))
     stored = (GOLDEN / "summaries.jsonl").read_text().splitlines()
     by_case: dict[str, list[set[str]]] = {}
+    added: dict[str, set[str]] = {}
     for got, want in zip(lines, stored):
         g, w = _strip(got), _strip(want)
-        by_case.setdefault(w["name"], []).append({k for k in set(g) | set(w) if g.get(k) != w.get(k)})
+        new = set(g) - set(w) if added_ok else set()
+        added.setdefault(w["name"], set()).update(new)
+        by_case.setdefault(w["name"], []).append({k for k in (set(g) | set(w)) - new if g.get(k) != w.get(k)})
     for name, diffs in by_case.items():
         keys = sorted(set().union(*diffs))
-        print(("SAME " if not keys else "DIFF ") + name + (f"  keys: {keys}" if keys else ""))
+        extra = f"  ADDED: {sorted(added[name])}" if added.get(name) else ""
+        print(("SAME " if not keys else "DIFF ") + name + (f"  keys: {keys}" if keys else "") + extra)
     norm = lambda d: {re.sub(r"-[0-9a-f]{16}-rep", "-rep", k): v for k, v in d.items()}
     a, b = norm(hashes), norm(json.loads((GOLDEN / "hashes.json").read_text()))
     print("files:", len(a), "stored:", len(b), "names only on one side:", sorted(set(a) ^ set(b)))

@@ -13,6 +13,7 @@ pub mod foreign;
 pub mod metrics;
 pub mod net;
 pub mod packet;
+pub mod reporting;
 pub mod sim;
 pub mod tcp;
 pub mod testbed;

@@ -49,6 +49,10 @@ pub struct RunResult {
     /// NB-IoT and LTE-M cells: the cell's counters (docs/networks.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cell: Option<CellResult>,
+    /// Networks that record each device's time per radio state (the meshes): the energy
+    /// figures (docs/energy.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub energy: Option<crate::energy::EnergyResult>,
     /// Runs with NON traffic (`coap.non_rate_per_s`) only: its counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub non: Option<NonResult>,

@@ -207,7 +207,8 @@ pub fn client_setups(
                     max: w.batch[1],
                 },
                 WorkloadKind::Firmware => firmware.clone(),
-                WorkloadKind::Periodic => Plan::Periodic {
+                // `reporting`: the interval is drawn below.
+                WorkloadKind::Periodic | WorkloadKind::Reporting => Plan::Periodic {
                     pending: false,
                     period: Duration::from_secs_f64(w.period_s.unwrap_or(1.0)),
                     deadline: Instant::from_secs_f64(w.duration_s.unwrap_or(0.0)),
@@ -221,6 +222,20 @@ pub fn client_setups(
             // Position among its kind (background or burst clients): a sequential launch
             // starts each kind's clients one after another.
             let index = if in_burst { id - background } else { id };
+            // A reporting device: its interval drawn first, then its first report at a phase
+            // uniform within it (the last nanosecond excluded, as for `periodic`).
+            let (plan, spread) = match (w.kind, plan) {
+                (WorkloadKind::Reporting, Plan::Periodic { deadline, .. }) => {
+                    let interval = crate::reporting::draw_interval(start_rng);
+                    let plan = Plan::Periodic {
+                        pending: false,
+                        period: interval,
+                        deadline,
+                    };
+                    (plan, interval.saturating_sub(Duration::from_nanos(1)))
+                }
+                (_, plan) => (plan, spread),
+            };
             let offset = start_offset(w, index, spread, start_rng);
             ClientSetup {
                 plan,
@@ -339,6 +354,33 @@ mod tests {
         let starts: Vec<u64> = setups.iter().map(|s| s.start.nanos()).collect();
         let s = 1_000_000_000;
         assert_eq!(starts, vec![0, s, 10 * s, 11 * s]);
+    }
+
+    #[test]
+    fn reporting_devices_draw_an_interval_and_a_phase_within_it() {
+        let mut w = workload(StartModel::Uniform, 0.05, 0.0, 500);
+        w.kind = WorkloadKind::Reporting;
+        w.duration_s = Some(86_400.0);
+        let mut rng = Xoshiro256pp::seed_from_u64(3);
+        let (setups, _) = client_setups(&w, Plan::Count { remaining: 1 }, &mut rng);
+        let allowed: Vec<u64> = crate::reporting::REPORT_INTERVALS
+            .iter()
+            .map(|&(s, _)| s * 1_000_000_000)
+            .collect();
+        for s in &setups {
+            let Plan::Periodic {
+                period, deadline, ..
+            } = s.plan
+            else {
+                panic!("a reporting device runs a periodic plan")
+            };
+            assert!(allowed.contains(&period.nanos()), "{period:?}");
+            // The phase lies within the interval (not the 0.05 s start spread).
+            assert!(s.offset < period && s.start == Instant::ZERO + s.offset);
+            assert_eq!(deadline, Instant::from_secs(86_400));
+        }
+        // 500 devices: the day-long interval (40 %) puts some first reports past 0.05 s.
+        assert!(setups.iter().any(|s| s.offset > Duration::from_secs(3600)));
     }
 
     #[test]

@@ -135,6 +135,9 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
     mesh = summarize_mesh(runs)
     if mesh is not None:  # only runs on a multi-hop radio network (docs/networks.md)
         out["mesh"] = mesh
+    energy = summarize_energy(runs)
+    if energy is not None:  # only networks that record time per radio state (docs/energy.md)
+        out["energy"] = energy
     cell = summarize_cell(runs)
     if cell is not None:  # only runs on an NB-IoT or LTE-M cell (docs/networks.md)
         out["cell"] = cell
@@ -157,6 +160,41 @@ def summarize_cell(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
     out["devices_per_level"] = [sum(r["cell"]["devices_per_level"][i] for r in runs) / n for i in range(3)]
     out["mean_coverage_level"] = sum(r["cell"]["mean_coverage_level"] for r in runs) / n
     return out
+
+
+def run_field(r: dict[str, Any], field: str) -> Any:
+    """A run's metric field: a top-level key, or a dotted path into a nested one (``energy.mean_power_mw``)."""
+    v: Any = r
+    for part in field.split("."):
+        v = v.get(part) if isinstance(v, dict) else None
+    return v
+
+
+def summarize_energy(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The energy figures of runs whose network records each device's time per radio state
+    (docs/energy.md; None for other networks): ``j_per_exchange`` = Σ energy / Σ completed
+    exchanges over the replications, ``mean_power_mw`` and ``state_time_s`` (per state) averaged
+    over replications, ``battery_life_years`` the battery over that mean power."""
+    if not runs or not all(r.get("energy") for r in runs):
+        return None
+    es: list[dict[str, Any]] = [r["energy"] for r in runs]
+    energy_j = sum(e["energy_j"] for e in es)
+    completed = sum(e["exchanges_completed"] for e in es)
+    power = sum(e["mean_power_mw"] for e in es) / len(es)
+    # A battery lasts in inverse proportion to the power: the engine's life at one run's power,
+    # scaled to the mean (so that the length of a year is the engine's, not a copy).
+    first = es[0]
+    life = (first["battery_life_years"] * first["mean_power_mw"] / power
+            if power > 0 and first["battery_life_years"] is not None else None)
+    return {
+        "j_per_exchange": energy_j / completed if completed else None,
+        "mean_power_mw": power,
+        "state_time_s": {k: sum(e["state_time_s"][k] for e in es) / len(es) for k in first["state_time_s"]},
+        "battery_life_years": life,
+        "battery_wh": first["battery_wh"],
+        "devices": first["devices"],
+        "energy_j": energy_j,
+    }
 
 
 #: Mesh ratios averaged over replications; every other mesh counter is summed.

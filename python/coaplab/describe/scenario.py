@@ -67,6 +67,7 @@ CC_STATE_CONTROLLERS: tuple[str, ...] = tuple(_core.tcp_controllers_with_state()
 _LINK, _WORKLOAD, _COAP = (deref(SCHEMA_DOCUMENT["properties"][s]) for s in ("link", "workload", "coap"))
 _TCP = non_null(SCHEMA_DOCUMENT["properties"]["tcp"])
 _NETWORK = non_null(SCHEMA_DOCUMENT["properties"]["network"])
+_ENERGY = non_null(SCHEMA_DOCUMENT["properties"]["energy"])
 _GROUP = deref(SCHEMA_DOCUMENT["properties"]["group"]["items"])
 TRANSPORTS = enum_values(_COAP["properties"]["transport"])
 NAGLE_MODES = enum_values(_TCP["properties"]["nagle"])
@@ -349,7 +350,7 @@ def _fields(obj: dict[str, Any]) -> dict[str, Field]:
 
 #: Every section's keys with their defaults and checkers, in the engine's order.
 SCHEMA: dict[str, dict[str, Field]] = {"link": _fields(_LINK), "workload": _fields(_WORKLOAD),
-                                       "coap": _fields(_COAP), "tcp": _fields(_TCP)}
+                                       "coap": _fields(_COAP), "tcp": _fields(_TCP), "energy": _fields(_ENERGY)}
 # `coap.cc` is checked against its transport's names in `_cross_check` (wording per transport).
 SCHEMA["coap"]["cc"] = Field(SCHEMA["coap"]["cc"].default, text(1))
 NETWORK: dict[str, Field] = _fields(_NETWORK)
@@ -428,6 +429,8 @@ def resolve(raw: dict[str, Any]) -> dict[str, Any]:
             mesh_clients = _mesh_client_nodes(out["network"])
             if mesh_clients is not None:
                 out["workload"]["clients"] = mesh_clients
+    if "energy" in raw:  # the power model (docs/energy.md): only the keys given, each optional
+        out["energy"] = _section("energy", SCHEMA["energy"], _given(raw, "energy"))
     if groups:
         out["group"] = groups
     return out
@@ -555,12 +558,22 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
                 raise ScenarioError(f"{prefix}workload.{key}: only meaningful when workload.kind = \"burst\" (kind is {quote_value(w['kind'])})")
     if w.get("settling_cap_s") is not None and w["kind"] != "burst":
         raise ScenarioError(f"{prefix}workload.settling_cap_s: only meaningful when workload.kind = \"burst\" (kind is {quote_value(w['kind'])})")
-    if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst", "periodic"):
-        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous, burst or periodic workloads (kind is {quote_value(w['kind'])})")
+    if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst", "periodic", "reporting"):
+        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous, burst, periodic or reporting "
+                            f"workloads (kind is {quote_value(w['kind'])})")
+    if w["kind"] in ("periodic", "reporting") and coap["transport"] != "udp":
+        raise ScenarioError(f"{prefix}workload.kind: {quote_value(w['kind'])} is a CoAP-over-UDP workload; allowed with "
+                            "coap.transport = \"tcp\": continuous, random, burst, firmware")
+    if w["kind"] == "reporting":  # 3GPP TR 45.820's mobile autonomous reporting (docs/experiments.md)
+        if w.get("duration_s") is None:
+            raise ScenarioError(f"{prefix}workload.duration_s: required when workload.kind = \"reporting\"")
+        if w.get("request_bytes") is not None:
+            raise ScenarioError(f"{prefix}workload.request_bytes: not allowed with workload.kind = \"reporting\" "
+                                "(each report's payload is drawn, 20-200 B Pareto, TR 45.820)")
+    elif w.get("exception_reports_per_day") is not None:
+        raise ScenarioError(f"{prefix}workload.exception_reports_per_day: only meaningful when workload.kind = \"reporting\" "
+                            f"(kind is {quote_value(w['kind'])})")
     if w["kind"] == "periodic":
-        if coap["transport"] != "udp":
-            raise ScenarioError(f"{prefix}workload.kind: \"periodic\" is a CoAP-over-UDP workload; allowed with "
-                                "coap.transport = \"tcp\": continuous, random, burst, firmware")
         for key in ("period_s", "duration_s"):
             if w.get(key) is None:
                 raise ScenarioError(f"{prefix}workload.{key}: required when workload.kind = \"periodic\"")
@@ -621,7 +634,7 @@ def _sweep_field(dotted: str, group_names: list[str]) -> Callable[[str, Any], An
     same = [k for k in _all_keys() if k.startswith(section + ".")]
     raise ScenarioError(unknown_among(f"sweep.{dotted}", dotted, same or _all_keys(), f"keys of [{section}]" if same
                                       else "keys") + f" (a sweep key is {', '.join(TOP)} or <section>.<key>, sections "
-                        "link, workload, coap, tcp, network, group.<name>)")
+                        "link, workload, coap, tcp, energy, network, group.<name>)")
 
 
 def _all_keys() -> list[str]:

@@ -106,6 +106,9 @@ ALTER TABLE runs ADD COLUMN IF NOT EXISTS mean_rtt_s DOUBLE;
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS mean_rtt_weak_s DOUBLE;
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS mean_initial_rto_s DOUBLE;
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS settled BOOLEAN;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS energy_j_per_exchange DOUBLE;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS energy_mean_power_mw DOUBLE;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS energy_battery_life_years DOUBLE;
 CREATE TABLE IF NOT EXISTS traces (
     config_id TEXT, replication INTEGER, client INTEGER, time_s DOUBLE, event TEXT, exchange INTEGER,
     timer_s DOUBLE, rto_s DOUBLE, sample_s DOUBLE, sample_kind TEXT
@@ -123,10 +126,13 @@ RUN_COLUMNS = ("config_id", "replication", "name", "seed", "status", "error", "e
                "measured_period_s", "throughput_exchanges_per_s", "settling_time_s", "exchanges_completed",
                "exchanges_failed", "unnecessary_retransmissions", "packets_sent", "dropped_buffer", "lost_link",
                "wall_s", "engine_version", "model_version", "result", *("retransmission_ratio", "mean_rtt_s",
-               "mean_rtt_weak_s", "mean_initial_rto_s", "settled"))
+               "mean_rtt_weak_s", "mean_initial_rto_s", "settled"),
+               *("energy_j_per_exchange", "energy_mean_power_mw", "energy_battery_life_years"))
 #: The run columns added after the first release (NULL in rows stored before them, and for
 #: metrics a run does not have: TCP runs' exchange metrics, non-burst runs' ``settled``).
-LATER_RUN_COLUMNS = RUN_COLUMNS[-5:]
+LATER_RUN_COLUMNS = RUN_COLUMNS[-8:-3]
+#: Networks that record time per radio state (docs/energy.md): the run's ``energy`` figures.
+ENERGY_RUN_COLUMNS = RUN_COLUMNS[-3:]
 #: TCP runs: per-client counters of the client's connections (NULL for UDP runs).
 TCP_CLIENT_COLUMNS = ("connections", "segments_sent", "data_segments_sent", "segments_retransmitted",
                       "syn_retransmissions", "synack_retransmissions", "csm_retransmissions", "rto_expirations",
@@ -582,7 +588,8 @@ class ResultsDB:
         for cid, config, rep, result, error, wall_s in batch:
             if result is None:
                 run_rows.append((cid, rep, config["name"], config["seed"], "failed", error) + (None,) * 11
-                                + (wall_s, engine_version, model_version, None) + (None,) * len(LATER_RUN_COLUMNS))
+                                + (wall_s, engine_version, model_version, None)
+                                + (None,) * (len(LATER_RUN_COLUMNS) + len(ENERGY_RUN_COLUMNS)))
                 continue
             clients = result["clients"]
             traces = result.get("traces")
@@ -595,6 +602,7 @@ class ResultsDB:
                 sum(c["unnecessary_retransmissions"] for c in clients), p["sent"], p["dropped_buffer"], p["lost_link"],
                 wall_s, engine_version, model_version, json.dumps(stored),
                 *(result.get(k) for k in LATER_RUN_COLUMNS),
+                *((result.get("energy") or {}).get(k.removeprefix("energy_")) for k in ENERGY_RUN_COLUMNS),
             ))
             client_rows.extend((cid, rep, *(c.get(k) for k in CLIENT_COLUMNS),
                                 *((c.get("tcp") or {}).get(k) for k in TCP_CLIENT_COLUMNS)) for c in clients)

@@ -61,6 +61,7 @@ import numpy as np
 
 from ..analyse.quantile import percentile
 from ..analyse.replstats import replication_stats
+from ..analyse.stats import run_field
 from ..errors import CoaplabError
 from ..execute.store import EMULATED_MARK
 from ..execute.tidy import differing_keys, flatten, fmt_value, label, load, short, title, varying
@@ -96,6 +97,10 @@ METRICS = (
     Metric("throughput_exchanges_per_s", "throughput (exch/s)", "run", "throughput_exchanges_per_s", ranked=True),
     Metric("retransmission_ratio", "retransmission ratio", "ratio", "con_retransmissions", "con_transmissions"),
     Metric("mean_rtt_s", "mean RTT (s)", "ratio", "rtt_strong_sum_s", "rtt_strong_samples"),
+    # Networks that record time per radio state only (docs/energy.md); last, so that the other
+    # metrics' bootstrap streams (seeded by their index) are unchanged.
+    Metric("energy_j_per_exchange", "energy per exchange (J)", "ratio", "energy.energy_j", "energy.exchanges_completed"),
+    Metric("energy_mean_power_mw", "mean power per device (mW)", "run", "energy.mean_power_mw"),
 )
 METRIC_KEYS = tuple(m.key for m in METRICS)
 #: The metrics of within-study differences (issue: FCT, unnecessary retransmissions, throughput).
@@ -173,14 +178,14 @@ class Sample:
                     "r": len(per), "values": np.array([v for v, _ in pooled]), "owner": np.array([i for _, i in pooled]),
                     "per_replication": [_median(v) for v in per]}
             elif metric.kind == "run":
-                vals = [float(r[metric.field]) for r in runs if r.get(metric.field) is not None]
+                vals = [float(run_field(r, metric.field)) for r in runs if run_field(r, metric.field) is not None]
                 if vals:
                     self.data[metric.key] = {"r": len(vals), "x": np.array(vals), "per_replication": vals}
             elif (den := metric.den) is not None:  # a ratio
-                have = [r for r in runs if r.get(metric.field) is not None and r.get(den) is not None]
-                if have and sum(r[den] for r in have) > 0:
-                    self.data[metric.key] = {"r": len(have), "num": np.array([float(r[metric.field]) for r in have]),
-                                             "den": np.array([float(r[den]) for r in have])}
+                have = [r for r in runs if run_field(r, metric.field) is not None and run_field(r, den) is not None]
+                if have and sum(run_field(r, den) for r in have) > 0:
+                    self.data[metric.key] = {"r": len(have), "num": np.array([float(run_field(r, metric.field)) for r in have]),
+                                             "den": np.array([float(run_field(r, den)) for r in have])}
         self._boot: dict[tuple[str, int], Any] = {}
 
     def estimate(self, key: str) -> float | None:

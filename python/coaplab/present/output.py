@@ -86,6 +86,7 @@ def table(summaries: list[dict[str, Any]]) -> str:
         out.extend(_group_lines(s.get("groups") or {}))
         out.extend(_mesh_lines(s.get("mesh")))
         out.extend(_cell_lines(s.get("cell")))
+        out.extend(energy_lines(s.get("energy"), "  "))
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
@@ -139,6 +140,17 @@ def exchange_lines(s: dict[str, Any], indent: str) -> list[str]:
         out.append(f"{indent}completed per client  min {_f(cpc['min'], 1)}  p10 {_f(cpc['p10'], 1)}  p50 {_f(cpc['p50'], 1)}"
                    f"  p90 {_f(cpc['p90'], 1)}  max {_f(cpc['max'], 1)}")
     return out
+
+
+def energy_lines(e: dict[str, Any] | None, indent: str) -> list[str]:
+    """Networks that record time per radio state: energy, mean power, battery life and the mean
+    time per state of a device (docs/energy.md)."""
+    if not e:
+        return []
+    states = ", ".join(f"{k} {_f(v)}" for k, v in e["state_time_s"].items() if v)
+    return [(f"{indent}energy: {_f(e['j_per_exchange'], 4)} J per exchange, mean power {_f(e['mean_power_mw'], 4)} mW per device"
+             f" ({e['devices']} devices), battery life {_f(e['battery_life_years'], 4)} years on {e['battery_wh']:g} Wh;"
+             f" time per device (s): {states or 'none'}")]
 
 
 def _mesh_lines(m: dict[str, Any] | None) -> list[str]:

@@ -118,6 +118,26 @@ def _tcp_table(n: int, study: Study, cids: list[str], keys: list[str]) -> str:
             '<p class="muted">TCP counters summed over all replications (both ends of every connection).</p>')
 
 
+def _energy_table(n: int, study: Study, cids: list[str], keys: list[str], summaries: dict[str, dict[str, Any]]) -> str:
+    """Networks that record time per radio state (docs/energy.md): each configuration's energy
+    per exchange, mean power, battery life and mean time per state of a device."""
+    energy = {cid: e for cid in cids if (e := summaries[cid].get("energy"))}
+    if not energy:
+        return ""
+    states = list(next(iter(energy.values()))["state_time_s"])
+    head = ("".join(f'<th class="l">{esc(title(k))}</th>' for k in keys) + "<th>J per exchange</th><th>mean power (mW)</th>"
+            "<th>battery life (years)</th>" + "".join(f"<th>{esc(st)} (s)</th>" for st in states))
+    rows = "".join(
+        "<tr>" + "".join(f'<td class="l">{esc(fmt_value(study.flat[cid].get(k)))}</td>' for k in keys)
+        + f"<td>{_f(e['j_per_exchange'], 4)}</td><td>{_f(e['mean_power_mw'], 4)}</td><td>{_f(e['battery_life_years'], 4)}</td>"
+        + "".join(f"<td>{_f(e['state_time_s'][st])}</td>" for st in states) + "</tr>"
+        for cid, e in energy.items())
+    return (f'<h3>Energy</h3><div class="table-box"><table data-table="energy-{n}"><tr>{head}</tr>{rows}</table></div>'
+            '<p class="muted">Per device (every node of a mesh): energy per completed exchange = all devices\' energy / '
+            "completed exchanges; mean power over devices and replications; battery life = energy.battery_wh / mean "
+            "power; mean time per radio state (docs/energy.md).</p>")
+
+
 def _traces(db_path, cids: list[str]) -> tuple[dict[str, dict[int, list[int]]], dict[str, list[dict[str, Any]]]]:
     """UDP timer / RTO traces of the given configurations: which (replication, clients) each
     traced (config → replication → clients), and the points of the one drawn per configuration
@@ -242,6 +262,7 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
         body.append(diffs)
         ids.extend(diff_ids)
         body.append(_tcp_table(n, study, cids, keys))
+        body.append(_energy_table(n, study, cids, keys, summaries))
         body.append("</section>")
 
     scenario_keys = {cid: varying(study.configs[c] for c in cids) for _, cids in scen for cid in cids}

@@ -49,10 +49,15 @@ pub struct ExchangeRecord {
     pub answer_serialized: u64,
     /// IP size of this exchange's response, bytes (at most the MTU, ≤ 65 535 B).
     pub response_bytes: u16,
-    /// Copies of this exchange's request (or responses to them) still in the network.
-    pub in_flight: u32,
+    /// Copies of this exchange's request (or responses to them) still in the network: at most
+    /// the original and 63 retransmissions (`coap.max_retransmit` ≤ 63), as a response takes
+    /// its request's place.
+    pub in_flight: u16,
     /// A NON request (no timer, no retransmission; ends when sent).
     pub non: bool,
+    /// The request's payload, bytes, when it is not the group's (reports, `crate::reporting`,
+    /// at least 20 B); 0: the group's.
+    pub payload: u16,
 }
 
 impl ExchangeRecord {
@@ -91,6 +96,8 @@ pub struct ClientStats {
     pub duplicate_responses: u32,
     /// Periodic workloads: requests created (started or dropped).
     pub generated: u32,
+    /// Reporting workloads: the IPv4 bytes of the requests created (each of its own size).
+    pub generated_ip_bytes: u64,
     /// Sum over completed exchanges of start → response.
     pub exchange_time: coaplab_cc::Duration,
     /// Periodic workloads: requests dropped at the application because NSTART exchanges
@@ -315,6 +322,18 @@ pub struct Client {
     pub non: Option<NonTraffic>,
     /// PROBING_RATE (`coap.probing_rate_bps`); `None`: no limit.
     pub probing: Option<Probing>,
+    /// `workload.kind = "reporting"`: the draws of the device's reports.
+    pub reports: Option<Reports>,
+    /// The payload of the request created last, when not the group's (a report's).
+    next_payload: Option<u16>,
+}
+
+/// A reporting device's random stream (`crate::reporting`) and its exception reports' rate.
+#[derive(Clone, Debug)]
+pub struct Reports {
+    pub rng: Xoshiro256pp,
+    /// Exception reports a day (0: none).
+    pub exceptions_per_day: f64,
 }
 
 impl Client {
@@ -345,6 +364,8 @@ impl Client {
             retired: Retired::default(),
             non: None,
             probing: None,
+            reports: None,
+            next_payload: None,
         }
     }
 
@@ -401,14 +422,30 @@ impl Client {
 
     /// Periodic workloads: a request is created at `now`. It starts at once if fewer than
     /// NSTART exchanges are outstanding; otherwise it is dropped and counted. Returns whether
-    /// it started.
-    pub fn tick(&mut self, now: Instant, msgs: &MessageFactory, out: &mut Vec<Action>) -> bool {
+    /// it started. A reporting device's request carries a payload drawn from TR 45.820's
+    /// distribution, or `exception`'s size for an exception report.
+    pub fn tick(
+        &mut self,
+        now: Instant,
+        exception: Option<u32>,
+        msgs: &MessageFactory,
+        out: &mut Vec<Action>,
+    ) -> bool {
         let Plan::Periodic { pending, .. } = &mut self.plan else {
             return false;
         };
+        if let Some(r) = self.reports.as_mut() {
+            let bytes = exception.unwrap_or_else(|| crate::reporting::draw_payload(&mut r.rng));
+            // A report is at most 200 B (`reporting::PAYLOAD_CUTOFF_BYTES`): it fits a u16.
+            let payload = Some(bytes as u16);
+            let p = msgs.request_carrying(self.id, 0, 0, 0, None, now, payload);
+            self.stats.generated_ip_bytes += u64::from(p.ip_bytes);
+            self.next_payload = payload;
+        }
         self.stats.generated += 1;
         if self.outstanding >= self.nstart {
             self.stats.app_drops += 1;
+            self.next_payload = None;
             return false;
         }
         *pending = true;
@@ -428,7 +465,9 @@ impl Client {
             else {
                 break;
             };
-            let bytes = msgs.request(self.id, 0, 0, 0, req.block, now).ip_bytes;
+            let bytes = msgs
+                .request_carrying(self.id, 0, 0, 0, req.block, now, self.next_payload)
+                .ip_bytes;
             if let Some(at) = self.probe_wait(now, bytes) {
                 if let Some(p) = self.probing.as_mut() {
                     p.held = Some(req);
@@ -490,13 +529,16 @@ impl Client {
             TimeoutDecision::Retransmit { timer } => {
                 // Its timer has fired: a retransmission held back has none until it is sent.
                 let (mid, block) = (rec.mid, rec.block);
+                let payload = (rec.payload > 0).then_some(rec.payload);
                 if let Some(p) = self.probing.as_mut() {
                     if !p.deferred.is_empty() {
                         p.deferred.push_back((exchange, timer));
                         return; // behind the retransmissions already waiting
                     }
                 }
-                let bytes = msgs.request(self.id, exchange, 0, mid, block, now).ip_bytes;
+                let bytes = msgs
+                    .request_carrying(self.id, exchange, 0, mid, block, now, payload)
+                    .ip_bytes;
                 match self.probe_wait(now, bytes) {
                     Some(at) => {
                         if let Some(p) = self.probing.as_mut() {
@@ -658,6 +700,7 @@ impl Client {
             response_bytes: 0,
             in_flight: 1,
             non: true,
+            payload: 0,
         });
         self.stats.non_sent += 1;
         self.stats.non_first.get_or_insert(now);
@@ -696,12 +739,14 @@ impl Client {
             response_bytes: 0,
             in_flight: 1,
             non: false,
+            payload: self.next_payload.unwrap_or(0),
         });
         self.outstanding += 1;
         self.stats.samples.on_start(ex.initial_timer);
         self.stats.first_request.get_or_insert(now);
         self.record(now, "start", index, None, SampleKind::None);
-        let pkt = msgs.request(self.id, index, 0, mid, block, now);
+        let payload = self.next_payload.take();
+        let pkt = msgs.request_carrying(self.id, index, 0, mid, block, now, payload);
         self.probe_sent(now, pkt.ip_bytes);
         out.push(Action::Send(pkt));
         out.push(Action::ArmTimer {
@@ -725,8 +770,9 @@ impl Client {
         rec.in_flight += 1;
         let (ordinal, mid, block, generation) =
             (rec.ex.retransmissions, rec.mid, rec.block, rec.generation);
+        let payload = (rec.payload > 0).then_some(rec.payload);
         self.stats.retransmissions += 1;
-        let pkt = msgs.request(self.id, exchange, ordinal, mid, block, now);
+        let pkt = msgs.request_carrying(self.id, exchange, ordinal, mid, block, now, payload);
         self.probe_sent(now, pkt.ip_bytes);
         out.push(Action::Send(pkt));
         out.push(Action::ArmTimer {
@@ -754,8 +800,9 @@ impl Client {
                 self.probing.as_mut().map(|p| p.deferred.pop_front());
                 continue;
             };
+            let payload = (rec.payload > 0).then_some(rec.payload);
             let bytes = msgs
-                .request(self.id, exchange, 0, rec.mid, rec.block, now)
+                .request_carrying(self.id, exchange, 0, rec.mid, rec.block, now, payload)
                 .ip_bytes;
             if let Some(at) = self.probe_wait(now, bytes) {
                 return self.arm_probe_wake(at, out);
@@ -819,7 +866,7 @@ impl Client {
 #[cfg(test)]
 mod layout {
     /// The record is two cache lines (its documentation says why): 64 B of `Exchange`, 63 B of
-    /// fields (2 + 8 + 4 + 1 + 1 + 16 + 3 × 8 + 2 + 4 + 1), padded to the 64-byte alignment.
+    /// fields (2 + 8 + 4 + 1 + 1 + 16 + 3 × 8 + 2 + 2 + 1 + 2), padded to the 64-byte alignment.
     #[test]
     fn exchange_record_is_two_cache_lines() {
         assert_eq!(std::mem::size_of::<super::ExchangeRecord>(), 128);

@@ -94,6 +94,23 @@ impl MessageFactory {
         block: Option<u32>,
         now: Instant,
     ) -> Packet {
+        self.request_carrying(client, exchange, ordinal, mid, block, now, None)
+    }
+
+    /// [`MessageFactory::request`] whose payload is `payload` bytes instead of the group's
+    /// `request_payload` when given (the reports of `workload.kind = "reporting"`, each of its
+    /// own size).
+    #[allow(clippy::too_many_arguments)]
+    pub fn request_carrying(
+        &self,
+        client: u32,
+        exchange: u32,
+        ordinal: u32,
+        mid: u16,
+        block: Option<u32>,
+        now: Instant,
+        payload: Option<u16>,
+    ) -> Packet {
         self.sized(Packet {
             kind: PacketKind::Request,
             client,
@@ -101,7 +118,7 @@ impl MessageFactory {
             ordinal,
             mid,
             block,
-            payload: self.request_payload,
+            payload: payload.map_or(self.request_payload, u32::from),
             rexmit_cnt: self.rexmit_cnt.is_some(),
             more: false,
             ip_bytes: 0,

@@ -25,6 +25,7 @@ pub mod workload;
 use schemars::{JsonSchema, Schema};
 use serde::{Deserialize, Serialize};
 
+pub use crate::energy::EnergyConfig;
 pub use coap::*;
 pub use link::*;
 pub use network::*;
@@ -77,6 +78,11 @@ pub struct RunConfig {
     #[serde(default)]
     #[schemars(transform = strip_default)]
     pub network: Option<NetworkConfig>,
+    /// The power model (docs/energy.md); absent = the defaults of the network kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(transform = strip_default)]
+    pub energy: Option<EnergyConfig>,
     /// Client populations. Empty = one population described by `workload`, `coap` and
     /// `tcp`. Each group is fully resolved (the Python front applied the inheritance from
     /// `workload` / `coap` / `tcp`).
@@ -307,6 +313,7 @@ mod tests {
                 "coap",
                 "tcp",
                 "network",
+                "energy",
                 "group",
                 "sweep"
             ]

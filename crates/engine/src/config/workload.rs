@@ -8,7 +8,10 @@ use super::defaults;
 /// What the clients do: `continuous` (back-to-back requests), `random` (batches at random
 /// times), `burst` (continuous background clients plus a burst of clients at `burst_at_s`),
 /// `firmware` (a Block2 transfer of `resource_bytes`), `periodic` (a request every
-/// `period_s`, dropped at the application while NSTART exchanges are outstanding).
+/// `period_s`, dropped at the application while NSTART exchanges are outstanding),
+/// `reporting` (3GPP TR 45.820's mobile autonomous reporting: an interval per device drawn
+/// from 1 day / 2 h / 1 h / 30 min, a Pareto payload of 20-200 B per report, until
+/// `duration_s`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkloadKind {
@@ -20,6 +23,11 @@ pub enum WorkloadKind {
     // Each client creates a request every `period_s` (random phase) until `duration_s`; a
     // request created while NSTART exchanges are outstanding is dropped and counted.
     Periodic,
+    // 3GPP TR 45.820's mobile autonomous reporting (`crate::reporting`): each device reports
+    // at an interval drawn once (1 day / 2 h / 1 h / 30 min, 40 / 40 / 15 / 5 %), first at a
+    // random phase, with a Pareto payload (20-200 B), until `duration_s`; plus exception
+    // reports of 20 B at `exception_reports_per_day`.
+    Reporting,
 }
 
 /// How clients start (docs/model.md): all within one spread, or launched one after another.
@@ -114,6 +122,12 @@ pub struct WorkloadConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.001, max = 1e6))]
     pub period_s: Option<f64>,
+    /// Reporting only: exception reports (20 B each, TR 45.820 Annex E.2) per device per day,
+    /// a Poisson process; absent = none (the TR gives no rate for them).
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1e5))]
+    pub exception_reports_per_day: Option<f64>,
     /// Size of each request as a whole IPv6 packet, bytes (60 = the plain GET; larger: a
     /// request with a payload of `request_bytes` − 61 bytes); absent = the plain GET.
     #[schemars(extend("x-omit-if-absent" = true))]

@@ -366,10 +366,14 @@ impl Network {
         })
     }
 
-    /// Each device's time per radio state from time zero to `until`, for the energy summary:
-    /// a cell's devices (`net::cellular`); `None` for networks that do not record it.
+    /// Each device's time per radio state from 0 to `until` (docs/energy.md): a cell's devices
+    /// (`net::cellular`), a mesh's nodes from their radios' on-time; `None` when no element
+    /// records state (the star, GPRS).
     pub fn state_times(&self, until: Instant) -> Option<Vec<StateTimes>> {
-        self.cell().map(|c| c.state_times(until))
+        if let Some(c) = self.cell() {
+            return Some(c.state_times(until));
+        }
+        self.mesh().map(|m| m.state_times(until))
     }
 
     /// The links with `role`.

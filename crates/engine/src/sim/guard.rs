@@ -170,6 +170,20 @@ fn population(w: &WorkloadConfig, retries: u64, wait_s: f64, net: &NetTerms) -> 
         }
         // Requests created over the run, ×16 for the events of multi-hop radio forwarding
         // (a frame takes about 6 events per hop, a route up to ~10 hops each way).
+        // Reporting: at most one report per shortest interval (30 min) plus the exception
+        // reports expected, ×16 as for `periodic`, with the exceptions' count doubled (Poisson).
+        WorkloadKind::Reporting => {
+            let d = w.duration_s.unwrap_or(0.0).max(0.0);
+            let shortest = crate::reporting::SHORTEST_INTERVAL_S as f64;
+            let per_day = w
+                .exception_reports_per_day
+                .unwrap_or(crate::reporting::EXCEPTION_REPORTS_PER_DAY);
+            let exceptions = 2.0 * d / 86_400.0 * per_day;
+            vec![(
+                u64::from(w.clients),
+                ((d / shortest).ceil() as u64 + exceptions.ceil() as u64 + 2).saturating_mul(16),
+            )]
+        }
         WorkloadKind::Periodic => {
             let d = w.duration_s.unwrap_or(0.0).max(0.0);
             let period = w.period_s.unwrap_or(1.0).max(1e-3);

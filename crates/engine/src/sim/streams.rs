@@ -21,6 +21,8 @@ pub enum Stream {
     Cell,
     /// A cell's devices' coupling losses.
     CellCoverage,
+    /// One reporting device's payloads and exception reports (`crate::reporting`).
+    Report(u32),
 }
 
 impl Stream {
@@ -36,6 +38,7 @@ impl Stream {
             Stream::GprsBlocks => [8, 0],
             Stream::Cell => [9, 0],
             Stream::CellCoverage => [10, 0],
+            Stream::Report(i) => [11, u64::from(i)],
         }
     }
 }

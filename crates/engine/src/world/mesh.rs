@@ -27,12 +27,17 @@ impl World {
                 generated += u64::from(made);
                 app_drops += u64::from(c.stats.app_drops);
                 // Every request of the client has the same size: its IPv6 packet is the IPv4
-                // one with a 40-byte instead of a 20-byte header.
-                let req =
-                    self.udp
-                        .msgs_of(id)
-                        .request(id, 0, 0, 0, None, coaplab_cc::Instant::ZERO);
-                offered_bytes += u64::from(made) * u64::from(req.ip_bytes + 20);
+                // one with a 40-byte instead of a 20-byte header. A reporting device's
+                // reports each have their own: their IPv4 bytes were counted as created.
+                if c.reports.is_some() {
+                    offered_bytes += c.stats.generated_ip_bytes + 20 * u64::from(made);
+                } else {
+                    let req =
+                        self.udp
+                            .msgs_of(id)
+                            .request(id, 0, 0, 0, None, coaplab_cc::Instant::ZERO);
+                    offered_bytes += u64::from(made) * u64::from(req.ip_bytes + 20);
+                }
                 let r = &self.sh.net.routes[routes[local][0] as usize];
                 client_hops.push(mesh.hops(r.from, r.to));
                 let s = &c.stats;

@@ -8,6 +8,7 @@
 //! applications never name a link.
 
 pub(crate) mod capture;
+mod energy;
 pub(crate) mod mesh;
 pub(crate) mod results;
 mod shared;

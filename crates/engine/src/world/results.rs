@@ -284,6 +284,7 @@ impl World {
                     },
                 }
             }),
+            energy: self.energy_result(completed_total),
             non: self.non_result(),
             timeseries: trace
                 .then(|| self.sh.net.time_series())

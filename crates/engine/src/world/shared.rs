@@ -21,6 +21,8 @@ pub(crate) enum UdpEvent {
     },
     /// A periodic client (local index) creates its next request.
     Tick(u32),
+    /// A reporting client (local index) sends an exception report.
+    Exception(u32),
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -6,7 +6,7 @@ use coaplab_cc::{Config, Instant};
 
 use super::shared::{Event, Placement, Shared, UdpEvent};
 use crate::basics::secs;
-use crate::coap::client::{Action, Client, NonTraffic, Probing};
+use crate::coap::client::{Action, Client, NonTraffic, Probing, Reports};
 use crate::coap::messages::MessageFactory;
 use crate::coap::server::Server;
 use crate::config::{GroupConfig, RunConfig, WorkloadKind};
@@ -108,6 +108,26 @@ impl UdpApp {
             (w.kind == WorkloadKind::Firmware).then_some(0),
             Instant::ZERO,
         ));
+        let reporting = w.kind == WorkloadKind::Reporting;
+        if reporting {
+            if w.request_bytes.is_some() {
+                return err(
+                    label("workload.request_bytes"),
+                    "not allowed with workload.kind = \"reporting\" (each report's payload is drawn: 20-200 B, TR 45.820)".into(),
+                );
+            }
+            let cutoff = crate::reporting::PAYLOAD_CUTOFF_BYTES as u16;
+            let report = msgs.request_carrying(0, 0, 1, 0, None, Instant::ZERO, Some(cutoff));
+            if report.ip_bytes > l.mtu {
+                return err(
+                    "link.mtu".into(),
+                    format!(
+                        "{} B is smaller than the largest report ({} B, a 200 B payload); raise link.mtu",
+                        l.mtu, report.ip_bytes
+                    ),
+                );
+            }
+        }
         if largest.ip_bytes > l.mtu {
             return err(
                 "link.mtu".into(),
@@ -175,7 +195,12 @@ impl UdpApp {
         for (i, setup) in (0u32..).zip(setups) {
             let id = at.first + i;
             let local = self.clients.len() as u32;
-            queue.schedule(setup.start, Event::Udp(UdpEvent::ClientStart(local)));
+            // A report whose phase falls after the deadline is never made (a device with a
+            // 1-day interval in a shorter run): no start event beyond the run.
+            let deadline = Instant::from_secs_f64(w.duration_s.unwrap_or(0.0));
+            if !reporting || setup.start < deadline {
+                queue.schedule(setup.start, Event::Udp(UdpEvent::ClientStart(local)));
+            }
             self.local[id as usize] = local;
             self.routes.push(at.routes(id)?);
             self.group_of.push(group);
@@ -193,6 +218,23 @@ impl UdpApp {
                 client.non = Some(NonTraffic::new(non_rate, w.exchanges, g.coap.non_rule));
             }
             client.probing = g.coap.probing_rate_bps.map(Probing::new);
+            if reporting {
+                let mut rng = stream(at.seed, at.replication, Stream::Report(id));
+                let per_day = w
+                    .exception_reports_per_day
+                    .unwrap_or(crate::reporting::EXCEPTION_REPORTS_PER_DAY);
+                let deadline = Instant::from_secs_f64(w.duration_s.unwrap_or(0.0));
+                if per_day > 0.0 {
+                    let first = Instant::ZERO + crate::reporting::exception_gap(&mut rng, per_day);
+                    if first < deadline {
+                        queue.schedule(first, Event::Udp(UdpEvent::Exception(local)));
+                    }
+                }
+                client.reports = Some(Reports {
+                    rng,
+                    exceptions_per_day: per_day,
+                });
+            }
             self.clients.push(client);
         }
         Ok(count)
@@ -204,6 +246,7 @@ impl UdpApp {
                 self.tick(now, c, sh)
             }
             UdpEvent::Tick(c) => self.tick(now, c, sh),
+            UdpEvent::Exception(c) => self.exception(now, c, sh),
             UdpEvent::ClientStart(c) => {
                 let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
                 self.clients[c as usize].poll_start(now, msgs, &mut self.actions);
@@ -238,11 +281,32 @@ impl UdpApp {
             return;
         }
         let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
-        client.tick(now, msgs, &mut self.actions);
+        client.tick(now, None, msgs, &mut self.actions);
         self.apply_actions(now, c, sh);
         let next = now + period;
         if next < deadline {
             sh.queue.schedule(next, Event::Udp(UdpEvent::Tick(c)));
+        }
+    }
+
+    /// A reporting client's exception report (TR 45.820's 20 bytes, `crate::reporting`): created
+    /// like a periodic report, then the next one scheduled an exponential gap later while
+    /// before the deadline.
+    fn exception(&mut self, now: Instant, c: u32, sh: &mut Shared) {
+        let client = &mut self.clients[c as usize];
+        let Some((_, deadline)) = client.period() else {
+            return;
+        };
+        let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
+        let bytes = crate::reporting::EXCEPTION_REPORT_BYTES;
+        client.tick(now, Some(bytes), msgs, &mut self.actions);
+        let next = client
+            .reports
+            .as_mut()
+            .map(|r| now + crate::reporting::exception_gap(&mut r.rng, r.exceptions_per_day));
+        self.apply_actions(now, c, sh);
+        if let Some(next) = next.filter(|&t| t < deadline) {
+            sh.queue.schedule(next, Event::Udp(UdpEvent::Exception(c)));
         }
     }
 

@@ -31,6 +31,7 @@ pub mod config;
 pub mod disk;
 pub mod mac;
 mod medium;
+pub mod on_time;
 pub mod params;
 pub mod phy;
 pub mod prr;
@@ -50,6 +51,7 @@ use crate::net::event::Scheduler;
 use crate::packet::{AppPacket, NetPacket, PacketKind};
 use crate::sim::slab::{PacketId, Slab};
 use mac::{Mac, MacEntry, Medium};
+use on_time::{DutyCycle, OnTime};
 use rdc::contikimac::{ContikiMacRdc, Strobe};
 use rpl::Dodag;
 use sixlowpan::{Fragments, Hop};
@@ -147,6 +149,8 @@ pub struct Mesh {
     /// node's drops [queue overflow, retry limit, collision] (`contiki::DROP_QUEUE`,
     /// `DROP_RETRY_LIMIT`, `DROP_COLLISION`); empty otherwise.
     pub node_drops: Vec<[u64; 3]>,
+    /// Each node's radio time per state (observes only, docs/energy.md).
+    pub on_time: OnTime,
 }
 
 impl Mesh {
@@ -238,6 +242,7 @@ impl Mesh {
         let rdc = params
             .wake_period
             .map(|period| ContikiMacRdc::new(period, params.strobe_gap, params.phase_lock, n));
+        let duty_cycled = rdc.is_some();
         let mut mesh = Mesh {
             params,
             positions,
@@ -260,6 +265,7 @@ impl Mesh {
             macs: Vec::new(),
             rdc,
             node_drops: Vec::new(),
+            on_time: OnTime::new(n, duty_cycled),
         };
         mesh.set_mac(mac::implied_by(&mesh.params));
         Ok(mesh)
@@ -510,7 +516,7 @@ impl Mesh {
 
     /// `node` starts transmitting to `rx` (or [`NO_RECEIVER`]); the frames it disturbs are
     /// marked corrupted, and so is its own if a transmission already disturbs `rx`.
-    fn start_air(&mut self, node: u16, rx: u16, mac_bytes: u32) {
+    fn start_air(&mut self, now: Instant, node: u16, rx: u16, mac_bytes: u32) {
         let n = self.nodes.len();
         // Every frame being received within interference range of `node` (or by `node`
         // itself) is corrupted.
@@ -534,6 +540,7 @@ impl Mesh {
             bytes: phy::PHY_HEADER + mac_bytes,
         });
         self.nodes[node as usize].on_air = true;
+        self.on_time.air_on(node, now);
     }
 
     /// `node` leaves the air at `now`; returns whether its frame reached its receiver.
@@ -547,6 +554,7 @@ impl Mesh {
         let nd = &mut self.nodes[node as usize];
         nd.on_air = false;
         nd.last_air_end = now;
+        self.on_time.air_off(node, now);
         if a.corrupted {
             self.counters.collisions += 1;
             return false;
@@ -620,16 +628,34 @@ impl Mesh {
                     Strobe::Miss { copies, end } => (RadioKind::TxEnd, end, copies),
                     Strobe::Copies { copies, at } => (RadioKind::StrobeCopy, at, copies),
                 };
+            // Energy: the strobe listens in the gaps between its copies; the receiver from
+            // its wake-up through the copy it takes (a miss: it never wakes for it).
+            let to_wake = rdc.next_wake(now, self.wake_phases[f.to as usize]);
+            let gaps = match kind {
+                RadioKind::StrobeCopy => copies,
+                _ => copies.saturating_sub(1),
+            };
+            self.on_time.strobe_gaps(
+                u,
+                Duration::from_nanos(gaps * self.params.strobe_gap.nanos()),
+            );
+            let heard_until = match kind {
+                RadioKind::StrobeCopy => at + airtime,
+                _ if copies == 0 => at,
+                _ => to_wake,
+            };
+            let heard = heard_until.nanos().saturating_sub(to_wake.nanos());
+            self.on_time.listen(f.to, Duration::from_nanos(heard));
             if copies > 0 {
                 // The copies so far occupy the channel for nobody.
                 self.counters.strobes += copies;
-                self.start_air(u, NO_RECEIVER, bytes);
+                self.start_air(now, u, NO_RECEIVER, bytes);
                 self.schedule(q, at, kind, u, f.to, ev.gen);
                 return MeshOutcome::Nothing;
             }
         }
         self.nodes[u as usize].copy_start = now;
-        self.start_air(u, f.to, bytes);
+        self.start_air(now, u, f.to, bytes);
         self.schedule(q, now + airtime, RadioKind::TxEnd, u, f.to, ev.gen);
         MeshOutcome::Nothing
     }
@@ -652,7 +678,7 @@ impl Mesh {
         self.air.swap_remove(i);
         let f = self.mac(u).sending_frame();
         self.nodes[u as usize].copy_start = now;
-        self.start_air(u, f.to, u32::from(f.bytes));
+        self.start_air(now, u, f.to, u32::from(f.bytes));
         let end = now + phy::airtime(u32::from(f.bytes));
         self.schedule(q, end, RadioKind::TxEnd, u, f.to, ev.gen);
         MeshOutcome::Nothing
@@ -695,7 +721,7 @@ impl Mesh {
             return MeshOutcome::Nothing;
         }
         self.counters.acks_sent += 1;
-        self.start_air(u, ev.peer, phy::ACK_FRAME);
+        self.start_air(now, u, ev.peer, phy::ACK_FRAME);
         let end = now + phy::airtime(phy::ACK_FRAME);
         self.schedule(q, end, RadioKind::AckEnd, u, ev.peer, ev.gen);
         MeshOutcome::Nothing
@@ -720,6 +746,8 @@ impl Mesh {
         let r = f.to;
         let gen = self.nodes[u as usize].gen;
         let ack_end = now + self.params.mac.turnaround + phy::airtime(phy::ACK_FRAME);
+        // Energy: the sender listens for the acknowledgement.
+        self.on_time.listen(u, ack_end - now);
         let rn = &mut self.nodes[r as usize];
         rn.ack_busy_until = rn.ack_busy_until.max(ack_end);
         self.schedule(
@@ -783,6 +811,15 @@ impl Mesh {
                 }
             }
         }
+    }
+
+    /// Each node's radio time per state from 0 to `until` (docs/energy.md).
+    pub fn state_times(&self, until: Instant) -> Vec<crate::energy::StateTimes> {
+        let duty = self.params.wake_period.map(|period| DutyCycle {
+            period,
+            phases: &self.wake_phases,
+        });
+        self.on_time.state_times(until, duty)
     }
 
     /// Frames waiting in every MAC queue (for the end-of-run check).

@@ -198,10 +198,15 @@ impl TcpApp {
         } else {
             w.response_bytes
         };
-        if w.kind == WorkloadKind::Periodic {
+        if matches!(w.kind, WorkloadKind::Periodic | WorkloadKind::Reporting) {
+            let kind = if w.kind == WorkloadKind::Periodic {
+                "periodic"
+            } else {
+                "reporting"
+            };
             return Err(Error::key(
                 label("workload.kind"),
-                "'periodic' is a CoAP-over-UDP workload; allowed with transport tcp: continuous, random, burst, firmware",
+                format!("'{kind}' is a CoAP-over-UDP workload; allowed with transport tcp: continuous, random, burst, firmware"),
             ));
         }
         self.trace = cfg.trace;

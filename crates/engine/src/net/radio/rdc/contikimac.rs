@@ -113,14 +113,8 @@ impl ContikiMacRdc {
         to_phase: Duration,
         airtime: Duration,
     ) -> Strobe {
-        let phase = to_phase.nanos();
-        let p = self.period.nanos();
         let t = now.nanos();
-        let wake = if t <= phase {
-            phase
-        } else {
-            phase + (t - phase).div_ceil(p) * p
-        };
+        let wake = self.next_wake(now, to_phase).nanos();
         let step = (airtime + self.strobe_gap).nanos();
         let k = (wake - t).div_ceil(step);
         // Towards a phase-locked receiver no copy starts after MAX_PHASE_STROBE_TIME
@@ -137,6 +131,16 @@ impl ContikiMacRdc {
             return Strobe::Copies { copies: k, at };
         }
         Strobe::Direct
+    }
+
+    /// The first wake-up at or after `now` of a node whose phase is `phase`.
+    pub fn next_wake(&self, now: Instant, phase: Duration) -> Instant {
+        let (phase, p, t) = (phase.nanos(), self.period.nanos(), now.nanos());
+        Instant::from_nanos(if t <= phase {
+            phase
+        } else {
+            phase + (t - phase).div_ceil(p) * p
+        })
     }
 
     /// Contiki 2.6 `phase.c` `phase_wait`: how long node `u` waits at `now` before its channel
