@@ -28,6 +28,9 @@ class Objective:
     title: str
 
 
+DELIVERED_OBJ = Objective("delivered", True, "", "delivered fraction of exchanges")
+
+
 def _value(point: dict[str, Any], o: Objective) -> float | None:
     return (point["objectives"].get(o.name) or {}).get("value")
 
@@ -123,7 +126,9 @@ def paragraph(rec: dict[str, Any] | None, front: list[dict[str, Any]], rfc: dict
     parts.append("On this deployment it gives " + "; ".join(vs) + ".")
     parts.append(f"It passed every safety criterion of the scorecard on the deployment and on its overload case "
                  f"({overload['clients']} clients, ×{overload['factor']})"
-                 + (", where RFC 7252's default retransmits spuriously" if overload["congested"] else "") + ".")
+                 + (", where RFC 7252's default retransmits spuriously" if overload["congested"] else
+                    f", where RFC 7252's default delivers {fmt(d, DELIVERED_OBJ)} of its exchanges"
+                    if (d := overload.get("default_delivered")) is not None and d < 1 else "") + ".")
     if len(front) > 1:
         ends = []
         for o in objectives:
