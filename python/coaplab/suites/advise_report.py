@@ -208,7 +208,7 @@ def figure(ans: dict[str, Any], objectives: list[Objective]) -> figures.Figure:
     with its 95 % intervals joined by a line, RFC 7252's defaults and the compared settings labelled."""
     from matplotlib.lines import Line2D  # loaded with the figures already
 
-    fig = figures.new_figure("one", 3.0)
+    fig = figures.new_figure("two", 3.2)
     ax = fig.add_subplot(1, 1, 1)
     ox = objectives[0]
     oy = objectives[1] if len(objectives) > 1 else None
