@@ -240,17 +240,17 @@ def figure(ans: dict[str, Any], objectives: list[Objective]) -> figures.Figure:
         ax.errorbar([x], [y], xerr=err(p, ox), yerr=err(p, oy), fmt="o", color=pal[0], ms=4, elinewidth=0.7,
                     capsize=1.5, zorder=3)
     rec = ans["recommendation"]["knobs"]
-    marks = [(p, "recommended", pal[3], "*") for p in front if p["knobs"] == rec]
-    marks += [(ans["rfc7252"], "RFC 7252", pal[1], "s")] + [(p, p["label"], pal[2 + i % 5], "D")
-                                                             for i, p in enumerate(ans["compare"])]
+    marks = [(ans["rfc7252"], "RFC 7252", pal[1], "s")] + [(p, p["label"], pal[2 + i % 5], "D")
+                                                            for i, p in enumerate(ans["compare"])]
+    marks += [(p, "recommended", pal[3], "*") for p in front if p["knobs"] == rec]  # drawn last: on top
     handles = [Line2D([], [], ls="", marker="x", color="#999999"), Line2D([], [], ls="-", marker="o", color=pal[0])]
     labels = ["unsafe (fails a safety criterion)", "Pareto front (safe), 95 % CI"]
     for p, label, colour, marker in marks:
         x, y = xy(p)
         if x is None or y is None:
             continue
-        ax.errorbar([x], [y], xerr=err(p, ox), yerr=err(p, oy), fmt=marker, color=colour, ms=6, elinewidth=0.7,
-                    capsize=1.5, zorder=4, mfc=colour if p["safe"] else "none")
+        ax.errorbar([x], [y], xerr=err(p, ox), yerr=err(p, oy), fmt=marker, color=colour, ms=9 if marker == "*" else 6,
+                    elinewidth=0.7, capsize=1.5, zorder=5 if marker == "*" else 4, mfc=colour if p["safe"] else "none")
         handles.append(Line2D([], [], ls="", marker=marker, color=colour))
         labels.append(label + ("" if p["safe"] else " (unsafe)"))
     ax.set_xlabel(ox.title)
