@@ -225,3 +225,29 @@ def test_defaults_come_from_the_registry():
     assert knobs["coap.cc"].values == tuple(_core.algorithms())
     assert ("coap.probing_rate_bps" in knobs) == ("probing_rate_bps" in advise.SCHEMA["coap"])
 
+
+
+def test_energy_objectives_come_from_the_summary():
+    # Nothing is hard-wired: whatever numeric `energy.*` fields a summary has become objectives,
+    # a lifetime maximised, anything else minimised; defaults add those per exchange and the life.
+    summary = {"energy": {"per_exchange_mj": 1.5, "battery_life_days": 300.0, "radio": "nb-iot"}}
+    objs = advise.energy_objectives(summary)
+    assert sorted(objs) == ["energy.battery_life_days", "energy.per_exchange_mj"]
+    assert objs["energy.battery_life_days"].maximise and not objs["energy.per_exchange_mj"].maximise
+    # Two replications: per exchange 1.0 and 2.0 mJ; the summary's mean 1.5 is the value, and the
+    # interval of the mean of two values resampled lies within [1.0, 2.0].
+    runs = [{"clients": [{"exchanges_completed": 2, "exchanges_failed": 0, "mean_exchange_s": 1.0}],
+             "energy": {"per_exchange_mj": v, "battery_life_days": 300.0}} for v in (1.0, 2.0)]
+    m = advise.measure(advise.Case(summary, runs, 0))
+    assert m["energy.per_exchange_mj"]["value"] == 1.5
+    lo, hi = m["energy.per_exchange_mj"]["ci"]
+    assert 1.0 <= lo <= hi <= 2.0
+    advice = advise.load_advice({"workload": {"clients": 1, "exchanges": 1}, "advise": {}})
+    assert [o.name for o in advise.choose_objectives(advice, m)] == [
+        "latency_p95_s", "delivered", "energy.per_exchange_mj", "energy.battery_life_days"]
+    # Without energy fields the defaults are latency and delivered only.
+    plain = {k: v for k, v in m.items() if not k.startswith("energy.")}
+    assert [o.name for o in advise.choose_objectives(advice, plain)] == ["latency_p95_s", "delivered"]
+    named = advise.load_advice({"workload": {"clients": 1, "exchanges": 1}, "advise": {"objectives": ["energy.x"]}})
+    with pytest.raises(advise.AdviseError, match="'energy.x' is not in this deployment's summary"):
+        advise.choose_objectives(named, m)
