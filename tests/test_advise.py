@@ -251,3 +251,19 @@ def test_energy_objectives_come_from_the_summary():
     named = advise.load_advice({"workload": {"clients": 1, "exchanges": 1}, "advise": {"objectives": ["energy.x"]}})
     with pytest.raises(advise.AdviseError, match="'energy.x' is not in this deployment's summary"):
         advise.choose_objectives(named, m)
+
+
+def test_a_larger_budget_continues_the_same_sequence(tmp_path):
+    # The candidates depend only on the seed and the (stored) results: 6 evaluations start with
+    # the 3 of a first call, whose runs come from the database.
+    import tomllib
+
+    raw = tomllib.loads(RESUME)
+    db = tmp_path / "b.duckdb"
+    raw["advise"]["evaluations"] = 3
+    first = advise.advise(raw, db=db, jobs=2)[0]
+    raw["advise"]["evaluations"] = 6
+    second = advise.advise(raw, db=db, jobs=2)[0]
+    assert [p["knobs"] for p in second["evaluated"][:3]] == [p["knobs"] for p in first["evaluated"]]
+    assert [p["runs_executed"] for p in second["evaluated"][:3]] == [0, 0, 0]
+    assert len(second["evaluated"]) > 3 and any(p["runs_executed"] for p in second["evaluated"][3:])
