@@ -97,6 +97,7 @@ DB_COMMANDS = {
     "report": lambda db: ["report", "--db", db, "--out", "report"],
     "run": lambda db: ["run", "small.toml", "--db", db, "--no-progress"],
     "scorecard": lambda db: ["scorecard", "cocoa", "--battery", "quick", "--db", db, "--no-progress"],
+    "advise": lambda db: ["advise", "small.toml", "--db", db, "--no-progress"],
 }
 
 
@@ -116,6 +117,7 @@ OUT_COMMANDS = {  # (command line, what --out must be)
     "plot": (lambda out: ["plot", "--db", "db.duckdb", "--kind", "fct", "--out", out], "file"),
     "scorecard": (lambda out: ["scorecard", "cocoa", "--battery", "quick", "--no-db", "--no-progress", "--out", out],
                   "dir"),
+    "advise": (lambda out: ["advise", "small.toml", "--db", "db.duckdb", "--no-progress", "--out", out], "dir"),
     "run --pcap": (lambda out: ["run", "small.toml", "--no-db", "--no-progress", "--pcap", out], "dir"),
     "run --trace": (lambda out: ["run", "small.toml", "--no-db", "--no-progress", "--trace", out], "dir"),
     "examples": (lambda out: ["examples", out], "dir"),

@@ -364,6 +364,11 @@ pub struct ClientResult {
     /// Timer expirations.
     pub timeouts: u32,
     pub duplicate_responses: u32,
+    /// CoAP over UDP: the mean over its completed exchanges of request → response (the
+    /// exchange latency a deployment sees; `coaplab advise`'s latency objective, docs/advise.md),
+    /// s; absent for TCP runs and for a client that completed none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_exchange_s: Option<f64>,
     /// TCP runs: the counters of the client's connections.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpCounters>,

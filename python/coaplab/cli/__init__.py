@@ -16,6 +16,7 @@ from typing import NoReturn
 from .. import __version__
 from ..errors import CoaplabError
 from . import (
+    advise,
     bench,
     calibrate,
     check_algorithm,
@@ -37,7 +38,7 @@ from . import (
 from .common import Parser
 
 COMMANDS = (run, export, status, replay, check_algorithm, calibrate, report, compare, plot, reproduce, completion,
-            bench, scorecard, emulate, crossval, setup, examples)
+            bench, scorecard, advise, emulate, crossval, setup, examples)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -355,11 +355,11 @@ SCHEMA: dict[str, dict[str, Field]] = {"link": _fields(_LINK), "workload": _fiel
 SCHEMA["coap"]["cc"] = Field(SCHEMA["coap"]["cc"].default, text(1))
 NETWORK: dict[str, Field] = _fields(_NETWORK)
 TOP: dict[str, Field] = {k: Field(n.get("default"), _checker(n)) for k, n in SCHEMA_DOCUMENT["properties"].items()
-                         if k not in SCHEMA and k not in ("network", "group", "sweep")}
+                         if k not in SCHEMA and k not in ("network", "group", "sweep", "advise")}
 GROUP_KEYS = tuple(_GROUP["properties"])
 _CLIENTS = _checker(_GROUP["properties"]["clients"])
 SECTIONS = tuple(SCHEMA)
-_TOP_KEYS = list(TOP) + list(SECTIONS) + ["network", "group", "sweep"]
+_TOP_KEYS = list(TOP) + list(SECTIONS) + ["network", "group", "sweep", "advise"]
 _BURST_KEYS = ("burst_at_s", "burst_clients", "burst_exchanges")
 
 
@@ -684,6 +684,9 @@ class Scenario:
     raw: dict[str, Any]
     sweep: dict[str, list[Any]] = field(default_factory=dict)
     source: str = "<dict>"
+    #: The file's ``[advise]`` table (``coaplab advise``, docs/advise.md), unchecked here and
+    #: never part of a configuration: the engine does not know it (coaplab.suites.advise reads it).
+    advise: dict[str, Any] | None = None
 
     @property
     def name(self) -> str:
@@ -774,6 +777,9 @@ def load_scenario(source: str | Path | dict[str, Any]) -> Scenario:
     if not isinstance(data, dict):
         raise ScenarioError(f"scenario: expected a table of keys, got {quote_value(data)}")
     sweep_raw = data.pop("sweep", {})
+    advise = data.pop("advise", None)  # coaplab advise's table: Python's, like [sweep]
+    if advise is not None and not isinstance(advise, dict):
+        raise _bad("advise", advise, "a table ([advise], docs/advise.md)")
     if not isinstance(sweep_raw, dict):
         raise _bad("sweep", sweep_raw, "a table of dotted key -> list of values")
     groups = data.get("group")
@@ -791,7 +797,7 @@ def load_scenario(source: str | Path | dict[str, Any]) -> Scenario:
             except ScenarioError as e:
                 raise ScenarioError(f"{e} (in the sweep configuration {key} = {quote_value(v)})") from None
         sweep[key] = values
-    scenario = Scenario(raw=data, sweep=sweep, source=origin)
+    scenario = Scenario(raw=data, sweep=sweep, source=origin, advise=advise)
     if scenario.count > MAX_CONFIGURATIONS:
         sizes = " × ".join(str(len(v)) for v in sweep.values())
         raise ScenarioError(f"sweep: {scenario.count:,} configurations ({sizes}) is more than the limit of "

@@ -646,7 +646,8 @@ def run_scenario(
         available: dict[tuple[str, int], tuple[dict[str, Any], float]] = {}
         if store is not None and done:
             with store.read() as rdb:
-                available = dict(rdb.results(done))
+                # This sweep's stored runs only (``done`` holds every stored run of the database).
+                available = dict(rdb.results(key for key in done if key[0] in by_id))
         for key, (result, _) in sorted(rerun_results.items()):
             stored = available[key][0]
             if json.dumps({k: v for k, v in result.items() if k != "traces"}, sort_keys=True) != json.dumps(stored, sort_keys=True):

@@ -676,7 +676,11 @@ class ResultsDB:
         wanted = set(pairs)
         if not wanted:
             return {}
-        rows = self.con.execute("SELECT config_id, replication, result, wall_s FROM runs WHERE status = 'ok'").fetchall()
+        # Only the wanted configurations' rows leave the database: a large one holds many
+        # results of megabytes each (coaplab advise reads a few configurations at a time).
+        ids = sorted({c for c, _ in wanted})
+        rows = self.con.execute("SELECT config_id, replication, result, wall_s FROM runs WHERE status = 'ok' "
+                                "AND list_contains(?, config_id)", [ids]).fetchall()
         return {(c, r): (json.loads(res), w) for c, r, res, w in rows if (c, r) in wanted}
 
     def outputs(self) -> dict[str, tuple[int, str]]:

@@ -16,6 +16,7 @@ import json
 import sys
 import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -164,14 +165,19 @@ def _ratio_worst(rows: list[tuple[str, float | None, float | None]], larger_is_w
     return best
 
 
-def grade(battery: Battery, target: str, results: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
-    """Each criterion's measured value, threshold and grade from the scenarios' summaries."""
+def grade(battery: Battery, target: str, results: dict[str, list[dict[str, Any]]],
+          overloaded: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, dict[str, Any]]:
+    """Each criterion's measured value, threshold and grade from the scenarios' summaries.
+    ``overloaded`` says which configurations of ``collapse`` / ``short-lived`` the collapse
+    criteria compare (default: the bufferbloated ones; `coaplab advise` passes its own overload
+    case, docs/advise.md)."""
+    overloaded = overloaded or _bloated
     values: dict[str, tuple[float | None, str]] = {}
     fct_rows: list[tuple[str, float | None, float | None]] = []
     unn_rows: list[tuple[str, float | None, float | None]] = []
     for sid in ("collapse", "short-lived"):
         for setting, by_cc in _by_setting(results.get(sid, [])).items():
-            if target not in by_cc or not _bloated(by_cc[target]):
+            if target not in by_cc or not overloaded(by_cc[target]):
                 continue
             where = f"{sid}: {_label(setting)}"
             ref_fcts = [f for r in battery.references if r in by_cc and (f := _p50(by_cc[r])) is not None]

@@ -191,6 +191,7 @@ pub fn scenario_schema() -> String {
             "additionalProperties": {"type": "array", "minItems": 1},
         }),
     );
+    props.insert("advise".into(), advise_schema());
     if let Some(defs) = root.get_mut("$defs").and_then(|d| d.as_object_mut()) {
         defs.remove("GroupConfig");
         if let Some(serde_json::Value::Object(link)) = defs.get_mut("LinkConfig") {
@@ -200,6 +201,51 @@ pub fn scenario_schema() -> String {
     let mut text = serde_json::to_string_pretty(&root).expect("schema serializes");
     text.push('\n');
     text
+}
+
+/// The `[advise]` table (`coaplab advise`, docs/advise.md): read by the Python front only
+/// (`coaplab.suites.advise`), which removes it before a configuration reaches the engine, as it
+/// does `[sweep]`. Described here so that editors and the shipped schema know the whole file.
+fn advise_schema() -> serde_json::Value {
+    let range = serde_json::json!({
+        "type": "object",
+        "description": "A numeric range: min, max and an optional step (the grid the search draws from).",
+        "properties": {
+            "min": {"type": "number"},
+            "max": {"type": "number"},
+            "step": {"type": "number", "exclusiveMinimum": 0}
+        },
+        "required": ["min", "max"],
+        "additionalProperties": false
+    });
+    serde_json::json!({
+        "description": "`coaplab advise`: the knobs to tune, the objectives and the budget \
+                        (docs/advise.md). Ignored by `coaplab run`.",
+        "type": "object",
+        "properties": {
+            "knobs": {
+                "description": "Dotted key (\"coap.cc\", \"coap.ack_timeout_s\", ...) -> a fixed \
+                                value, a non-empty list of values, or a range {min, max, step}; \
+                                the knobs not named keep their default ranges.",
+                "type": "object",
+                "additionalProperties": {"anyOf": [
+                    {"type": ["number", "string", "boolean"]},
+                    {"type": "array", "minItems": 1},
+                    range
+                ]}
+            },
+            "objectives": {
+                "description": "What the search trades: latency_p95_s, delivered, or an \
+                                energy.<key> of the summary.",
+                "type": "array", "items": {"type": "string"}, "minItems": 1
+            },
+            "evaluations": {"description": "Budget: candidates evaluated.", "type": "integer", "minimum": 1},
+            "minutes": {"description": "Budget: wall-clock minutes (no new candidate after it).", "type": "number", "exclusiveMinimum": 0},
+            "replications": {"description": "Replications per candidate and case.", "type": "integer", "minimum": 2},
+            "seed": {"description": "The search's seed (default: the scenario's seed).", "type": "integer", "minimum": 0}
+        },
+        "additionalProperties": false
+    })
 }
 
 #[cfg(test)]
@@ -315,7 +361,8 @@ mod tests {
                 "network",
                 "energy",
                 "group",
-                "sweep"
+                "sweep",
+                "advise"
             ]
         );
         assert_eq!(

@@ -364,6 +364,9 @@ fn udp_client(c: &Client, unnecessary: u32, measured: &mut MeasuredPeriod) -> Cl
     row.unnecessary_retransmissions = unnecessary;
     row.timeouts = c.stats.timeouts;
     row.duplicate_responses = c.stats.duplicate_responses;
+    let s = &c.stats;
+    row.mean_exchange_s =
+        (s.completed > 0).then(|| s.exchange_time.secs_f64() / f64::from(s.completed));
     row
 }
 
@@ -381,6 +384,7 @@ fn client_row(id: u32, s: &ClientStats, measured: &mut MeasuredPeriod) -> Client
         unnecessary_retransmissions: 0,
         timeouts: 0,
         duplicate_responses: 0,
+        mean_exchange_s: None,
         tcp: None,
         group: None,
     }
