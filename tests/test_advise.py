@@ -44,6 +44,7 @@ objectives = ["latency_p95_s", "delivered"]
 "coap.ack_random_factor" = 1.0
 "coap.max_retransmit" = 0
 "coap.nstart" = 1
+"coap.probing_rate_bps" = 1000.0
 "coap.ack_timeout_s" = [0.2, 0.4, 0.8, 1.6]
 """
 
@@ -98,6 +99,7 @@ replications = 2
 "coap.ack_random_factor" = 1.0
 "coap.max_retransmit" = 20
 "coap.nstart" = 1
+"coap.probing_rate_bps" = 1000.0
 """
 
 
@@ -139,6 +141,7 @@ evaluations = 8
 "coap.max_retransmit" = 4
 "coap.nstart" = 1
 "coap.ack_random_factor" = 1.5
+"coap.probing_rate_bps" = 1000.0
 """
 
 
@@ -223,7 +226,8 @@ def test_defaults_come_from_the_registry():
     from coaplab import _core
 
     assert knobs["coap.cc"].values == tuple(_core.algorithms())
-    assert ("coap.probing_rate_bps" in knobs) == ("probing_rate_bps" in advise.SCHEMA["coap"])
+    # PROBING_RATE: RFC 7252 §4.8's 1 byte/s up to 1000 bytes/s (no limit in effect).
+    assert knobs["coap.probing_rate_bps"].values == (1.0, 10.0, 100.0, 1000.0)
 
 
 
