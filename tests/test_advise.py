@@ -271,3 +271,18 @@ def test_a_larger_budget_continues_the_same_sequence(tmp_path):
     assert [p["knobs"] for p in second["evaluated"][:3]] == [p["knobs"] for p in first["evaluated"]]
     assert [p["runs_executed"] for p in second["evaluated"][:3]] == [0, 0, 0]
     assert len(second["evaluated"]) > 3 and any(p["runs_executed"] for p in second["evaluated"][3:])
+
+
+def test_fairness_is_not_graded_on_reporting_devices(tmp_path):
+    """TR 45.820's devices report every 30 min to every day by design, so Jain's index of their
+    completed exchanges measures the mix (a device of 1 report a day against one of 48), not
+    the algorithm: advise marks the criterion n/a there, with the reason."""
+    f = tmp_path / "reporting.toml"
+    f.write_text('name = "rep"\nseed = 2\n[workload]\nkind = "reporting"\nclients = 6\nduration_s = 7200.0\n'
+                 'response_bytes = 4\n[advise]\nreplications = 2\nevaluations = 1\n[advise.knobs]\n'
+                 '"coap.cc" = "default"\n"coap.ack_timeout_s" = 2.0\n"coap.ack_random_factor" = 1.5\n'
+                 '"coap.max_retransmit" = 4\n"coap.nstart" = 1\n"coap.probing_rate_bps" = 1000.0\n')
+    ans, _ = advise.advise(f, db=tmp_path / "a.duckdb", jobs=2)
+    (cand,) = ans["evaluated"]
+    assert cand["criteria"]["fairness"]["grade"] == "n/a"
+    assert "TR 45.820" in cand["criteria"]["fairness"]["where"]
