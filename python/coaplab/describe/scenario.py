@@ -35,21 +35,7 @@ from .capi import foreign_digests, is_foreign, load_foreign
 from .schema import SCHEMA_DOCUMENT, deref, enum_values, non_null
 
 #: Bumped whenever the simulation model changes results; part of every configuration identity.
-#: model-2: TCP connection start as Linux does it and HZ 250 retransmission timers
-#: (docs/model.md "Connection start", "Host timers"); TCP results changed, UDP results did not.
-#: model-3: BBR connections count in flight and detect reordering as Linux does without SACK
-#: (docs/model.md "BBR"), and BBR's long-term bandwidth sampling; only BBR results changed.
-#: model-4: the GPRS radio-block uplink (docs/networks.md "The GPRS preset"), ContikiMAC's phase
-#: optimisation on by default, a mesh without `clients` runs one client per client node, and
-#: utilisation over the links' own activity window (docs/model.md); every summary gains the
-#: CoCoA study's metrics. Star UDP results are unchanged but for utilisation where it exceeded 1.
-#: model-5: Contiki's MAC profile spends the MSP430's processing time (`contiki_processing_us`,
-#: 3 ms) between a packet's hand-off and its first CCA (docs/networks.md); only results with
-#: `network.mac = "contiki"` changed.
-#: model-6: a mesh's `requests_delivered` counts distinct requests (the first copy of each
-#: exchange's request to leave the mesh), retransmitted copies move to the new
-#: `request_packets_delivered`, and `carried_kbps` is the distinct requests' bytes at the mesh's
-#: exit (docs/networks.md "Metrics"); no packet moved, only those mesh summary fields.
+#: What each version changed: docs/design.md §9.6, "Model versions".
 MODEL_VERSION = "coaplab-model-6"
 
 #: The most configurations one scenario's sweep may expand to; larger studies are split into

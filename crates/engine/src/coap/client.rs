@@ -10,9 +10,9 @@ use coaplab_cc::{
 };
 
 use crate::coap::messages::MessageFactory;
-use crate::coap::probing::ProbingLimit;
+pub use crate::coap::probing::Probing;
 use crate::packet::Packet;
-use crate::workload::{NextRequest, Plan};
+use crate::workload::Plan;
 
 /// What the client asks the testbed to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,32 +223,6 @@ impl Retired {
 pub const NON_WAKE: u32 = u32::MAX;
 /// The timer "exchange" index that wakes a client whose messages wait for PROBING_RATE.
 pub const PROBE_WAKE: u32 = u32::MAX - 1;
-
-/// A client's PROBING_RATE (`coap.probing_rate_bps`, [`crate::coap::probing`]) and what waits
-/// for it.
-#[derive(Clone, Debug)]
-pub struct Probing {
-    limit: ProbingLimit,
-    /// Retransmissions due but held back: (exchange, the timer to arm once sent), in order.
-    deferred: VecDeque<(u32, Duration)>,
-    /// The workload's next request, drawn but held back.
-    held: Option<NextRequest>,
-    /// The pending wake-up and its generation (older wake-ups are stale).
-    wake_at: Option<Instant>,
-    wake_generation: u32,
-}
-
-impl Probing {
-    pub fn new(rate_bytes_per_s: f64) -> Self {
-        Probing {
-            limit: ProbingLimit::new(rate_bytes_per_s),
-            deferred: VecDeque::new(),
-            held: None,
-            wake_at: None,
-            wake_generation: 0,
-        }
-    }
-}
 
 /// A client's NON traffic (docs/algorithms.md "NON traffic"): `total` messages produced one
 /// every `period`, sent as NONs — with CoCoA's NON rule (draft-ietf-core-cocoa-03 §5), at most
@@ -492,13 +466,9 @@ impl Client {
         out: &mut Vec<Action>,
     ) {
         if exchange == PROBE_WAKE {
-            let Some(p) = self.probing.as_mut() else {
-                return;
-            };
-            if p.wake_generation != generation {
-                return;
+            if !self.probing.as_mut().is_some_and(|p| p.woken(generation)) {
+                return; // stale
             }
-            p.wake_at = None;
             self.send_deferred(now, msgs, out);
             return self.poll_start(now, msgs, out);
         }
@@ -826,16 +796,11 @@ impl Client {
     /// Wakes the client at `at` for what PROBING_RATE holds back (unless an earlier wake-up
     /// is pending).
     fn arm_probe_wake(&mut self, at: Instant, out: &mut Vec<Action>) {
-        let Some(p) = self.probing.as_mut() else {
-            return;
-        };
-        if p.wake_at.is_none_or(|w| at < w) {
-            p.wake_generation += 1;
-            p.wake_at = Some(at);
+        if let Some(generation) = self.probing.as_mut().and_then(|p| p.wake(at)) {
             out.push(Action::ArmTimer {
                 at,
                 exchange: PROBE_WAKE,
-                generation: p.wake_generation,
+                generation,
             });
         }
     }

@@ -18,7 +18,57 @@
 //! NSTART > 1 the second parallel request waits likewise; NON messages without responses are
 //! paced at the rate. Bytes are IP bytes (what the link carries). Sans-IO: told `now`.
 
+use std::collections::VecDeque;
+
 use coaplab_cc::{Duration, Instant};
+
+use crate::workload::NextRequest;
+
+/// A client's PROBING_RATE and what waits for it: the limit, the retransmissions and the
+/// workload's request it holds back, and the wake-up that lets them go.
+#[derive(Clone, Debug)]
+pub struct Probing {
+    pub(super) limit: ProbingLimit,
+    /// Retransmissions due but held back: (exchange, the timer to arm once sent), in order.
+    pub(super) deferred: VecDeque<(u32, Duration)>,
+    /// The workload's next request, drawn but held back.
+    pub(super) held: Option<NextRequest>,
+    /// The pending wake-up and its generation (older wake-ups are stale).
+    wake_at: Option<Instant>,
+    wake_generation: u32,
+}
+
+impl Probing {
+    pub fn new(rate_bytes_per_s: f64) -> Self {
+        Probing {
+            limit: ProbingLimit::new(rate_bytes_per_s),
+            deferred: VecDeque::new(),
+            held: None,
+            wake_at: None,
+            wake_generation: 0,
+        }
+    }
+
+    /// A wake-up wanted at `at`: the generation of the timer to arm, or `None` when an earlier
+    /// (or the same) wake-up is pending.
+    pub fn wake(&mut self, at: Instant) -> Option<u32> {
+        if self.wake_at.is_some_and(|w| w <= at) {
+            return None;
+        }
+        self.wake_generation += 1;
+        self.wake_at = Some(at);
+        Some(self.wake_generation)
+    }
+
+    /// The wake-up of `generation` fired: whether it is the pending one (not stale).
+    pub fn woken(&mut self, generation: u32) -> bool {
+        if generation != self.wake_generation {
+            return false;
+        }
+        self.wake_at = None;
+        true
+    }
+}
 
 /// A client's PROBING_RATE state.
 #[derive(Clone, Debug)]
