@@ -2,6 +2,7 @@
 
 import re
 
+from coaplab.suites import nstart
 from coaplab.suites.reproduce import COMPARISONS, available, load
 
 
@@ -18,10 +19,15 @@ def test_every_builtin_scenario_is_valid():
             assert load(part).configurations()
 
 
-def test_comparisons_pair_udp_with_tcp():
-    for _, parts in COMPARISONS.values():
+def test_comparisons_pair_udp_with_tcp_or_are_the_nstart_study():
+    """A comparison runs several scenario files: UDP beside TCP (they cannot share a sweep), or
+    the NSTART study's three networks (docs/validation.md "NSTART"), all over UDP."""
+    for name, (_, parts) in COMPARISONS.items():
         transports = {load(p).configurations()[0]["coap"]["transport"] for p in parts}
-        assert transports == {"udp", "tcp"}
+        if name == "nstart":
+            assert parts == nstart.PARTS and transports == {"udp"}
+        else:
+            assert transports == {"udp", "tcp"}
 
 
 def test_reproduce_prints_published_vs_simulated(cli):

@@ -38,8 +38,9 @@ def _scenario_dir():
     return resources.files("coaplab").joinpath("scenarios")
 
 
-#: Comparisons that need more than one scenario file (UDP and TCP cannot share a sweep:
-#: their algorithms differ): target name → (description, scenario files run in order).
+#: Targets that need more than one scenario file — UDP beside TCP (they cannot share a sweep:
+#: their algorithms differ), or the NSTART study's networks: target name → (description,
+#: scenario files run in order).
 COMPARISONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "short-lived": (("Short-lived TCP vs UDP: 1-400 clients, continuous and random, 2500 B and unlimited buffer; "
                      "TCP with New Reno as the study ran it, and with CUBIC (coaplab's extension)"),
