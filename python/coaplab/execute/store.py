@@ -43,7 +43,8 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Self
 
@@ -488,21 +489,13 @@ class ResultsDB:
         disk) leaves the database as it was, and the next command upgrades it again."""
         # Version 1 is SCHEMA itself (idempotent: it also adds the columns and tables later
         # releases of version 1 added).
-        self.con.execute("BEGIN TRANSACTION")
-        try:
+        with self._transaction():
             had_cc_state = self._has_table("cc_state")
             self.con.execute(SCHEMA)
             if version is not None and not had_cc_state:
                 self._fill_cc_state()
             self.con.execute("INSERT OR REPLACE INTO coaplab_meta VALUES ('schema_version', ?)",
                              (str(SCHEMA_VERSION),))
-            self.con.execute("COMMIT")
-        except BaseException:
-            try:
-                self.con.execute("ROLLBACK")
-            except Exception:  # noqa: BLE001, S110 - the connection may be unusable after an I/O error
-                pass
-            raise
 
     def _has_table(self, table: str) -> bool:
         return self.con.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' "
@@ -630,11 +623,25 @@ class ResultsDB:
             raise ResourceError(f"--db: cannot store results in {str(self.path)!r}: {reason}; the runs stored "
                                 "before are kept: free space and re-run the same command to resume") from None
 
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One transaction: committed when the block ends, rolled back when it raises (anything,
+        Ctrl-C included), so that the database is never left half-written."""
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield
+            self.con.execute("COMMIT")
+        except BaseException:
+            try:
+                self.con.execute("ROLLBACK")
+            except Exception:  # noqa: BLE001, S110 - the connection may be unusable after an I/O error
+                pass
+            raise
+
     def _write(self, batch, frames) -> None:
         """One transaction: removes the stored failures being retried, inserts the rows, and
         records the output files written (:meth:`outputs`)."""
-        self.con.execute("BEGIN TRANSACTION")
-        try:
+        with self._transaction():
             if getattr(self, "_outputs", None):
                 self.con.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?, ?, ?)", self._outputs)
             for cid, _, rep, _, _, _ in batch:
@@ -644,13 +651,6 @@ class ResultsDB:
                     self.con.register("batch_rows", frame)
                     self.con.execute(f"INSERT INTO {table} ({', '.join(frame.columns)}) SELECT * FROM batch_rows")
                     self.con.unregister("batch_rows")
-            self.con.execute("COMMIT")
-        except BaseException:
-            try:
-                self.con.execute("ROLLBACK")
-            except Exception:  # noqa: BLE001, S110 - the connection may be unusable after an I/O error
-                pass
-            raise
 
     def delete_run(self, cid: str, rep: int) -> None:
         """Removes a stored run (an emulated run measured again replaces the earlier one)."""
