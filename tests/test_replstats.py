@@ -236,3 +236,30 @@ def test_too_few_replications():
     # Clients without an FCT (no exchange completed) are left out.
     s = replication_stats([{"clients": [{"fct_s": None}, {"fct_s": 2.0}]}])
     assert s["median_per_replication"] == [2.0]
+
+
+def test_a_process_loads_numpy_once_the_loop_has_cost_as_much():
+    """The plain loop while numpy is not loaded, until the loops have taken LOOP_BUDGET steps in
+    all; then numpy, with the same numbers. A fresh interpreter, so numpy is not loaded yet."""
+    import subprocess
+    import sys
+
+    # Ten one-value replications: 2000 × (10 + 10) = 40 000 steps a call; 11 calls take
+    # 440 000 ≤ 450 000 steps, the 12th would take 480 000 > 450 000: numpy from the 12th on.
+    script = """
+import json, sys
+from coaplab.analyse.replstats import replication_stats, LOOP_BUDGET
+assert LOOP_BUDGET == 450_000
+runs = [{"clients": [{"fct_s": 0.5 + (7 * i % 10) / 4}]} for i in range(10)]
+out = []
+for call in range(13):
+    s = replication_stats(runs)
+    out.append(("numpy" in sys.modules, s["median"], s["mean"]))
+print(json.dumps(out))
+"""
+    got = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    import json
+
+    calls = json.loads(got.stdout)
+    assert [loaded for loaded, _, _ in calls] == [False] * 11 + [True] * 2
+    assert all(c[1:] == calls[0][1:] for c in calls)  # the loop, warm or not, and numpy agree

@@ -296,9 +296,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--replications", type=int, default=10, help="replications per scenario (default 10)")
     ap.add_argument("--exchanges", type=int, default=50, help="UDP exchanges per client (default 50)")
     ap.add_argument("--repeats", type=int, default=3, help="timed repeats per side (default 3)")
-    ap.add_argument("--warm", type=int, default=3,
+    ap.add_argument("--warm", type=int, default=15,
                     help="warm coaplab.run calls after the first in each coaplab child; the least is "
-                         "'coaplab run' (default 3)")
+                         "'coaplab run' (default 15: a process resamples its summaries' bootstrap in "
+                         "plain Python until that has cost about numpy's import, then with numpy — "
+                         "for 10 one-client replications after 11 calls; analyse/replstats.py)")
     ap.add_argument("--build-dir", help="where the ns-3 program is built (default: a temporary directory)")
     ap.add_argument("--ns3-include", default="/usr/include", help="directory holding ns3/*.h")
     ap.add_argument("--ns3-lib", default=None, help="directory of the libns3-*.so (default: the linker's)")

@@ -247,13 +247,44 @@ def replication_stats(runs: list[dict[str, Any]], resamples: int = RESAMPLES, se
 #: the first `coaplab.run` of one TCP firmware client × 10 replications in a fresh process took
 #: 0.106 s of CPU through numpy and 0.030 s through the loop (docs/performance.md, "Start-up").
 LOOP_STEPS = 100_000
+#: The loop's steps a process takes in all before it imports numpy instead: about what the
+#: import costs (≈ 75 ms at ≈ 6 M steps per CPU-second). The rule of renting skis until their
+#: price is paid: a script that calls `coaplab.run` once never loads numpy, one that calls it
+#: many times (a warm loop, `coaplab advise`, the ns-3 comparison) stops paying ≈ 7 ms per call
+#: after the first few, and neither pays more than twice the better choice made in hindsight
+#: (Karlin et al., "Competitive snoopy caching", Algorithmica 1988). Both paths give the same
+#: numbers to the last bit (tests/test_replstats.py).
+LOOP_BUDGET = 450_000
+_loop_spent = 0
 
 
 def _small_without_numpy(resamples: int, r: int, m: int) -> bool:
     """Whether to resample in plain Python: numpy is not loaded yet (importing it is most of
-    a small run's start-up) and the loop costs less than the import. Both ways give the same
-    numbers (tests/test_replstats.py)."""
-    return "numpy" not in sys.modules and resamples * (r + m) <= LOOP_STEPS
+    a small run's start-up), the loop costs less than the import, and the loops this process
+    already ran have not cost as much as the import (:data:`LOOP_BUDGET`). Both ways give the
+    same numbers (tests/test_replstats.py)."""
+    global _loop_spent
+    steps = resamples * (r + m)
+    if "numpy" in sys.modules or steps > LOOP_STEPS or _loop_spent + steps > LOOP_BUDGET:
+        return False
+    _loop_spent += steps
+    return True
+
+
+@functools.lru_cache(maxsize=8)
+def _loop_counts(seed: int, resamples: int, r: int) -> tuple[tuple[int, ...], ...]:
+    """The plain loop's :func:`resample_counts`: per resample, how many times it picks each
+    replication. The draws depend only on the seed, so they are made once per (seed,
+    resamples, R) and reused, as the vectorised path does (a warm process's next summary of R
+    replications skips 2000 × R draws of Python's generator)."""
+    draw = random.Random(seed).random
+    rows = []
+    for _ in range(resamples):
+        counts = [0] * r
+        for _ in range(r):
+            counts[int(draw() * r)] += 1
+        rows.append(tuple(counts))
+    return tuple(rows)
 
 
 def _bootstrap_loop(pooled, sums, lens, resamples: int, seed: int) -> tuple[list[float], list[float]]:
@@ -261,16 +292,11 @@ def _bootstrap_loop(pooled, sums, lens, resamples: int, seed: int) -> tuple[list
     same draws, and each resample's median found by walking the pooled (value, replication)
     pairs with the resample's counts; the same arithmetic as the vectorised path."""
     r = len(sums)
-    draw = random.Random(seed).random
-    picks = [int(draw() * r) for _ in range(resamples * r)]
     values = [x for x, _ in pooled]
     owner = [i for _, i in pooled]
     mul = operator.mul
     boot_median, boot_mean = [], []
-    for b in range(0, resamples * r, r):
-        counts = [0] * r
-        for j in picks[b:b + r]:
-            counts[j] += 1
+    for counts in _loop_counts(seed, resamples, r):
         n = sum(map(mul, counts, lens))
         h = (n - 1) * 0.5
         lo_rank = math.floor(h)

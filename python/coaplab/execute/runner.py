@@ -17,6 +17,7 @@ import json
 import os
 import queue
 import sys
+import threading
 import time
 from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
@@ -330,11 +331,12 @@ def _local(runner: RunFn, tasks: list, jobs: int) -> Generator[list, None, None]
     Each future puts itself on a queue when done, so collecting a batch costs its own size:
     ``concurrent.futures.wait(pending, FIRST_COMPLETED)`` installs and removes a waiter on every
     pending future per batch, quadratic in the runs (docs/performance.md, "Summaries")."""
-    pool = ThreadPoolExecutor(max_workers=jobs)
+    pool = _pool(jobs)
     done: queue.SimpleQueue = queue.SimpleQueue()
     remaining = len(tasks)
-    for t in tasks:
-        pool.submit(_timed, runner, t).add_done_callback(done.put)
+    futures = [pool.submit(_timed, runner, t) for t in tasks]
+    for f in futures:
+        f.add_done_callback(done.put)
     try:
         while remaining:
             batch = [done.get()]
@@ -347,10 +349,25 @@ def _local(runner: RunFn, tasks: list, jobs: int) -> Generator[list, None, None]
             yield [f.result() for f in batch]
     finally:
         if remaining:
-            pool.shutdown(wait=False, cancel_futures=True)
+            for f in futures:
+                f.cancel()  # the queued ones; the running ones stop at their next guard check
             _stop_engine_runs()
-        else:
-            pool.shutdown()
+
+
+#: The thread pools of this process by size, kept between calls: starting and joining a pool's
+#: threads cost a warm `coaplab.run` of a small scenario more CPU than its summaries
+#: (docs/performance.md, "Against ns-3"). Idle threads wait on a queue and cost nothing.
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _pool(jobs: int) -> ThreadPoolExecutor:
+    """The process's pool of ``jobs`` threads (made on first use)."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(jobs)
+        if pool is None:
+            pool = _POOLS[jobs] = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix=f"coaplab-run-{jobs}")
+        return pool
 
 
 class OutputTooLarge(CoaplabError):
