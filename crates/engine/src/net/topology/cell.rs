@@ -239,6 +239,55 @@ fn build(cfg: &RunConfig, rep: u64, kind: CellKind) -> Result<Topology, Error> {
     })
 }
 
+/// How long one device's report of `ip_bytes` takes from entering the idle device to leaving
+/// the cell towards the core, ms: the exception-report latency of TR 45.820's target (a
+/// report delivered within 10 s at 164 dB; docs/networks.md "Calibration"). The cell is `n`'s
+/// (its first coupling loss is the device's: a fixed value, or `low` of a distribution), with
+/// one device and nothing else on the carrier; the report arrives at a moment drawn uniformly
+/// over 2560 ms (four 640-ms NPRACH periods; SIB1-NB's period) from `seed`, which also seeds
+/// the cell's random stream (preamble picks, block errors with `n.bler`).
+pub fn report_latency_ms(
+    kind: CellKind,
+    n: &CellConfig,
+    ip_bytes: u32,
+    seed: u64,
+) -> Result<f64, Error> {
+    use crate::net::cellular::CellOutcome;
+    use crate::net::event::{NetEvent, Scheduler};
+    use coaplab_cc::rng::Xoshiro256pp;
+    use coaplab_cc::Instant;
+
+    struct Queue(Vec<(Instant, NetEvent)>);
+    impl Scheduler for Queue {
+        fn schedule_net(&mut self, at: Instant, event: NetEvent) {
+            self.0.push((at, event));
+        }
+    }
+    let mut n = n.clone();
+    if let CouplingLoss::Distribution { low, .. } = n.coupling_loss_db {
+        n.coupling_loss_db = CouplingLoss::Fixed(low);
+    }
+    let mut rng = Xoshiro256pp::seed_from_u64(seed);
+    let p = params(kind, &n, 1, &mut rng)?;
+    let t0 = Instant::from_millis(rng.next_u64() % 2560);
+    let mut cell = Cell::new(p, 0, rng);
+    let mut q = Queue(Vec::new());
+    cell.enter(t0, 0, ip_bytes, Some(0), None, &mut q);
+    // The events in time order (first scheduled first among equals) until the report leaves.
+    while let Some(i) = (0..q.0.len()).min_by_key(|&i| (q.0[i].0, i)) {
+        let (t, ev) = q.0.remove(i);
+        if let NetEvent::Cell(_, ev) = ev {
+            if let CellOutcome::Exit(_) = cell.handle(t, ev, &mut q) {
+                return Ok((t.nanos() - t0.nanos()) as f64 / 1e6);
+            }
+        }
+    }
+    Err(Error::key(
+        "network",
+        "the report never left the cell".to_string(),
+    ))
+}
+
 pub fn build_nbiot(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
     build(cfg, replication, CellKind::NbIot)
 }
