@@ -320,7 +320,7 @@ impl Numerology {
         };
         let spacing = 256 / self.sib1_reps;
         let f = (frame % 256 + 256 - first) % 256;
-        f % spacing < 16 && f % 2 == 0
+        f % spacing < 16 && f.is_multiple_of(2)
     }
 }
 
