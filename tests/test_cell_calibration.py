@@ -107,3 +107,15 @@ def test_the_target_prints_a_verdict_per_figure(cli):
         assert re.search(rf"^\s+{re.escape(f['id'])}\s.*\s(met|missed)\s", out.stdout, re.MULTILINE), f["id"]
     # The bare timing's peak meets its figure.
     assert re.search(r"^\s+nb1-downlink-peak\s.*26\.154.*\smet\s", out.stdout, re.MULTILINE)
+
+
+def test_the_battery_presets_print_their_verdict(cli):
+    # TR 45.820's evaluation of the 10-year target on its own preset: the verdict row first.
+    out = cli("reproduce", "nbiot-battery-164-tr45820", "--no-db", "--no-progress")
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"^\s+battery-164-tr45820\s.*\sat least\s+(met|missed)\s+years$", out.stdout, re.MULTILINE)
+    # A doctored summary: 12 years meets the target, 4 misses it.
+    rows = cc.battery_rows("nbiot-battery-164-tr45820", [{"energy": {"battery_life_years": 12.0}},
+                                                        {"energy": {"battery_life_years": 4.0}}])
+    assert [r["verdict"] for r in rows] == [MET, MISSED]
+    assert cc.battery_rows("udp-1client-continuous", [{"energy": None}]) == []

@@ -129,3 +129,16 @@ def cell_calibration_rows(jobs: int | None = None, figures: list[dict[str, Any]]
     figures = load_cell_figures() if figures is None else figures
     measure = measure or (lambda f: simulate(f, jobs))
     return [verdict_row(f, measure(f)) for f in figures]
+
+
+def battery_rows(target: str, summaries: list[dict[str, Any]],
+                 figures: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The battery figures whose preset is `target`, judged on a run of it (every replication
+    the run made): what `coaplab reproduce nbiot-battery-164-tr45820` prints first."""
+    figures = load_cell_figures() if figures is None else figures
+    out = []
+    for f in figures:
+        if f["measure"]["kind"] == "battery" and f["measure"]["target"] == target:
+            for s in summaries:
+                out.append(verdict_row(f, (s.get("energy") or {}).get("battery_life_years")))
+    return out

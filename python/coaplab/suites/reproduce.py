@@ -235,7 +235,7 @@ def reproduce(names: list[str], jobs: int | None = None, db: str | None = None, 
         for part in COMPARISONS[name][1] if name in COMPARISONS else (name,):
             scenario = nstart.scenario(part) if part in nstart.PARTS else load(part)
             result = run_scenario(scenario, jobs=jobs, db=db, progress=progress, cluster=cluster)
-            verdicts = fct_rows(part, result, figures)
+            verdicts = fct_rows(part, result, figures) + cell_calibration.battery_rows(part, result.summaries)
             if part in COCOA_GPRS_TARGETS:  # the CoCoA study's Table II: mean RTT and initial RTO
                 verdicts += table2_rows(part, result)
             statements = [{"experiment": part, **r} for r in statement_verdicts(part, result.summaries)]
