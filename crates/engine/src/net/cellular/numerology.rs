@@ -94,7 +94,7 @@ pub struct Numerology {
     pub anchor: bool,
     /// SIB1-NB repetitions in its 2560-ms period (4, 8 or 16: `schedulingInfoSIB1` of the
     /// MIB-NB, TS 36.213 Table 16.4.1.3-3), and the physical cell id N_ID^cell, which picks
-    /// the frames they start in (same table). Only read on the anchor carrier.
+    /// the frames they start in (Table 16.4.1.3-4). Only read on the anchor carrier.
     pub sib1_reps: u64,
     pub cell_id: u64,
     /// Connected-mode uplink access: `Some(period)`: a scheduling request on the uplink
@@ -289,10 +289,10 @@ impl Numerology {
 
     /// Whether downlink subframe `sf` (ms since time zero, frame = sf / 10) is a valid NB-IoT
     /// DL subframe, one that can carry NPDCCH / NPDSCH (TS 36.213 §16.4: not one with NPSS,
-    /// NSSS, NPBCH or SIB1-NB): on the NB-IoT anchor carrier subframe 0 carries NPBCH,
-    /// subframe 5 NPSS, subframe 9 of even frames NSSS (TS 36.211 §10.2.7, §10.2.8), and
-    /// subframe 4 of SIB1-NB's frames SIB1-NB ([`Numerology::sib1_frame`]). SI messages
-    /// (SIB2-NB …) are not modelled.
+    /// NSSS, NPBCH or SIB1-NB; also TS 36.101 Table A.2.4-1, note 4): on the NB-IoT anchor
+    /// carrier subframe 0 carries NPBCH, subframe 5 NPSS, subframe 9 of even frames NSSS
+    /// (TS 36.211 §10.2.7, §10.2.8), and subframe 4 of SIB1-NB's frames SIB1-NB
+    /// ([`Numerology::sib1_frame`]). SI messages (SIB2-NB …) are not modelled.
     pub fn dl_valid(&self, sf: u64) -> bool {
         if !self.anchor {
             return true;
@@ -308,7 +308,7 @@ impl Numerology {
     /// the `sib1_reps` repetitions in the 256-frame (2560 ms) period is sent in subframe 4 of
     /// every other frame of 16 consecutive frames, the repetitions equally spaced over the
     /// period (256 / `sib1_reps` frames apart), the first one starting in the frame Table
-    /// 16.4.1.3-3 gives: 4 repetitions: N_ID mod 4 = 0, 1, 2, 3 → frame 0, 16, 32, 48; 8:
+    /// 16.4.1.3-4 gives: 4 repetitions: N_ID mod 4 = 0, 1, 2, 3 → frame 0, 16, 32, 48; 8:
     /// N_ID mod 2 = 0, 1 → 0, 16; 16: N_ID mod 2 = 0, 1 → 0, 1. With 16 repetitions the
     /// 16-frame blocks fill the period: every other frame.
     pub fn sib1_frame(&self, frame: u64) -> bool {
@@ -359,7 +359,7 @@ mod tests {
         assert!((0..20).all(|s| m1().dl_valid(s)));
     }
 
-    /// TS 36.213 §16.4.1.3 / Table 16.4.1.3-3, by hand:
+    /// TS 36.213 §16.4.1.3 / Table 16.4.1.3-4, by hand:
     /// - 16 repetitions, cell 1 (odd): frames 1, 3, …, 255 carry SIB1-NB, 0, 2, … do not; in
     ///   frame 257 (= 1 of the next period) again.
     /// - 8 repetitions, cell 1: start frame 16, 256 / 8 = 32 frames apart: frames 16, 18, …, 30
