@@ -206,6 +206,43 @@ fn default_clients(network: &str) -> PyResult<Option<usize>> {
     Ok(coaplab_engine::net::topology::default_clients(&network))
 }
 
+/// A cell category's downlink peak rate with one HARQ process at level 0, kbit/s
+/// (`net::cellular::procedures::peak_downlink_kbps`: `blocks` of the largest transport block
+/// back to back; `broadcast`: on the NB-IoT anchor carrier with its broadcast subframes). An
+/// unknown category raises `ValueError` naming the categories.
+#[pyfunction]
+#[pyo3(signature = (category, broadcast, blocks=1000))]
+fn cell_peak_downlink_kbps(category: &str, broadcast: bool, blocks: u32) -> PyResult<f64> {
+    use coaplab_engine::net::cellular::{numerology::Numerology, procedures::peak_downlink_kbps};
+    let num = Numerology::of(category).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "cell category: unknown {category:?}; allowed: nb1, nb2, m1"
+        ))
+    })?;
+    Ok(peak_downlink_kbps(&num, broadcast, blocks))
+}
+
+/// How long one report of `ip_bytes` takes from an idle device into the core on the cell the
+/// `network` table (JSON) describes, ms (`net::topology::cell::report_latency_ms`; the report
+/// arrives at a moment drawn from `seed`). A table that is not a cell's, or an invalid one,
+/// raises `ValueError` with the engine's one line.
+#[pyfunction]
+fn cell_report_latency_ms(network: &str, ip_bytes: u32, seed: u64) -> PyResult<f64> {
+    use coaplab_engine::config::NetworkConfig;
+    use coaplab_engine::net::topology::cell::{report_latency_ms, CellKind};
+    let table = serde_json::from_str(network).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let (kind, cell) = match NetworkConfig::from_table(table).map_err(PyValueError::new_err)? {
+        NetworkConfig::Nbiot(c) => (CellKind::NbIot, c),
+        NetworkConfig::Ltem(c) => (CellKind::LteM, c),
+        _ => {
+            return Err(PyValueError::new_err(
+                "network.kind: not a cell; allowed: nbiot, ltem",
+            ))
+        }
+    };
+    report_latency_ms(kind, &cell, ip_bytes, seed).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// The JSON Schema of scenario files (JSON text): every configuration key with its type,
 /// default, range and allowed values, as the engine's configuration types define them.
 #[pyfunction]
@@ -340,6 +377,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plugin_enter, m)?)?;
     m.add_function(wrap_pyfunction!(plugin_leave, m)?)?;
     m.add_function(wrap_pyfunction!(config_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(cell_peak_downlink_kbps, m)?)?;
+    m.add_function(wrap_pyfunction!(cell_report_latency_ms, m)?)?;
     m.add_function(wrap_pyfunction!(topologies, m)?)?;
     m.add_function(wrap_pyfunction!(default_clients, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_controllers, m)?)?;

@@ -14,7 +14,7 @@ from ..execute.cluster import connect
 from ..execute.runner import RunResult, run_scenario
 from ..names import did_you_mean
 from ..present.output import energy_lines, rows_csv, rows_json
-from . import nstart
+from . import cell_calibration, nstart
 from .calibration import (
     COCOA_GPRS_TARGETS,
     cocoa_table2_rows,
@@ -61,6 +61,7 @@ def available() -> dict[str, str]:
             out[entry.name[: -len(".toml")]] = first.lstrip("# ").strip()
     for name, (description, _) in COMPARISONS.items():
         out[name] = description
+    out[cell_calibration.TARGET] = cell_calibration.DESCRIPTION
     return dict(sorted(out.items()))
 
 
@@ -225,10 +226,16 @@ def reproduce(names: list[str], jobs: int | None = None, db: str | None = None, 
     statement_rows: list[dict[str, Any]] = []
     detail_rows: list[dict[str, Any]] = []
     for name in names:
+        if name == cell_calibration.TARGET:  # computed figures, no scenario file of its own
+            verdicts = cell_calibration.cell_calibration_rows(jobs)
+            verdict_rows += verdicts
+            if fmt == "text":
+                out += [f"== {name}: verdicts ==", verdicts_text(verdicts)]
+            continue
         for part in COMPARISONS[name][1] if name in COMPARISONS else (name,):
             scenario = nstart.scenario(part) if part in nstart.PARTS else load(part)
             result = run_scenario(scenario, jobs=jobs, db=db, progress=progress, cluster=cluster)
-            verdicts = fct_rows(part, result, figures)
+            verdicts = fct_rows(part, result, figures) + cell_calibration.battery_rows(part, result.summaries)
             if part in COCOA_GPRS_TARGETS:  # the CoCoA study's Table II: mean RTT and initial RTO
                 verdicts += table2_rows(part, result)
             statements = [{"experiment": part, **r} for r in statement_verdicts(part, result.summaries)]

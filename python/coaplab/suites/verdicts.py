@@ -160,6 +160,8 @@ def cells(r: dict[str, Any]) -> dict[str, str]:
         diff = f"{r['diff']:.3f}" if tv else f"{r['diff'] * 100:+.3f} %"
     tol = r["tolerance"]
     tol_s = "—" if tol is None else (f"≤ {tol:.2f}" if tv else f"±{tol * 100:g} %")
+    if r.get("bound"):  # a bound (cell calibration, `coaplab.suites.cell_calibration`): "at most" / "at least"
+        tol_s = r["bound"]
     return {"published": shares_text(r["published"], bins) if tv else _num(r["published"], unit), "simulated": sim, "diff": diff,
             "tolerance": tol_s}
 

@@ -92,6 +92,11 @@ pub struct Numerology {
     /// Whether the downlink carrier loses subframes to synchronisation and broadcast (the
     /// NB-IoT anchor carrier; [`dl_valid`]).
     pub anchor: bool,
+    /// SIB1-NB repetitions in its 2560-ms period (4, 8 or 16: `schedulingInfoSIB1` of the
+    /// MIB-NB, TS 36.213 Table 16.4.1.3-3), and the physical cell id N_ID^cell, which picks
+    /// the frames they start in (Table 16.4.1.3-4). Only read on the anchor carrier.
+    pub sib1_reps: u64,
+    pub cell_id: u64,
     /// Connected-mode uplink access: `Some(period)`: a scheduling request on the uplink
     /// control channel every `period` subframes (LTE-M PUCCH); `None`: random access (NB-IoT
     /// Rel-13/14 has no scheduling request, TS 36.321 §5.4.4).
@@ -158,6 +163,12 @@ pub fn nb1() -> Numerology {
         // TS 36.213 §16.3.3: Msg3 at n + k0, k0 = 12 (smallest of Table 16.3.3-1).
         gap_msg3: 12,
         anchor: true,
+        // SIB1-NB with 16 repetitions (schedulingInfoSIB1 2, 5, 8 or 11, TS 36.213 Table
+        // 16.4.1.3-3): assumed — the cell serves the 164-dB level 2, and SIB1-NB must reach
+        // it, so it repeats the most the table allows. Cell id 0 (assumed): SIB1-NB starts in
+        // even frames.
+        sib1_reps: 16,
+        cell_id: 0,
         sr_period: None,
         // TR 45.820 / TS 36.300 §23.21: NB-IoT's 164 dB maximum coupling loss.
         max_coupling_loss_db: 164.0,
@@ -220,6 +231,8 @@ pub fn m1() -> Numerology {
         // TS 36.213 §6.1.1: Msg3 at n + k1, k1 ≥ 6.
         gap_msg3: 5,
         anchor: false,
+        sib1_reps: 0,
+        cell_id: 0,
         // SR on PUCCH every 10 ms (sr-ConfigIndex, TS 36.213 Table 10.1.5-1; assumed).
         sr_period: Some(10),
         // TR 36.888 / TS 36.300: LTE-M's 155.7 dB maximum coupling loss (CE mode B).
@@ -274,16 +287,40 @@ impl Numerology {
         }
     }
 
-    /// Whether downlink subframe `sf` (ms since time zero, frame = sf / 10) can carry
-    /// NPDCCH / NPDSCH: on the NB-IoT anchor carrier subframe 0 carries NPBCH, subframe 5
-    /// NPSS, and subframe 9 of even frames NSSS (TS 36.211 §10.2.7, §10.2.8) — 5 of every
-    /// 20 subframes. SIB1-NB and other system information are not modelled.
+    /// Whether downlink subframe `sf` (ms since time zero, frame = sf / 10) is a valid NB-IoT
+    /// DL subframe, one that can carry NPDCCH / NPDSCH (TS 36.213 §16.4: not one with NPSS,
+    /// NSSS, NPBCH or SIB1-NB; also TS 36.101 Table A.2.4-1, note 4): on the NB-IoT anchor
+    /// carrier subframe 0 carries NPBCH, subframe 5 NPSS, subframe 9 of even frames NSSS
+    /// (TS 36.211 §10.2.7, §10.2.8), and subframe 4 of SIB1-NB's frames SIB1-NB
+    /// ([`Numerology::sib1_frame`]). SI messages (SIB2-NB …) are not modelled.
     pub fn dl_valid(&self, sf: u64) -> bool {
         if !self.anchor {
             return true;
         }
         let (frame, sub) = (sf / 10, sf % 10);
-        !(sub == 0 || sub == 5 || (sub == 9 && frame % 2 == 0))
+        !(sub == 0
+            || sub == 5
+            || (sub == 9 && frame % 2 == 0)
+            || (sub == 4 && self.sib1_frame(frame)))
+    }
+
+    /// Whether frame `frame` carries SIB1-NB (in its subframe 4). TS 36.213 §16.4.1.3: each of
+    /// the `sib1_reps` repetitions in the 256-frame (2560 ms) period is sent in subframe 4 of
+    /// every other frame of 16 consecutive frames, the repetitions equally spaced over the
+    /// period (256 / `sib1_reps` frames apart), the first one starting in the frame Table
+    /// 16.4.1.3-4 gives: 4 repetitions: N_ID mod 4 = 0, 1, 2, 3 → frame 0, 16, 32, 48; 8:
+    /// N_ID mod 2 = 0, 1 → 0, 16; 16: N_ID mod 2 = 0, 1 → 0, 1. With 16 repetitions the
+    /// 16-frame blocks fill the period: every other frame.
+    pub fn sib1_frame(&self, frame: u64) -> bool {
+        let first = match self.sib1_reps {
+            4 => (self.cell_id % 4) * 16,
+            8 => (self.cell_id % 2) * 16,
+            16 => self.cell_id % 2,
+            _ => return false,
+        };
+        let spacing = 256 / self.sib1_reps;
+        let f = (frame % 256 + 256 - first) % 256;
+        f % spacing < 16 && f.is_multiple_of(2)
     }
 }
 
@@ -305,13 +342,52 @@ mod tests {
         assert_eq!(m1().block(5000, 0, true), (936, 1));
     }
 
-    /// Frames 0 and 1: subframes 0, 5, 9 (frame 0 even), 10, 15 are taken; 19 (frame 1, odd)
-    /// is free: 5 of 20.
+    /// Frames 0 and 1 with SIB1-NB's 16 repetitions in cell 0 (even frames): subframes 0
+    /// (NPBCH), 4 (SIB1-NB, frame 0 even), 5 (NPSS), 9 (NSSS, frame 0 even), 10, 15 are taken;
+    /// 14 and 19 (frame 1, odd) are free: 6 of 20. Without SIB1-NB, 5 of 20.
     #[test]
-    fn the_anchor_carrier_loses_five_of_twenty_subframes() {
+    fn the_anchor_carrier_loses_six_of_twenty_subframes() {
         let n = nb1();
         let taken: Vec<u64> = (0..20).filter(|&s| !n.dl_valid(s)).collect();
+        assert_eq!(taken, vec![0, 4, 5, 9, 10, 15]);
+        let no_sib1 = Numerology {
+            sib1_reps: 0,
+            ..nb1()
+        };
+        let taken: Vec<u64> = (0..20).filter(|&s| !no_sib1.dl_valid(s)).collect();
         assert_eq!(taken, vec![0, 5, 9, 10, 15]);
         assert!((0..20).all(|s| m1().dl_valid(s)));
+    }
+
+    /// TS 36.213 §16.4.1.3 / Table 16.4.1.3-4, by hand:
+    /// - 16 repetitions, cell 1 (odd): frames 1, 3, …, 255 carry SIB1-NB, 0, 2, … do not; in
+    ///   frame 257 (= 1 of the next period) again.
+    /// - 8 repetitions, cell 1: start frame 16, 256 / 8 = 32 frames apart: frames 16, 18, …, 30
+    ///   (16 frames from 16, every other one), not 32 (next block starts at 48), 48 yes.
+    /// - 4 repetitions, cell 3: start frame 48, 64 apart: 48 … 62 and 112 … 126; not 64.
+    #[test]
+    fn sib1_nb_frames_follow_the_cell_id_and_repetitions() {
+        let with = |reps, cell_id| Numerology {
+            sib1_reps: reps,
+            cell_id,
+            ..nb1()
+        };
+        let n = with(16, 1);
+        assert!(n.sib1_frame(1) && n.sib1_frame(255) && n.sib1_frame(257));
+        assert!(!n.sib1_frame(0) && !n.sib1_frame(2) && !n.sib1_frame(256));
+        let n = with(8, 1);
+        let frames: Vec<u64> = (0..64).filter(|&f| n.sib1_frame(f)).collect();
+        assert_eq!(
+            frames,
+            vec![16, 18, 20, 22, 24, 26, 28, 30, 48, 50, 52, 54, 56, 58, 60, 62]
+        );
+        let n = with(4, 3);
+        let frames: Vec<u64> = (0..128).filter(|&f| n.sib1_frame(f)).collect();
+        assert_eq!(
+            frames,
+            vec![48, 50, 52, 54, 56, 58, 60, 62, 112, 114, 116, 118, 120, 122, 124, 126]
+        );
+        // An unsupported repetition count (the MIB-NB's values 12–15 are spare) carries none.
+        assert!(!with(5, 0).sib1_frame(0));
     }
 }

@@ -258,3 +258,33 @@ impl Procs<'_> {
         (delivered, t)
     }
 }
+
+/// The downlink peak rate of one device at level 0 with one HARQ process, kbit/s (bits per
+/// ms): `blocks` of the category's largest transport block back to back on an otherwise idle
+/// carrier from subframe 0, no block errors, one HARQ-ACK repetition (the dedicated
+/// `ack-NACK-NumRepetitions` r1, TS 36.331, as the published peak rates assume; the model's
+/// default is the Msg4 value). `broadcast`: on the anchor carrier, with its NPBCH, NPSS, NSSS
+/// and SIB1-NB subframes ([`Numerology::dl_valid`]); else on a carrier without them.
+/// `coaplab reproduce cell-calibration` prints it beside the published figures.
+pub fn peak_downlink_kbps(num: &Numerology, broadcast: bool, blocks: u32) -> f64 {
+    let mut num = num.clone();
+    num.ack_reps = [1; LEVELS];
+    num.anchor = num.anchor && broadcast;
+    let mut carrier = Carrier::new(num.ul_lanes);
+    let mut occasions = Default::default();
+    let mut rng = Xoshiro256pp::seed_from_u64(0);
+    let mut counters = ProcCounters::default();
+    let mut procs = Procs {
+        num: &num,
+        carrier: &mut carrier,
+        occasions: &mut occasions,
+        bler: [0.0; LEVELS],
+        ra_attempts_per_level: 1,
+        ra_backoff_ms: 0,
+        rng: &mut rng,
+        counters: &mut counters,
+    };
+    let bits = num.max_dl_tbs * blocks.max(1);
+    let (_, done) = procs.downlink(0, bits, 0, &mut Radio::default());
+    f64::from(bits) / done as f64
+}
