@@ -49,6 +49,11 @@ def test_each_client_is_a_device_of_its_own(kind, tmp_path):
     assert emu["cell"]["uplink_packets"] == sim["cell"]["uplink_packets"] == 6
     assert emu["cell"]["downlink_packets"] == sim["cell"]["downlink_packets"] == 6
     assert emu["cell"]["devices"] == 2
+    # After the last exchange each device's connection is released by the inactivity timer:
+    # the emulator runs the cell's timers out after the run, as the simulated run does.
+    assert emu["cell"]["releases_inactivity"] == sim["cell"]["releases_inactivity"] == 2
+    # Every other counter too (the same packets entered the same cell at the same instants).
+    assert emu["cell"] == sim["cell"]
     assert our_namespaces() == []
 
 
@@ -67,6 +72,7 @@ def test_a_periodic_workload_completes_its_reports(tmp_path):
     assert emu["exchanges_failed"] == 0
     assert emu["cell"]["rrc_setups"] == sim["cell"]["rrc_setups"] == 4
     assert emu["cell"]["releases_rai"] == sim["cell"]["releases_rai"] == 4
+    assert emu["cell"] == sim["cell"]
     assert emu["fct_s"]["p50"] == pytest.approx(sim["fct_s"]["p50"], rel=0.02)
     assert our_namespaces() == []
 

@@ -207,14 +207,7 @@ fn run() -> Result<bool, String> {
                         if let Some(b) = st.bytes[rec].take() {
                             st.dropped.write_packet(wall0 + at, &b).ok();
                         }
-                        st.records[rec].fate = match why {
-                            DropReason::Buffer => "buffer",
-                            DropReason::LinkError => "link",
-                            // Meshes are not emulated (the emulator refuses them); named anyway.
-                            DropReason::MacQueue => "mac-queue",
-                            DropReason::Radio => "radio",
-                            DropReason::Unreachable => "unreachable",
-                        };
+                        st.records[rec].fate = fate(why);
                     }
                 }
             }
@@ -295,6 +288,7 @@ fn run() -> Result<bool, String> {
         }
     }
     let period = rel() as f64 / 1e9;
+    let drained = drain(&mut net, &mut q, &mut st);
 
     ingress.into_inner().flush().ok();
     st.egress.into_inner().flush().ok();
@@ -353,6 +347,7 @@ fn run() -> Result<bool, String> {
         "events": st.events,
         "io_errors": st.io_errors,
         "unmapped_packets": st.unmapped,
+        "events_after_end": drained,
         // A cell's counters (RRC set-ups, releases, HARQ, paging; docs/networks.md "Metrics of
         // a cell"), as a simulated run reports them.
         "cell": net.cell().map(|c| CellResult::of(c.counters(), c.levels())),
@@ -386,6 +381,47 @@ fn run() -> Result<bool, String> {
         );
     }
     Ok(valid)
+}
+
+/// At most this many events run out after the run (a bound for the loop, far above what a
+/// cell's timers leave: a few per device).
+const DRAIN_MAX_EVENTS: u64 = 1_000_000;
+
+/// The run is over (its clients finished, or it was stopped): a cell's pending timers —
+/// inactivity releases, paging occasions, tracking area updates — run out in model time with
+/// no packet written, as a simulated run's do after its last exchange (`World::run` runs until
+/// its queue is empty), so that the cell's counters compare. Other networks keep their queue
+/// as it is. Returns the events run.
+fn drain(net: &mut Network, q: &mut NetQueue, st: &mut Sinks) -> u64 {
+    if net.cell().is_none() {
+        return 0;
+    }
+    let mut n = 0;
+    while n < DRAIN_MAX_EVENTS {
+        let Some((at, ev)) = q.pop() else { break };
+        n += 1;
+        if matches!(ev, NetEvent::Deliver(..)) {
+            continue; // nobody listens any more: the packet stays `in_flight`
+        }
+        if let Some((id, why)) = net.handle(Instant::from_nanos(at), ev, q).dropped {
+            let rec = packet_record(&net.packets.remove(id));
+            st.bytes[rec] = None;
+            st.records[rec].fate = fate(why);
+        }
+    }
+    n
+}
+
+/// A dropped packet's fate in `packets.csv`.
+fn fate(why: DropReason) -> &'static str {
+    match why {
+        DropReason::Buffer => "buffer",
+        DropReason::LinkError => "link",
+        DropReason::MacQueue => "mac-queue",
+        DropReason::Radio => "radio",
+        // A cell's NAT timeout (docs/networks.md).
+        DropReason::Unreachable => "unreachable",
+    }
 }
 
 fn packet_record(p: &NetPacket) -> usize {
