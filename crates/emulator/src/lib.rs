@@ -364,6 +364,16 @@ pub fn client_addr(i: u32) -> std::net::Ipv4Addr {
     std::net::Ipv4Addr::from(0x0A00_0000u32 + i + 1)
 }
 
+/// The client an IPv4 packet belongs to: its source address on the uplink (`upstream`), its
+/// destination on the downlink, when that is `client_addr(i)` with `i < clients`.
+pub fn client_of(ipv4: &[u8], upstream: bool, clients: usize) -> Option<usize> {
+    // RFC 791 §3.1: source address at bytes 12..16, destination at 16..20.
+    let at = if upstream { 12 } else { 16 };
+    let addr: [u8; 4] = ipv4.get(at..at + 4)?.try_into().ok()?;
+    let i = u32::from_be_bytes(addr).checked_sub(u32::from(client_addr(0)))? as usize;
+    (i < clients).then_some(i)
+}
+
 /// The server's address in the server namespace (TEST-NET-1, as in the simulator's pcap).
 pub const SERVER_ADDR: std::net::Ipv4Addr = std::net::Ipv4Addr::new(192, 0, 2, 1);
 pub const COAP_PORT: u16 = 5683;
@@ -442,6 +452,22 @@ mod tests {
         assert_eq!(quantile(&v, 0.99), 10);
         assert_eq!(quantile(&v, 0.0), 1);
         assert_eq!(quantile(&[], 0.5), 0);
+    }
+
+    #[test]
+    fn packets_map_to_their_client() {
+        // A 20-byte IPv4 header: source 10.0.0.3 (bytes 12..16), destination 192.0.2.1.
+        let mut h = [0u8; 20];
+        h[0] = 0x45;
+        h[12..16].copy_from_slice(&[10, 0, 0, 3]);
+        h[16..20].copy_from_slice(&[192, 0, 2, 1]);
+        // 10.0.0.3 = client_addr(2) (10.0.0.1 is client 0).
+        assert_eq!(client_of(&h, true, 3), Some(2));
+        assert_eq!(client_of(&h, true, 2), None); // only clients 0 and 1 exist
+        assert_eq!(client_of(&h, false, 3), None); // 192.0.2.1 is the server
+        h[16..20].copy_from_slice(&[10, 0, 1, 44]); // 10.0.1.44 = client 299 (see below)
+        assert_eq!(client_of(&h, false, 300), Some(299));
+        assert_eq!(client_of(&h[..15], true, 3), None); // truncated header
     }
 
     #[test]

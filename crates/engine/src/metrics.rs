@@ -200,6 +200,28 @@ pub struct CellResult {
     pub mean_coverage_level: f64,
 }
 
+impl CellResult {
+    /// A cell's result from its counters and its devices' coverage levels (a simulated run's,
+    /// and the emulator's report of the same cell).
+    pub fn of(counters: CellCounters, levels: impl Iterator<Item = u8>) -> Self {
+        let mut per = [0u32; 3];
+        for l in levels {
+            per[usize::from(l).min(2)] += 1;
+        }
+        let n = per.iter().sum::<u32>();
+        CellResult {
+            counters,
+            devices: n,
+            devices_per_level: per,
+            mean_coverage_level: if n > 0 {
+                f64::from(per[1] + 2 * per[2]) / f64::from(n)
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
 /// A mesh run's counters, loads and route lengths.
 #[derive(Clone, Debug, Serialize)]
 pub struct MeshResult {
@@ -464,6 +486,17 @@ pub fn settling_time(burst_at: f64, sorted_completions: &[f64], total: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cells_result_counts_devices_per_level() {
+        // Levels 0, 1, 2, 2: one device at 0, one at 1, two at 2; mean (0 + 1 + 2 + 2) / 4 = 1.25.
+        let r = CellResult::of(CellCounters::default(), [0u8, 1, 2, 2].into_iter());
+        assert_eq!(r.devices, 4);
+        assert_eq!(r.devices_per_level, [1, 1, 2]);
+        assert_eq!(r.mean_coverage_level, 1.25);
+        let none = CellResult::of(CellCounters::default(), std::iter::empty());
+        assert_eq!((none.devices, none.mean_coverage_level), (0, 0.0));
+    }
 
     #[test]
     fn settling_time_is_the_80th_percent_completion() {

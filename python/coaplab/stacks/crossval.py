@@ -19,6 +19,7 @@ from .emulate import (
     CLIENTS_WITH_RETRANSMISSIONS,
     DEFAULT_LATE_US,
     UNKNOWN,
+    check_span,
     check_supported,
     check_tcp_congestion,
     emulate,
@@ -28,6 +29,13 @@ from .emulate import (
 from .namespaces import TcpSetup, check_environment, client_address, log
 from .pcapseq import time_sequence_points
 from .thirdparty import algorithm_mismatch, stack_algorithm
+
+#: A cell's counters (docs/networks.md, "Metrics of a cell") compared by ``crossval``: the
+#: emulator runs the simulator's cell, so the radio procedures its packets caused show there.
+CELL_ROWS = (("ra_attempts", "cell: random-access attempts"), ("rrc_setups", "cell: RRC set-ups"),
+             ("rrc_resumes", "cell: RRC resumes"), ("harq_retransmissions", "cell: HARQ retransmissions"),
+             ("pagings", "cell: pagings"), ("releases_rai", "cell: releases by RAI"),
+             ("releases_inactivity", "cell: releases by inactivity"))
 
 
 def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:
@@ -55,6 +63,10 @@ def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, A
     for key, label in (("sent", "packets sent"), ("dropped_buffer", "dropped at buffer"), ("lost_link", "lost to errors")):
         a, b = int(sim["packets"].get(key, 0)), int(emu["packets"].get(key, 0))
         rows.append((label, a, b, f"{b - a:+d}"))
+    if sim.get("cell") and emu.get("cell"):
+        for key, label in CELL_ROWS:
+            a, b = int(sim["cell"][key]), int(emu["cell"][key])
+            rows.append((label, a, b, f"{b - a:+d}"))
     if not sim.get("tcp"):
         hs, he = sim["retransmission_histogram"], emu["retransmission_histogram"] if known else []
         for n in range(max(len(hs), len(he))):
@@ -102,6 +114,7 @@ def crossval(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", 
     check_environment()
     for cfg in sc.iter_configurations():
         check_supported(cfg, client, server, tcp_congestion)
+        check_span(cfg, max_seconds)
     raw = dict(sc.raw)
     if replications is not None:
         raw["replications"] = min(replications, int(raw.get("replications", 1)))

@@ -159,9 +159,21 @@ def check_supported(cfg: dict[str, Any], client: str, server: str, tcp_congestio
         libcoap_tool("server"), libcoap_tool("client")  # both are needed: the client loads the server
     if "californium" in (client, server):
         californium_check(cfg, client, server)
+    if w["kind"] == "reporting":
+        raise CoaplabError("workload.kind: 'reporting' is not emulated yet (coaplab-endpoint makes no TR 45.820 "
+                           "reports or exception reports); allowed: continuous, random, burst, firmware, periodic")
     if client != "coaplab" and not (w["kind"] == "firmware" or (w["kind"] == "continuous" and w.get("duration_s") is None)):
         raise CoaplabError(f"workload.kind: {w['kind']!r} with --client {client} is not emulated yet; "
                            "allowed: firmware, continuous with exchanges")
+
+
+def check_span(cfg: dict[str, Any], max_seconds: float) -> None:
+    """A workload that lasts ``workload.duration_s`` (``periodic``, ``continuous`` by duration)
+    longer than ``--max-seconds`` is refused: its clients would be stopped before it ends."""
+    span = cfg["workload"].get("duration_s")
+    if span is not None and span > max_seconds:
+        raise CoaplabError(f"workload.duration_s: {span:g} s is longer than --max-seconds {max_seconds:g}: the emulated "
+                           "clients would stop before the workload ends; allowed: at most --max-seconds (raise it)")
 
 
 def check_tcp_congestion(configs: list[dict[str, Any]], tcp_congestion: str | None) -> None:
@@ -382,6 +394,8 @@ def _result(cfg: dict[str, Any], replication: int, clients: dict[str, Any], repo
         "tcp": ({"connections": len(rows), "segments_retransmitted": sum(r["tcp"]["segments_retransmitted"] for r in rows)}
                 if tcp else None),
         "wall_s": wall,
+        # A cell's counters, from the emulator's copy of the simulator's cell (docs/networks.md).
+        **({"cell": report["cell"]} if report.get("cell") else {}),
     }
 
 
@@ -419,6 +433,7 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
     sc = load_scenario(scenario)
     for cfg in sc.iter_configurations():
         check_supported(cfg, client, server, tcp_congestion)
+        check_span(cfg, max_seconds)
     check_tcp_congestion(sc.configurations(), tcp_congestion)
     summaries = []
     with Signals():

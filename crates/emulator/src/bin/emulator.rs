@@ -22,13 +22,15 @@ use std::os::fd::AsRawFd;
 
 use coaplab_cc::Instant;
 use coaplab_emulator::{
-    go_realtime, install_stop_handlers, mono_ns, open_tun_in, quantile, read_packet, realtime_ns,
-    stop_requested, write_packet, Args, NetQueue, Reactor,
+    client_of, go_realtime, install_stop_handlers, mono_ns, open_tun_in, quantile, read_packet,
+    realtime_ns, stop_requested, write_packet, Args, NetQueue, Reactor,
 };
 use coaplab_engine::config::RunConfig;
+use coaplab_engine::metrics::CellResult;
 use coaplab_engine::net::network::{DropReason, NetEvent, Network, NodeId};
 use coaplab_engine::net::topology;
 use coaplab_engine::packet::{NetPacket, Packet, PacketKind};
+use coaplab_engine::workload::client_count;
 use coaplab_wire::pcap::PcapWriter;
 
 /// Where the run's packets and their fates go.
@@ -42,6 +44,8 @@ struct Sinks {
     dropped: PcapWriter<BufWriter<File>>,
     events: u64,
     io_errors: u64,
+    /// Packets whose address is no client's (sent on client 0's route).
+    unmapped: u64,
 }
 
 /// What became of one packet.
@@ -85,15 +89,25 @@ fn run() -> Result<bool, String> {
     std::fs::create_dir_all(&out_dir).map_err(|e| format!("--out: {e}"))?;
 
     let topo = topology::build(&cfg, replication).map_err(|e| e.to_string())?;
-    let client_node: NodeId = topo.client_node(0);
     let server_node: NodeId = topo.server;
+    // Each client's routes, from the node that hosts it (`Topology::client_node`): on a star
+    // every client shares one node, on a cell each client is a device of its own (node i,
+    // `net/topology/cell.rs`), whose RRC state, DRX and jobs are its own.
+    let clients = client_count(&cfg.workload).max(1);
+    let mut routes = Vec::with_capacity(clients as usize);
+    for i in 0..clients {
+        let node = topo.client_node(i);
+        let up = topo
+            .network
+            .route(node, server_node)
+            .ok_or("the topology has no route from the clients to the server")?;
+        let down = topo
+            .network
+            .route(server_node, node)
+            .ok_or("the topology has no route from the server to the clients")?;
+        routes.push((up, down));
+    }
     let mut net: Network = topo.network;
-    let up = net
-        .route(client_node, server_node)
-        .ok_or("the topology has no route from the clients to the server")?;
-    let down = net
-        .route(server_node, client_node)
-        .ok_or("the topology has no route from the server to the clients")?;
     let downlink_kbps = cfg.link.downlink_kbps;
 
     install_stop_handlers();
@@ -154,6 +168,7 @@ fn run() -> Result<bool, String> {
         dropped,
         events: 0,
         io_errors: 0,
+        unmapped: 0,
     };
     let mut buf = vec![0u8; 65536];
     let mut ready = Vec::new();
@@ -192,14 +207,7 @@ fn run() -> Result<bool, String> {
                         if let Some(b) = st.bytes[rec].take() {
                             st.dropped.write_packet(wall0 + at, &b).ok();
                         }
-                        st.records[rec].fate = match why {
-                            DropReason::Buffer => "buffer",
-                            DropReason::LinkError => "link",
-                            // Meshes are not emulated (the emulator refuses them); named anyway.
-                            DropReason::MacQueue => "mac-queue",
-                            DropReason::Radio => "radio",
-                            DropReason::Unreachable => "unreachable",
-                        };
+                        st.records[rec].fate = fate(why);
                     }
                 }
             }
@@ -260,6 +268,13 @@ fn run() -> Result<bool, String> {
                     ip_bytes: n as u32,
                     request_sent: Instant::from_nanos(t_in),
                 });
+                // The client is the packet's source address (uplink) or destination
+                // (downlink): 10.0.0.(i+1) is client i (`client_addr`).
+                let client = client_of(&buf[..n], upstream, routes.len());
+                if client.is_none() {
+                    st.unmapped += 1;
+                }
+                let (up, down) = routes[client.unwrap_or(0)];
                 let route = if upstream { up } else { down };
                 if net
                     .send(Instant::from_nanos(t_in), packet, route, &mut q)
@@ -273,6 +288,7 @@ fn run() -> Result<bool, String> {
         }
     }
     let period = rel() as f64 / 1e9;
+    let drained = drain(&mut net, &mut q, &mut st);
 
     ingress.into_inner().flush().ok();
     st.egress.into_inner().flush().ok();
@@ -330,6 +346,11 @@ fn run() -> Result<bool, String> {
         "wall_start_ns": wall0,
         "events": st.events,
         "io_errors": st.io_errors,
+        "unmapped_packets": st.unmapped,
+        "events_after_end": drained,
+        // A cell's counters (RRC set-ups, releases, HARQ, paging; docs/networks.md "Metrics of
+        // a cell"), as a simulated run reports them.
+        "cell": net.cell().map(|c| CellResult::of(c.counters(), c.levels())),
         "packets_in": st.records.len(),
         "in_flight_at_end": st.records.iter().filter(|r| r.fate == "in_flight").count(),
         "packets": {
@@ -360,6 +381,47 @@ fn run() -> Result<bool, String> {
         );
     }
     Ok(valid)
+}
+
+/// At most this many events run out after the run (a bound for the loop, far above what a
+/// cell's timers leave: a few per device).
+const DRAIN_MAX_EVENTS: u64 = 1_000_000;
+
+/// The run is over (its clients finished, or it was stopped): a cell's pending timers —
+/// inactivity releases, paging occasions, tracking area updates — run out in model time with
+/// no packet written, as a simulated run's do after its last exchange (`World::run` runs until
+/// its queue is empty), so that the cell's counters compare. Other networks keep their queue
+/// as it is. Returns the events run.
+fn drain(net: &mut Network, q: &mut NetQueue, st: &mut Sinks) -> u64 {
+    if net.cell().is_none() {
+        return 0;
+    }
+    let mut n = 0;
+    while n < DRAIN_MAX_EVENTS {
+        let Some((at, ev)) = q.pop() else { break };
+        n += 1;
+        if matches!(ev, NetEvent::Deliver(..)) {
+            continue; // nobody listens any more: the packet stays `in_flight`
+        }
+        if let Some((id, why)) = net.handle(Instant::from_nanos(at), ev, q).dropped {
+            let rec = packet_record(&net.packets.remove(id));
+            st.bytes[rec] = None;
+            st.records[rec].fate = fate(why);
+        }
+    }
+    n
+}
+
+/// A dropped packet's fate in `packets.csv`.
+fn fate(why: DropReason) -> &'static str {
+    match why {
+        DropReason::Buffer => "buffer",
+        DropReason::LinkError => "link",
+        DropReason::MacQueue => "mac-queue",
+        DropReason::Radio => "radio",
+        // A cell's NAT timeout (docs/networks.md).
+        DropReason::Unreachable => "unreachable",
+    }
 }
 
 fn packet_record(p: &NetPacket) -> usize {

@@ -147,8 +147,36 @@ fn udp_socket(i: u32) -> Result<UdpSocket, String> {
     Ok(s)
 }
 
-/// Client timers: `(at ns, kind: 0 start / 1 timer, client, exchange, generation)`, earliest first.
+/// Client timers: `(at ns, kind, client, exchange, generation)`, earliest first; kind
+/// [`START`], [`TIMER`] (a retransmission timer) or [`TICK`] (a periodic client's next request).
 type Timers = BinaryHeap<Reverse<(u64, u8, u32, u32, u32)>>;
+const START: u8 = 0;
+const TIMER: u8 = 1;
+const TICK: u8 = 2;
+
+/// A periodic client's tick at `at`, as the simulator's (`world::udp_app`, `UdpApp::tick`): a
+/// request is created (started, or dropped at the application when NSTART exchanges are
+/// outstanding) and the next tick is armed one period later while before the deadline.
+fn tick(
+    cl: &mut Client,
+    i: u32,
+    at: Instant,
+    msgs: &MessageFactory,
+    actions: &mut Vec<Action>,
+    timers: &mut Timers,
+) {
+    let Some((period, deadline)) = cl.period() else {
+        return;
+    };
+    if at >= deadline {
+        return;
+    }
+    cl.tick(at, None, msgs, actions);
+    let next = at + period;
+    if next < deadline {
+        timers.push(Reverse((next.nanos(), TICK, i, 0, 0)));
+    }
+}
 
 /// What one exchange's copies were: their send times by ordinal, responses seen.
 struct Sent {
@@ -200,7 +228,7 @@ fn udp_clients(
             .add(s.as_raw_fd(), u64::from(id))
             .map_err(|e| e.to_string())?;
         sockets.push(s);
-        timers.push(Reverse((setup.start.nanos(), 0, id, 0, 0)));
+        timers.push(Reverse((setup.start.nanos(), START, id, 0, 0)));
     }
     let mut sent: Vec<HashMap<u16, Sent>> = (0..clients.len()).map(|_| HashMap::new()).collect();
     let t0 = epoch;
@@ -237,7 +265,7 @@ fn udp_clients(
                     at,
                     exchange,
                     generation,
-                } => timers.push(Reverse((at.nanos(), 1, i as u32, exchange, generation))),
+                } => timers.push(Reverse((at.nanos(), TIMER, i as u32, exchange, generation))),
             }
         }
     };
@@ -246,7 +274,9 @@ fn udp_clients(
         if stop_requested() || t.nanos() >= max_ns {
             break;
         }
-        if clients.iter().all(|cl| cl.finished(t)) && !timers.iter().any(|r| r.0 .1 == 0) {
+        if clients.iter().all(|cl| cl.finished(t))
+            && !timers.iter().any(|r| matches!(r.0 .1, START | TICK))
+        {
             break;
         }
         while let Some(&Reverse((at, kind, i, ex, gen))) = timers.peek() {
@@ -256,10 +286,13 @@ fn udp_clients(
             timers.pop();
             let at = Instant::from_nanos(at);
             let cl = &mut clients[i as usize];
-            if kind == 0 {
-                cl.poll_start(at, &msgs, &mut actions);
-            } else {
-                cl.on_timer(at, ex, gen, &msgs, &mut actions);
+            match kind {
+                // A periodic client starts with its first tick (`UdpApp::handle`).
+                START | TICK if cl.period().is_some() => {
+                    tick(cl, i, at, &msgs, &mut actions, &mut timers)
+                }
+                START => cl.poll_start(at, &msgs, &mut actions),
+                _ => cl.on_timer(at, ex, gen, &msgs, &mut actions),
             }
             apply(
                 i as usize,

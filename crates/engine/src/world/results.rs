@@ -267,23 +267,11 @@ impl World {
             seq_traces,
             groups,
             mesh: self.mesh_result(period),
-            cell: self.sh.net.cell().map(|c| {
-                let mut per = [0u32; 3];
-                for l in c.levels() {
-                    per[usize::from(l).min(2)] += 1;
-                }
-                let n = c.len() as u32;
-                crate::metrics::CellResult {
-                    counters: c.counters(),
-                    devices: n,
-                    devices_per_level: per,
-                    mean_coverage_level: if n > 0 {
-                        f64::from(per[1] + 2 * per[2]) / f64::from(n)
-                    } else {
-                        0.0
-                    },
-                }
-            }),
+            cell: self
+                .sh
+                .net
+                .cell()
+                .map(|c| crate::metrics::CellResult::of(c.counters(), c.levels())),
             energy: self.energy_result(completed_total),
             non: self.non_result(),
             timeseries: trace
