@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import itertools
 import json
 import sys
 import tempfile
@@ -64,7 +65,7 @@ def variation(paths: list[Path]) -> dict[str, float]:
     ratios, deltas = [], []
     for p in paths:
         for xs in strong_series(p).values():
-            for (_, a), (_, b) in zip(xs, xs[1:]):
+            for (_, a), (_, b) in itertools.pairwise(xs):
                 ratios.append(b / a)
                 deltas.append(abs(b - a))
     if not ratios:
