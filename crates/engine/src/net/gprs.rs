@@ -22,17 +22,23 @@
 //! - Every downlink data transfer is acknowledged by the mobile station on the uplink: the
 //!   network polls it (RRBP field, TS 44.060 §10.4.5; always in the final block of a downlink
 //!   TBF, §9.3.2.4) and it answers with a Packet Downlink Ack/Nack (§11.2.6), one RLC/MAC
-//!   control block in one uplink block. With small responses each one ends its downlink TBF,
-//!   so each costs one uplink block that the modem's data cannot use.
+//!   control block in one uplink block. Each response is taken to cost one uplink block that
+//!   the modem's data cannot use (a network that keeps the downlink TBF open, delayed release
+//!   §9.3.1a, polls less often: OsmoPCU every 20 downlink blocks, `POLL_ACK_AFTER_FRAMES` in
+//!   src/tbf_dl.cpp; not modelled, docs/networks.md).
 //! - Radio blocks are received in error now and then; RLC acknowledged mode (TS 44.060 §9.1,
 //!   the default RLC mode for a PDP context's data) resends every block the network reports
 //!   missing in its Packet Uplink Ack/Nack bitmap, so a radio error costs a block period, not
-//!   a packet. Each uplink block (data or control) is received in error with probability
-//!   `block_error_rate`, independently, and sent again until it gets through. 3GPP specifies
-//!   a GPRS receiver's reference sensitivity and interference performance at a block error
-//!   rate of 10 % (TS 45.005 §6.2, §6.3), and link adaptation keeps a coding scheme in use
-//!   while its block error rate stays about there: 10 % by default. This is why packet losses
-//!   are rare on GPRS while its delays are not.
+//!   a packet — but the packet (and every packet behind it: the network reassembles in BSN
+//!   order) is whole only once the block is resent after the next Ack/Nack, every 20 blocks or
+//!   at the countdown's end ([`GprsUplink::release_at`]). Each uplink block (data or control)
+//!   is received in error with probability `block_error_rate`, independently, and sent again
+//!   until it gets through. 3GPP specifies a GPRS receiver's reference sensitivity and
+//!   interference performance at a block error rate of 10 % (TS 45.005 §6.2, §6.3), and link
+//!   adaptation keeps a coding scheme in use while its block error rate stays about there:
+//!   the errors come in fades, 7.4 % of the blocks on average with the defaults
+//!   (`GPRS_BLOCK_ERROR_RATE`). This is why packet losses are rare on GPRS while its delays
+//!   are not.
 //! - The uplink TBF (temporary block flow, TS 44.060 §7.1 and §9.3.1): data can only flow once
 //!   the network has assigned one (packet access on the CCCH, TS 44.018 §3.5.2: a random
 //!   access burst on the RACH answered by an Immediate Assignment on the AGCH, within a
