@@ -127,6 +127,10 @@ def test_lossy_links_name_existing_nodes(cli, tmp_path):
         ("gprs_tbf_setup_ms = -1", "network.gprs_tbf_setup_ms: -1 is out of range; expected a number >= 0 and <= 1e+07"),
         ("gprs_fade_interval_ms = 0", "network.gprs_fade_interval_ms: 0 is out of range; expected a number >= 0.001 and <= 1e+07"),
         ("gprs_ack_blocks = -2", "network.gprs_ack_blocks: -2 is out of range"),
+        ("gprs_bs_cv_max = 16", "network.gprs_bs_cv_max: 16 is out of range; expected an integer >= 0 and <= 15"),
+        ("gprs_ul_ack_interval_blocks = 1001", "network.gprs_ul_ack_interval_blocks: 1001 is out of range; expected an integer >= 0 and <= 1000"),
+        ("gprs_dl_tbf_setup_ms = -5", "network.gprs_dl_tbf_setup_ms: -5 is out of range; expected a number >= 0 and <= 1e+07"),
+        ("gprs_dl_tbf_idle_ms = 1e8", "network.gprs_dl_tbf_idle_ms: 100000000.0 is out of range; expected a number >= 0 and <= 1e+07"),
     ],
 )
 def test_bad_gprs_keys_are_refused_in_one_line(cli, tmp_path, line, message):

@@ -20,6 +20,13 @@ pub trait Medium {
     fn on_downlink_packet(&mut self, now: Instant, busy: bool);
     /// The link fell idle at `now` (no packet waiting).
     fn on_idle(&mut self, now: Instant);
+    /// The packet on the link finished at `done`, with `queued_packets` packets of
+    /// `queued_bytes` behind it: when the far end of the link has it whole (a GPRS uplink
+    /// holds a packet back until its blocks in error were resent, and reassembles in order).
+    fn release_at(&mut self, done: Instant, queued_packets: usize, queued_bytes: u64) -> Instant {
+        let _ = (queued_packets, queued_bytes);
+        done
+    }
 }
 
 /// Parameters of one link direction.
@@ -211,6 +218,11 @@ impl<T: Copy> Link<T> {
         if lost {
             self.stats.lost_link += 1;
         }
+        let (waiting, bytes) = (self.queue.len(), self.queue.bytes());
+        let released = match &mut self.radio {
+            Some(r) => r.release_at(now, waiting, bytes),
+            None => now,
+        };
         let next_done_at = self.queue.pop().map(|(next, size, enqueued)| {
             self.stats.queue_wait += now - enqueued;
             self.start(now, next, size)
@@ -230,7 +242,7 @@ impl<T: Copy> Link<T> {
         }
         TxDone {
             packet,
-            delivered_at: (!lost).then_some(now + self.params.delay),
+            delivered_at: (!lost).then_some(released + self.params.delay),
             next_done_at,
         }
     }

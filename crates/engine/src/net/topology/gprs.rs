@@ -2,7 +2,8 @@
 //! modem's uplink is a link whose time per packet comes from the GPRS radio model
 //! (`net::gprs`: SNDCP/LLC/RLC overheads, CS-3 radio blocks on one timeslot, TBF set-up and
 //! hold, Packet Downlink Ack/Nack blocks, block errors in fades) behind the modem's buffer;
-//! the downlink a plain 40 kbit/s serializer behind the network's buffer; each direction has
+//! the downlink a 40 kbit/s serializer behind the network's buffer that needs a downlink TBF
+//! (`net::gprs_downlink`: establishment, delayed release); each direction has
 //! a jittery per-packet delay beyond the radio (uniform in `gprs_delay_ms`, FIFO kept) and
 //! rare independent losses. The defaults are derived from the 3GPP standards and calibrated
 //! on the CoCoA study's GPRS figures (Betzler et al. 2016, Table II); each is a key.
@@ -21,6 +22,7 @@ use crate::basics::millis;
 use crate::config::RunConfig;
 use crate::error::Error;
 use crate::net::gprs::{Fades, GprsConfig, GprsUplink, GprsUplinkParams};
+use crate::net::gprs_downlink::{GprsDownlink, GprsDownlinkParams};
 use crate::net::link::{Link, LinkParams};
 use crate::net::loss::LossProcess;
 use crate::net::network::{
@@ -54,6 +56,8 @@ pub fn uplink_params(n: &GprsConfig) -> GprsUplinkParams {
         tbf_setup: ms(n.gprs_tbf_setup_ms),
         tbf_hold: ms(n.gprs_tbf_hold_ms),
         ack_blocks_per_downlink_packet: n.gprs_ack_blocks,
+        ack_interval_blocks: n.gprs_ul_ack_interval_blocks,
+        cv_max_blocks: n.gprs_bs_cv_max,
         block_error_rate: n.gprs_block_error_rate,
         fades: (n.gprs_fade_mean_ms > 0.0).then(|| Fades {
             interval_mean: ms(n.gprs_fade_interval_ms),
@@ -146,6 +150,21 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
             Some(UPLINK),
         ),
     };
+    // The downlink: a serializer of its rate needing a downlink TBF (`net::gprs_downlink`),
+    // or a plain one with the plain-rate uplink (the preset before).
+    let dl = params(n.gprs_downlink_kbps, n.gprs_network_buffer_bytes);
+    let downlink = match n.gprs_uplink_kbps {
+        Some(_) => Link::new(dl, loss()),
+        None => {
+            let medium = GprsDownlink::new(GprsDownlinkParams {
+                rate_bps: dl.rate_bps,
+                overhead_bytes: dl.overhead_bytes,
+                tbf_setup: millis(n.gprs_dl_tbf_setup_ms),
+                tbf_idle: millis(n.gprs_dl_tbf_idle_ms),
+            });
+            Link::with_medium(dl, loss(), Box::new(medium))
+        }
+    };
     let path = |name: &str, s| {
         Element::Path(PathElement {
             name: name.into(),
@@ -166,10 +185,7 @@ pub fn build(cfg: &RunConfig, replication: u64) -> Result<Topology, Error> {
         Element::Link(LinkElement {
             name: "gprs-downlink".into(),
             role: LinkRole::Downlink,
-            link: Link::new(
-                params(n.gprs_downlink_kbps, n.gprs_network_buffer_bytes),
-                loss(),
-            ),
+            link: downlink,
             rng: stream(seed, rep, Stream::DownlinkErrors),
             acked_on,
         }),
