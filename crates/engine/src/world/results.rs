@@ -284,6 +284,14 @@ impl World {
                     },
                 }
             }),
+            cell_timeline: trace
+                .then(|| {
+                    self.sh
+                        .net
+                        .cell()
+                        .and_then(|c| c.timeline(self.sh.queue.now()))
+                })
+                .flatten(),
             energy: self.energy_result(completed_total),
             non: self.non_result(),
             timeseries: trace

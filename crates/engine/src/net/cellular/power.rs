@@ -63,6 +63,11 @@ impl Account {
         }
     }
 
+    /// When the current mode began.
+    pub fn since(&self) -> Instant {
+        self.since
+    }
+
     /// Moves to `to` at `t` (not before the current mode began).
     pub fn switch(&mut self, t: Instant, to: Mode, idle: &IdleRx) {
         let t = t.max(self.since);

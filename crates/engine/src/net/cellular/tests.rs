@@ -13,7 +13,7 @@ use super::{Cell, CellOutcome, CellParams};
 use crate::net::event::{NetEvent, Scheduler};
 
 #[derive(Default)]
-struct Q(Vec<(Instant, NetEvent)>);
+pub(super) struct Q(Vec<(Instant, NetEvent)>);
 
 impl Scheduler for Q {
     fn schedule_net(&mut self, at: Instant, event: NetEvent) {
@@ -21,7 +21,7 @@ impl Scheduler for Q {
     }
 }
 
-fn params(levels: Vec<u8>) -> CellParams {
+pub(super) fn params(levels: Vec<u8>) -> CellParams {
     CellParams {
         num: nb1(),
         levels,
@@ -43,7 +43,7 @@ fn params(levels: Vec<u8>) -> CellParams {
 
 /// Runs the cell's events due by `until` in time order; the packets that left the cell, with
 /// when.
-fn run(cell: &mut Cell, q: &mut Q, until: Instant, exits: &mut Vec<(u32, u64)>) {
+pub(super) fn run(cell: &mut Cell, q: &mut Q, until: Instant, exits: &mut Vec<(u32, u64)>) {
     loop {
         let Some(i) = (0..q.0.len())
             .filter(|&i| q.0[i].0 <= until)
@@ -275,6 +275,7 @@ fn peak(num: &Numerology, blocks: u32) -> f64 {
         ra_backoff_ms: 0,
         rng: &mut rng,
         counters: &mut counters,
+        timeline: None,
     };
     let bits = num.max_dl_tbs * blocks;
     let (_, done) = procs.downlink(0, bits, 0, &mut Radio::default());
@@ -319,6 +320,7 @@ fn peak_with_broadcast_subframes_loses_the_postponed_subframes() {
         ra_backoff_ms: 0,
         rng: &mut rng,
         counters: &mut counters,
+        timeline: None,
     };
     assert_eq!(procs.downlink(1, 680, 0, &mut Radio::default()), (12, 29));
     let rate = peak(&num, 1000);
