@@ -47,6 +47,12 @@ COMPARISONS: dict[str, tuple[str, tuple[str, ...]]] = {
                     ("short-lived-udp", "short-lived-tcp", "short-lived-tcp-cubic")),
     "errors-10clients": ("10 clients under each error profile: UDP default/CoCoA vs TCP New Reno, continuous and random",
                          ("errors-10clients-udp", "errors-10clients-tcp")),
+    "cell-study-400": (("The seeds' 400-client study on an NB-IoT and an LTE-M cell: UDP default / CoCoA / FASOR and TCP "
+                        "New Reno / BBR, continuous and random (docs/validation.md \"Cells\")"),
+                       ("cell-study-400-udp", "cell-study-400-tcp")),
+    "cell-firmware": (("The seeds' firmware transfer (102400 B) on an NB-IoT and an LTE-M cell: UDP Block2 default / "
+                       "CoCoA / FASOR and TCP New Reno / BBR, 1 and 4 devices; NB2 over UDP (docs/validation.md \"Cells\")"),
+                      ("cell-firmware-udp", "cell-firmware-tcp", "cell-firmware-nb2")),
     "nstart": (("The NSTART study: NSTART 1/2/4/8 x every built-in UDP algorithm on the star, GPRS and a Cooja mesh "
                 "(docs/validation.md \"NSTART\")"), nstart.PARTS),
 }

@@ -364,10 +364,7 @@ impl Cell {
 
     /// The procedures, recording into the timeline when they are the traced device `d`'s.
     fn procs(&mut self, d: Option<u32>) -> Procs<'_> {
-        let timeline = self
-            .timeline
-            .as_mut()
-            .filter(|t| d == Some(t.device));
+        let timeline = self.timeline.as_mut().filter(|t| d == Some(t.device));
         Procs {
             num: &self.params.num,
             carrier: &mut self.carrier,

@@ -169,7 +169,12 @@ mod tests {
             vec![(0.0, "idle"), (0.0, "connected"), (20.326, "idle")]
         );
         assert_eq!((t.device, t.end_s, t.truncated_at_s), (0, 30.0, None));
-        let tx: f64 = t.spans.iter().filter(|x| x.2 == "tx").map(|x| x.1 - x.0).sum();
+        let tx: f64 = t
+            .spans
+            .iter()
+            .filter(|x| x.2 == "tx")
+            .map(|x| x.1 - x.0)
+            .sum();
         let times = cell.state_times(end);
         assert!((tx - times[0].get(RadioState::Transmit).secs_f64()).abs() < 1e-9);
         assert!((tx - 0.032).abs() < 1e-9);
@@ -195,7 +200,10 @@ mod tests {
         }
         t.span(5000, 5001, Activity::Rx);
         t.mode(Instant::from_secs(6), Mode::Connected);
-        let r = t.result((Instant::from_secs(6), Mode::Connected), Instant::from_secs(7));
+        let r = t.result(
+            (Instant::from_secs(6), Mode::Connected),
+            Instant::from_secs(7),
+        );
         assert_eq!(r.spans.len(), TIMELINE_CAP - 1);
         assert_eq!(r.modes, vec![(0.0, "idle")]);
         assert_eq!(r.truncated_at_s, Some(5.0));
