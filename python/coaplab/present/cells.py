@@ -24,6 +24,7 @@ from .figures import (
     RC,
     Figure,
     add_legend,
+    dim_title,
     fill_colours,
     key_label,
     key_values,
@@ -106,8 +107,7 @@ def coupling_loss_curves(summaries: Sequence[dict[str, Any]], hue: str | None = 
             ax.set_ylim(bottom=0)
         if len(hue_vals) > 1 or keys:
             handles = [Line2D([], [], color=colours[v], marker=markers[v], markersize=3.5) for v in hue_vals]
-            add_legend(fig, handles, [key_label(keys, v) if keys else "" for v in hue_vals],
-                       ", ".join(keys))
+            add_legend(fig, handles, [key_label(keys, v) if keys else "" for v in hue_vals], dim_title(keys))
     return fig
 
 

@@ -49,7 +49,7 @@ COMPARISONS: dict[str, tuple[str, tuple[str, ...]]] = {
                          ("errors-10clients-udp", "errors-10clients-tcp")),
     "cell-study-400": (("The seeds' 400-client study on an NB-IoT and an LTE-M cell: UDP default / CoCoA / FASOR and TCP "
                         "New Reno / BBR, continuous and random (docs/validation.md \"Cells\")"),
-                       ("cell-study-400-udp", "cell-study-400-tcp")),
+                       ("cell-study-400-udp", "cell-study-400-tcp", "cell-study-400-ltem-udp", "cell-study-400-ltem-tcp")),
     "cell-firmware": (("The seeds' firmware transfer (102400 B) on an NB-IoT and an LTE-M cell: UDP Block2 default / "
                        "CoCoA / FASOR and TCP New Reno / BBR, 1 and 4 devices; NB2 over UDP (docs/validation.md \"Cells\")"),
                       ("cell-firmware-udp", "cell-firmware-tcp", "cell-firmware-nb2")),
