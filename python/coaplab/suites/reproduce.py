@@ -13,7 +13,7 @@ from ..errors import CoaplabError
 from ..execute.cluster import connect
 from ..execute.runner import RunResult, run_scenario
 from ..names import did_you_mean
-from ..present.output import energy_lines, rows_csv, rows_json
+from ..present.output import cell_lines, energy_lines, rows_csv, rows_json
 from . import nstart
 from .calibration import (
     COCOA_GPRS_TARGETS,
@@ -167,6 +167,7 @@ def side_by_side(result: RunResult, figures: list[dict[str, Any]]) -> str:
         swept = ", ".join(f"{k}={v}" for k, v in s.get("swept", {}).items())
         lines.append(f"{s['name']}  {swept}")
         lines.extend(mesh_lines(s))
+        lines.extend(cell_lines(s.get("cell")))
         lines.extend(energy_lines(s.get("energy"), "  "))
         lines.extend(outside_client_lines(s, result.runs.get(s["config_id"], [])))
         matches = published_for(s["config"], figures)
