@@ -82,6 +82,11 @@ def test_plot_coupling_loss(cli, tmp_path):
     out = cli("plot", "--db", db, "--kind", "coupling-loss", "--out", tmp_path / "l.png")
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "l.png").stat().st_size > 10_000
+    # coaplab report draws it for a cell sweep over the coupling loss (and only there).
+    from coaplab.present.report import build
+
+    _, ids = build(db)
+    assert "coupling-loss-0" in ids
 
 
 @pytest.mark.parametrize("args, line", [

@@ -173,14 +173,14 @@ impl Cell {
         let t = self.timeline.as_ref()?;
         let mut account = self.devices[t.device as usize].account;
         account.settle(until, &self.idle_rx());
-        Some(t.result((account.since(), account.mode), until))
+        Some(t.result((account.since(), account.mode.name()), until))
     }
 
     /// Notes device `d`'s mode in the timeline when `d` is the traced device.
     fn note_mode(&mut self, d: u32) {
         if let Some(t) = self.timeline.as_mut().filter(|t| t.device == d) {
             let a = &self.devices[d as usize].account;
-            t.mode(a.since(), a.mode);
+            t.mode(a.since(), a.mode.name());
         }
     }
 

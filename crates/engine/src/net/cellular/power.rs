@@ -16,6 +16,17 @@ pub enum Mode {
     Psm,
 }
 
+impl Mode {
+    /// The mode's name in a timeline (`timeline.rs`): `connected`, `idle`, `psm`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mode::Connected => "connected",
+            Mode::Idle => "idle",
+            Mode::Psm => "psm",
+        }
+    }
+}
+
 /// What idle time costs and when idle becomes PSM.
 #[derive(Clone, Copy, Debug)]
 pub struct IdleRx {

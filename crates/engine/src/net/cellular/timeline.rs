@@ -10,7 +10,6 @@
 
 use coaplab_cc::Instant;
 
-use super::power::Mode;
 use crate::metrics::CellTimeline;
 
 /// Most spans and mode changes one timeline keeps: 100 000 × 24 bytes = 2.4 MB (a day of
@@ -30,8 +29,8 @@ pub struct Timeline {
     pub device: u32,
     /// `[start, end)` subframes (ms) and what the radio does.
     spans: Vec<(u64, u64, Activity)>,
-    /// The mode from each time on.
-    modes: Vec<(Instant, Mode)>,
+    /// The RRC / PSM mode (`power::Mode::name`) from each time on.
+    modes: Vec<(Instant, &'static str)>,
     /// The first entry dropped for the cap, at this time.
     truncated_at: Option<Instant>,
 }
@@ -42,7 +41,7 @@ impl Timeline {
         Timeline {
             device,
             spans: Vec::new(),
-            modes: vec![(Instant::ZERO, Mode::Idle)],
+            modes: vec![(Instant::ZERO, "idle")],
             truncated_at: None,
         }
     }
@@ -63,7 +62,7 @@ impl Timeline {
     }
 
     /// The device is in `mode` from `t` on (nothing when it already was).
-    pub fn mode(&mut self, t: Instant, mode: Mode) {
+    pub fn mode(&mut self, t: Instant, mode: &'static str) {
         if self.modes.last().is_some_and(|&(_, m)| m == mode) {
             return;
         }
@@ -75,7 +74,7 @@ impl Timeline {
     /// The run's result: spans sorted by start; `last` is the mode the device is in at the
     /// end (`until`) with the time it began, when it changed after the last recorded change
     /// (idle became PSM without an event).
-    pub fn result(&self, last: (Instant, Mode), until: Instant) -> CellTimeline {
+    pub fn result(&self, last: (Instant, &'static str), until: Instant) -> CellTimeline {
         let mut t = self.clone();
         t.mode(last.0, last.1);
         let mut spans = t.spans;
@@ -84,18 +83,7 @@ impl Timeline {
         CellTimeline {
             device: t.device,
             end_s: until.secs_f64(),
-            modes: t
-                .modes
-                .iter()
-                .map(|&(at, m)| {
-                    let name = match m {
-                        Mode::Connected => "connected",
-                        Mode::Idle => "idle",
-                        Mode::Psm => "psm",
-                    };
-                    (at.secs_f64(), name)
-                })
-                .collect(),
+            modes: t.modes.iter().map(|&(at, m)| (at.secs_f64(), m)).collect(),
             spans: spans
                 .iter()
                 .map(|&(s, e, a)| {
@@ -194,16 +182,13 @@ mod tests {
     #[test]
     fn the_cap_drops_later_entries_and_says_when() {
         let mut t = Timeline::new(0);
-        t.mode(Instant::from_secs(1), Mode::Idle);
+        t.mode(Instant::from_secs(1), "idle");
         for i in 0..(TIMELINE_CAP as u64 - 1) {
             t.span(i, i + 1, Activity::Tx);
         }
         t.span(5000, 5001, Activity::Rx);
-        t.mode(Instant::from_secs(6), Mode::Connected);
-        let r = t.result(
-            (Instant::from_secs(6), Mode::Connected),
-            Instant::from_secs(7),
-        );
+        t.mode(Instant::from_secs(6), "connected");
+        let r = t.result((Instant::from_secs(6), "connected"), Instant::from_secs(7));
         assert_eq!(r.spans.len(), TIMELINE_CAP - 1);
         assert_eq!(r.modes, vec![(0.0, "idle")]);
         assert_eq!(r.truncated_at_s, Some(5.0));
