@@ -30,6 +30,7 @@ from ..analyse.timeline import bands as timeline_bands
 from ..describe.capi import algorithm_file, foreign_digests
 from ..describe.scenario import (
     CC_STATE_CONTROLLERS,
+    CELL_KINDS,
     MODEL_VERSION,
     Scenario,
     config_id,
@@ -689,9 +690,6 @@ SEQ_TRACE_COLUMNS = ("client", "connection", "time_s", "direction", "event", "se
 
 #: ``…-cell-timeline.csv``: one traced cell device's radio state bands (analyse/timeline.py).
 CELL_TIMELINE_COLUMNS = ("device", "start_s", "end_s", "state")
-
-#: Network kinds that record a device's radio states with tracing on (docs/networks.md).
-CELL_KINDS = ("nbiot", "ltem")
 
 
 def traces_cc_state(config: dict[str, Any]) -> bool:

@@ -18,6 +18,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..analyse.timeline import STATES
+from ..describe.scenario import CELL_KINDS
 from ..errors import CoaplabError
 from ..execute.tidy import flatten, varying
 from .figures import (
@@ -33,8 +34,6 @@ from .figures import (
     style_axes,
 )
 
-#: The network kinds these figures are for.
-CELL_KINDS = ("nbiot", "ltem")
 #: The swept key on the x axis.
 LOSS_KEY = "network.coupling_loss_db"
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..analyse.replstats import replication_stats
 from ..analyse.stats import sum_tcp
+from ..describe.scenario import CELL_KINDS
 from ..execute.store import (
     CC_STATE_COLUMNS,
     EMULATED_MARK,
@@ -240,7 +241,7 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
                          "receiver and never retried, or refused during another packet's reassembly)."),
                          figures.drop_cause_curves(sums, col=col)))
         if "network.coupling_loss_db" in keys and all(
-                (s["config"].get("network") or {}).get("kind") in cells.CELL_KINDS
+                (s["config"].get("network") or {}).get("kind") in CELL_KINDS
                 and isinstance(s["config"]["network"].get("coupling_loss_db"), (int, float)) for s in sums):
             figs.append((f"coupling-loss-{n}", ("Exchange latency (FCT median and p95, pooled over clients and "
                          "replications) and energy per completed exchange against the devices' coupling loss, "
