@@ -115,3 +115,11 @@ def test_the_cell_targets_are_listed(cli):
     out = cli("reproduce", "--list")
     for name in ("cell-study-400", "cell-firmware", "cell-coupling-loss", "cell-study-400-udp", "cell-firmware-nb2"):
         assert name in out.stdout
+
+
+def test_a_cell_run_without_trace_has_no_timeline_to_draw(cli, tmp_path):
+    db = tmp_path / "plain.duckdb"
+    coaplab.run({**CELL, "trace": False}, db=db)
+    out = cli("plot", "--db", db, "--kind", "state-timeline", "--out", tmp_path / "x.png")
+    assert out.returncode == 2 and "no cell state timeline matches: run a scenario on an nbiot or ltem cell with trace = true" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
