@@ -87,6 +87,8 @@ def test_plot_coupling_loss(cli, tmp_path):
 
     _, ids = build(db)
     assert "coupling-loss-0" in ids
+    bad = cli("plot", "--db", db, "--kind", "coupling-loss", "--hue", "coap.nope", "--out", tmp_path / "x.png")
+    assert bad.returncode == 2 and "--hue: 'coap.nope' is not a key of the cell runs" in bad.stderr
 
 
 @pytest.mark.parametrize("args, line", [

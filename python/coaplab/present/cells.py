@@ -18,7 +18,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..analyse.timeline import STATES
-from ..describe.scenario import CELL_KINDS
+from ..describe.scenario import CELL_KINDS, NETWORK
 from ..errors import CoaplabError
 from ..execute.tidy import flatten, varying
 from .figures import (
@@ -63,7 +63,7 @@ def _cell_rows(summaries: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any]
                            "network.coupling_loss_db on a network.kind = \"nbiot\" or \"ltem\" scenario first "
                            "(e.g. coaplab reproduce cell-coupling-loss)")
     for f, _ in rows:
-        loss = f.get(LOSS_KEY, 130.0)  # docs/networks.md "Keys": the default coupling loss
+        loss = f.get(LOSS_KEY, NETWORK["coupling_loss_db"].default)  # the engine's default when not given
         if not isinstance(loss, (int, float)) or isinstance(loss, bool):
             raise CoaplabError(f"--kind coupling-loss: {LOSS_KEY} is a distribution in configuration "
                                f"{f.get('name', '?')!r}; "
@@ -81,6 +81,10 @@ def coupling_loss_curves(summaries: Sequence[dict[str, Any]], hue: str | None = 
     rows = _cell_rows(summaries)
     keys = [k for k in varying(s["config"] for _, s in rows) if k not in (LOSS_KEY, "name")]
     if hue is not None:
+        known = set().union(*(f.keys() for f, _ in rows))
+        if hue not in known:
+            raise CoaplabError(f"--hue: {hue!r} is not a key of the cell runs; e.g. coap.cc, network.category, "
+                               "workload.clients")
         keys = [hue] + [k for k in keys if k != hue]
     elif "coap.cc" in keys:
         keys = ["coap.cc"] + [k for k in keys if k != "coap.cc"]
