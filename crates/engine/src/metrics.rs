@@ -49,6 +49,10 @@ pub struct RunResult {
     /// NB-IoT and LTE-M cells: the cell's counters (docs/networks.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cell: Option<CellResult>,
+    /// Cells with tracing on: device 0's radio states over time (docs/networks.md "State
+    /// timeline").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cell_timeline: Option<CellTimeline>,
     /// Networks that record each device's time per radio state (the meshes): the energy
     /// figures (docs/energy.md).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -220,6 +224,23 @@ impl CellResult {
             },
         }
     }
+}
+
+/// One device's radio over time (`net::cellular::timeline`): its mode from each time on and
+/// its transmit / receive spans.
+#[derive(Clone, Debug, Serialize)]
+pub struct CellTimeline {
+    /// The device (= its client's index).
+    pub device: u32,
+    /// The run's end, s.
+    pub end_s: f64,
+    /// `[time s, mode]` at every change: `connected`, `idle` or `psm`.
+    pub modes: Vec<(f64, &'static str)>,
+    /// `[start s, end s, tx | rx]`, by start.
+    pub spans: Vec<(f64, f64, &'static str)>,
+    /// The cap was reached at this time: entries after it are missing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated_at_s: Option<f64>,
 }
 
 /// A mesh run's counters, loads and route lengths.

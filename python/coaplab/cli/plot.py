@@ -20,7 +20,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "  coaplab plot --db study.duckdb --kind histogram --where \"coap.cc in ('cocoa','fasor')\" --out hist.png\n"
                     "  coaplab plot --kind time-sequence --config 44c8b1475d569923 --replication 0 --out ts.svg\n"
                     "  coaplab plot --kind rto --config 42b0cb9c2ca47e1c --client 3 --width one --out rto.pdf\n"
-                    "  coaplab plot --kind queue --replication 0 --out queue.svg",
+                    "  coaplab plot --kind queue --replication 0 --out queue.svg\n"
+                    "  coaplab plot --db cells.duckdb --kind coupling-loss --out loss.pdf\n"
+                    "  coaplab plot --db cell.duckdb --kind state-timeline --window 0:30 --out states.svg",
                     description="Draw one figure from the results database. fct / unnecessary: box plots (whiskers "
                                 "p10/p90, box p25/p75, median line) per configuration; histogram: retransmissions per "
                                 "exchange; retransmission-ratio: retransmissions / CON transmissions per configuration "
@@ -30,11 +32,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
                                 "panel shows cwnd, the BDP estimate, pacing rate x RTprop and the modes); rto: one UDP "
                                 "client's timer and RTO estimate (runs with trace = true); queue / throughput: one run's "
                                 "bottleneck buffer occupancy / each direction's delivered throughput over time (runs "
-                                "with trace = true on a star or gprs network).")
+                                "with trace = true on a star or gprs network); coupling-loss: FCT median and p95 and energy "
+                                "per exchange against network.coupling_loss_db, one line per algorithm (a stored sweep on "
+                                "an nbiot or ltem cell); state-timeline: the radio state of client 0's device over time "
+                                "with its CoAP events (a cell run with trace = true).")
     plot.add_argument("--db", metavar="PATH", default=None, help=DB_HELP)
     plot.add_argument("--kind", choices=("fct", "unnecessary", "histogram", "retransmission-ratio", "completed-pmf",
                                          "time-sequence", "rto", "queue", "throughput", "load", "mac-drops",
-                                         "drop-causes", "median-ci"),
+                                         "drop-causes", "median-ci", "coupling-loss", "state-timeline"),
                       default="fct",
                       help="what to draw (default: fct)")
     plot.add_argument("--out", metavar="FILE", required=True, help="the figure file; the extension picks the format: .png, .pdf or .svg")
@@ -51,6 +56,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     plot.add_argument("--client", type=non_negative_int, default=None, help="rto: the client (default: the first traced)")
     plot.add_argument("--connection", type=non_negative_int, default=None,
                       help="time-sequence: the connection number (default: the busiest)")
+    plot.add_argument("--window", metavar="START:END", default=None,
+                      help="state-timeline: the time window in seconds, e.g. 0:30 (default: the whole run)")
     plot.add_argument("--direction", choices=("down", "up"), default="down",
                       help="time-sequence: down = server to client (default, the bottleneck), up = client to server")
     return plot
@@ -68,7 +75,21 @@ def main(args) -> int:
     db = db_arg(args)
     if args.log_y and args.kind not in ("fct", "histogram"):
         raise CoaplabError(f"--log-y: only for --kind fct or histogram, not {args.kind}")
-    if args.kind in ("load", "mac-drops"):  # meshes: carried load / MAC queue drops vs offered load
+    if args.window is not None and args.kind != "state-timeline":
+        raise CoaplabError(f"--window: only for --kind state-timeline, not {args.kind}")
+    if args.kind == "coupling-loss":  # cells: latency and energy vs coupling loss
+        for opt in ("config", "replication", "client", "connection", "x", "col"):
+            if getattr(args, opt) is not None:
+                raise CoaplabError(f"--{opt}: not for --kind coupling-loss (x: network.coupling_loss_db, lines: --hue)")
+        from ..present.cells import coupling_loss_curves  # lazy: per command (start-up)
+
+        fig = coupling_loss_curves(load(db, args.where).summaries(), hue=args.hue, width=width)
+    elif args.kind == "state-timeline":
+        for opt in ("x", "hue", "col", "client", "connection"):
+            if getattr(args, opt) is not None:
+                raise CoaplabError(f"--{opt}: not for --kind state-timeline (it draws client 0's device of one run)")
+        fig = _state_timeline(db, args, width)
+    elif args.kind in ("load", "mac-drops"):  # meshes: carried load / MAC queue drops vs offered load
         for opt in ("config", "replication", "client", "connection", "x"):
             if getattr(args, opt) is not None:
                 raise CoaplabError(f"--{opt}: not for --kind {args.kind} (its x axis is the offered load)")
@@ -210,3 +231,50 @@ def _series_figure(study, cids, what, args, width):
     raise CoaplabError(f"no {args.kind} time series matches: run a scenario on a star or gprs network with trace = true"
                        + "".join(f", {o} {getattr(args, o)}" for o in ("config", "replication")
                                  if getattr(args, o) is not None))
+
+
+def _window(text: str | None) -> tuple[float | None, float | None]:
+    if text is None:
+        return None, None
+    a, sep, b = text.partition(":")
+    try:
+        lo, hi = float(a), float(b)
+    except ValueError:
+        lo = hi = -1.0
+    if not sep or not 0.0 <= lo < hi:
+        raise CoaplabError(f"--window: {text!r} is not allowed; expected START:END in seconds with 0 <= START < END, e.g. 0:30")
+    return lo, hi
+
+
+def _state_timeline(db: str, args, width):
+    """``--kind state-timeline``: the first run matching --config / --replication that recorded
+    a cell device's timeline, with its client's CoAP events (UDP timer traces)."""
+    from ..analyse.timeline import bands  # lazy: per command (start-up)
+    from ..execute.store import ResultsDB  # lazy: per command (start-up)
+    from ..execute.tidy import load  # lazy: per command (start-up)
+    from ..present.cells import state_timeline  # lazy: per command (start-up)
+
+    lo, hi = _window(args.window)
+    study = load(db, args.where)
+    if args.config is not None and args.config not in study.configs:
+        raise CoaplabError(f"--config: {args.config!r} is not a configuration with finished runs in {db!r}"
+                           + (" matching --where" if args.where else ""))
+    for cid in [args.config] if args.config else list(study.configs):
+        for run in study.runs[cid]:
+            if args.replication is not None and run["replication"] != args.replication:
+                continue
+            t = run.get("cell_timeline")
+            if not t:
+                continue
+            with ResultsDB(db, read_only=True) as rdb:
+                rows = rdb.con.execute("SELECT time_s, event FROM traces WHERE config_id = ? AND replication = ? "
+                                       "AND client = ? ORDER BY time_s", [cid, run["replication"], t["device"]]).fetchall()
+            events = [{"time_s": r[0], "event": r[1]} for r in rows]
+            c = study.configs[cid]
+            net = c.get("network") or {}
+            caption = (f"{c['name']} [{cid}], replication {run['replication']}: device {t['device']} on the "
+                       f"{net.get('kind')} cell" + (f" (truncated at {t['truncated_at_s']:g} s)" if t.get("truncated_at_s") else ""))
+            return state_timeline(bands(t), events, caption, width=width, start_s=lo, end_s=hi)
+    raise CoaplabError("no cell state timeline matches: run a scenario on an nbiot or ltem cell with trace = true "
+                       "(coaplab run FILE --trace DIR)" + "".join(f", {o} {getattr(args, o)}" for o in ("config", "replication")
+                                                                 if getattr(args, o) is not None))

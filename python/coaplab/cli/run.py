@@ -34,7 +34,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                      "printed first, and past 200 MB nothing is written without --yes or --max-output-mb")
     run.add_argument("--trace", metavar="DIR", help="write traces, one CSV per replication, into DIR: per-client timer / RTO traces (UDP) "
                      "or per-connection time-sequence traces (TCP), with a second CSV per replication of BBR's state "
-                     "(mode, BtlBw, RTprop, pacing rate, cwnd) (stored runs without one are run again)")
+                     "(mode, BtlBw, RTprop, pacing rate, cwnd); on an nbiot or ltem cell also device 0's radio states over time "
+                     "(-cell-timeline.csv) (stored runs without one are run again)")
     run.add_argument("--max-output-mb", type=float, metavar="MB", default=None,
                      help="--pcap: the largest estimated output written without asking (default: 200)")
     run.add_argument("--yes", action="store_true", help="--pcap: write the pcaps however large the estimate")

@@ -70,6 +70,8 @@ def kinds_of(key: str) -> tuple[str, ...]:
 #: The network kinds that are radio meshes (``[link]`` buffer and errors do not apply): the kinds
 #: the radio's keys apply to (``x-kinds`` of ``network.range_m``).
 MESH_KINDS: tuple[str, ...] = kinds_of("range_m")
+#: The NB-IoT and LTE-M cell kinds: those ``network.coupling_loss_db`` applies to.
+CELL_KINDS: tuple[str, ...] = kinds_of("coupling_loss_db")
 _ERRORS_OPTIONS = [deref(o) for o in deref(_LINK["properties"]["errors"])["anyOf"]]
 ERROR_PROFILES = next(tuple(o["enum"]) for o in _ERRORS_OPTIONS if "enum" in o)
 _CHAIN = next(o for o in _ERRORS_OPTIONS if o.get("type") == "object")

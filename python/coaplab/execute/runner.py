@@ -27,9 +27,11 @@ from typing import Any
 
 from .. import _core
 from ..analyse.stats import summarize
+from ..analyse.timeline import bands as timeline_bands
 from ..describe.capi import algorithm_file, foreign_digests
 from ..describe.scenario import (
     CC_STATE_CONTROLLERS,
+    CELL_KINDS,
     MODEL_VERSION,
     Scenario,
     config_id,
@@ -703,6 +705,9 @@ TRACE_COLUMNS = ("client", "time_s", "event", "exchange", "timer_s", "rto_s", "s
 
 SEQ_TRACE_COLUMNS = ("client", "connection", "time_s", "direction", "event", "seq", "length")
 
+#: ``…-cell-timeline.csv``: one traced cell device's radio state bands (analyse/timeline.py).
+CELL_TIMELINE_COLUMNS = ("device", "start_s", "end_s", "state")
+
 
 def traces_cc_state(config: dict[str, Any]) -> bool:
     """Whether any client population of a resolved configuration runs TCP with a controller
@@ -713,9 +718,11 @@ def traces_cc_state(config: dict[str, Any]) -> bool:
 
 
 def _trace_files(config: dict[str, Any]) -> list[str]:
-    """The suffixes of a replication's trace files: ``-trace.csv``, and ``-cc-state.csv`` with a
-    controller that traces its state (BBR, CUBIC)."""
-    return ["-trace.csv"] + (["-cc-state.csv"] if traces_cc_state(config) else [])
+    """The suffixes of a replication's trace files: ``-trace.csv``, ``-cc-state.csv`` with a
+    controller that traces its state (BBR, CUBIC), and ``-cell-timeline.csv`` on a cell."""
+    cell = (config.get("network") or {}).get("kind") in CELL_KINDS
+    return (["-trace.csv"] + (["-cc-state.csv"] if traces_cc_state(config) else [])
+            + (["-cell-timeline.csv"] if cell else []))
 
 
 def _write_traces(configs: dict[str, dict[str, Any]], results: dict[tuple[str, int], str],
@@ -724,7 +731,9 @@ def _write_traces(configs: dict[str, dict[str, Any]], results: dict[tuple[str, i
     the run's result JSON): one CSV per replication, every client's timer / RTO trace in time
     order (UDP), or every connection's time-sequence trace (TCP); runs whose controller traces
     its state (BBR, CUBIC) add a second
-    CSV, ``…-cc-state.csv``, with the congestion controller's state rows (``cc_state`` table).
+    CSV, ``…-cc-state.csv``, with the congestion controller's state rows (``cc_state`` table);
+    runs on a cell add ``…-cell-timeline.csv``, device 0's radio state bands
+    (:data:`CELL_TIMELINE_COLUMNS`).
     Returns the output records (file name, config_id, replication, bytes, SHA-256) of the
     files written. A full disk stops the sweep with one line (:class:`ResourceError`)."""
     try:
@@ -751,6 +760,13 @@ def write_traces(configs: dict[str, dict[str, Any]], results: dict[tuple[str, in
                 w = csv.writer(f)
                 w.writerow(CC_STATE_COLUMNS)
                 w.writerows(cc_state_rows(run))
+        if run.get("cell_timeline"):
+            t = run["cell_timeline"]
+            files.append((directory / f"{stem}-cell-timeline.csv", cid, rep))
+            with atomic_write(files[-1][0], "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(CELL_TIMELINE_COLUMNS)
+                w.writerows((t["device"], a, b, state) for a, b, state in timeline_bands(t))
         files.append((directory / f"{stem}-trace.csv", cid, rep))
         with atomic_write(files[-1][0], "w", newline="") as f:
             w = csv.writer(f)

@@ -85,7 +85,7 @@ def table(summaries: list[dict[str, Any]]) -> str:
                        f" {_f(n['rate_per_s'])} per s per client; {n['rule_con']} sent as CON by the NON rule")
         out.extend(_group_lines(s.get("groups") or {}))
         out.extend(_mesh_lines(s.get("mesh")))
-        out.extend(_cell_lines(s.get("cell")))
+        out.extend(cell_lines(s.get("cell")))
         out.extend(energy_lines(s.get("energy"), "  "))
         out.append("")
     return "\n".join(out).rstrip() + "\n"
@@ -172,7 +172,7 @@ def _mesh_lines(m: dict[str, Any] | None) -> list[str]:
     return out
 
 
-def _cell_lines(c: dict[str, Any] | None) -> list[str]:
+def cell_lines(c: dict[str, Any] | None) -> list[str]:
     """NB-IoT and LTE-M cells: coverage and the cell's counters, summed over replications
     (docs/networks.md, "Metrics of a cell")."""
     if not c:

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..analyse.replstats import replication_stats
 from ..analyse.stats import sum_tcp
+from ..describe.scenario import CELL_KINDS
 from ..execute.store import (
     CC_STATE_COLUMNS,
     EMULATED_MARK,
@@ -33,7 +34,7 @@ from ..execute.store import (
 )
 from ..execute.tidy import Study, fmt_value, label, load, title, varying
 from ..files import atomic_write, new_dirs_removed_on_error, output_in
-from . import figures
+from . import cells, figures
 from . import traces as trace_figures  # a name of its own: "traces" is a common local name here
 from .compare import check_key, report_section
 from .page import CSS, esc, figure_html
@@ -239,6 +240,12 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
                          "after its link-layer transmissions or busy CCAs), collision (a frame corrupted at its "
                          "receiver and never retried, or refused during another packet's reassembly)."),
                          figures.drop_cause_curves(sums, col=col)))
+        if "network.coupling_loss_db" in keys and all(
+                (s["config"].get("network") or {}).get("kind") in CELL_KINDS
+                and isinstance(s["config"]["network"].get("coupling_loss_db"), (int, float)) for s in sums):
+            figs.append((f"coupling-loss-{n}", ("Exchange latency (FCT median and p95, pooled over clients and "
+                         "replications) and energy per completed exchange against the devices' coupling loss, "
+                         "one line per algorithm."), cells.coupling_loss_curves(sums)))
         if any(sum(s.get("retransmission_histogram") or []) for s in sums):
             figs.append((f"histogram-{n}", "Share of exchanges that needed 0, 1, … retransmissions.",
                          figures.retransmission_histogram(sums)))

@@ -13,7 +13,7 @@ from ..errors import CoaplabError
 from ..execute.cluster import connect
 from ..execute.runner import RunResult, run_scenario
 from ..names import did_you_mean
-from ..present.output import energy_lines, rows_csv, rows_json
+from ..present.output import cell_lines, energy_lines, rows_csv, rows_json
 from . import cell_calibration, nstart
 from .calibration import (
     COCOA_GPRS_TARGETS,
@@ -47,6 +47,12 @@ COMPARISONS: dict[str, tuple[str, tuple[str, ...]]] = {
                     ("short-lived-udp", "short-lived-tcp", "short-lived-tcp-cubic")),
     "errors-10clients": ("10 clients under each error profile: UDP default/CoCoA vs TCP New Reno, continuous and random",
                          ("errors-10clients-udp", "errors-10clients-tcp")),
+    "cell-study-400": (("The seeds' 400-client study on an NB-IoT and an LTE-M cell: UDP default / CoCoA / FASOR and TCP "
+                        "New Reno / BBR, continuous and random (docs/validation.md \"Cells\")"),
+                       ("cell-study-400-udp", "cell-study-400-tcp", "cell-study-400-ltem-udp", "cell-study-400-ltem-tcp")),
+    "cell-firmware": (("The seeds' firmware transfer (102400 B) on an NB-IoT and an LTE-M cell: UDP Block2 default / "
+                       "CoCoA / FASOR and TCP New Reno / BBR, 1 and 4 devices; NB2 over UDP (docs/validation.md \"Cells\")"),
+                      ("cell-firmware-udp", "cell-firmware-tcp", "cell-firmware-nb2")),
     "nstart": (("The NSTART study: NSTART 1/2/4/8 x every built-in UDP algorithm on the star, GPRS and a Cooja mesh "
                 "(docs/validation.md \"NSTART\")"), nstart.PARTS),
 }
@@ -162,6 +168,7 @@ def side_by_side(result: RunResult, figures: list[dict[str, Any]]) -> str:
         swept = ", ".join(f"{k}={v}" for k, v in s.get("swept", {}).items())
         lines.append(f"{s['name']}  {swept}")
         lines.extend(mesh_lines(s))
+        lines.extend(cell_lines(s.get("cell")))
         lines.extend(energy_lines(s.get("energy"), "  "))
         lines.extend(outside_client_lines(s, result.runs.get(s["config_id"], [])))
         matches = published_for(s["config"], figures)

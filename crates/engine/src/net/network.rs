@@ -315,10 +315,12 @@ impl Network {
     /// Records the time series of the constrained link's directions (`trace = true`).
     pub fn record_series(&mut self) {
         for e in &mut self.elements {
-            if let Element::Link(l) = e {
-                if l.role != LinkRole::Other {
-                    l.link.record_series();
-                }
+            match e {
+                Element::Link(l) if l.role != LinkRole::Other => l.link.record_series(),
+                // A cell records device 0's (client 0's) radio states (docs/networks.md
+                // "State timeline").
+                Element::Cell(c) => c.record_timeline(0),
+                _ => {}
             }
         }
     }

@@ -272,6 +272,14 @@ impl World {
                 .net
                 .cell()
                 .map(|c| crate::metrics::CellResult::of(c.counters(), c.levels())),
+            cell_timeline: trace
+                .then(|| {
+                    self.sh
+                        .net
+                        .cell()
+                        .and_then(|c| c.timeline(self.sh.queue.now()))
+                })
+                .flatten(),
             energy: self.energy_result(completed_total),
             non: self.non_result(),
             timeseries: trace

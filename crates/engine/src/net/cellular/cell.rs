@@ -15,9 +15,10 @@ use super::carrier::Carrier;
 use super::numerology::{Numerology, LEVELS};
 use super::power::{Account, Mode};
 use super::procedures::{ProcCounters, Procs, Radio, L2_OVERHEAD_BITS, MSG5_HEADER_BITS};
+use super::timeline::Timeline;
 use super::types::{CellEvent, CellKind, CellOutcome};
 use crate::energy::StateTimes;
-use crate::metrics::CellCounters;
+use crate::metrics::{CellCounters, CellTimeline};
 use crate::net::common::{DropReason, ElementId};
 use crate::net::event::{NetEvent, Scheduler};
 use crate::sim::slab::PacketId;
@@ -87,6 +88,8 @@ pub struct Cell {
     counters: CellCounters,
     /// This element's index (for its events).
     element: ElementId,
+    /// The traced device's radio states over time (`timeline.rs`), when recorded.
+    timeline: Option<Timeline>,
 }
 
 fn sf_of(t: Instant) -> u64 {
@@ -128,6 +131,7 @@ impl Cell {
             proc_counters: ProcCounters::default(),
             counters: CellCounters::default(),
             element,
+            timeline: None,
         }
     }
 
@@ -153,6 +157,30 @@ impl Cell {
             ra_level_ups: p.ra_level_ups,
             harq_retransmissions: p.harq_retransmissions,
             ..self.counters
+        }
+    }
+
+    /// Records device `d`'s radio states over time from now on (tracing, `timeline.rs`);
+    /// nothing when the cell has no such device.
+    pub fn record_timeline(&mut self, d: u32) {
+        if (d as usize) < self.devices.len() {
+            self.timeline = Some(Timeline::new(d));
+        }
+    }
+
+    /// The recorded timeline up to `until`, if one is recorded.
+    pub fn timeline(&self, until: Instant) -> Option<CellTimeline> {
+        let t = self.timeline.as_ref()?;
+        let mut account = self.devices[t.device as usize].account;
+        account.settle(until, &self.idle_rx());
+        Some(t.result((account.since(), account.mode.name()), until))
+    }
+
+    /// Notes device `d`'s mode in the timeline when `d` is the traced device.
+    fn note_mode(&mut self, d: u32) {
+        if let Some(t) = self.timeline.as_mut().filter(|t| t.device == d) {
+            let a = &self.devices[d as usize].account;
+            t.mode(a.since(), a.mode.name());
         }
     }
 
@@ -228,6 +256,8 @@ impl Cell {
         }
         self.counters.downlink_packets += 1;
         dev.account.settle(now, &idle);
+        self.note_mode(d);
+        let dev = &mut self.devices[d as usize];
         if dev.account.mode == Mode::Psm && !dev.busy {
             dev.held.push((id, bits));
             self.counters.psm_buffered += 1;
@@ -314,7 +344,7 @@ impl Cell {
         let mut r = Radio::default();
         let t = sf_of(now);
         let (_, end) = self
-            .procs()
+            .procs(Some(d))
             .downlink(t, super::procedures::MSG4_BITS, level, &mut r);
         let dev = &mut self.devices[d as usize];
         dev.account.cdrx_sleep(
@@ -329,9 +359,12 @@ impl Cell {
         dev.gen += 1;
         dev.rai_armed = false;
         dev.released_at = at(end);
+        self.note_mode(d);
     }
 
-    fn procs(&mut self) -> Procs<'_> {
+    /// The procedures, recording into the timeline when they are the traced device `d`'s.
+    fn procs(&mut self, d: Option<u32>) -> Procs<'_> {
+        let timeline = self.timeline.as_mut().filter(|t| d == Some(t.device));
         Procs {
             num: &self.params.num,
             carrier: &mut self.carrier,
@@ -341,6 +374,7 @@ impl Cell {
             ra_backoff_ms: self.params.ra_backoff_ms,
             rng: &mut self.rng,
             counters: &mut self.proc_counters,
+            timeline,
         }
     }
 
@@ -350,6 +384,8 @@ impl Cell {
         let idle = self.idle_rx();
         let dev = &mut self.devices[d as usize];
         dev.account.settle(now, &idle);
+        self.note_mode(d);
+        let dev = &mut self.devices[d as usize];
         dev.busy = true;
         dev.gen += 1;
         let paging = dev.ul.is_empty() && !dev.tau_due && dev.account.mode == Mode::Idle;
@@ -410,6 +446,7 @@ impl Cell {
             // Downlink packets held while in PSM come after this job.
             let held: Vec<_> = dev.held.drain(..).collect();
             dev.dl.extend(held);
+            self.note_mode(d);
         }
         // Release assistance: the device says a request expects one response; the eNB
         // releases the connection once it was delivered and nothing else waits.
@@ -417,7 +454,7 @@ impl Cell {
             self.devices[d as usize].rai_armed = true;
         }
         let resume = self.params.resume && self.devices[d as usize].suspended;
-        let mut procs = self.procs();
+        let mut procs = self.procs(Some(d));
         let (mut level_now, mut grant_from) = (level, t);
         if !connected {
             if paged {
@@ -496,7 +533,7 @@ impl Cell {
         p.bler = [0.0; LEVELS];
         let mut cell = Cell::new(p, 0, Xoshiro256pp::seed_from_u64(0));
         let mut r = Radio::default();
-        let mut procs = cell.procs();
+        let mut procs = cell.procs(None);
         let (l, from) = procs.connect(0, level, &mut r);
         procs
             .uplink(

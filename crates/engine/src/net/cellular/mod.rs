@@ -8,6 +8,7 @@
 //! - `procedures.rs`: random access, set-up / resume, connected uplink access, data with HARQ;
 //! - `power.rs`: a device's RRC / PSM mode and its time per radio state;
 //! - `coverage.rs`: coupling loss → RSRP → coverage level;
+//! - `timeline.rs`: one traced device's radio states over time (the state-timeline figure);
 //! - `cell.rs`: the element: devices, jobs, timers; `types.rs`: its events;
 //! - `config.rs`: the `[network]` keys and their sourced defaults.
 
@@ -18,6 +19,7 @@ pub mod coverage;
 pub mod numerology;
 pub mod power;
 pub mod procedures;
+pub mod timeline;
 pub mod types;
 
 pub use cell::{Cell, CellParams};

@@ -16,6 +16,17 @@ pub enum Mode {
     Psm,
 }
 
+impl Mode {
+    /// The mode's name in a timeline (`timeline.rs`): `connected`, `idle`, `psm`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mode::Connected => "connected",
+            Mode::Idle => "idle",
+            Mode::Psm => "psm",
+        }
+    }
+}
+
 /// What idle time costs and when idle becomes PSM.
 #[derive(Clone, Copy, Debug)]
 pub struct IdleRx {
@@ -61,6 +72,11 @@ impl Account {
             rx_idle_ms: 0,
             po_sf,
         }
+    }
+
+    /// When the current mode began.
+    pub fn since(&self) -> Instant {
+        self.since
     }
 
     /// Moves to `to` at `t` (not before the current mode began).

@@ -9,6 +9,7 @@ use coaplab_cc::rng::{Rng, Xoshiro256pp};
 
 use super::carrier::Carrier;
 use super::numerology::{Numerology, LEVELS};
+use super::timeline::{Activity, Timeline};
 
 /// Bits of the messages whose size the model needs: Msg2 (the RAR: MAC subheader and a 6-byte
 /// RAR, TS 36.321 §6.1.5, §6.2.3: 56 bits), Msg3 (88 bits: the NB-IoT Msg3 grant's TBS,
@@ -54,9 +55,17 @@ pub struct Procs<'a> {
     pub ra_backoff_ms: u64,
     pub rng: &'a mut Xoshiro256pp,
     pub counters: &'a mut ProcCounters,
+    /// The traced device's timeline, when these procedures are its (`timeline.rs`).
+    pub timeline: Option<&'a mut Timeline>,
 }
 
 impl Procs<'_> {
+    fn mark(&mut self, start: u64, end: u64, what: Activity) {
+        if let Some(t) = self.timeline.as_mut() {
+            t.span(start, end, what);
+        }
+    }
+
     fn fails(&mut self, level: usize) -> bool {
         let p = self.bler[level];
         p > 0.0 && self.rng.unit_f64() < p
@@ -66,8 +75,9 @@ impl Procs<'_> {
     fn dci(&mut self, t: u64, level: usize, r: &mut Radio) -> u64 {
         let n = self.num.dci_reps[level];
         let num = self.num;
-        let (_, end) = self.carrier.book_dl(t, n, |s| num.dl_valid(s));
+        let (start, end) = self.carrier.book_dl(t, n, |s| num.dl_valid(s));
         r.rx += n;
+        self.mark(start, end, Activity::Rx);
         end
     }
 
@@ -75,24 +85,27 @@ impl Procs<'_> {
     fn pdsch(&mut self, t: u64, sf: u64, level: usize, r: &mut Radio) -> u64 {
         let n = sf * self.num.pdsch_reps[level];
         let num = self.num;
-        let (_, end) = self.carrier.book_dl(t, n, |s| num.dl_valid(s));
+        let (start, end) = self.carrier.book_dl(t, n, |s| num.dl_valid(s));
         r.rx += n;
+        self.mark(start, end, Activity::Rx);
         end
     }
 
     /// An uplink transmission of `sf` subframes (before repetitions) at or after `t`.
     fn pusch(&mut self, t: u64, sf: u64, level: usize, r: &mut Radio) -> u64 {
         let n = sf * self.num.pusch_reps[level];
-        let (_, end) = self.carrier.book_ul(t, n, self.num.ul_tones[level]);
+        let (start, end) = self.carrier.book_ul(t, n, self.num.ul_tones[level]);
         r.tx += n;
+        self.mark(start, end, Activity::Tx);
         end
     }
 
     /// A HARQ-ACK at or after `t` (`ack_sf` × the level's ACK repetitions).
     fn ack(&mut self, t: u64, level: usize, r: &mut Radio) -> u64 {
         let n = self.num.ack_sf * self.num.ack_reps[level];
-        let (_, end) = self.carrier.book_ul(t, n, 1);
+        let (start, end) = self.carrier.book_ul(t, n, 1);
         r.tx += n;
+        self.mark(start, end, Activity::Tx);
         end
     }
 
@@ -115,6 +128,7 @@ impl Procs<'_> {
             let preamble = (self.num.prach_reps[level] * self.num.preamble_us).div_ceil(1000);
             let end = occasion + preamble;
             r.tx += preamble;
+            self.mark(occasion, end, Activity::Tx);
             self.counters.ra_attempts += 1;
             let pick = (self.rng.next_u64() % u64::from(self.num.preambles[level])) as u32;
             let taken = self.occasions.entry((occasion, level as u8)).or_default();
@@ -127,6 +141,8 @@ impl Procs<'_> {
             let msg2 = self.pdsch(dci + self.num.gap_dci_dl, sf, level, r);
             r.rx += (msg2 - window)
                 .saturating_sub(sf * self.num.pdsch_reps[level] + self.num.dci_reps[level]);
+            // The device listens through the response window.
+            self.mark(window, msg2, Activity::Rx);
             if !collided {
                 return (level, msg2);
             }
@@ -185,8 +201,9 @@ impl Procs<'_> {
         match self.num.sr_period {
             Some(p) => {
                 let sr = t.div_ceil(p) * p;
-                let (_, end) = self.carrier.book_ul(sr, 1, 1);
+                let (start, end) = self.carrier.book_ul(sr, 1, 1);
                 r.tx += 1;
+                self.mark(start, end, Activity::Tx);
                 // The eNB decodes the request and grants within 3 subframes (n + 4).
                 end + 3
             }
@@ -283,6 +300,7 @@ pub fn peak_downlink_kbps(num: &Numerology, broadcast: bool, blocks: u32) -> f64
         ra_backoff_ms: 0,
         rng: &mut rng,
         counters: &mut counters,
+        timeline: None,
     };
     let bits = num.max_dl_tbs * blocks.max(1);
     let (_, done) = procs.downlink(0, bits, 0, &mut Radio::default());

@@ -13,7 +13,7 @@ use super::{Cell, CellOutcome, CellParams};
 use crate::net::event::{NetEvent, Scheduler};
 
 #[derive(Default)]
-struct Q(Vec<(Instant, NetEvent)>);
+pub(super) struct Q(Vec<(Instant, NetEvent)>);
 
 impl Scheduler for Q {
     fn schedule_net(&mut self, at: Instant, event: NetEvent) {
@@ -21,7 +21,7 @@ impl Scheduler for Q {
     }
 }
 
-fn params(levels: Vec<u8>) -> CellParams {
+pub(super) fn params(levels: Vec<u8>) -> CellParams {
     CellParams {
         num: nb1(),
         levels,
@@ -43,7 +43,7 @@ fn params(levels: Vec<u8>) -> CellParams {
 
 /// Runs the cell's events due by `until` in time order; the packets that left the cell, with
 /// when.
-fn run(cell: &mut Cell, q: &mut Q, until: Instant, exits: &mut Vec<(u32, u64)>) {
+pub(super) fn run(cell: &mut Cell, q: &mut Q, until: Instant, exits: &mut Vec<(u32, u64)>) {
     loop {
         let Some(i) = (0..q.0.len())
             .filter(|&i| q.0[i].0 <= until)
@@ -290,6 +290,7 @@ fn procs_on<'a>(
         ra_backoff_ms: 0,
         rng,
         counters,
+        timeline: None,
     }
 }
 
