@@ -30,6 +30,58 @@ impl Transport {
     }
 }
 
+/// `coap.security`: how CoAP over UDP is secured (docs/model.md "Security").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum Security {
+    /// Plain CoAP (RFC 7252).
+    #[default]
+    #[serde(rename = "none")]
+    None,
+    /// DTLS 1.2 (RFC 6347, RFC 7925's profile).
+    #[serde(rename = "dtls1.2")]
+    Dtls12,
+    /// DTLS 1.3 (RFC 9147).
+    #[serde(rename = "dtls1.3")]
+    Dtls13,
+    /// OSCORE (RFC 8613) with a pre-shared security context.
+    #[serde(rename = "oscore")]
+    Oscore,
+}
+
+impl Security {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Security::None => "none",
+            Security::Dtls12 => "dtls1.2",
+            Security::Dtls13 => "dtls1.3",
+            Security::Oscore => "oscore",
+        }
+    }
+    pub const fn is_dtls(self) -> bool {
+        matches!(self, Security::Dtls12 | Security::Dtls13)
+    }
+}
+
+/// `coap.dtls_suite`: how the DTLS handshake authenticates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DtlsSuite {
+    /// Pre-shared keys (RFC 4279; DTLS 1.3: an external PSK, RFC 8446 §2.2).
+    #[default]
+    Psk,
+    /// ECDHE with ECDSA P-256 certificates (RFC 7251, RFC 8422; DTLS 1.3: RFC 8446 §4.4).
+    Cert,
+}
+
+impl DtlsSuite {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DtlsSuite::Psk => "psk",
+            DtlsSuite::Cert => "cert",
+        }
+    }
+}
+
 /// The CoAP endpoints (RFC 7252 §4.8 transmission parameters).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -93,6 +145,24 @@ pub struct CoapConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 65000, max = 65535))]
     pub rexmit_cnt_option: Option<u16>,
+    /// Security of CoAP over UDP (docs/model.md "Security"): `none`, `dtls1.2`, `dtls1.3`
+    /// (a DTLS session per client, its handshake before the first request and again after a
+    /// NAT binding expired) or `oscore` (RFC 8613, a pre-shared context: bytes per message, no
+    /// handshake). Absent = `none`, plain CoAP (RFC 7252).
+    #[serde(default = "defaults::coap_security")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub security: Security,
+    /// With DTLS: the handshake's authentication, `psk` or `cert` (P-256 certificates).
+    /// Absent = `psk`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub dtls_suite: Option<DtlsSuite>,
+    /// With DTLS: a Connection ID in every record (RFC 9146; RFC 9147 §9): the session
+    /// survives a NAT rebinding (no new handshake after `network.nat_timeout_s` idle) and each
+    /// record carries the CID's bytes. Absent = false.
+    #[serde(default = "defaults::coap_dtls_connection_id")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub dtls_connection_id: bool,
 }
 
 /// `coap.cc`: a string, one of the UDP algorithms (every entry of the registry,
