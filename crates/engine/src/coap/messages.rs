@@ -6,6 +6,7 @@ use coaplab_cc::Instant;
 use coaplab_wire::coap::{block_value, code, option, Message, OptionValue, Payload, Type};
 use coaplab_wire::ip::{IPV4_HEADER, UDP_HEADER};
 
+use crate::coap::security::Protection;
 use crate::packet::{Packet, PacketKind};
 
 /// The resource path: a 7-byte Uri-Path value, so the option takes 8 bytes and the request's
@@ -28,6 +29,9 @@ pub struct MessageFactory {
     /// Payload of each request, bytes (0: a plain GET; more: a POST carrying it, as the
     /// periodic sensor reports of docs/networks.md).
     pub request_payload: u32,
+    /// The record layer or OSCORE around every message (`coap.security`): its bytes join
+    /// each packet's `ip_bytes`.
+    pub protection: Protection,
 }
 
 impl MessageFactory {
@@ -67,6 +71,8 @@ impl MessageFactory {
             PacketKind::Request if p.payload > 0 => (Type::Con, code::POST),
             PacketKind::Request => (Type::Con, code::GET),
             PacketKind::Response => (Type::Ack, code::CONTENT),
+            // A handshake datagram carries no CoAP message (never sized or captured here).
+            PacketKind::Handshake { .. } => (Type::Con, code::EMPTY),
         };
         let m = Message {
             mtype,
@@ -81,6 +87,11 @@ impl MessageFactory {
 
     fn sized(&self, mut p: Packet) -> Packet {
         p.ip_bytes = (IPV4_HEADER + UDP_HEADER + self.with_message(&p, |m| m.encoded_len())) as u32;
+        // OSCORE's sequence number: the client's exchange index (a retransmission is the
+        // same message).
+        p.ip_bytes += self
+            .protection
+            .overhead(p.kind == PacketKind::Request, p.exchange);
         p
     }
 
@@ -167,6 +178,7 @@ mod tests {
             resource_bytes: 1000,
             rexmit_cnt,
             request_payload: 0,
+            protection: Protection::None,
         }
     }
 

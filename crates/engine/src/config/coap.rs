@@ -33,17 +33,17 @@ impl Transport {
 /// `coap.security`: how CoAP over UDP is secured (docs/model.md "Security").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum Security {
-    /// Plain CoAP (RFC 7252).
+    // Plain CoAP (RFC 7252).
     #[default]
     #[serde(rename = "none")]
     None,
-    /// DTLS 1.2 (RFC 6347, RFC 7925's profile).
+    // DTLS 1.2 (RFC 6347, RFC 7925's profile).
     #[serde(rename = "dtls1.2")]
     Dtls12,
-    /// DTLS 1.3 (RFC 9147).
+    // DTLS 1.3 (RFC 9147).
     #[serde(rename = "dtls1.3")]
     Dtls13,
-    /// OSCORE (RFC 8613) with a pre-shared security context.
+    // OSCORE (RFC 8613) with a pre-shared security context.
     #[serde(rename = "oscore")]
     Oscore,
 }
@@ -66,10 +66,10 @@ impl Security {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DtlsSuite {
-    /// Pre-shared keys (RFC 4279; DTLS 1.3: an external PSK, RFC 8446 §2.2).
+    // Pre-shared keys (RFC 4279; DTLS 1.3: an external PSK, RFC 8446 §2.2).
     #[default]
     Psk,
-    /// ECDHE with ECDSA P-256 certificates (RFC 7251, RFC 8422; DTLS 1.3: RFC 8446 §4.4).
+    // ECDHE with ECDSA P-256 certificates (RFC 7251, RFC 8422; DTLS 1.3: RFC 8446 §4.4).
     Cert,
 }
 

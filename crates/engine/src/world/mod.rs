@@ -14,6 +14,7 @@ pub(crate) mod results;
 mod shared;
 pub(crate) mod tcp_app;
 pub(crate) mod udp_app;
+pub(crate) mod udp_security;
 
 use coaplab_cc::registry::Registry;
 use coaplab_cc::Instant;
