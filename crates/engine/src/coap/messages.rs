@@ -193,6 +193,25 @@ mod tests {
     }
 
     #[test]
+    fn security_bytes_join_the_packet() {
+        // OSCORE (RFC 8613, `security::sizes::oscore_overhead`): the 40 B GET + 14 = 54 B;
+        // the 93 B response + 11 = 104 B.
+        let f = MessageFactory {
+            protection: Protection::Oscore,
+            ..factory(None)
+        };
+        let req = f.request(0, 0, 0, 1, None, Instant::ZERO);
+        assert_eq!((req.ip_bytes, f.response(&req).ip_bytes), (54, 104));
+        // DTLS 1.2: 29 B per record (RFC 6347 §4.1's 13 + CCM-8's 8 + 8): 69 and 122 B.
+        let f = MessageFactory {
+            protection: Protection::Dtls12 { cid: false },
+            ..factory(None)
+        };
+        let req = f.request(0, 0, 0, 1, None, Instant::ZERO);
+        assert_eq!((req.ip_bytes, f.response(&req).ip_bytes), (69, 122));
+    }
+
+    #[test]
     fn odd_sized_block_transfer() {
         let f = factory(None);
         // 1000 B in 256 B blocks: 4 blocks, the last one 1000 − 768 = 232 B.

@@ -108,7 +108,7 @@ impl Session {
             Phase::None => true,
             Phase::Handshaking { .. } => false,
             Phase::Established => {
-                !cid && matches!((nat, self.last_uplink), (Some(n), Some(t)) if now.saturating_since(t) >= n)
+                !cid && matches!((nat, self.last_uplink), (Some(n), Some(t)) if now.saturating_since(t) > n)
             }
         }
     }
@@ -400,9 +400,10 @@ mod tests {
         assert!(s.established());
         s.on_uplink(Instant::from_secs(10));
         let nat = Some(Duration::from_secs(30));
-        // 29 s idle: the binding holds; 30 s: it expired (cell.rs drops at ≥ the timeout).
-        assert!(!s.needs_handshake(Instant::from_secs(39), nat, false));
-        assert!(s.needs_handshake(Instant::from_secs(40), nat, false));
+        // 30 s idle: the binding holds; longer: it expired (as the cell drops a downlink
+        // packet to a device idle longer than the timeout, net/cellular/cell.rs).
+        assert!(!s.needs_handshake(Instant::from_secs(40), nat, false));
+        assert!(s.needs_handshake(Instant::from_secs(41), nat, false));
         // With a Connection ID the session survives the rebinding.
         assert!(!s.needs_handshake(Instant::from_secs(400), nat, true));
         // No NAT: never.
