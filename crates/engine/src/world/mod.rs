@@ -11,6 +11,7 @@ pub(crate) mod capture;
 mod energy;
 pub(crate) mod mesh;
 pub(crate) mod results;
+pub(crate) mod secured;
 mod shared;
 pub(crate) mod tcp_app;
 pub(crate) mod udp_app;

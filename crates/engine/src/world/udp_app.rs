@@ -4,8 +4,8 @@
 use coaplab_cc::rng::Rng;
 use coaplab_cc::{Config, Instant};
 
+use super::secured::Deferred;
 use super::shared::{Event, Placement, Shared, UdpEvent};
-use super::udp_security::Deferred;
 use crate::basics::secs;
 use crate::coap::client::{Action, Client, NonTraffic, Probing, Reports};
 use crate::coap::messages::MessageFactory;
@@ -39,8 +39,8 @@ pub(crate) struct UdpApp {
     pub(super) local: Vec<u32>,
     pub(crate) server: Server,
     pub(super) actions: Vec<Action>,
-    /// `coap.security`: the groups' protection, the clients' DTLS sessions (`udp_security`).
-    pub(crate) sec: super::udp_security::Secured,
+    /// `coap.security`: the groups' protection, the clients' DTLS sessions (`secured`, played by `udp_security`).
+    pub(crate) sec: super::secured::Secured,
 }
 
 impl UdpApp {
@@ -93,7 +93,7 @@ impl UdpApp {
                 ),
             );
         }
-        let security = super::udp_security::GroupSecurity::new(cfg, g, label)?;
+        let security = super::secured::GroupSecurity::new(cfg, g, label)?;
         let msgs = MessageFactory {
             // A whole IPv6 packet of `request_bytes`: 40 (IPv6) + 8 (UDP) + 12 (CoAP header
             // and Uri-Path) + 1 (payload marker) + payload.

@@ -7,7 +7,9 @@
 
 use coaplab_cc::{Duration, Instant};
 
-use super::{Done, Handshakes, DTLS_INITIAL_TIMER, DTLS_MAX_RETRANSMISSIONS, DTLS_MAX_TIMER};
+use super::handshake::{
+    Done, Handshakes, DTLS_INITIAL_TIMER, DTLS_MAX_RETRANSMISSIONS, DTLS_MAX_TIMER,
+};
 
 /// What the session asks of its application.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -291,7 +293,7 @@ impl Responder {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Suite, Version};
+    use super::super::sizes::{Suite, Version};
     use super::*;
 
     fn hs12() -> Handshakes {

@@ -157,7 +157,7 @@ impl TcpApp {
         start_rng: &mut dyn Rng,
         queue: &mut EventQueue<Event>,
     ) -> Result<u32, Error> {
-        super::udp_security::check(g, label)?;
+        super::secured::check(g, label)?;
         let Some(congestion) = crate::tcp::congestion::controller(&g.coap.cc) else {
             return Err(Error::key(
                 label("coap.cc"),
