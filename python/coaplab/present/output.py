@@ -97,11 +97,11 @@ def _security_lines(c: dict[str, Any] | None) -> list[str]:
     if not c:
         return []
     how = ", ".join(x for x in (c.get("suite"), "CID" if c.get("connection_id") else None) if x)
-    return [f"  security {c['mode']}{f' ({how})' if how else ''}: {c['handshakes']} handshakes"
+    return [(f"  security {c['mode']}{f' ({how})' if how else ''}: {c['handshakes']} handshakes"
             f" ({c['resumptions']} after a NAT expiry), {c['handshake_bytes']:,} handshake B,"
             f" {c['flights_retransmitted']} flights resent, {c['failed_handshakes']} failed ({c['requests_lost']} requests lost);"
             f" record/OSCORE {c['record_bytes']:,} B; {_f(c['bytes_per_exchange'])} B per exchange;"
-            f" first request after {_f(c['time_to_first_request_s'])} s"]
+            f" first request after {_f(c['time_to_first_request_s'])} s")]
 
 
 def _network_default(c: dict[str, Any], key: str) -> Any:
