@@ -61,6 +61,8 @@ def test_dtls12_psk_handshake_and_records_on_the_star():
     # six router-server delays of 10-20 ms each: 1.996-2.057 s. (Plus the client's start
     # offset, 0-50 ms, which precedes the wish: not counted.)
     assert 1.996 <= s["time_to_first_request_s"] <= 2.057
+    # Only the first request waited (the start), so its wait is the mean.
+    assert (s["requests_waited"], s["mean_handshake_wait_s"]) == (1, s["time_to_first_request_s"])
 
 
 def test_dtls13_needs_one_round_trip_less():
@@ -77,9 +79,12 @@ def test_idle_past_the_nat_timeout_handshakes_again_and_with_a_cid_it_does_not()
     # NAT 30 s < the ~58 s idle before each report: a full handshake, then 4 abbreviated.
     s = _cell({"security": "dtls1.2"}, 30.0)["security"]
     assert (s["handshakes"], s["resumptions"]) == (5, 4)
+    # Every report waited for its handshake.
+    assert s["requests_waited"] == 5
     # With a Connection ID the session survives: one handshake.
     s = _cell({"security": "dtls1.2", "dtls_connection_id": True}, 30.0)["security"]
     assert (s["handshakes"], s["resumptions"], s["connection_id"]) == (1, 0, True)
+    assert s["requests_waited"] == 1
     # No NAT (0): one handshake.
     s = _cell({"security": "dtls1.3"}, 0.0)["security"]
     assert (s["handshakes"], s["resumptions"]) == (1, 0)

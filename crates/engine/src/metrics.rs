@@ -114,6 +114,10 @@ pub struct SecurityResult {
     /// Mean over clients of the wait from a client's first request to its sending (the first
     /// handshake), s; 0 without DTLS.
     pub time_to_first_request_s: f64,
+    /// Requests that waited for a handshake (the first, or one after a NAT expiry).
+    pub requests_waited: u64,
+    /// Mean wait of those requests, s (0 when none waited).
+    pub mean_handshake_wait_s: f64,
 }
 
 /// NON traffic's measurements (docs/algorithms.md "NON traffic").

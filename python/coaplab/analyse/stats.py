@@ -148,7 +148,7 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
 
 
 _SECURITY_COUNTERS = ("handshakes", "resumptions", "handshake_bytes", "flights_retransmitted", "failed_handshakes",
-                      "requests_lost", "record_bytes")
+                      "requests_lost", "record_bytes", "requests_waited")
 
 
 def summarize_security(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -161,6 +161,9 @@ def summarize_security(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
     out.update({k: sum(s[k] for s in sec) for k in _SECURITY_COUNTERS})
     out["bytes_per_exchange"] = _mean([s["bytes_per_exchange"] for s in sec])
     out["time_to_first_request_s"] = _mean([s["time_to_first_request_s"] for s in sec])
+    waited = sum(s["requests_waited"] for s in sec)
+    out["mean_handshake_wait_s"] = (sum(s["mean_handshake_wait_s"] * s["requests_waited"] for s in sec) / waited
+                                    if waited else 0.0)
     return out
 
 

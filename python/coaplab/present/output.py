@@ -101,7 +101,8 @@ def _security_lines(c: dict[str, Any] | None) -> list[str]:
             f" ({c['resumptions']} after a NAT expiry), {c['handshake_bytes']:,} handshake B,"
             f" {c['flights_retransmitted']} flights resent, {c['failed_handshakes']} failed ({c['requests_lost']} requests lost);"
             f" record/OSCORE {c['record_bytes']:,} B; {_f(c['bytes_per_exchange'])} B per exchange;"
-            f" first request after {_f(c['time_to_first_request_s'])} s")]
+            f" first request after {_f(c['time_to_first_request_s'])} s;"
+            f" {c['requests_waited']} requests waited {_f(c['mean_handshake_wait_s'])} s on average for a handshake")]
 
 
 def _network_default(c: dict[str, Any], key: str) -> Any:

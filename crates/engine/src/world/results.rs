@@ -343,6 +343,12 @@ impl World {
             handshake_bytes: sec.server_bytes,
             requests_lost: sec.requests_lost,
             record_bytes: sec.record_bytes,
+            requests_waited: sec.requests_waited,
+            mean_handshake_wait_s: if sec.requests_waited > 0 {
+                sec.wait_sum_s / sec.requests_waited as f64
+            } else {
+                0.0
+            },
             ..Default::default()
         };
         for s in sessions {

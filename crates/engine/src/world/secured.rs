@@ -127,7 +127,8 @@ pub(crate) struct Secured {
     /// Per local client: its group's index in `groups`.
     pub(super) group: Vec<u16>,
     pub(super) sessions: Vec<Session>,
-    pub(super) deferred: Vec<Vec<Deferred>>,
+    /// Per client: the requests waiting for its handshake, each with when it was wished.
+    pub(super) deferred: Vec<Vec<(Deferred, Instant)>>,
     /// Per client: its first request's wish and when it went (after the handshake).
     pub(super) first_wanted: Vec<Option<Instant>>,
     pub(super) first_released: Vec<Option<Instant>>,
@@ -138,6 +139,9 @@ pub(crate) struct Secured {
     pub record_bytes: u64,
     /// Requests dropped because their client's handshake failed.
     pub requests_lost: u64,
+    /// Requests that waited for a handshake, and their waits summed, s.
+    pub requests_waited: u64,
+    pub wait_sum_s: f64,
 }
 
 impl Secured {

@@ -29,7 +29,7 @@ impl UdpApp {
             self.release(now, c, d, sh);
             return;
         }
-        self.sec.deferred[ci].push(d);
+        self.sec.deferred[ci].push((d, now));
         if session.handshaking() {
             return;
         }
@@ -140,7 +140,9 @@ impl UdpApp {
                     }),
                 ),
                 Out::Established => {
-                    for d in std::mem::take(&mut self.sec.deferred[ci]) {
+                    for (d, wished) in std::mem::take(&mut self.sec.deferred[ci]) {
+                        self.sec.requests_waited += 1;
+                        self.sec.wait_sum_s += now.saturating_since(wished).secs_f64();
                         self.release(now, c, d, sh);
                     }
                 }
