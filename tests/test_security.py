@@ -104,3 +104,10 @@ def test_bad_security_input_is_one_line_exit_2(tmp_path, coap, fragment):
                        check=False, capture_output=True, text=True)
     assert p.returncode == 2, p.stderr
     assert p.stderr.count("\n") == 1 and fragment in p.stderr, p.stderr
+
+
+def test_runs_frame_has_the_security_columns():
+    res = coaplab.run({"seed": 1, "replications": 1, "workload": {"clients": 1, "exchanges": 3},
+                       "coap": {"cc": "default", "security": "oscore"}}, jobs=1, db=None)
+    # 3 × (14 + 11) B, as test_oscore_bytes_on_a_get_and_its_response.
+    assert list(res.runs_frame()["security_record_bytes"]) == [75]
