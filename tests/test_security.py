@@ -111,3 +111,15 @@ def test_runs_frame_has_the_security_columns():
                        "coap": {"cc": "default", "security": "oscore"}}, jobs=1, db=None)
     # 3 × (14 + 11) B, as test_oscore_bytes_on_a_get_and_its_response.
     assert list(res.runs_frame()["security_record_bytes"]) == [75]
+
+
+def test_dtls12_certificate_handshake_fragmented_at_the_reference_mtu():
+    s = _star({"security": "dtls1.2", "dtls_suite": "cert"})["security"]
+    # link.mtu 296: a datagram carries 268 B of records (sizes.rs). ClientHello 2 + 32 + 1 + 1
+    # + 4 + 2 + extensions 24 = 66 (+25 → 91, IP 119); HelloVerifyRequest 88; ClientHello +
+    # cookie 98 (+25 → 123, IP 151); the server's flight (ServerHello 78, Certificate 406
+    # fragmented, ServerKeyExchange 145, CertificateRequest 8, ServerHelloDone 0) in 296 + 296
+    # + 279 + 53 = 924; the client's (Certificate 406 fragmented 243 + 163, ClientKeyExchange
+    # 66, CertificateVerify 76, CCS, Finished) in 296 + 216 + 287 = 799; CCS + Finished 95.
+    # 119 + 88 + 151 + 924 + 799 + 95 = 2176 B.
+    assert (s["handshakes"], s["handshake_bytes"], s["suite"]) == (1, 2176, "cert")
