@@ -101,9 +101,6 @@ METRICS = (
     # metrics' bootstrap streams (seeded by their index) are unchanged.
     Metric("energy_j_per_exchange", "energy per exchange (J)", "ratio", "energy.energy_j", "energy.exchanges_completed"),
     Metric("energy_mean_power_mw", "mean power per device (mW)", "run", "energy.mean_power_mw"),
-    # Runs with coap.security only (docs/model.md "Security"); last, as the energy metrics.
-    Metric("security_bytes_per_exchange", "security bytes per exchange (B)", "run", "security.bytes_per_exchange"),
-    Metric("security_handshake_wait_s", "mean wait for a handshake (s)", "run", "security.mean_handshake_wait_s"),
 )
 METRIC_KEYS = tuple(m.key for m in METRICS)
 #: The metrics of within-study differences (issue: FCT, unnecessary retransmissions, throughput).
