@@ -37,7 +37,7 @@ def test_an_error_in_the_base_file_is_not_blamed_on_the_sweep():
 
 @pytest.mark.parametrize("key, message", [
     # A short section: its keys.
-    ("coap.ccc", 'sweep.coap.ccc: unknown key (did you mean "coap.cc"?); keys of [coap]: coap.transport, coap.cc,'),
+    ("tcp.nagel", 'sweep.tcp.nagel: unknown key (did you mean "tcp.nagle"?); keys of [tcp]: tcp.initial_window,'),
     # A long one: the closest few of its keys (79: the 75 before the GPRS preset gained
     # gprs_ul_ack_interval_blocks, gprs_bs_cv_max, gprs_dl_tbf_setup_ms and gprs_dl_tbf_idle_ms).
     ("network.mac_queue_frame", ('sweep.network.mac_queue_frame: unknown key (did you mean'

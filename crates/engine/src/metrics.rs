@@ -60,6 +60,10 @@ pub struct RunResult {
     /// Runs with NON traffic (`coap.non_rate_per_s`) only: its counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub non: Option<NonResult>,
+    /// Runs with `coap.security` other than `none`: DTLS's handshakes and the bytes security
+    /// added (docs/model.md "Security").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub security: Option<SecurityResult>,
     /// Runs with tracing on and a constrained link (not meshes): each direction's queue
     /// occupancy and delivered bytes over time (docs/model.md "Time series").
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -82,6 +86,42 @@ pub struct LinkTimeSeries {
     /// A cap was reached at this time: the series is incomplete after it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated_at_s: Option<f64>,
+}
+
+/// Security's measurements (docs/model.md "Security"), over every secured UDP client.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SecurityResult {
+    /// `coap.security` (of the first secured group).
+    pub mode: &'static str,
+    /// DTLS: `coap.dtls_suite`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suite: Option<&'static str>,
+    /// DTLS: `coap.dtls_connection_id`.
+    pub connection_id: bool,
+    /// DTLS handshakes completed (full and abbreviated).
+    pub handshakes: u64,
+    /// Of those, after a NAT binding expired (DTLS 1.2's abbreviated handshake, DTLS 1.3's
+    /// PSK handshake).
+    pub resumptions: u64,
+    /// IP bytes of every handshake datagram sent, both ends, retransmissions included.
+    pub handshake_bytes: u64,
+    /// Handshake flights the clients resent on DTLS's timer.
+    pub flights_retransmitted: u64,
+    /// Handshakes given up after the last retransmission.
+    pub failed_handshakes: u64,
+    /// Requests that waited for a handshake that failed (never sent).
+    pub requests_lost: u64,
+    /// Bytes the record layer or OSCORE added to the CoAP messages sent (both directions).
+    pub record_bytes: u64,
+    /// `(handshake_bytes + record_bytes) / exchanges completed`, bytes.
+    pub bytes_per_exchange: f64,
+    /// Mean over clients of the wait from a client's first request to its sending (the first
+    /// handshake), s; 0 without DTLS.
+    pub time_to_first_request_s: f64,
+    /// Requests that waited for a handshake (the first, or one after a NAT expiry).
+    pub requests_waited: u64,
+    /// Mean wait of those requests, s (0 when none waited).
+    pub mean_handshake_wait_s: f64,
 }
 
 /// NON traffic's measurements (docs/algorithms.md "NON traffic").

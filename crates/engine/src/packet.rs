@@ -12,6 +12,15 @@ pub enum PacketKind {
     Request,
     /// Piggybacked ACK 2.05 from the server.
     Response,
+    /// A datagram of a DTLS handshake flight (`coap.security`, docs/model.md "Security"):
+    /// datagram `index` of the `count` of flight `flight` (even: the client's, odd: the
+    /// server's) of the full handshake or, `resume`, of the one after a NAT binding expired.
+    Handshake {
+        resume: bool,
+        flight: u8,
+        index: u8,
+        count: u8,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +41,8 @@ pub struct Packet {
     pub rexmit_cnt: bool,
     /// Block2 "more" flag of a response.
     pub more: bool,
-    /// Size of the IP packet, bytes (IPv4 + UDP + CoAP, from the real encoding).
+    /// Size of the IP packet, bytes (IPv4 + UDP + CoAP, from the real encoding, + the bytes
+    /// of `coap.security`'s record layer or OSCORE).
     pub ip_bytes: u32,
     /// When the request copy this packet is or answers was sent (the client's own record of
     /// transmission `ordinal`; used with the Rexmit-Cnt echo).

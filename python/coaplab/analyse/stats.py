@@ -141,6 +141,29 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
     cell = summarize_cell(runs)
     if cell is not None:  # only runs on an NB-IoT or LTE-M cell (docs/networks.md)
         out["cell"] = cell
+    security = summarize_security(runs)
+    if security is not None:  # only runs with coap.security (docs/model.md "Security")
+        out["security"] = security
+    return out
+
+
+_SECURITY_COUNTERS = ("handshakes", "resumptions", "handshake_bytes", "flights_retransmitted", "failed_handshakes",
+                      "requests_lost", "record_bytes", "requests_waited")
+
+
+def summarize_security(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """coap.security's counters (None without security): summed over replications; the bytes per
+    exchange and the wait for the first request averaged over them."""
+    sec = [r["security"] for r in runs if r.get("security")]
+    if not sec:
+        return None
+    out: dict[str, Any] = {k: sec[0][k] for k in ("mode", "suite", "connection_id") if k in sec[0]}
+    out.update({k: sum(s[k] for s in sec) for k in _SECURITY_COUNTERS})
+    out["bytes_per_exchange"] = _mean([s["bytes_per_exchange"] for s in sec])
+    out["time_to_first_request_s"] = _mean([s["time_to_first_request_s"] for s in sec])
+    waited = sum(s["requests_waited"] for s in sec)
+    out["mean_handshake_wait_s"] = (sum(s["mean_handshake_wait_s"] * s["requests_waited"] for s in sec) / waited
+                                    if waited else 0.0)
     return out
 
 

@@ -116,6 +116,7 @@ class RunResult:
                 row.update({f"mesh_{k}": v for k, v in (row.pop("mesh", None) or {}).items()
                             if k not in ("client_hops", "client_mean_exchange_s", "node_drops")})
                 row.update({f"cell_{k}": v for k, v in (row.pop("cell", None) or {}).items() if k != "devices_per_level"})
+                row.update({f"security_{k}": v for k, v in (row.pop("security", None) or {}).items()})  # coap.security
                 energy = row.pop("energy", None) or {}  # docs/energy.md: networks that record radio states
                 row.update({f"energy_{k}": v for k, v in energy.items() if k != "state_time_s"})
                 row.update({f"energy_state_time_s_{k}": v for k, v in (energy.get("state_time_s") or {}).items()})

@@ -86,9 +86,23 @@ def table(summaries: list[dict[str, Any]]) -> str:
         out.extend(_group_lines(s.get("groups") or {}))
         out.extend(_mesh_lines(s.get("mesh")))
         out.extend(cell_lines(s.get("cell")))
+        out.extend(_security_lines(s.get("security")))
         out.extend(energy_lines(s.get("energy"), "  "))
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _security_lines(c: dict[str, Any] | None) -> list[str]:
+    """coap.security's counters (docs/model.md "Security")."""
+    if not c:
+        return []
+    how = ", ".join(x for x in (c.get("suite"), "CID" if c.get("connection_id") else None) if x)
+    return [(f"  security {c['mode']}{f' ({how})' if how else ''}: {c['handshakes']} handshakes"
+            f" ({c['resumptions']} after a NAT expiry), {c['handshake_bytes']:,} handshake B,"
+            f" {c['flights_retransmitted']} flights resent, {c['failed_handshakes']} failed ({c['requests_lost']} requests lost);"
+            f" record/OSCORE {c['record_bytes']:,} B; {_f(c['bytes_per_exchange'])} B per exchange;"
+            f" first request after {_f(c['time_to_first_request_s'])} s;"
+            f" {c['requests_waited']} requests waited {_f(c['mean_handshake_wait_s'])} s on average for a handshake")]
 
 
 def _network_default(c: dict[str, Any], key: str) -> Any:

@@ -119,6 +119,12 @@ fn factory(cfg: &RunConfig) -> Result<(MessageFactory, Entry), String> {
         .get(&cfg.coap.cc)
         .map_err(|e| format!("coap.cc: {e}"))?;
     let w = &cfg.workload;
+    if cfg.coap.security != coaplab_engine::config::Security::None {
+        return Err(format!(
+            "coap.security: \"{}\" is simulated only; the emulator's endpoints speak plain CoAP (\"none\")",
+            cfg.coap.security.as_str()
+        ));
+    }
     Ok((
         MessageFactory {
             response_bytes: w.response_bytes,
@@ -128,6 +134,7 @@ fn factory(cfg: &RunConfig) -> Result<(MessageFactory, Entry), String> {
                 .needs_rexmit_count
                 .then_some(cfg.coap.rexmit_cnt_option.unwrap_or(option::REXMIT_CNT)),
             request_payload: 0,
+            protection: Default::default(),
         },
         entry,
     ))

@@ -870,6 +870,7 @@ mod probing_tests {
             resource_bytes: 0,
             rexmit_cnt: None,
             request_payload: 0,
+            protection: Default::default(),
         };
         (c, msgs)
     }

@@ -6,6 +6,7 @@ use coaplab_cc::Instant;
 use coaplab_wire::coap::{block_value, code, option, Message, OptionValue, Payload, Type};
 use coaplab_wire::ip::{IPV4_HEADER, UDP_HEADER};
 
+use crate::coap::security::Protection;
 use crate::packet::{Packet, PacketKind};
 
 /// The resource path: a 7-byte Uri-Path value, so the option takes 8 bytes and the request's
@@ -28,6 +29,9 @@ pub struct MessageFactory {
     /// Payload of each request, bytes (0: a plain GET; more: a POST carrying it, as the
     /// periodic sensor reports of docs/networks.md).
     pub request_payload: u32,
+    /// The record layer or OSCORE around every message (`coap.security`): its bytes join
+    /// each packet's `ip_bytes`.
+    pub protection: Protection,
 }
 
 impl MessageFactory {
@@ -67,6 +71,8 @@ impl MessageFactory {
             PacketKind::Request if p.payload > 0 => (Type::Con, code::POST),
             PacketKind::Request => (Type::Con, code::GET),
             PacketKind::Response => (Type::Ack, code::CONTENT),
+            // A handshake datagram carries no CoAP message (never sized or captured here).
+            PacketKind::Handshake { .. } => (Type::Con, code::EMPTY),
         };
         let m = Message {
             mtype,
@@ -81,6 +87,11 @@ impl MessageFactory {
 
     fn sized(&self, mut p: Packet) -> Packet {
         p.ip_bytes = (IPV4_HEADER + UDP_HEADER + self.with_message(&p, |m| m.encoded_len())) as u32;
+        // OSCORE's sequence number: the client's exchange index (a retransmission is the
+        // same message).
+        p.ip_bytes += self
+            .protection
+            .overhead(p.kind == PacketKind::Request, p.exchange);
         p
     }
 
@@ -167,6 +178,7 @@ mod tests {
             resource_bytes: 1000,
             rexmit_cnt,
             request_payload: 0,
+            protection: Protection::None,
         }
     }
 
@@ -178,6 +190,25 @@ mod tests {
         assert_eq!(req.ip_bytes, 40);
         // 20 + 8 + 65 (4 header + 0xFF + 60 payload) = 93 B (docs/design.md §2).
         assert_eq!(f.response(&req).ip_bytes, 93);
+    }
+
+    #[test]
+    fn security_bytes_join_the_packet() {
+        // OSCORE (RFC 8613, `security::sizes::oscore_overhead`): the 40 B GET + 14 = 54 B;
+        // the 93 B response + 11 = 104 B.
+        let f = MessageFactory {
+            protection: Protection::Oscore,
+            ..factory(None)
+        };
+        let req = f.request(0, 0, 0, 1, None, Instant::ZERO);
+        assert_eq!((req.ip_bytes, f.response(&req).ip_bytes), (54, 104));
+        // DTLS 1.2: 29 B per record (RFC 6347 §4.1's 13 + CCM-8's 8 + 8): 69 and 122 B.
+        let f = MessageFactory {
+            protection: Protection::Dtls12 { cid: false },
+            ..factory(None)
+        };
+        let req = f.request(0, 0, 0, 1, None, Instant::ZERO);
+        assert_eq!((req.ip_bytes, f.response(&req).ip_bytes), (69, 122));
     }
 
     #[test]

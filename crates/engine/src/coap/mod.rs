@@ -6,5 +6,6 @@ pub mod client;
 pub mod messages;
 pub mod over_tcp;
 pub mod probing;
+pub mod security;
 pub mod server;
 pub mod signaling;

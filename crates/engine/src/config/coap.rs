@@ -4,6 +4,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
 use super::defaults;
+use super::security::{DtlsSuite, Security};
 
 /// Congestion controllers of the TCP model (`coap.cc` with `coap.transport = "tcp"`), from
 /// their registry ([`crate::tcp::congestion::CONTROLLERS`]).
@@ -93,6 +94,24 @@ pub struct CoapConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 65000, max = 65535))]
     pub rexmit_cnt_option: Option<u16>,
+    /// Security of CoAP over UDP (docs/model.md "Security"): `none`, `dtls1.2`, `dtls1.3`
+    /// (a DTLS session per client, its handshake before the first request and again after a
+    /// NAT binding expired) or `oscore` (RFC 8613, a pre-shared context: bytes per message, no
+    /// handshake). Absent = `none`, plain CoAP (RFC 7252).
+    #[serde(default = "defaults::coap_security")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub security: Security,
+    /// With DTLS: the handshake's authentication, `psk` or `cert` (P-256 certificates).
+    /// Absent = `psk`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub dtls_suite: Option<DtlsSuite>,
+    /// With DTLS: a Connection ID in every record (RFC 9146; RFC 9147 §9): the session
+    /// survives a NAT rebinding (no new handshake after `network.nat_timeout_s` idle) and each
+    /// record carries the CID's bytes. Absent = false.
+    #[serde(default = "defaults::coap_dtls_connection_id")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub dtls_connection_id: bool,
 }
 
 /// `coap.cc`: a string, one of the UDP algorithms (every entry of the registry,

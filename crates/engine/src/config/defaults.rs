@@ -91,6 +91,21 @@ pub const TCP_SYNACK_RETRIES: u32 = 41;
 /// `tcp.hz`: Timer tick rate of every host (Linux `HZ`): the data, SYN and SYN-ACK retransmission timers fire on the timer wheel's granularity (docs/model.md "Host timers"); 0 = exact timers.
 /// Source: the common distribution kernel configuration (`tcp::TcpConfig::hz`).
 pub const TCP_HZ: u32 = 250;
+/// `coap.security`: Security of CoAP over UDP (docs/model.md "Security").
+/// Source: RFC 7252's NoSec mode, every scenario before the key.
+pub const COAP_SECURITY: super::security::Security = super::security::Security::None;
+/// `coap.dtls_suite`: With DTLS: the handshake's authentication, `psk` or `cert`.
+/// Source: RFC 7252 §9.1.3.1 (PreSharedKey, TLS_PSK_WITH_AES_128_CCM_8 mandatory to implement).
+pub const COAP_DTLS_SUITE: super::security::DtlsSuite = super::security::DtlsSuite::Psk;
+/// `coap.dtls_connection_id`: With DTLS: a Connection ID in every record (RFC 9146).
+/// Source: off unless negotiated (RFC 9146 §3, an extension a client offers).
+pub const COAP_DTLS_CONNECTION_ID: bool = false;
+pub(super) fn coap_security() -> super::security::Security {
+    COAP_SECURITY
+}
+pub(super) fn coap_dtls_connection_id() -> bool {
+    COAP_DTLS_CONNECTION_ID
+}
 pub(super) fn link_downlink_kbps() -> f64 {
     LINK_DOWNLINK_KBPS
 }

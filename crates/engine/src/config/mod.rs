@@ -20,6 +20,7 @@ mod coap;
 pub mod defaults;
 mod link;
 mod network;
+pub mod security;
 pub mod workload;
 
 use schemars::{JsonSchema, Schema};
@@ -29,6 +30,7 @@ pub use crate::energy::EnergyConfig;
 pub use coap::*;
 pub use link::*;
 pub use network::*;
+pub use security::*;
 pub use workload::*;
 
 /// Largest delay or time span of any key, ms (≈ 2.8 h): keeps sums of times in `u64` ns.

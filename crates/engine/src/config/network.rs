@@ -169,6 +169,14 @@ impl NetworkConfig {
         }
     }
 
+    /// The NAT binding's idle timeout between the devices and the server: the cells'
+    /// `network.nat_timeout_s` (default [`crate::net::cellular::config::NAT_TIMEOUT_S`], RFC
+    /// 4787 §4.3); `None` on the other kinds, which model no NAT (the star and GPRS testbeds
+    /// reach the server directly, the meshes through a 6LoWPAN border router).
+    pub fn nat_timeout(&self) -> Option<coaplab_cc::Duration> {
+        self.cell().and_then(CellConfig::nat_timeout)
+    }
+
     /// The mesh keys of a mesh kind (`chain`, `grid`, `dumbbell`, `file`).
     pub fn mesh(&self) -> Option<&MeshConfig> {
         match self {

@@ -11,9 +11,11 @@ pub(crate) mod capture;
 mod energy;
 pub(crate) mod mesh;
 pub(crate) mod results;
+pub(crate) mod secured;
 mod shared;
 pub(crate) mod tcp_app;
 pub(crate) mod udp_app;
+pub(crate) mod udp_security;
 
 use coaplab_cc::registry::Registry;
 use coaplab_cc::Instant;

@@ -282,6 +282,7 @@ impl World {
                 .flatten(),
             energy: self.energy_result(completed_total),
             non: self.non_result(),
+            security: self.security_result(completed_total),
             timeseries: trace
                 .then(|| self.sh.net.time_series())
                 .filter(|s| !s.is_empty()),
@@ -320,6 +321,45 @@ impl World {
         } else {
             rates.iter().sum::<f64>() / rates.len() as f64
         };
+        Some(r)
+    }
+
+    /// `coap.security`'s counters over every secured UDP client (`None` when no group is
+    /// secured, so those results are unchanged).
+    fn security_result(&self, completed: u64) -> Option<crate::metrics::SecurityResult> {
+        let (groups, sessions, waits) = self.udp.sec.parts();
+        let first = groups
+            .iter()
+            .find(|g| g.mode != crate::config::Security::None)?;
+        let sec = &self.udp.sec;
+        let mut r = crate::metrics::SecurityResult {
+            mode: first.mode.as_str(),
+            suite: first.suite.map(|s| s.as_str()),
+            connection_id: first.cid,
+            handshake_bytes: sec.server_bytes,
+            requests_lost: sec.requests_lost,
+            record_bytes: sec.record_bytes,
+            requests_waited: sec.requests_waited,
+            mean_handshake_wait_s: if sec.requests_waited > 0 {
+                sec.wait_sum_s / sec.requests_waited as f64
+            } else {
+                0.0
+            },
+            ..Default::default()
+        };
+        for s in sessions {
+            r.handshakes += u64::from(s.stats.handshakes);
+            r.resumptions += u64::from(s.stats.resumptions);
+            r.flights_retransmitted += u64::from(s.stats.flights_retransmitted);
+            r.failed_handshakes += u64::from(s.stats.failed);
+            r.handshake_bytes += s.stats.bytes_sent;
+        }
+        if completed > 0 {
+            r.bytes_per_exchange = (r.handshake_bytes + r.record_bytes) as f64 / completed as f64;
+        }
+        if !waits.is_empty() {
+            r.time_to_first_request_s = waits.iter().sum::<f64>() / waits.len() as f64;
+        }
         Some(r)
     }
 

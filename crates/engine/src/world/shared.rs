@@ -23,6 +23,8 @@ pub(crate) enum UdpEvent {
     Tick(u32),
     /// A reporting client (local index) sends an exception report.
     Exception(u32),
+    /// A DTLS client's (local index) handshake retransmission timer (`coap::security`).
+    SecurityTimer { client: u32, generation: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]

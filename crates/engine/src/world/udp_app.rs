@@ -4,6 +4,7 @@
 use coaplab_cc::rng::Rng;
 use coaplab_cc::{Config, Instant};
 
+use super::secured::Deferred;
 use super::shared::{Event, Placement, Shared, UdpEvent};
 use crate::basics::secs;
 use crate::coap::client::{Action, Client, NonTraffic, Probing, Reports};
@@ -20,24 +21,26 @@ use crate::workload::{client_setups, Plan};
 use coaplab_wire::coap::option;
 
 /// A UDP group's message sizes.
-struct UdpGroup {
-    msgs: MessageFactory,
+pub(super) struct UdpGroup {
+    pub(super) msgs: MessageFactory,
 }
 
 /// Not a UDP client.
 const NONE: u32 = u32::MAX;
 
 pub(crate) struct UdpApp {
-    groups: Vec<UdpGroup>,
+    pub(super) groups: Vec<UdpGroup>,
     pub(crate) clients: Vec<Client>,
     /// Per local client: its group, whether it belongs to a burst, its routes up and down.
     pub(crate) group_of: Vec<u16>,
     pub(crate) in_burst: Vec<bool>,
-    routes: Vec<[RouteId; 2]>,
+    pub(super) routes: Vec<[RouteId; 2]>,
     /// Global client id → local index (`NONE` for other transports' clients).
-    local: Vec<u32>,
+    pub(super) local: Vec<u32>,
     pub(crate) server: Server,
-    actions: Vec<Action>,
+    pub(super) actions: Vec<Action>,
+    /// `coap.security`: the groups' protection, the clients' DTLS sessions (`secured`, played by `udp_security`).
+    pub(crate) sec: super::secured::Secured,
 }
 
 impl UdpApp {
@@ -51,6 +54,7 @@ impl UdpApp {
             local: vec![NONE; total_clients as usize],
             server: Server::default(),
             actions: Vec::with_capacity(8),
+            sec: Default::default(),
         }
     }
 
@@ -89,6 +93,7 @@ impl UdpApp {
                 ),
             );
         }
+        let security = super::secured::GroupSecurity::new(cfg, g, label)?;
         let msgs = MessageFactory {
             // A whole IPv6 packet of `request_bytes`: 40 (IPv6) + 8 (UDP) + 12 (CoAP header
             // and Uri-Path) + 1 (payload marker) + payload.
@@ -99,6 +104,7 @@ impl UdpApp {
             rexmit_cnt: algorithm
                 .needs_rexmit_count()
                 .then_some(g.coap.rexmit_cnt_option.unwrap_or(option::REXMIT_CNT)),
+            protection: security.protection,
         };
         let largest = msgs.response(&msgs.request(
             0,
@@ -191,6 +197,7 @@ impl UdpApp {
         let (setups, _background) = client_setups(w, firmware, start_rng);
         let group = self.groups.len() as u16;
         self.groups.push(UdpGroup { msgs });
+        self.sec.add_group(security, setups.len());
         let count = setups.len() as u32;
         for (i, setup) in (0u32..).zip(setups) {
             let id = at.first + i;
@@ -247,10 +254,9 @@ impl UdpApp {
             }
             UdpEvent::Tick(c) => self.tick(now, c, sh),
             UdpEvent::Exception(c) => self.exception(now, c, sh),
-            UdpEvent::ClientStart(c) => {
-                let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
-                self.clients[c as usize].poll_start(now, msgs, &mut self.actions);
-                self.apply_actions(now, c, sh);
+            UdpEvent::ClientStart(c) => self.gate(now, c, Deferred::Start, sh),
+            UdpEvent::SecurityTimer { client, generation } => {
+                self.security_timer(now, client, generation, sh)
             }
             UdpEvent::ClientTimer {
                 client,
@@ -280,9 +286,7 @@ impl UdpApp {
         if now >= deadline {
             return;
         }
-        let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
-        client.tick(now, None, msgs, &mut self.actions);
-        self.apply_actions(now, c, sh);
+        self.gate(now, c, Deferred::Tick, sh);
         let next = now + period;
         if next < deadline {
             sh.queue.schedule(next, Event::Udp(UdpEvent::Tick(c)));
@@ -297,14 +301,14 @@ impl UdpApp {
         let Some((_, deadline)) = client.period() else {
             return;
         };
-        let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
         let bytes = crate::reporting::EXCEPTION_REPORT_BYTES;
-        client.tick(now, Some(bytes), msgs, &mut self.actions);
+        // The next report's time, drawn before this one is made: the report's own size is
+        // given, so making it draws nothing from this stream.
         let next = client
             .reports
             .as_mut()
             .map(|r| now + crate::reporting::exception_gap(&mut r.rng, r.exceptions_per_day));
-        self.apply_actions(now, c, sh);
+        self.gate(now, c, Deferred::Exception(bytes), sh);
         if let Some(next) = next.filter(|&t| t < deadline) {
             sh.queue.schedule(next, Event::Udp(UdpEvent::Exception(c)));
         }
@@ -319,6 +323,16 @@ impl UdpApp {
     pub fn deliver(&mut self, now: Instant, id: PacketId, p: Packet, sh: &mut Shared) {
         match p.kind {
             PacketKind::Request => self.on_request_at_server(now, id, p, sh),
+            PacketKind::Handshake {
+                resume,
+                flight,
+                index,
+                count,
+            } => {
+                sh.net.packets.remove(id);
+                let c = self.local[p.client as usize];
+                self.on_handshake(now, c, (resume, flight, index, count), sh);
+            }
             PacketKind::Response => {
                 sh.net.packets.remove(id);
                 let c = self.local[p.client as usize];
@@ -332,6 +346,9 @@ impl UdpApp {
     /// Ground truth for the unnecessary-downlink share: the response to copy `ordinal` was
     /// serialized on the downlink.
     pub fn on_downlink_serialized(&mut self, p: &Packet) {
+        if matches!(p.kind, PacketKind::Handshake { .. }) {
+            return;
+        }
         let c = self.local[p.client as usize];
         let rec = self.clients[c as usize].record_mut(p.exchange);
         rec.answer_serialized |= 1u64.checked_shl(p.ordinal).unwrap_or(0);
@@ -342,6 +359,10 @@ impl UdpApp {
 
     /// A packet of this transport was dropped in the network.
     pub fn on_dropped(&mut self, p: &Packet) {
+        // A lost handshake datagram is the DTLS timer's business.
+        if matches!(p.kind, PacketKind::Handshake { .. }) {
+            return;
+        }
         let c = self.local[p.client as usize];
         self.clients[c as usize].on_packet_gone(p.exchange);
     }
@@ -356,6 +377,7 @@ impl UdpApp {
         self.server.on_request(now, req.client, req.mid);
         let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
         let resp = msgs.response(&req);
+        self.sec.record_bytes += u64::from(msgs.protection.overhead(false, resp.exchange));
         if let Some(cap) = sh.capture.as_mut() {
             cap.push((now, crate::packet::AppPacket::Udp(resp)));
         }
@@ -365,10 +387,16 @@ impl UdpApp {
             .resend(now, id, self.routes[c as usize][1], &mut sh.queue);
     }
 
-    fn apply_actions(&mut self, now: Instant, client: u32, sh: &mut Shared) {
+    pub(super) fn apply_actions(&mut self, now: Instant, client: u32, sh: &mut Shared) {
         for i in 0..self.actions.len() {
             match self.actions[i] {
                 Action::Send(p) => {
+                    let group = self.group_of[client as usize] as usize;
+                    let overhead = self.groups[group]
+                        .msgs
+                        .protection
+                        .overhead(true, p.exchange);
+                    self.sec.on_send(now, client, overhead);
                     if let Some(cap) = sh.capture.as_mut() {
                         cap.push((now, crate::packet::AppPacket::Udp(p)));
                     }

@@ -241,3 +241,13 @@ impl Default for CellConfig {
         serde_json::from_str("{}").expect("every key has a default")
     }
 }
+
+impl CellConfig {
+    /// The NAT binding's idle timeout (`nat_timeout_s`): `None` without a NAT (0). The one
+    /// reading of the key: the cell drops downlink packets to a device idle longer
+    /// (`super::cell`), and a DTLS client without a Connection ID handshakes again after it
+    /// (`crate::coap::security`).
+    pub fn nat_timeout(&self) -> Option<coaplab_cc::Duration> {
+        (self.nat_timeout_s > 0.0).then(|| coaplab_cc::Duration::from_secs_f64(self.nat_timeout_s))
+    }
+}

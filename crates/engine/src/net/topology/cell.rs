@@ -162,7 +162,7 @@ pub fn params(
         inactivity: secs(inactivity),
         cdrx_cycle_ms: ms(n.connected_drx_s),
         drx_inactivity_ms: n.drx_inactivity_ms.round() as u64,
-        nat_timeout: (n.nat_timeout_s > 0.0).then(|| secs(n.nat_timeout_s)),
+        nat_timeout: n.nat_timeout(),
         bler,
         ra_attempts_per_level: n.ra_attempts_per_level,
         ra_backoff_ms: n.ra_backoff_ms.round() as u64,

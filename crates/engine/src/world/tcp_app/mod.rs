@@ -157,6 +157,7 @@ impl TcpApp {
         start_rng: &mut dyn Rng,
         queue: &mut EventQueue<Event>,
     ) -> Result<u32, Error> {
+        super::secured::check(g, label)?;
         let Some(congestion) = crate::tcp::congestion::controller(&g.coap.cc) else {
             return Err(Error::key(
                 label("coap.cc"),
