@@ -5,6 +5,7 @@ use coaplab_cc::rng::Rng;
 use coaplab_cc::{Duration, Instant};
 
 use super::mac::Medium;
+use super::on_time::DutyCycle;
 use super::types::{RadioEvent, RadioKind};
 use super::Mesh;
 use crate::metrics::MeshCounters;
@@ -134,5 +135,22 @@ impl Medium for Mesh {
             r.changes += 1;
             self.counters.parent_changes += 1;
         }
+    }
+}
+
+/// The mesh's observations for the run's end (energy, the end-of-run check).
+impl Mesh {
+    /// Each node's radio time per state from 0 to `until` (docs/energy.md).
+    pub fn state_times(&self, until: Instant) -> Vec<crate::energy::StateTimes> {
+        let duty = self.params.wake_period.map(|period| DutyCycle {
+            period,
+            phases: &self.wake_phases,
+        });
+        self.on_time.state_times(until, duty)
+    }
+
+    /// Frames waiting in every MAC queue (for the end-of-run check).
+    pub fn queued_frames(&self) -> usize {
+        self.macs.iter().flatten().map(|m| m.queued()).sum()
     }
 }

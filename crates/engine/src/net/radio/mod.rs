@@ -52,7 +52,7 @@ use crate::net::event::Scheduler;
 use crate::packet::{AppPacket, NetPacket, PacketKind};
 use crate::sim::slab::{PacketId, Slab};
 use mac::{Mac, MacEntry, Medium};
-use on_time::{DutyCycle, OnTime};
+use on_time::OnTime;
 use rdc::contikimac::{ContikiMacRdc, Strobe};
 use rpl::Dodag;
 use sixlowpan::{Fragments, Hop};
@@ -827,20 +827,6 @@ impl Mesh {
                 }
             }
         }
-    }
-
-    /// Each node's radio time per state from 0 to `until` (docs/energy.md).
-    pub fn state_times(&self, until: Instant) -> Vec<crate::energy::StateTimes> {
-        let duty = self.params.wake_period.map(|period| DutyCycle {
-            period,
-            phases: &self.wake_phases,
-        });
-        self.on_time.state_times(until, duty)
-    }
-
-    /// Frames waiting in every MAC queue (for the end-of-run check).
-    pub fn queued_frames(&self) -> usize {
-        self.macs.iter().flatten().map(|m| m.queued()).sum()
     }
 
     /// Time a node spends on one frame of `mac_bytes` on an idle channel with no backoff:
