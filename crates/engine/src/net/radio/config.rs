@@ -90,8 +90,9 @@ pub const PROCESSING_US: f64 = 3000.0;
 
 /// One byte over the CC2420's SPI bus, µs: 8 bit clocks at SMCLK / 2 (`U0BR0 = 0x02`,
 /// cpu/msp430/f1xxx `spi.c`) with SMCLK = `F_CPU` = 3.9 MHz (platform/sky `platform-conf.h`):
-/// 8 · 2 / 3.9 = 4.1026 µs. `cc2420_read` (`core/dev/cc2420.c`, `FASTSPI_READ_FIFO_NO_WAIT`)
-/// and `cc2420_prepare` (`FASTSPI_WRITE_FIFO`) move a frame byte by byte at this pace.
+/// 8 · 2 / 3.9 = 4.1026 µs. `cc2420_read` and `cc2420_prepare` (`core/dev/cc2420.c`) move a
+/// frame byte by byte at this pace (`CC2420_READ_FIFO_BUF`: `SPI_READ` per byte, and
+/// `CC2420_WRITE_FIFO_BUF`, `core/dev/cc2420.h`); the loop's own cycles are not counted.
 pub const SPI_BYTE_US: f64 = 8.0 * 2.0 / 3.9;
 /// `contiki_cpu_fixed_us`: with `contiki_cpu_time = "frame_length"`, the part of the CPU's
 /// time per packet that does not grow with the frame, µs: 6LoWPAN's decompression and
