@@ -245,6 +245,11 @@ def test_contiki_keys_keep_other_configurations_identity():
         ({"contiki_max_mac_transmissions": 0}, "network.contiki_max_mac_transmissions: 0 is out of range"),
         ({"contiki_clock_second": 0}, "network.contiki_clock_second: 0 is out of range"),
         ({"contiki_processing_us": -1}, "network.contiki_processing_us: -1 is out of range"),
+        ({"contiki_cpu_fixed_us": -1}, "network.contiki_cpu_fixed_us: -1 is out of range"),
+        ({"contiki_cpu_time": "random"}, 'network.contiki_cpu_time: "random" is not allowed'),
+        ({"contiki_rpl_etx": "yes"}, "network.contiki_rpl_etx"),
+        ({"contiki_pending_packet": 1}, "network.contiki_pending_packet"),
+        ({"contiki_clock_ticks": "on"}, "network.contiki_clock_ticks"),
         ({"mac": "csma"}, 'network.mac: "csma" is not allowed'),
     ],
 )

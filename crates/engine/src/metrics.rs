@@ -185,6 +185,13 @@ pub struct MeshCounters {
     /// or activity without an acknowledgement), each retried after a backoff.
     #[serde(skip_serializing_if = "is_zero")]
     pub tx_collisions: u64,
+    /// Contiki profile (`contiki_pending_packet`): sends refused because a received frame
+    /// still waited in the radio's RX FIFO (also in `tx_collisions`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pending_refusals: u64,
+    /// Contiki profile (`contiki_rpl_etx`): preferred-parent changes under the links' ETX.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub parent_changes: u64,
     /// Contiki profile without autoack: packets lost because a frame was corrupted at its
     /// receiver (collision or link loss) and, counted as sent, never retried.
     #[serde(skip_serializing_if = "is_zero")]

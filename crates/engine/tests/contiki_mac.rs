@@ -44,6 +44,13 @@ fn params() -> ContikiParams {
         // The CSMA logic's vectors below are computed with no CPU time; the processing time's
         // own test sets it.
         processing: Duration::ZERO,
+        // The mechanisms of `coaplab-model-7` are off here (each has its own test below):
+        // the CPU time one constant, timers at the exact time, no pending-frame refusal, the
+        // DODAG fixed.
+        cpu_fixed: None,
+        tick_timers: false,
+        pending_refusal: false,
+        rpl_etx: false,
     }
 }
 
@@ -90,7 +97,8 @@ fn retry_times_after_collisions_and_missing_acks() {
         out,
         SentOutcome {
             freed: Some((100, true)),
-            timer: None
+            timer: None,
+            num_tx: 4,
         }
     );
     assert!(c.neighbors.is_empty());
@@ -339,4 +347,178 @@ fn the_cooja_dumbbell_runs_with_the_contiki_profile() {
     assert_eq!(c.mac_queue_drops, c.neighbor_queue_drops + c.buffer_drops);
     // No IEEE machinery ran: no channel-access failures.
     assert_eq!(c.channel_access_failures, 0);
+}
+
+#[test]
+fn timers_expire_on_the_clock_ticks() {
+    // etimer: `timer_set` records clock_time() (whole ticks of 7.8125 ms) and the clock
+    // interrupt fires the timer at the tick where clock_time() − start ≥ interval.
+    let p = ContikiParams {
+        tick_timers: true,
+        ..params()
+    };
+    let mut c: ContikiCsma<u32> = ContikiCsma::new(4);
+    let t = c.enqueue(MS(0.0), 1, 1, false, &p).unwrap().unwrap();
+    // The zero-time ctimer of a first send is not on the grid: at once.
+    assert_eq!(t.at, MS(0.0));
+    assert!(c.enqueue(MS(0.0), 1, 2, false, &p).unwrap().is_none());
+    assert_eq!(c.on_timer(1, t.gen), Some(1));
+    // Frame 1 sent at 2.912 ms, in tick 0: the next frame at tick 0 + 16 = 125 ms (not
+    // 127.912 ms as with exact timers).
+    let out = c.packet_sent(MS(2.912), TxStatus::Ok, &p, &mut Draws(vec![]));
+    let next = out.timer.unwrap();
+    assert_eq!(next.at, MS(125.0));
+    assert_eq!(c.on_timer(1, next.gen), Some(2));
+    // A collision at 130 ms (tick ⌊130 / 7.8125⌋ = 16, at 125 ms), draw 5: 16 + 5 = 21 ticks
+    // later, tick 37 = 289.0625 ms.
+    let out = c.packet_sent(MS(130.0), TxStatus::Collision, &p, &mut Draws(vec![5]));
+    assert_eq!(out.timer.unwrap().at, MS(289.0625));
+    // Exactly on a tick (125 ms = tick 16) the delay is whole: the same draw, tick 37.
+    assert_eq!(p.timer_at(MS(125.0), 21), MS(289.0625));
+    // And without the grid: 130 + 164.0625 = 294.0625 ms.
+    assert_eq!(params().timer_at(MS(130.0), 21), MS(294.0625));
+}
+
+#[test]
+fn the_cpu_time_follows_the_frame_lengths() {
+    use coaplab_engine::net::radio::contiki::{cpu_time, spi_time};
+    // One SPI byte: 8 bit clocks at SMCLK / 2 = 3.9 MHz / 2: 16 / 3.9 = 4.1026 µs.
+    assert_eq!(spi_time(39), Duration::from_micros(160));
+    let p = ContikiParams {
+        cpu_fixed: Some(Duration::from_micros(1000)),
+        ..params()
+    };
+    // A packet the node originates, first frame 79 bytes: 1000 + 80 × 4.1026 = 1328.205 µs.
+    assert_eq!(cpu_time(&p, 0, Some(79)), Duration::from_nanos(1_328_205));
+    // A forward: 87 bytes read, 88 loaded: 1000 + (88 + 89) × 4.1026 = 1726.154 µs.
+    assert_eq!(cpu_time(&p, 87, Some(88)), Duration::from_nanos(1_726_154));
+    // `constant`: `processing` whatever the frames.
+    assert_eq!(cpu_time(&params(), 87, Some(88)), Duration::ZERO);
+
+    // Through the mesh: 0 → 1 → 2 (frames 87 and 88 bytes, as in the test above).
+    // Hop 1 (nothing read, 88 bytes loaded): CCA at 1000 + 88 × 4.1026 = 1361.026 µs, on the air
+    // 1553.026–4529.026 µs ((6 + 87) × 32 = 2976 µs). Node 1 acknowledges 4721.026–5073.026
+    // and hands the packet on after 1726.154 µs: CCA at 6255.180 µs (window from 6127.180:
+    // clear), on the air 6447.180–9455.180 µs ((6 + 88) × 32 = 3008 µs).
+    let mut mesh = line(3, None, p);
+    let mut packets = Slab::default();
+    let mut q = Queue::default();
+    let a = request(95);
+    let id = packets.insert(a);
+    mesh.enter(Instant::ZERO, id, &a, 0, 2, &mut q).unwrap();
+    let out = drive(&mut mesh, &packets, &mut q);
+    assert_eq!(out, vec![(9455, MeshOutcome::Exit(id))]);
+    assert_eq!(mesh.counters.tx_collisions, 0);
+}
+
+#[test]
+fn a_frame_arriving_during_the_tx_fifo_load_refuses_the_send() {
+    // Line 0 – 1 – 2, the acknowledgement wait on, 3 ms of CPU. Packet a, 0 → 1: CCA at
+    // 3000 µs, a 79-byte frame on the air 3192–5912 µs, in node 1's RX FIFO at 5912 µs; node
+    // 1 acknowledges 6104–6456 µs. Packet b enters at node 1 at 3062 µs for node 2: its send
+    // starts at 6062 µs, 150 µs after a's frame arrived — within the 80 × 4.1026 = 328.2 µs
+    // its own 79-byte frame takes to load into the TX FIFO, and past the 128 µs CCA window
+    // (node 0 off the air since 5912 µs) and before node 1's acknowledgement (6104 µs).
+    let base = ContikiParams {
+        wait_ack: true,
+        processing: Duration::from_micros(3000),
+        ..params()
+    };
+    let run = |ck: ContikiParams| {
+        let mut mesh = line(3, None, ck);
+        let mut packets = Slab::default();
+        let mut q = Queue::default();
+        let (a, b) = (request(95), request(95));
+        let (ia, ib) = (packets.insert(a), packets.insert(b));
+        mesh.enter(Instant::ZERO, ia, &a, 0, 1, &mut q).unwrap();
+        mesh.enter(MS(3.062), ib, &b, 1, 2, &mut q).unwrap();
+        let out = drive(&mut mesh, &packets, &mut q);
+        (out, mesh.counters.pending_refusals, ia, ib)
+    };
+    // Without the refusal: the CCA at 6062 µs is clear, the frame waits for node 1's
+    // acknowledgement to end (6456 µs) and is on the air until 6456 + 2720 = 9176 µs.
+    let (out, refusals, ia, ib) = run(base);
+    assert_eq!(
+        out,
+        vec![(5912, MeshOutcome::Exit(ia)), (9176, MeshOutcome::Exit(ib))]
+    );
+    assert_eq!(refusals, 0);
+    // With it (`nullrdc.c` `send_packet`: `pending_packet()` → MAC_TX_COLLISION): refused,
+    // retried after T + rand(T): 125–250 ms later, then on the air 192 + 2720 µs after.
+    let (out, refusals, _, _) = run(ContikiParams {
+        pending_refusal: true,
+        ..base
+    });
+    assert_eq!(refusals, 1);
+    assert_eq!(out[0], (5912, MeshOutcome::Exit(ia)));
+    let (t, o) = out[1];
+    assert_eq!(o, MeshOutcome::Exit(ib));
+    assert!(
+        (6062 + 125_000 + 2912..6062 + 250_000 + 2912).contains(&t),
+        "{t}"
+    );
+    // Without the acknowledgement wait nullrdc.c does not check (NULLRDC_802154_AUTOACK 0).
+    let (_, refusals, _, _) = run(ContikiParams {
+        pending_refusal: true,
+        wait_ack: false,
+        ..base
+    });
+    assert_eq!(refusals, 0);
+}
+
+#[test]
+fn a_node_leaves_a_parent_whose_link_fails() {
+    use coaplab_engine::net::radio::mac::Medium;
+    // A diamond, range 10 m: root 0 at (0, 0); 1 at (7, 7) and 2 at (7, −7), 9.9 m from it
+    // and 14 m apart; 3 at (14, 0), 9.9 m from 1 and 2, 14 m from the root. Built on hop
+    // counts, 3's parent is 1 (the lowest-numbered neighbour one hop closer).
+    let ck = ContikiParams {
+        rpl_etx: true,
+        ..params()
+    };
+    let p = RadioParams {
+        range_m: 10.0,
+        interference_m: 20.0,
+        carrier_sense_m: 10.0,
+        link_loss: 0.0,
+        addressing: MacAddressing::Long,
+        mac: MacParams::default(),
+        queue_frames: 4,
+        border_router_queue_frames: 6,
+        wake_period: None,
+        strobe_gap: Duration::from_micros(544),
+        phase_lock: false,
+        contiki: Some(ck),
+    };
+    let mut mesh = Mesh::new(
+        p,
+        vec![(0.0, 0.0), (7.0, 7.0), (7.0, -7.0), (14.0, 0.0)],
+        0,
+        0,
+        (0..).map(Xoshiro256pp::seed_from_u64),
+        Xoshiro256pp::seed_from_u64(99),
+    )
+    .unwrap();
+    assert_eq!(mesh.dodag.route(3, 0), vec![3, 1, 0]);
+    // neighbor-info.c, ×16 fixed point: a first frame acknowledged at once, 16; then frames
+    // given up (ETX_NOACK_PENALTY 15 → 240): (16·90 + 240·10) / 100 = 38, then 58, 76, 92.
+    // Path ETX ×128 (rpl-of-etx.c): via 1, 1's unmeasured link (80 → 640) + 3's link × 8;
+    // via 2, 640 + 640 = 1280. After 76: 640 + 608 = 1248 < 1280, 1 stays; after 92:
+    // 640 + 736 = 1376, 96 above 1280 (beyond the 64 of PARENT_SWITCH_THRESHOLD_DIV): 2.
+    mesh.link_sent(3, 1, true, 1);
+    for _ in 0..3 {
+        mesh.link_sent(3, 1, false, 4);
+        assert_eq!(mesh.dodag.parent[3], 1);
+    }
+    mesh.link_sent(3, 1, false, 4);
+    assert_eq!(mesh.dodag.route(3, 0), vec![3, 2, 0]);
+    // Downward routes follow (storing mode): the root reaches 3 through 2.
+    assert_eq!(mesh.dodag.route(0, 3), vec![0, 2, 3]);
+    assert_eq!(mesh.counters.parent_changes, 1);
+    // Without `contiki_rpl_etx` the same reports change nothing.
+    let mut fixed = line(3, None, params());
+    for _ in 0..10 {
+        fixed.link_sent(0, 1, false, 4);
+    }
+    assert_eq!(fixed.counters.parent_changes, 0);
 }

@@ -88,6 +88,28 @@ pub const SICSLOWPAN_REASS_MAXAGE_S: f64 = 8.0;
 /// time base (docs/validation.md shows the sensitivity).
 pub const PROCESSING_US: f64 = 3000.0;
 
+/// One byte over the CC2420's SPI bus, µs: 8 bit clocks at SMCLK / 2 (`U0BR0 = 0x02`,
+/// cpu/msp430/f1xxx `spi.c`) with SMCLK = `F_CPU` = 3.9 MHz (platform/sky `platform-conf.h`):
+/// 8 · 2 / 3.9 = 4.1026 µs. `cc2420_read` and `cc2420_prepare` (`core/dev/cc2420.c`) move a
+/// frame byte by byte at this pace (`CC2420_READ_FIFO_BUF`: `SPI_READ` per byte, and
+/// `CC2420_WRITE_FIFO_BUF`, `core/dev/cc2420.h`); the loop's own cycles are not counted.
+pub const SPI_BYTE_US: f64 = 8.0 * 2.0 / 3.9;
+/// `contiki_cpu_fixed_us`: with `contiki_cpu_time = "frame_length"`, the part of the CPU's
+/// time per packet that does not grow with the frame, µs: 6LoWPAN's decompression and
+/// compression with uIP's forwarding (`sicslowpan.c` `input()` / `output()`, `tcpip.c`
+/// `tcpip_ipv6_output`) and CSMA's zero-time ctimer through the etimer process — the ≈ 1 ms
+/// of [`PROCESSING_US`]'s estimate that is not a FIFO copy.
+pub const CPU_FIXED_US: f64 = 1000.0;
+/// `contiki_clock_ticks`: Contiki's timers expire on clock ticks (`core/sys/etimer.c`).
+pub const CLOCK_TICKS: bool = true;
+/// `contiki_pending_packet`: `send_packet` refuses to send while a received frame waits
+/// (`nullrdc.c` with `NULLRDC_802154_AUTOACK`, `contikimac.c` always).
+pub const PENDING_PACKET: bool = true;
+/// `contiki_rpl_etx`: Contiki 2.6 runs RPL with the ETX objective over `neighbor-info.c`
+/// (`UIP_CONF_IPV6_RPL` 1 on Sky, `SICSLOWPAN_CONF_NEIGHBOR_INFO` follows it; `rpl-conf.h`
+/// `RPL_OF rpl_of_etx`).
+pub const RPL_ETX: bool = true;
+
 fn mac_min_be() -> u8 {
     MAC_MIN_BE
 }
@@ -162,6 +184,30 @@ fn contiki_processing_us() -> f64 {
 }
 fn contiki_reassembly_s() -> f64 {
     SICSLOWPAN_REASS_MAXAGE_S
+}
+fn contiki_cpu_fixed_us() -> f64 {
+    CPU_FIXED_US
+}
+fn contiki_clock_ticks() -> bool {
+    CLOCK_TICKS
+}
+fn contiki_pending_packet() -> bool {
+    PENDING_PACKET
+}
+fn contiki_rpl_etx() -> bool {
+    RPL_ETX
+}
+
+/// How the Contiki profile's CPU time per packet is modelled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ContikiCpuTime {
+    // `contiki_cpu_fixed_us` plus the SPI copies of the bytes read out of the RX FIFO and
+    // loaded into the TX FIFO (`SPI_BYTE_US` a byte): it varies with the frames' lengths.
+    #[default]
+    FrameLength,
+    // `contiki_processing_us`, one constant (the profile of `coaplab-model-6`).
+    Constant,
 }
 
 /// IEEE 802.15.4 MAC addressing of the mesh nodes.
@@ -370,4 +416,36 @@ pub struct ContikiConfig {
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 0.0, max = 1e6))]
     pub contiki_processing_us: f64,
+    /// `mac = "contiki"`: the CPU's time per packet: `frame_length` (`contiki_cpu_fixed_us`
+    /// plus 4.1 µs per byte copied over the CC2420's SPI bus: the received frame read out of
+    /// the RX FIFO, the frame to send loaded into the TX FIFO) or `constant`
+    /// (`contiki_processing_us`).
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub contiki_cpu_time: ContikiCpuTime,
+    /// `mac = "contiki"`, `contiki_cpu_time = "frame_length"`: the CPU time's fixed part, µs
+    /// (6LoWPAN, uIP, CSMA's ctimer).
+    #[serde(default = "contiki_cpu_fixed_us")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.0, max = 1e6))]
+    pub contiki_cpu_fixed_us: f64,
+    /// `mac = "contiki"`: CSMA's retry and spacing timers expire on the clock's ticks
+    /// (`etimer`, 1 / `contiki_clock_second`), as in Contiki; `false`: at the exact time.
+    #[serde(default = "contiki_clock_ticks")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub contiki_clock_ticks: bool,
+    /// `mac = "contiki"`, with an acknowledgement wait: a send while a received frame still
+    /// waits in the CC2420's RX FIFO (read at 4.1 µs a byte) is refused with
+    /// `MAC_TX_COLLISION` and retried after CSMA's backoff (`nullrdc.c` `send_packet`,
+    /// `pending_packet()`).
+    #[serde(default = "contiki_pending_packet")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub contiki_pending_packet: bool,
+    /// `mac = "contiki"`: RPL changes parents as Contiki 2.6 does: each link's ETX is
+    /// estimated from the MAC's outcomes (`neighbor-info.c`) and a node moves to the
+    /// neighbour of least path ETX when it beats the current parent by more than half an ETX
+    /// (`rpl-of-etx.c` `best_parent`); `false`: the DODAG built at the start stays.
+    #[serde(default = "contiki_rpl_etx")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub contiki_rpl_etx: bool,
 }

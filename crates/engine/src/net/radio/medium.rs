@@ -5,6 +5,7 @@ use coaplab_cc::rng::Rng;
 use coaplab_cc::{Duration, Instant};
 
 use super::mac::Medium;
+use super::on_time::DutyCycle;
 use super::types::{RadioEvent, RadioKind};
 use super::Mesh;
 use crate::metrics::MeshCounters;
@@ -103,5 +104,53 @@ impl Medium for Mesh {
         if let Some(rdc) = &mut self.rdc {
             rdc.update(now, u, neighbor, encounter);
         }
+    }
+
+    fn rx_bytes(&self, id: PacketId) -> u32 {
+        u32::from(self.transit[id as usize].rx_bytes)
+    }
+
+    fn rx_arrived_within(&self, now: Instant, u: u16, window: Duration) -> bool {
+        let end = self.nodes[u as usize].rx_end;
+        end > Instant::ZERO && end <= now && now.nanos() - end.nanos() < window.nanos()
+    }
+
+    /// RPL's link estimate takes the outcome; if it changed, node `u` chooses its parent
+    /// again (`rpl.c` `rpl_link_neighbor_callback` marks the parent updated,
+    /// `rpl_recalculate_ranks` → `rpl_select_parent`; `rpl_etx.rs`).
+    fn link_sent(&mut self, u: u16, to: u16, acked: bool, num_tx: u8) {
+        let Some(r) = self.routing.as_mut() else {
+            return;
+        };
+        if !r.packet_sent(u, to, acked, num_tx) {
+            return;
+        }
+        let n = self.nodes.len();
+        let neighbors: Vec<u16> = (0..n as u16)
+            .filter(|&j| self.in_range[u as usize * n + j as usize])
+            .collect();
+        let best = r.best_parent(&self.dodag, &neighbors, u);
+        if best != self.dodag.parent[u as usize] {
+            self.dodag.set_parent(u, best);
+            r.changes += 1;
+            self.counters.parent_changes += 1;
+        }
+    }
+}
+
+/// The mesh's observations for the run's end (energy, the end-of-run check).
+impl Mesh {
+    /// Each node's radio time per state from 0 to `until` (docs/energy.md).
+    pub fn state_times(&self, until: Instant) -> Vec<crate::energy::StateTimes> {
+        let duty = self.params.wake_period.map(|period| DutyCycle {
+            period,
+            phases: &self.wake_phases,
+        });
+        self.on_time.state_times(until, duty)
+    }
+
+    /// Frames waiting in every MAC queue (for the end-of-run check).
+    pub fn queued_frames(&self) -> usize {
+        self.macs.iter().flatten().map(|m| m.queued()).sum()
     }
 }

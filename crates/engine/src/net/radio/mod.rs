@@ -37,6 +37,7 @@ pub mod phy;
 pub mod prr;
 pub mod rdc;
 pub mod rpl;
+pub mod rpl_etx;
 pub mod sixlowpan;
 pub mod types;
 
@@ -51,7 +52,7 @@ use crate::net::event::Scheduler;
 use crate::packet::{AppPacket, NetPacket, PacketKind};
 use crate::sim::slab::{PacketId, Slab};
 use mac::{Mac, MacEntry, Medium};
-use on_time::{DutyCycle, OnTime};
+use on_time::OnTime;
 use rdc::contikimac::{ContikiMacRdc, Strobe};
 use rpl::Dodag;
 use sixlowpan::{Fragments, Hop};
@@ -93,6 +94,8 @@ struct Node {
     ack_busy_until: Instant,
     /// Duty cycling: when the copy on the air towards its receiver started.
     copy_start: Instant,
+    /// When the last frame addressed to it arrived cleanly (into its radio's RX FIFO).
+    rx_end: Instant,
 }
 
 /// Where a packet in the mesh is.
@@ -109,6 +112,8 @@ struct Transit {
     to: u16,
     got: u64,
     count: u16,
+    /// The length of the last frame received of it (0: none yet at this node).
+    rx_bytes: u16,
 }
 
 /// The mesh network element.
@@ -151,6 +156,8 @@ pub struct Mesh {
     pub node_drops: Vec<[u64; 3]>,
     /// Each node's radio time per state (observes only, docs/energy.md).
     pub on_time: OnTime,
+    /// `contiki_rpl_etx`: the link ETX estimates that move the DODAG's parents.
+    routing: Option<rpl_etx::EtxRouting>,
 }
 
 impl Mesh {
@@ -236,6 +243,7 @@ impl Mesh {
                     last_air_end: Instant::ZERO,
                     ack_busy_until: Instant::ZERO,
                     copy_start: Instant::ZERO,
+                    rx_end: Instant::ZERO,
                 }
             })
             .collect::<Vec<Node>>();
@@ -243,6 +251,10 @@ impl Mesh {
             .wake_period
             .map(|period| ContikiMacRdc::new(period, params.strobe_gap, params.phase_lock, n));
         let duty_cycled = rdc.is_some();
+        let routing = params
+            .contiki
+            .filter(|c| c.rpl_etx)
+            .map(|_| rpl_etx::EtxRouting::new(n));
         let mut mesh = Mesh {
             params,
             positions,
@@ -266,6 +278,7 @@ impl Mesh {
             rdc,
             node_drops: Vec::new(),
             on_time: OnTime::new(n, duty_cycled),
+            routing,
         };
         mesh.set_mac(mac::implied_by(&mesh.params));
         Ok(mesh)
@@ -420,6 +433,7 @@ impl Mesh {
             to: entry,
             got: 0,
             count: 0,
+            rx_bytes: 0,
         };
         if entry == exit {
             self.arrived(id, p);
@@ -698,6 +712,7 @@ impl Mesh {
         let f = self.mac(u).sending_frame();
         self.with_mac(u, |mac, mesh| mac.tx_ended(now, u, mesh, q));
         let received = if ok {
+            self.nodes[f.to as usize].rx_end = now;
             self.acknowledge(now, u, f, q);
             self.receive(now, f.to, u, f, packets, q)
         } else {
@@ -779,6 +794,7 @@ impl Mesh {
             return MeshOutcome::Nothing;
         }
         t.got |= 1 << f.frag;
+        t.rx_bytes = f.bytes;
         if t.got.count_ones() < u32::from(t.count) {
             return MeshOutcome::Nothing;
         }
@@ -811,20 +827,6 @@ impl Mesh {
                 }
             }
         }
-    }
-
-    /// Each node's radio time per state from 0 to `until` (docs/energy.md).
-    pub fn state_times(&self, until: Instant) -> Vec<crate::energy::StateTimes> {
-        let duty = self.params.wake_period.map(|period| DutyCycle {
-            period,
-            phases: &self.wake_phases,
-        });
-        self.on_time.state_times(until, duty)
-    }
-
-    /// Frames waiting in every MAC queue (for the end-of-run check).
-    pub fn queued_frames(&self) -> usize {
-        self.macs.iter().flatten().map(|m| m.queued()).sum()
     }
 
     /// Time a node spends on one frame of `mac_bytes` on an idle channel with no backoff:

@@ -83,11 +83,38 @@ pub struct ContikiParams {
     /// MSP430 reading the frame, 6LoWPAN and uIP, CSMA's zero-time ctimer, loading the
     /// CC2420's TX FIFO; see `mac/contiki.rs` `PROCESSING_US`).
     pub processing: Duration,
+    /// `contiki_cpu_time = "frame_length"`: the CPU's time is this fixed part plus the SPI
+    /// copies of the frames' bytes (`config.rs` `SPI_BYTE_US`); `None`: `processing`, one
+    /// constant.
+    pub cpu_fixed: Option<Duration>,
+    /// `contiki_clock_ticks`: CSMA's timers expire on the clock's ticks (`etimer`), not at the
+    /// exact time.
+    pub tick_timers: bool,
+    /// `contiki_pending_packet`: a send while a received frame waits in the CC2420's RX FIFO
+    /// is refused with `MAC_TX_COLLISION` (`nullrdc.c` / `contikimac.c` `send_packet`).
+    pub pending_refusal: bool,
+    /// `contiki_rpl_etx`: RPL's parents follow the link ETX the MAC's outcomes measure
+    /// (`neighbor-info.c`, `rpl-of-etx.c`; `net/radio/rpl_etx.rs`).
+    pub rpl_etx: bool,
 }
 
 impl ContikiParams {
     /// T.
     pub fn timebase(&self) -> Duration {
         self.tick.mul(u64::from(self.timebase_ticks))
+    }
+
+    /// When a timer set at `now` for `ticks` clock ticks expires. With `tick_timers`, as
+    /// Contiki's `etimer` does: `timer_set` records the current tick count (`clock_time()`,
+    /// the ticks whole at `now`) and the clock interrupt (`cpu/msp430/f1xxx/clock.c`) polls
+    /// the timer at the tick where `clock_time() - start >= interval`, so the timer fires on
+    /// the tick grid, `ticks` ticks after the tick `now` falls in. Else at `now + ticks`.
+    pub fn timer_at(&self, now: coaplab_cc::Instant, ticks: u64) -> coaplab_cc::Instant {
+        let d = self.tick.mul(ticks);
+        if !self.tick_timers || self.tick.nanos() == 0 {
+            return now + d;
+        }
+        let t = self.tick.nanos();
+        coaplab_cc::Instant::from_nanos(now.nanos() / t * t) + d
     }
 }

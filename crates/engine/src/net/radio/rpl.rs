@@ -123,6 +123,20 @@ impl Dodag {
         })
     }
 
+    /// Node `v` takes `parent` as its preferred parent (which must not be in `v`'s
+    /// sub-DODAG); every node's depth follows.
+    pub fn set_parent(&mut self, v: u16, parent: u16) {
+        self.parent[v as usize] = parent;
+        for x in 0..self.parent.len() as u16 {
+            let (mut d, mut y) = (0u16, x);
+            while y != self.root {
+                y = self.parent[y as usize];
+                d += 1;
+            }
+            self.depth[x as usize] = d;
+        }
+    }
+
     /// The next hop from `u` towards `dst` (`u != dst`): the child of `u` on the way down if
     /// `dst` is in `u`'s sub-DODAG, else `u`'s parent.
     pub fn next_hop(&self, u: u16, dst: u16) -> u16 {

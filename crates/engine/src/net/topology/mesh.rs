@@ -9,6 +9,7 @@ use crate::config::{LinkLossModel, MeshConfig, RdcKind, RunConfig};
 use crate::error::Error;
 use crate::net::network::{Element, Network, Node, NodeId, NodeRole, PathElement, Route};
 use crate::net::path::PathDelay;
+use crate::net::radio::config::ContikiCpuTime;
 use crate::net::radio::contiki::ContikiParams;
 use crate::net::radio::mac::{self, MacParams};
 use crate::net::radio::prr;
@@ -204,6 +205,13 @@ fn contiki_params(n: &MeshConfig) -> Result<Option<ContikiParams>, Error> {
         after_ack_wait: micros(n.contiki.contiki_after_ack_wait_us),
         reassembly_timeout: micros(n.contiki.contiki_reassembly_timeout_s * 1e6),
         processing: micros(n.contiki.contiki_processing_us),
+        cpu_fixed: match n.contiki.contiki_cpu_time {
+            ContikiCpuTime::FrameLength => Some(micros(n.contiki.contiki_cpu_fixed_us)),
+            ContikiCpuTime::Constant => None,
+        },
+        tick_timers: n.contiki.contiki_clock_ticks,
+        pending_refusal: n.contiki.contiki_pending_packet,
+        rpl_etx: n.contiki.contiki_rpl_etx,
     }))
 }
 

@@ -44,11 +44,22 @@
 //! The node's CPU runs one send at a time (the NullRDC send busy-waits): a neighbour queue
 //! whose timer expires during another queue's send is served when that send is done.
 //!
-//! - **Processing** ([`PROCESSING_US`]): a packet handed to the stack (received for
-//!   forwarding, or sent by the application) reaches CSMA's queue and its first CCA after the
-//!   CPU's processing time, one constant per packet.
+//! - **Processing**: a packet handed to the stack (received for forwarding, or sent by the
+//!   application) reaches CSMA's queue and its first CCA after the CPU's processing time:
+//!   by default ([`cpu_time`]) a fixed part ([`CPU_FIXED_US`]) plus the SPI
+//!   copies of the frame read and the frame loaded ([`SPI_BYTE_US`] a byte), so it varies with
+//!   the frames' lengths; or one constant ([`PROCESSING_US`], `contiki_cpu_time = "constant"`).
+//! - **Clock ticks** (`contiki_clock_ticks`): CSMA's retry and spacing ctimers expire on the
+//!   128 Hz clock's ticks ([`ContikiParams::timer_at`]), so a delay of d ticks lasts between
+//!   d − 1 and d ticks; the zero-time ctimer of a first send runs at once.
+//! - **Pending frame** (`contiki_pending_packet`): with an acknowledgement wait, a send
+//!   is refused as a collision (and retried after the backoff) when a frame addressed to the
+//!   node arrived while the send loaded its frame into the TX FIFO ([`SPI_BYTE_US`] a byte
+//!   before the CCA): the CPU was in `send_packet` and could not read it out.
+//! - **Routing** (`contiki_rpl_etx`): every frame the MAC is done with reports its outcome to
+//!   RPL's ETX estimate (`rpl_etx.rs`).
 //!
-//! Not modelled: the processing time's variation, broadcasts (no RPL traffic is
+//! Not modelled: interrupts' share of the CPU, broadcasts (no RPL traffic is
 //! simulated), `MAC_TX_DEFERRED` (NullRDC never defers), the sequence-number check of received
 //! frames without autoack (no retransmission then, so no duplicates), and `last_tx_status`'s
 //! quirk in `output()` (it reads a previous frame's status, CSMA answering asynchronously).
@@ -68,8 +79,8 @@ use crate::sim::slab::PacketId;
 
 // Contiki's defaults of the `contiki_*` keys live with the rest of the radio's configuration.
 pub use super::super::config::{
-    ACK_WAIT_US, AFTER_ACK_DETECTED_WAIT_US, CLOCK_SECOND, CSMA_MAX_NEIGHBOR_QUEUES, PROCESSING_US,
-    SICSLOWPAN_MAX_MAC_TRANSMISSIONS, SICSLOWPAN_REASS_MAXAGE_S,
+    ACK_WAIT_US, AFTER_ACK_DETECTED_WAIT_US, CLOCK_SECOND, CPU_FIXED_US, CSMA_MAX_NEIGHBOR_QUEUES,
+    PROCESSING_US, SICSLOWPAN_MAX_MAC_TRANSMISSIONS, SICSLOWPAN_REASS_MAXAGE_S, SPI_BYTE_US,
 };
 /// The causes of `Mesh::node_drops`, by index: a full queue or pool, the MAC transmission
 /// limit, a collision (or a reassembly refusal) at the receiver.
@@ -114,6 +125,8 @@ pub struct SentOutcome<F> {
     pub freed: Option<(F, bool)>,
     /// The timer armed for this neighbour (retry, or the next frame after T).
     pub timer: Option<Timer>,
+    /// The frame's transmissions so far (`num_tx`, what `mac_call_sent_callback` reports).
+    pub num_tx: u8,
 }
 
 /// One neighbour's queue (`struct neighbor_queue`).
@@ -189,6 +202,19 @@ impl<F: Copy> ContikiCsma<F> {
         fragment: bool,
         p: &ContikiParams,
     ) -> Result<Option<Timer>, Refusal> {
+        self.enqueue_after(now, to, frame, fragment, p.processing, p)
+    }
+
+    /// [`ContikiCsma::enqueue`] with the CPU's time `processing` before a head frame's send.
+    pub fn enqueue_after(
+        &mut self,
+        now: Instant,
+        to: u16,
+        frame: F,
+        fragment: bool,
+        processing: coaplab_cc::Duration,
+        p: &ContikiParams,
+    ) -> Result<Option<Timer>, Refusal> {
         let free = self.buffers.saturating_sub(self.used);
         // A fragment's temporary copy (`output()`) is taken before the MAC runs.
         let temp = usize::from(fragment);
@@ -220,7 +246,7 @@ impl<F: Copy> ContikiCsma<F> {
         self.used += 1;
         self.neighbors[i].frames.push_back(frame);
         if self.neighbors[i].frames.len() == 1 {
-            return Ok(Some(self.arm(i, now + p.processing)));
+            return Ok(Some(self.arm(i, now + processing)));
         }
         Ok(None)
     }
@@ -279,6 +305,7 @@ impl<F: Copy> ContikiCsma<F> {
             TxStatus::Ok | TxStatus::NoAck => n.transmissions = n.transmissions.saturating_add(1),
             TxStatus::Collision => n.collisions = n.collisions.saturating_add(1),
         }
+        let num_tx = n.transmissions;
         if status != TxStatus::Ok {
             if n.transmissions < p.max_transmissions {
                 let k = (u32::from(n.transmissions) + 1).min(MAX_BACKOFF_FACTOR);
@@ -286,22 +313,25 @@ impl<F: Copy> ContikiCsma<F> {
                 // random_rand() is 16 bits (`lib/random.c`: `(unsigned short)rand()`).
                 let draw = u64::from(rng.next_u64() as u16);
                 let ticks = t + draw % (u64::from(k) * t);
-                let timer = self.arm(i, now + p.tick.mul(ticks));
+                let timer = self.arm(i, p.timer_at(now, ticks));
                 return SentOutcome {
                     freed: None,
                     timer: Some(timer),
+                    num_tx,
                 };
             }
             let (f, timer) = self.free_first(i, now, p);
             return SentOutcome {
                 freed: Some((f, true)),
                 timer,
+                num_tx,
             };
         }
         let (f, timer) = self.free_first(i, now, p);
         SentOutcome {
             freed: Some((f, false)),
             timer,
+            num_tx,
         }
     }
 
@@ -316,7 +346,7 @@ impl<F: Copy> ContikiCsma<F> {
         }
         n.transmissions = 0;
         n.collisions = 0;
-        let timer = self.arm(i, now + p.timebase());
+        let timer = self.arm(i, p.timer_at(now, u64::from(p.timebase_ticks)));
         (f, Some(timer))
     }
 
@@ -400,6 +430,21 @@ impl ContikiMac {
             cx.counters().tx_collisions += 1;
             return self.sent(now, u, TxStatus::Collision, cx, q);
         }
+        // `nullrdc.c` (with NULLRDC_802154_AUTOACK) and `contikimac.c` `send_packet`: the
+        // frame is loaded into the TX FIFO first (`NETSTACK_RADIO.prepare`, `cc2420_prepare`),
+        // then a frame waiting in the RX FIFO (`NETSTACK_RADIO.pending_packet()`, the CC2420's
+        // FIFOP) refuses the send with MAC_TX_COLLISION. The CPU, busy in `send_packet`, cannot
+        // read (cc2420_process runs on a poll between processes), so a frame pends if it
+        // arrived during the load. Any earlier one was read first: the poll runs before the
+        // timer event that starts this send (`process.c` `process_run`: polls, then one
+        // event). The load is taken to end at this CCA.
+        let load = spi_time(u32::from(self.sending_frame().bytes) + 1);
+        if self.p.pending_refusal && self.p.wait_ack && cx.rx_arrived_within(now, u, load) {
+            let c = cx.counters();
+            c.tx_collisions += 1;
+            c.pending_refusals += 1;
+            return self.sent(now, u, TxStatus::Collision, cx, q);
+        }
         cx.schedule(q, now + self.turnaround, RadioKind::TxStart, u, 0, gen);
         MeshOutcome::Nothing
     }
@@ -416,6 +461,12 @@ impl ContikiMac {
         let out = self.ck.packet_sent(now, status, &self.p, cx.rng(u));
         if let Some(t) = out.timer {
             cx.schedule(q, t.at, RadioKind::CkTimer, u, t.neighbor, t.gen);
+        }
+        if let (Some((f, given_up)), true) = (out.freed, self.p.rpl_etx) {
+            // `mac_call_sent_callback` → `sicslowpan.c` `packet_sent` →
+            // `neighbor_info_packet_sent(status, num_tx)`: a given-up frame's last status is
+            // MAC_TX_NOACK (collisions do not count towards the limit).
+            cx.link_sent(u, f.to, !given_up, out.num_tx);
         }
         let mut result = MeshOutcome::Nothing;
         if let Some((f, true)) = out.freed {
@@ -434,6 +485,30 @@ impl ContikiMac {
         }
         result
     }
+}
+
+/// The CPU's time from the hand-off of a packet (whose last frame in was `rx_bytes` long, 0
+/// if it starts at this node) to its first frame's (`first_frame` bytes) CCA: `processing`, or
+/// with `contiki_cpu_time = "frame_length"` the fixed part plus the SPI copies of the frame
+/// read out of the RX FIFO (`cc2420_read`) and of the first frame loaded into the TX FIFO
+/// (`cc2420_prepare`), each with its length byte. The later fragments are loaded while the
+/// first ones wait out CSMA's spacing, off this path.
+pub fn cpu_time(
+    p: &ContikiParams,
+    rx_bytes: u32,
+    first_frame: Option<u16>,
+) -> coaplab_cc::Duration {
+    let Some(fixed) = p.cpu_fixed else {
+        return p.processing;
+    };
+    let read = if rx_bytes > 0 { rx_bytes + 1 } else { 0 };
+    let load = first_frame.map_or(0, |b| u32::from(b) + 1);
+    fixed + spi_time(read + load)
+}
+
+/// `bytes` over the CC2420's SPI bus at [`SPI_BYTE_US`] a byte.
+pub fn spi_time(bytes: u32) -> coaplab_cc::Duration {
+    coaplab_cc::Duration::from_nanos((f64::from(bytes) * SPI_BYTE_US * 1e3).round() as u64)
 }
 
 /// Frame `f` failed at node `n`: if it still belongs to its packet's current hop transfer,
@@ -467,8 +542,12 @@ impl Mac for ContikiMac {
         q: &mut dyn Scheduler,
     ) -> Option<DropReason> {
         let fragment = frames.len() > 1;
+        let processing = cpu_time(&self.p, cx.rx_bytes(id), frames.first().map(|f| f.bytes));
         for &f in frames {
-            match self.ck.enqueue(now, f.to, f, fragment, &self.p) {
+            match self
+                .ck
+                .enqueue_after(now, f.to, f, fragment, processing, &self.p)
+            {
                 Ok(None) => {}
                 Ok(Some(t)) => cx.schedule(q, t.at, RadioKind::CkTimer, u, t.neighbor, t.gen),
                 Err(why) => {

@@ -62,6 +62,15 @@ pub trait Medium {
     /// Duty cycling: node `u`'s transmission to `neighbor` was acknowledged (`Some(encounter)`)
     /// or not (`None`).
     fn phase_update(&mut self, now: Instant, u: u16, neighbor: u16, encounter: Option<Instant>);
+    /// The length of the last frame of packet `id` received at the node it is at (0 if it
+    /// entered the mesh there): what the CPU read out of the radio for it.
+    fn rx_bytes(&self, id: PacketId) -> u32;
+    /// Whether a frame addressed to node `u` arrived in its radio's RX FIFO less than
+    /// `window` before `now` (and not after it).
+    fn rx_arrived_within(&self, now: Instant, u: u16, window: Duration) -> bool;
+    /// The MAC of node `u` is done with a frame to `to`: acknowledged after `num_tx`
+    /// transmissions, or given up (RPL's link estimate, `rpl_etx.rs`).
+    fn link_sent(&mut self, u: u16, to: u16, acked: bool, num_tx: u8);
 }
 
 /// One node's MAC. The mesh calls it, for node `u`:
