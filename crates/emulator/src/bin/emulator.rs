@@ -199,6 +199,7 @@ fn run() -> Result<bool, String> {
                             DropReason::MacQueue => "mac-queue",
                             DropReason::Radio => "radio",
                             DropReason::Unreachable => "unreachable",
+                            DropReason::Rejected => "rejected",
                         };
                     }
                 }
