@@ -153,17 +153,6 @@ impl Carrier {
             }
         }
     }
-
-    /// Subframes held across the lanes (the memory the bookings take, for the figures).
-    pub fn held(&self) -> u64 {
-        self.dl.held()
-            + self.ul.iter().map(Occupancy::held).sum::<u64>()
-            + self
-                .groups
-                .iter()
-                .flat_map(|(_, u)| u.iter().map(Occupancy::held))
-                .sum::<u64>()
-    }
 }
 
 #[cfg(test)]

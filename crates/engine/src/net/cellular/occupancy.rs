@@ -11,8 +11,8 @@
 //! answer "the first gap at or after `t`" but not "the first gap at or after `t` at least `n`
 //! long" without the same per-node maximum, which std's `BTreeMap` cannot carry; a bitmap is
 //! also what the DL search needs, since a downlink span's length depends on where it starts
-//! (unusable subframes inside it). Memory: 1 bit per subframe plus 24 bytes per 64 subframes
-//! (≈ 0.5 bit per subframe) of the horizon held, which starts at the last prune and grows
+//! (unusable subframes inside it). Memory: 1 bit per subframe plus two 24-byte tree nodes per
+//! 64 subframes (6 bits per subframe) of the horizon held, which starts at the last prune and grows
 //! (doubling) only while bookings reach further ahead; the cell's admission limit bounds it
 //! (`cell.rs`).
 
@@ -339,7 +339,7 @@ impl Occupancy {
         }
     }
 
-    /// Subframes held (the horizon's length), for the memory figures.
+    /// Subframes held (the horizon's length): the memory it takes is 7 bits each.
     pub fn held(&self) -> u64 {
         self.bits.len() as u64 * W
     }
