@@ -66,14 +66,14 @@ impl Carrier {
         // end can be free either (every span from an earlier start reaches it), and the
         // search goes on from there.
         let mut s = first_valid(t);
-        let start = loop {
+        let (start, stop) = loop {
             let s2 = first_valid(self.dl.first_fit(s, n));
-            match self.dl.last_busy(s2, end(s2)) {
-                None => break s2,
+            let e = end(s2);
+            match self.dl.last_busy(s2, e) {
+                None => break (s2, e),
                 Some(b) => s = first_valid(self.dl.run_end(b)),
             }
         };
-        let stop = end(start);
         self.dl.book(start, stop);
         self.horizon = self.horizon.max(stop);
         (start, stop)
