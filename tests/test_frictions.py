@@ -38,9 +38,10 @@ def test_an_error_in_the_base_file_is_not_blamed_on_the_sweep():
 @pytest.mark.parametrize("key, message", [
     # A short section: its keys.
     ("coap.ccc", 'sweep.coap.ccc: unknown key (did you mean "coap.cc"?); keys of [coap]: coap.transport, coap.cc,'),
-    # A long one: the closest few of its keys.
+    # A long one: the closest few of its keys (76: the 75 before the cells'
+    # admission_backlog_s, docs/networks.md "Admission").
     ("network.mac_queue_frame", ('sweep.network.mac_queue_frame: unknown key (did you mean'
-                                 ' "network.mac_queue_frames"?); closest of the 75 keys of [network]: ')),
+                                 ' "network.mac_queue_frames"?); closest of the 76 keys of [network]: ')),
     # No section: the closest keys, then what a sweep key is.
     ("replication", ('sweep.replication: unknown key (did you mean "replications"?); closest of the')),
 ])
