@@ -85,6 +85,11 @@ def test_deep_coverage_is_much_slower(cli, tmp_path):
         ('kind = "nbiot"\ngprs_loss = 0.1', 'network.gprs_loss: does not apply to network.kind = "nbiot"; keys of nbiot: category, '),
         ('kind = "nbiot"\ncoupling_loss_db = { distribution = "normal", low = 1, high = 2 }',
          "network.coupling_loss_db.distribution: 'normal' is not a distribution; allowed: uniform"),
+        # The admission limit (docs/networks.md, "Admission") is a positive time.
+        ('kind = "nbiot"\nadmission_backlog_s = 0',
+         "network.admission_backlog_s: 0 is out of range; expected a number >= 0.001 and <= 1e+06"),
+        ('kind = "ltem"\nadmission_backlog_s = "x"',
+         'network.admission_backlog_s: "x" is not allowed; expected a number >= 0.001'),
     ],
 )
 def test_bad_cell_keys_are_refused_in_one_line(cli, tmp_path, network, line):

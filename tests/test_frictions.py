@@ -38,11 +38,11 @@ def test_an_error_in_the_base_file_is_not_blamed_on_the_sweep():
 @pytest.mark.parametrize("key, message", [
     # A short section: its keys.
     ("tcp.nagel", 'sweep.tcp.nagel: unknown key (did you mean "tcp.nagle"?); keys of [tcp]: tcp.initial_window,'),
-    # A long one: the closest few of its keys (84: the 75 before the GPRS preset gained
+    # A long one: the closest few of its keys (85: the 75 before the GPRS preset gained
     # gprs_ul_ack_interval_blocks, gprs_bs_cv_max, gprs_dl_tbf_setup_ms and gprs_dl_tbf_idle_ms,
-    # and Contiki's profile five keys of its missing mechanisms).
+    # Contiki's profile five keys of its missing mechanisms, and the cells admission_backlog_s).
     ("network.mac_queue_frame", ('sweep.network.mac_queue_frame: unknown key (did you mean'
-                                 ' "network.mac_queue_frames"?); closest of the 84 keys of [network]: ')),
+                                 ' "network.mac_queue_frames"?); closest of the 85 keys of [network]: ')),
     # No section: the closest keys, then what a sweep key is.
     ("replication", ('sweep.replication: unknown key (did you mean "replications"?); closest of the')),
 ])

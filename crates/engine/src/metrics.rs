@@ -237,6 +237,9 @@ pub struct CellCounters {
     /// Packets that entered the cell from a device and towards one.
     pub uplink_packets: u64,
     pub downlink_packets: u64,
+    /// Packets the eNB refused because its scheduler was booked further ahead than
+    /// `admission_backlog_s` (not counted in `uplink_packets` / `downlink_packets`).
+    pub admission_rejects: u64,
 }
 
 /// A cell run's counters and coverage (docs/networks.md, "Metrics of a cell").

@@ -197,7 +197,9 @@ def cell_lines(c: dict[str, Any] | None) -> list[str]:
          f" random access {c['ra_attempts']} attempts ({c['ra_collisions']} collisions), RRC set-ups {c['rrc_setups']},"
          f" resumes {c['rrc_resumes']}"),
         (f"    HARQ retransmissions {c['harq_retransmissions']}, pagings {c['pagings']}, PSM-buffered {c['psm_buffered']},"
-         f" NAT-dropped {c['nat_dropped']}, releases by RAI {c['releases_rai']} / inactivity {c['releases_inactivity']}"),
+         f" NAT-dropped {c['nat_dropped']}, releases by RAI {c['releases_rai']} / inactivity {c['releases_inactivity']}"
+         # Results stored before the admission limit have no such key.
+         + (f", refused by admission {c['admission_rejects']}" if c.get("admission_rejects") else "")),
     ]
 
 

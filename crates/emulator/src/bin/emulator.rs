@@ -421,6 +421,8 @@ fn fate(why: DropReason) -> &'static str {
         DropReason::Radio => "radio",
         // A cell's NAT timeout (docs/networks.md).
         DropReason::Unreachable => "unreachable",
+        // A cell's admission limit (docs/networks.md "Admission").
+        DropReason::Rejected => "rejected",
     }
 }
 

@@ -22,4 +22,7 @@ pub enum DropReason {
     Radio,
     /// A cell's downlink to a device whose NAT binding expired (`network.nat_timeout_s`).
     Unreachable,
+    /// Refused by a cell's eNB whose scheduler was booked further ahead than
+    /// `network.admission_backlog_s`.
+    Rejected,
 }

@@ -90,6 +90,9 @@ pub struct Cell {
     element: ElementId,
     /// The traced device's radio states over time (`timeline.rs`), when recorded.
     timeline: Option<Timeline>,
+    /// The eNB's admission limit: a packet is refused while the carrier is booked further
+    /// ahead than this many subframes (`None`: never; `set_admission_backlog`).
+    admission_backlog: Option<u64>,
 }
 
 fn sf_of(t: Instant) -> u64 {
@@ -132,7 +135,25 @@ impl Cell {
             counters: CellCounters::default(),
             element,
             timeline: None,
+            admission_backlog: None,
         }
+    }
+
+    /// Sets the eNB's admission limit (`network.admission_backlog_s`, in subframes; `None`:
+    /// every packet is admitted).
+    pub fn set_admission_backlog(&mut self, subframes: Option<u64>) {
+        self.admission_backlog = subframes;
+    }
+
+    /// Whether the eNB refuses new work at `now`: its scheduler has booked the carrier more
+    /// than the admission limit ahead. An overloaded cell's backlog would otherwise grow
+    /// without bound (in the model and on a real eNB alike); a real eNB sheds the load with
+    /// RRC connection reject (TS 36.331 §5.3.3.8, RRCConnectionReject-NB with its wait time)
+    /// and access barring (§5.3.3.11). The model refuses the packet at the cell's door,
+    /// counted in `admission_rejects`; the application's retransmission is the next try.
+    fn refuses(&self, now: Instant) -> bool {
+        self.admission_backlog
+            .is_some_and(|limit| self.carrier.horizon().saturating_sub(sf_of(now)) > limit)
     }
 
     pub fn len(&self) -> usize {
@@ -230,6 +251,10 @@ impl Cell {
         q: &mut impl Scheduler,
     ) -> CellOutcome {
         let bits = ip_bytes * 8 + L2_OVERHEAD_BITS;
+        if (up.is_some() || down.is_some()) && self.refuses(now) {
+            self.counters.admission_rejects += 1;
+            return CellOutcome::Dropped(id, DropReason::Rejected);
+        }
         if let Some(d) = up {
             let dev = &mut self.devices[d as usize];
             dev.ul.push_back((id, bits));

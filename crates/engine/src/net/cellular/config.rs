@@ -66,6 +66,12 @@ pub const RA_ATTEMPTS_PER_LEVEL: u32 = 4;
 /// `ra_backoff_ms`: largest back-off after a failed attempt, uniform in [0, this] (the RAR's
 /// backoff indicator, TS 36.321 §5.1.4 and Table 7.2-2: 256 ms).
 pub const RA_BACKOFF_MS: f64 = 256.0;
+/// `admission_backlog_s`: the eNB refuses new packets while its scheduler has booked the
+/// carrier further ahead than this (cell.rs `refuses`): 60 s, the longest connection
+/// set-up a device waits for before it gives up — T300-NB's largest value, `ms60000`
+/// (TS 36.331 UE-TimersAndConstants-NB, `t300-r13`); a set-up booked later than that would
+/// fail anyway.
+pub const ADMISSION_BACKLOG_S: f64 = 60.0;
 
 /// A device's coupling loss: one number for every device, or a distribution each device draws
 /// from.
@@ -131,6 +137,9 @@ fn ra_attempts() -> u32 {
 }
 fn ra_backoff() -> f64 {
     RA_BACKOFF_MS
+}
+fn admission_backlog() -> f64 {
+    ADMISSION_BACKLOG_S
 }
 
 /// The keys of `network.kind = "nbiot"` and `"ltem"` (docs/networks.md, "NB-IoT and LTE-M
@@ -234,6 +243,12 @@ pub struct CellConfig {
     #[schemars(extend("x-omit-if-absent" = true))]
     #[schemars(range(min = 0.0, max = 1e6))]
     pub ra_backoff_ms: f64,
+    /// Cells: the eNB refuses new packets (counted in `admission_rejects`) while its
+    /// scheduler has booked the carrier more than this far ahead, s.
+    #[serde(default = "admission_backlog")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.001, max = 1e6))]
+    pub admission_backlog_s: f64,
 }
 
 impl Default for CellConfig {

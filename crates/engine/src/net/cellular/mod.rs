@@ -4,7 +4,8 @@
 //!
 //! - `numerology.rs`: a category's channels, repetitions per coverage level, scheduling gaps
 //!   and transport block sizes (NB1, NB2, Cat-M1 — the one place the categories differ);
-//! - `carrier.rs`: the eNB's first-come-first-served booking of downlink and uplink subframes;
+//! - `carrier.rs`: the eNB's first-come-first-served booking of downlink and uplink subframes,
+//!   each lane's bookings an `occupancy.rs` bitmap under a tree of free-run lengths;
 //! - `procedures.rs`: random access, set-up / resume, connected uplink access, data with HARQ;
 //! - `power.rs`: a device's RRC / PSM mode and its time per radio state;
 //! - `coverage.rs`: coupling loss → RSRP → coverage level;
@@ -17,6 +18,7 @@ pub mod cell;
 pub mod config;
 pub mod coverage;
 pub mod numerology;
+pub mod occupancy;
 pub mod power;
 pub mod procedures;
 pub mod timeline;

@@ -354,3 +354,38 @@ fn peak_with_broadcast_subframes_loses_the_postponed_subframes() {
     assert!(nb1_rate < 680.0 / 26.0 && nb1_rate > 680.0 / 26.0 * 0.75);
     assert!(nb2_rate < 2536.0 / 32.0 && nb2_rate > 2536.0 / 32.0 * 0.75);
 }
+
+/// The eNB's admission limit (`Cell::set_admission_backlog`): device 0's report at t = 0
+/// books the carrier up to its Msg5 NPUSCH, which ends at 89 (the lone level-0 device above).
+/// With a limit of 50 subframes, device 1's packet at 0 finds the carrier booked 89 − 0 = 89
+/// ahead and is refused (and counted); at 39, 89 − 39 = 50 is not over the limit: admitted.
+/// Without a limit (the other tests) nothing is refused.
+#[test]
+fn the_enb_refuses_packets_while_booked_past_its_admission_limit() {
+    use crate::net::common::DropReason;
+    let mut cell = Cell::new(params(vec![0, 0]), 0, Xoshiro256pp::seed_from_u64(1));
+    cell.set_admission_backlog(Some(50));
+    let mut q = Q::default();
+    assert_eq!(
+        cell.enter(ms(0), 7, 100, Some(0), None, &mut q),
+        CellOutcome::Nothing
+    );
+    assert_eq!(
+        cell.enter(ms(0), 8, 100, Some(1), None, &mut q),
+        CellOutcome::Dropped(8, DropReason::Rejected)
+    );
+    assert_eq!(
+        cell.enter(ms(39), 9, 100, Some(1), None, &mut q),
+        CellOutcome::Nothing
+    );
+    let c = cell.counters();
+    assert_eq!((c.admission_rejects, c.uplink_packets), (1, 2));
+    // Without a limit the same packet at 0 is admitted.
+    let mut open = Cell::new(params(vec![0, 0]), 0, Xoshiro256pp::seed_from_u64(1));
+    open.enter(ms(0), 7, 100, Some(0), None, &mut q);
+    assert_eq!(
+        open.enter(ms(0), 8, 100, Some(1), None, &mut q),
+        CellOutcome::Nothing
+    );
+    assert_eq!(open.counters().admission_rejects, 0);
+}

@@ -193,7 +193,8 @@ fn build(cfg: &RunConfig, rep: u64, kind: CellKind) -> Result<Topology, Error> {
     }
     let mut coverage_rng = stream(cfg.seed, rep, Stream::CellCoverage);
     let p = params(kind, &n, count, &mut coverage_rng)?;
-    let cell = Cell::new(p, 0, stream(cfg.seed, rep, Stream::Cell));
+    let mut cell = Cell::new(p, 0, stream(cfg.seed, rep, Stream::Cell));
+    cell.set_admission_backlog(Some((n.admission_backlog_s * 1000.0).round() as u64));
     let one_way = millis(n.core_delay_ms + n.path_delay_ms);
     let path = |name: &str, s| {
         Element::Path(PathElement {
