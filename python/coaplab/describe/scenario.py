@@ -361,15 +361,10 @@ def _section(prefix: str, fields: dict[str, Field], given: dict[str, Any]) -> di
     for key in given:
         if key not in fields:
             raise _unknown(f"{prefix}.{key}", key, fields)
-    return {key: (f.check(f"{prefix}.{key}", given[key]) if key in given else _fresh(f.default))
+    # Immutable defaults as they are (deep-copying each cost a warm `coaplab.run` more than its summaries).
+    return {key: (f.check(f"{prefix}.{key}", given[key]) if key in given else f.default
+                  if isinstance(f.default, (type(None), bool, int, float, str)) else copy.deepcopy(f.default))
             for key, f in fields.items() if key in given or not f.omit_if_absent}
-
-
-def _fresh(default: Any) -> Any:
-    """A default as a configuration may own it: a list or table copied (the caller may change
-    it), a number, string or None as it is (immutable; most defaults, and copying each cost a
-    warm `coaplab.run` of a small scenario more than its summaries)."""
-    return default if default is None or isinstance(default, (bool, int, float, str)) else copy.deepcopy(default)
 
 
 def _given(raw: dict[str, Any], section: str, prefix: str = "") -> dict[str, Any]:
