@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from ..analyse.stats import PERCENTILE_KEYS
-from ..describe.scenario import MESH_KINDS, NETWORK
+from ..describe.scenario import CELL_KINDS, MESH_KINDS, NETWORK
 
 
 def _f(v: Any, digits: int = 3) -> str:
@@ -122,7 +122,7 @@ def network_line(c: dict[str, Any]) -> str:
                 f"{_network_default(c, 'gprs_network_buffer_bytes'):,} B, loss {_network_default(c, 'gprs_loss'):g}")
     if kind in MESH_KINDS:
         return f"network {kind} ([link] buffer and errors do not apply)"
-    if kind in ("nbiot", "ltem"):
+    if kind in CELL_KINDS:
         category = (c.get("network") or {}).get("category") or ("nb1" if kind == "nbiot" else "m1")
         return f"{kind} cell, category {category} ([link] buffer and errors do not apply)"
     l = c["link"]
