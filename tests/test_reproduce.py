@@ -23,7 +23,7 @@ def test_every_builtin_scenario_is_valid():
 
 def test_comparisons_pair_udp_with_tcp_or_are_the_nstart_study():
     """A comparison runs several scenario files: UDP beside TCP (they cannot share a sweep), or
-    the NSTART study's three networks (docs/validation.md "NSTART"), all over UDP."""
+    the NSTART study's networks (docs/validation.md "NSTART"), all over UDP."""
     for name, (_, parts) in COMPARISONS.items():
         transports = {load(p).configurations()[0]["coap"]["transport"] for p in parts}
         if name == "nstart":

@@ -8,9 +8,11 @@ network busy with packets that are dropped or unnecessary. Raising NSTART only r
 a client offers, so an algorithm is *unsafe from* the smallest NSTART whose goodput falls more
 than :data:`COLLAPSE_MARGIN` below its goodput at NSTART 1 with 95 % confidence (the bootstrap
 interval of the ratio of the replications' mean goodputs lies below 1 − the margin). Goodput is the delivered useful
-work: exchanges completed per second (`throughput_exchanges_per_s`) on the star and GPRS; on a
-mesh, whose periodic clients offer a fixed load, the distinct requests carried
-(`mesh.carried_kbps`)."""
+work: exchanges completed per second (`throughput_exchanges_per_s`) on the star, GPRS and the
+NB-IoT and LTE-M cells; on a mesh, whose periodic clients offer a fixed load, the distinct
+requests carried (`mesh.carried_kbps`). On a cell the table adds the uplink packets per
+completed exchange (1 + the copies): a cell carries a roughly fixed packet rate, and the
+copies' share of it is the goodput lost."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from ..analyse.intervals import ratio_of_means_interval
 from ..describe.scenario import UDP_ALGORITHMS, Scenario, load_scenario
 
 #: The study's scenario files (python/coaplab/scenarios/), in the order they run.
-PARTS = ("nstart-star", "nstart-gprs", "nstart-cooja")
+PARTS = ("nstart-star", "nstart-gprs", "nstart-cooja", "nstart-nbiot", "nstart-ltem")
 #: The NSTART values the files sweep.
 NSTARTS = (1, 2, 4, 8)
 #: A fall in goodput below NSTART 1's that counts as collapse: 5 %, so that a difference the
@@ -49,8 +51,8 @@ def goodput(s: dict[str, Any]) -> float:
 def rows(summaries: list[dict[str, Any]], runs: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """One row per (network configuration, algorithm): goodput at NSTART 1, at each NSTART the
     ratio to it with its 95 % interval (``runs``: each configuration's replications) and the
-    unnecessary retransmissions per completed exchange, and ``unsafe_from`` (the smallest
-    NSTART that collapses; None: none of them)."""
+    unnecessary retransmissions per completed exchange (on a cell also the uplink packets per
+    completed exchange), and ``unsafe_from`` (the smallest NSTART that collapses; None: none)."""
     groups: dict[tuple, dict[int, dict[str, Any]]] = defaultdict(dict)
     for s in summaries:
         swept = dict(s.get("swept", {}))
@@ -72,6 +74,8 @@ def rows(summaries: list[dict[str, Any]], runs: dict[str, list[dict[str, Any]]])
             row[f"relative_{n}_ci"] = interval
             row[f"unnecessary_per_exchange_{n}"] = (by_n[n]["unnecessary_retransmissions_total"] / done
                                                     if done else None)
+            if by_n[n].get("cell"):  # a cell carries a packet rate: the copies' share of it (docs/validation.md)
+                row[f"uplink_per_exchange_{n}"] = by_n[n]["cell"]["uplink_packets"] / done if done else None
             high = interval[1] if interval else row[f"relative_{n}"]
             if unsafe is None and n > 1 and high is not None and high < 1 - COLLAPSE_MARGIN:
                 unsafe = n
@@ -99,10 +103,18 @@ def text(summaries: list[dict[str, Any]], runs: dict[str, list[dict[str, Any]]])
         lines.append("  " + (", ".join(f"{k}={v}" for k, v in key) or "one configuration") + f"  (goodput: {unit})")
         lines.append(f"    {'algorithm':<27} {'NSTART 1':>8}  " + "  ".join(f"{f'NSTART {n}':<17}" for n in NSTARTS[1:])
                      + f"  {'unsafe from':>11}  unnecessary/exch")
+        cell = any("uplink_per_exchange_1" in r for r in rs)
+        if cell:
+            lines[-1] += "  uplink packets/exch"
         for r in rs:
-            unn = " → ".join("-" if r.get(f"unnecessary_per_exchange_{n}") is None
-                             else f"{r[f'unnecessary_per_exchange_{n}']:.2f}" for n in (1, 8))
+            unn = _one_to_eight(r, "unnecessary_per_exchange")
             lines.append(f"    {r['coap.cc']:<27} {r['goodput_nstart_1']:>8.3f}  "
                          + "  ".join(f"{rel(r, n):<17}" for n in NSTARTS[1:])
-                         + f"  {r['unsafe_from'] or 'none':>11}  {unn}")
+                         + f"  {r['unsafe_from'] or 'none':>11}  "
+                         + (f"{unn:<16}  {_one_to_eight(r, 'uplink_per_exchange')}" if cell else unn))
     return "\n".join(lines) + "\n"
+
+
+def _one_to_eight(r: dict[str, Any], key: str) -> str:
+    """A row's per-exchange figure ``key`` at NSTART 1 → 8 ("-" where there is none)."""
+    return " → ".join("-" if r.get(f"{key}_{n}") is None else f"{r[f'{key}_{n}']:.2f}" for n in (1, 8))

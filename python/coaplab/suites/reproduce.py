@@ -53,8 +53,8 @@ COMPARISONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "cell-firmware": (("The seeds' firmware transfer (102400 B) on an NB-IoT and an LTE-M cell: UDP Block2 default / "
                        "CoCoA / FASOR and TCP New Reno / BBR, 1 and 4 devices; NB2 over UDP (docs/validation.md \"Cells\")"),
                       ("cell-firmware-udp", "cell-firmware-tcp", "cell-firmware-nb2")),
-    "nstart": (("The NSTART study: NSTART 1/2/4/8 x every built-in UDP algorithm on the star, GPRS and a Cooja mesh "
-                "(docs/validation.md \"NSTART\")"), nstart.PARTS),
+    "nstart": (("The NSTART study: NSTART 1/2/4/8 x every built-in UDP algorithm on the star, GPRS, a Cooja mesh "
+                "and an NB-IoT and an LTE-M cell (docs/validation.md \"NSTART\")"), nstart.PARTS),
 }
 
 
