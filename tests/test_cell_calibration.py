@@ -119,3 +119,15 @@ def test_the_battery_presets_print_their_verdict(cli):
                                                         {"energy": {"battery_life_years": 4.0}}])
     assert [r["verdict"] for r in rows] == [MET, MISSED]
     assert cc.battery_rows("udp-1client-continuous", [{"energy": None}]) == []
+
+
+def test_the_peak_without_sib1_nb_is_the_hand_derivation():
+    # NB2 on the anchor with NPBCH, NPSS and NSSS only (TS 36.213 §16.4): three 2536-bit blocks
+    # from subframe 0 end at 105 ms (by hand, subframe by subframe, in crates/engine/src/net/
+    # cellular/tests.rs nb2_peak_without_sib1_nb_is_the_published_72_kbps): 7608 / 105 kbit/s.
+    assert _core.cell_peak_downlink_kbps("nb2", True, 3, sib1=False) == pytest.approx(3 * 2536 / 105)
+    # With SIB1-NB's subframes (the default) the same three blocks take longer.
+    assert _core.cell_peak_downlink_kbps("nb2", True, 3) < 3 * 2536 / 105
+    bad = '[[figure]]\nid = "x"\npublished = 1.0\nmeasure = { kind = "peak", category = "nb1", broadcast = true, sib1 = "no" }\n'
+    with pytest.raises(CoaplabError, match="sib1 'no'; allowed: true, false"):
+        cc.load_cell_figures(bad)

@@ -208,17 +208,28 @@ fn default_clients(network: &str) -> PyResult<Option<usize>> {
 
 /// A cell category's downlink peak rate with one HARQ process at level 0, kbit/s
 /// (`net::cellular::procedures::peak_downlink_kbps`: `blocks` of the largest transport block
-/// back to back; `broadcast`: on the NB-IoT anchor carrier with its broadcast subframes). An
-/// unknown category raises `ValueError` naming the categories.
+/// back to back; `broadcast`: on the NB-IoT anchor carrier with its broadcast subframes;
+/// `sib1 = false`: without SIB1-NB's subframes there, only NPBCH, NPSS and NSSS — what the
+/// published peak derivations count, docs/networks.md "Calibration"). An unknown category
+/// raises `ValueError` naming the categories.
 #[pyfunction]
-#[pyo3(signature = (category, broadcast, blocks=1000))]
-fn cell_peak_downlink_kbps(category: &str, broadcast: bool, blocks: u32) -> PyResult<f64> {
+#[pyo3(signature = (category, broadcast, blocks=1000, sib1=true))]
+fn cell_peak_downlink_kbps(
+    category: &str,
+    broadcast: bool,
+    blocks: u32,
+    sib1: bool,
+) -> PyResult<f64> {
     use coaplab_engine::net::cellular::{numerology::Numerology, procedures::peak_downlink_kbps};
-    let num = Numerology::of(category).ok_or_else(|| {
+    let mut num = Numerology::of(category).ok_or_else(|| {
         PyValueError::new_err(format!(
             "cell category: unknown {category:?}; allowed: nb1, nb2, m1"
         ))
     })?;
+    if !sib1 {
+        // No SIB1-NB repetitions: `Numerology::sib1_frame` is then never true.
+        num.sib1_reps = 0;
+    }
     Ok(peak_downlink_kbps(&num, broadcast, blocks))
 }
 

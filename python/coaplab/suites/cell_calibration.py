@@ -43,6 +43,9 @@ def load_cell_figures(text: str | None = None) -> list[dict[str, Any]]:
         if kind not in MEASURES:
             raise CoaplabError(f"cellular.toml: figure {f.get('id')!r}: measure kind {kind!r}; allowed: "
                                f"{', '.join(MEASURES)}")
+        if not isinstance(f["measure"].get("sib1", True), bool):
+            raise CoaplabError(f"cellular.toml: figure {f.get('id')!r}: sib1 {f['measure']['sib1']!r}; allowed: "
+                               "true, false")
         if f.get("bound") is not None and f["bound"] not in BOUNDS:
             raise CoaplabError(f"cellular.toml: figure {f['id']!r}: bound {f['bound']!r}; allowed: {', '.join(BOUNDS)}")
         if "spread" in f:  # a published range: its middle, ± half of it
@@ -71,7 +74,7 @@ def simulate(fig: dict[str, Any], jobs: int | None = None) -> float | None:
     m = fig["measure"]
     kind = m["kind"]
     if kind == "peak":
-        return float(_core.cell_peak_downlink_kbps(m["category"], bool(m["broadcast"])))
+        return float(_core.cell_peak_downlink_kbps(m["category"], bool(m["broadcast"]), sib1=m.get("sib1", True)))
     if kind == "report":
         net = json.dumps(m["network"])
         return percentile([_core.cell_report_latency_ms(net, int(m["ip_bytes"]), seed)
@@ -90,7 +93,9 @@ def simulate(fig: dict[str, Any], jobs: int | None = None) -> float | None:
 def _configuration(m: dict[str, Any]) -> str:
     """What the model ran for a figure, in a few words."""
     if m["kind"] == "peak":
-        return f"{m['category']}, {'anchor carrier' if m['broadcast'] else 'no broadcast subframes'}"
+        if not m["broadcast"]:
+            return f"{m['category']}, no broadcast subframes"
+        return f"{m['category']}, anchor carrier{'' if m.get('sib1', True) else ' w/o SIB1-NB'}"
     if m["kind"] == "rtt":
         net = m["scenario"]["network"]
         return f"{net['kind']} {net['coupling_loss_db']:g} dB, {'from idle' if net.get('rai') else 'connected'}"

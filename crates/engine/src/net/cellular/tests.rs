@@ -105,6 +105,57 @@ fn a_lone_device_at_level_0_subframe_by_subframe() {
     assert_eq!(c.releases_rai, 0);
 }
 
+/// One ping of a connected NB-IoT device at level 0, step by step (the calibration figure
+/// `ping-good-coverage-nbiot`, docs/networks.md "Calibration"). The device connected for a
+/// first 100-byte packet at 0 (the lone-device times above: free at 299 ms); the next
+/// 100-byte request comes at 1000 ms, connected. Rel-13/14 NB-IoT has no scheduling request:
+/// a connected device with new data and no grant starts random access (TS 36.321 §5.4.4,
+/// §5.4.5), its Msg3 carrying the C-RNTI and a BSR MAC CE, and the eNB's grant addressed to
+/// the C-RNTI ends contention resolution (TS 36.321 §5.1.5) — no Msg4, no Msg5 header:
+///
+/// - NPRACH: the next occasion k·640 + 8 at or after 1000 (TS 36.211 §10.1.6.1,
+///   `nprach-Periodicity` 640 ms of the field SIB2-NB): 2·640 + 8 = 1288; 13 subframes:
+///   1288–1301. 1280 is a multiple of the 20-ms broadcast pattern, so the RAR and Msg3 repeat
+///   the lone device's times + 1280: Msg2 DCI 1306, NPDSCH 1311–1312; Msg3 1324–1325.
+/// - Grant from 1325 + 3 = 1328: DCI 1328; NPUSCH from 1329 + 8 = 1337 (TS 36.213 §16.5.1,
+///   k0 = 8): 800 + 40 (L2) = 840 bits → I_TBS 10's 872-bit block, 5 RUs of 1 ms on 12
+///   tones: 1337–1342. The request leaves the cell at 1342.
+/// - Core and path, 2 × (40 + 50) = 180 ms: the 60-byte response reaches the cell at 1522.
+///   520 bits → the 680-bit block, 4 subframes: DCI 1522 (frame 152, subframe 2); NPDSCH from
+///   1527 on 1527, 1528, 1531, 1532 (1529: NSSS of even frame 152, 1530: NPBCH): delivered at
+///   1533.
+///
+/// RTT 1533 − 1000 = 533 ms: 288 ms waiting for the NPRACH occasion, 54 ms of random access,
+/// Msg3, grant and NPUSCH, 180 ms of core and path, 11 ms of downlink. With the shortest
+/// period TS 36.331 allows (`nprach-Periodicity-r13` ms40) the occasion is 25·40 + 8 = 1008:
+/// everything 280 ms earlier (1280 − 1000 = 280 is again a multiple of 20): the request
+/// leaves at 1062, the response comes at 1242: DCI 1242, NPDSCH 1247, 1248, 1251, 1252 (1249
+/// NSSS of even frame 124, 1250 NPBCH): delivered at 1253, RTT 253 ms — still above the
+/// published 185–207 ms with the 180 ms of core and path: the radio alone takes 73 ms.
+#[test]
+fn a_connected_ping_at_level_0_step_by_step() {
+    for (period, exit, delivered) in [(640, 1342, 1533), (40, 1062, 1253)] {
+        let mut p = params(vec![0]);
+        p.num.prach_period[0] = period;
+        let mut cell = Cell::new(p, 0, Xoshiro256pp::seed_from_u64(1));
+        let mut q = Q::default();
+        let mut exits = Vec::new();
+        cell.enter(ms(0), 7, 100, Some(0), None, &mut q);
+        run(&mut cell, &mut q, ms(269), &mut exits);
+        cell.enter(ms(269), 8, 60, None, Some(0), &mut q);
+        run(&mut cell, &mut q, ms(1000), &mut exits);
+        assert_eq!(exits, vec![(7, 89), (8, 280)], "period {period}");
+        cell.enter(ms(1000), 9, 100, Some(0), None, &mut q);
+        run(&mut cell, &mut q, ms(exit + 180), &mut exits);
+        assert_eq!(exits[2], (9, exit), "period {period}");
+        cell.enter(ms(exit + 180), 10, 60, None, Some(0), &mut q);
+        run(&mut cell, &mut q, ms(100_000), &mut exits);
+        assert_eq!(exits[3], (10, delivered), "period {period}");
+        let c = cell.counters();
+        assert_eq!((c.ra_attempts, c.rrc_setups), (2, 1), "period {period}");
+    }
+}
+
 /// A downlink packet at 100 ms to an idle device (device 0: paging occasion in subframe 9 of
 /// frame 0 of each 2.56-s cycle, 2569 ms): paging DCI at 2571 (2569 is NSSS of even frame
 /// 256, 2570 NPBCH), NPDSCH 2576. Random access waits for the next occasion: 3208 (5·640 +
@@ -320,6 +371,34 @@ fn npdsch_is_postponed_past_sib1_nb_subframes() {
     carrier.book_dl(0, 1, |_| true);
     let mut p = procs_on(&num, &mut carrier, &mut occasions, &mut rng, &mut counters);
     assert_eq!(p.downlink(1, 3 * 680, 0, &mut Radio::default()), (67, 84));
+}
+
+/// NB2's published one-HARQ peak, "about 72 kbit/s", derived by hand from the standard's
+/// rule with the anchor's NPBCH (subframe 0), NPSS (5) and NSSS (9 of even frames) only —
+/// the subframes the published derivations take (TS 36.211 §10.2.7–10.2.8, TS 36.213 §16.4):
+/// from subframe 0, one HARQ-ACK repetition, 2536-bit blocks on 10 NPDSCH subframes:
+/// - block 1: DCI 1 (0 is NPBCH); NPDSCH from 1 + 1 + 4 = 6 on 6, 7, 8, 11–14, 16–18 (9 NSSS,
+///   10 NPBCH, 15 NPSS): ends 19; HARQ-ACK 19 + 12 = 31 – 33; next DCI from 33 + 3 = 36;
+/// - block 2: DCI 36; NPDSCH from 41 on 41–44, 46–48, 51–53 (45 NPSS, 49 NSSS of even frame
+///   4, 50 NPBCH): ends 54; HARQ-ACK 66 – 68; next from 71;
+/// - block 3: DCI 71; NPDSCH from 76 on 76–79, 81–84, 86, 87 (frame 7 odd: 79 valid; 80
+///   NPBCH, 85 NPSS): ends 88 — delivered; HARQ-ACK 100 – 102; free at 105.
+///
+/// 3 × 2536 bits / 105 ms = 72.46 kbit/s: the published ≈ 72 (± 2 %). With SIB1-NB (the
+/// model's 16 repetitions) subframes 4 and 14 of even frames go too, and the rate is lower.
+#[test]
+fn nb2_peak_without_sib1_nb_is_the_published_72_kbps() {
+    let mut num = nb2();
+    num.sib1_reps = 0;
+    num.ack_reps = [1, 1, 1];
+    let (mut occasions, mut counters) = (Default::default(), ProcCounters::default());
+    let mut rng = Xoshiro256pp::seed_from_u64(0);
+    let mut carrier = Carrier::new(12);
+    let mut p = procs_on(&num, &mut carrier, &mut occasions, &mut rng, &mut counters);
+    assert_eq!(p.downlink(0, 3 * 2536, 0, &mut Radio::default()), (88, 105));
+    let rate = peak_downlink_kbps(&num, true, 3);
+    assert!((rate - 3.0 * 2536.0 / 105.0).abs() < 1e-9);
+    assert!((rate / 72.0 - 1.0).abs() <= 0.02);
 }
 
 /// The peak rate on the anchor carrier, printed by `cargo test -p coaplab-engine --lib
