@@ -32,6 +32,12 @@ def _toml(tmp_path):
     return p
 
 
+def _stored_live(db):
+    """Finished runs in a database a sweep is writing, read through the live-reader protocol."""
+    with ResultsDB(db, read_only=True, wait_s=30) as store:
+        return int((store.frame("runs").status == "ok").sum())
+
+
 def _stored(db):
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -46,12 +52,14 @@ def test_sigkill_then_resume_keeps_every_finished_run(tmp_path):
     scen, db = _toml(tmp_path), tmp_path / "r.duckdb"
     cmd = [sys.executable, "-m", "coaplab.cli", "run", str(scen), "--db", str(db), "--jobs", "1", "--format", "json"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
-    # Kill it mid-sweep: the whole sweep takes ≈ 15 s of one core here; kill it 1.5 s after
-    # the database file appears (runs are being committed by then).
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None and not db.exists():
-        time.sleep(0.02)
-    time.sleep(1.5)
+    # Kill it mid-sweep (the whole sweep takes ≈ 15 s of one core): as soon as a live reader
+    # (the store's read-request protocol, docs/experiments.md) sees a first finished run — not
+    # after a fixed delay, which on a loaded machine can come before any run is committed.
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if db.exists() and _stored_live(db) > 0:
+            break
+        time.sleep(0.1)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the sweep finished before it could be killed; make it longer"
