@@ -294,10 +294,11 @@ pub struct Client {
     /// Keep completion times of retired exchanges (burst clients, for the settling time).
     pub keep_completions: bool,
     pub trace: Option<Vec<TracePoint>>,
-    /// PROBING_RATE (`coap.probing_rate_bps`); `None`: no limit.
-    pub probing: Option<Probing>,
-    /// NON traffic instead of the CON workload plan (`coap.non_rate_per_s`).
-    pub non: Option<NonTraffic>,
+    /// PROBING_RATE (`coap.probing_rate_bps`); `None`: no limit. Boxed: a timer checks it on
+    /// every event, and a pointer keeps that check on the scalars' line (96 B inline).
+    pub probing: Option<Box<Probing>>,
+    /// NON traffic instead of the CON workload plan (`coap.non_rate_per_s`); boxed likewise.
+    pub non: Option<Box<NonTraffic>>,
     algorithm: Algorithm,
     pub stats: ClientStats,
     rng: Xoshiro256pp,
@@ -863,6 +864,10 @@ mod layout {
         for h in hot {
             assert!(h < offset_of!(C, algorithm), "{h} before the algorithm");
         }
+        // The scalars, the trace's `Vec` and the two boxed options fill the second line: 64 +
+        // id 4 + outstanding 4 + nstart 4 + next_mid 2 + next_payload 4 + keep_completions 1
+        // (= 83, padded to 88) + trace 24 + probing 8 + non 8 = 128, where the algorithm starts.
+        assert_eq!(offset_of!(C, algorithm), 128);
         assert!(offset_of!(C, algorithm) < offset_of!(C, stats));
         assert!(offset_of!(C, stats) < offset_of!(C, retired));
         assert!(offset_of!(C, retired) < offset_of!(C, reports));
@@ -893,7 +898,7 @@ mod probing_tests {
             nstart,
             false,
         );
-        c.probing = Some(Probing::new(rate));
+        c.probing = Some(Box::new(Probing::new(rate)));
         let msgs = MessageFactory {
             response_bytes: 0,
             block_szx: 6,
