@@ -34,15 +34,60 @@
 //! `BinaryHeap<Reverse<(u64 time, u32 seq)>>` held at the simulator's mean queue length
 //! (the mean, over pops, of the entries waiting), each pop followed by one push at a uniformly
 //! random delay in [0, 2 s) (xorshift). Reported: min and median over the repetitions.
+//!
+//! Memory per client: a counting global allocator (below) records the peak of the bytes the
+//! simulator run holds allocated (its peak live heap, from the allocator's own requests, so not
+//! moved by other processes or by pages the allocator keeps), divided by the clients.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::hint::black_box;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use coaplab_engine::config::RunConfig;
 use coaplab_engine::sim::event_queue::last_dropped_stats;
 use coaplab_engine::testbed::run;
+
+/// The system allocator, counting the bytes held and their peak (a few relaxed atomics per
+/// allocation; the simulator makes fewer than 0.01 allocations per event in steady state:
+/// `tests/alloc_steady_state.rs`).
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(by: usize) {
+    let live = LIVE.fetch_add(by, Relaxed) + by;
+    PEAK.fetch_max(live, Relaxed);
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; only counters are added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout);
+        LIVE.fetch_sub(layout.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if !p.is_null() {
+            LIVE.fetch_sub(layout.size(), Relaxed);
+            grew(new_size);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
 
 fn thread_cpu_ns() -> u64 {
     let mut ts = libc::timespec {
@@ -148,11 +193,14 @@ fn min_median(mut v: Vec<f64>) -> (f64, f64) {
 fn child(transport: &str, clients: u32, exchanges: u32, reps: usize) {
     let cfg = config(transport, clients, exchanges);
     let (mut sim_ns, mut bare_ns) = (Vec::new(), Vec::new());
-    let (mut events, mut mean_len) = (0u64, 0f64);
+    let (mut events, mut mean_len, mut heap_peak) = (0u64, 0f64, 0usize);
     for _ in 0..reps {
+        let before = LIVE.load(Relaxed);
+        PEAK.store(before, Relaxed);
         let t0 = thread_cpu_ns();
         let result = run(&cfg, 0, None).expect("runs");
         let cpu = thread_cpu_ns() - t0;
+        heap_peak = heap_peak.max(PEAK.load(Relaxed) - before);
         black_box(&result);
         let stats = last_dropped_stats();
         assert_eq!(stats.pops, result.events, "the run's queue statistics");
@@ -167,8 +215,9 @@ fn child(transport: &str, clients: u32, exchanges: u32, reps: usize) {
     let (bare_min, bare_med) = min_median(bare_ns);
     let (_, ratio_med) = min_median(ratios);
     println!(
-        "{transport}\t{clients}\t{exchanges}\t{events}\t{mean_len:.1}\t{sim_min:.2}\t{sim_med:.2}\t{bare_min:.2}\t{bare_med:.2}\t{ratio_med:.3}\t{}",
-        peak_rss_kib()
+        "{transport}\t{clients}\t{exchanges}\t{events}\t{mean_len:.1}\t{sim_min:.2}\t{sim_med:.2}\t{bare_min:.2}\t{bare_med:.2}\t{ratio_med:.3}\t{}\t{:.0}",
+        peak_rss_kib(),
+        heap_peak as f64 / f64::from(clients)
     );
 }
 
@@ -189,6 +238,8 @@ struct Figures {
     bare_med: f64,
     ratio_med: f64,
     rss_kib: f64,
+    /// Peak heap bytes of a simulator run per client (NaN from a build that does not print it).
+    heap_per_client: f64,
 }
 
 /// Runs `binary --child …` and parses its line.
@@ -228,6 +279,7 @@ fn run_child(binary: &str, transport: &str, n: u32, exch: u32, reps: usize) -> F
         bare_med: num(8),
         ratio_med: num(9),
         rss_kib: num(10),
+        heap_per_client: f.get(11).and_then(|x| x.parse().ok()).unwrap_or(f64::NAN),
     }
 }
 
@@ -254,13 +306,17 @@ fn merge(runs: &[Figures]) -> Figures {
         bare_med,
         ratio_med,
         rss_kib: runs.iter().map(|f| f.rss_kib).fold(0.0, f64::max),
+        heap_per_client: runs
+            .iter()
+            .map(|f| f.heap_per_client)
+            .fold(f64::NAN, f64::max),
     }
 }
 
 fn print_row(label: Option<&str>, f: &Figures) {
     let lab = label.map(|l| format!("{l:<5} ")).unwrap_or_default();
     println!(
-        "{lab}{:<4} {:>7} {:>6} {:>10} {:>8} | {:>8.1} {:>8.1} {:>8.2} | {:>8.1} {:>8.1} | {:>6.2} {:>7.0}",
+        "{lab}{:<4} {:>7} {:>6} {:>10} {:>8} | {:>8.1} {:>8.1} {:>8.2} | {:>8.1} {:>8.1} | {:>6.2} {:>7.0} {:>7.0}",
         f.transport,
         f.clients,
         f.exchanges,
@@ -272,7 +328,8 @@ fn print_row(label: Option<&str>, f: &Figures) {
         f.bare_min,
         f.bare_med,
         f.ratio_med,
-        f.rss_kib / 1024.0
+        f.rss_kib / 1024.0,
+        f.heap_per_client
     );
 }
 
@@ -350,7 +407,8 @@ fn main() {
         .to_string_lossy()
         .into_owned();
     println!(
-        "{reps} interleaved repetitions (sim, bare, …); CPU time of the running thread; continuous, infinite buffer"
+        "{reps} interleaved repetitions (sim, bare, …); CPU time of the running thread; continuous, infinite buffer; uplink buffer {}",
+        std::env::var("BENCH_UPLINK_BUFFER_BYTES").map_or("unlimited".to_string(), |b| format!("{b} B"))
     );
     if let Some(other) = &against {
         println!("side by side: 'this' = {me}, 'other' = {other} (one repetition each in turn)");
@@ -358,7 +416,7 @@ fn main() {
     // A label column ('this', 'other') only when comparing.
     let lab = if against.is_some() { "      " } else { "" };
     println!(
-        "{lab}{:<4} {:>7} {:>6} {:>10} {:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>7}",
+        "{lab}{:<4} {:>7} {:>6} {:>10} {:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>7} {:>7}",
         "",
         "clients",
         "exch.",
@@ -370,10 +428,11 @@ fn main() {
         "bare",
         "bare",
         "sim/",
-        "peak"
+        "peak",
+        "heap B"
     );
     println!(
-        "{lab}{:<4} {:>7} {:>6} {:>10} {:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>7}",
+        "{lab}{:<4} {:>7} {:>6} {:>10} {:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>7} {:>7}",
         "",
         "",
         "/client",
@@ -385,7 +444,8 @@ fn main() {
         "min",
         "median",
         "limit",
-        "RSS MB"
+        "RSS MB",
+        "/client"
     );
     for transport in &transports {
         for &n in &clients {
@@ -423,6 +483,7 @@ fn main() {
     println!(
         "ns/ev: thread CPU ns per event; M ev/CPU-s from the median; bare: BinaryHeap<(u64, u32)> \
          loop at the mean queue length, same event count; sim/limit: median of bare ns ÷ sim ns \
-         per repetition (1 = as fast as the bare heap)"
+         per repetition (1 = as fast as the bare heap); \
+         heap B/client: peak bytes the simulator run held allocated, ÷ clients"
     );
 }

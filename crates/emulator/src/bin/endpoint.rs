@@ -228,7 +228,7 @@ fn udp_clients(
             c.nstart,
             false,
         );
-        client.probing = c.probing_rate_bps.map(Probing::new);
+        client.probing = c.probing_rate_bps.map(|r| Box::new(Probing::new(r)));
         clients.push(client);
         let s = udp_socket(id)?;
         reactor

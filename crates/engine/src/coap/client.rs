@@ -277,29 +277,35 @@ struct Records {
     items: VecDeque<ExchangeRecord>,
 }
 
+/// Fields in declaration order (`repr(C)`), hot first: what a timer or a response reads on
+/// every event (the records' line, the small scalars, the option tags checked on each event,
+/// the algorithm, the counters), then what only starts, ends and reports touch
+/// (docs/performance.md, "At scale").
+#[repr(C)]
 pub struct Client {
-    pub id: u32,
-    algorithm: Algorithm,
-    rng: Xoshiro256pp,
-    plan: Plan,
-    nstart: u32,
-    next_mid: u16,
-    outstanding: u32,
     /// Records of exchanges `base..base + len` (older ones are retired).
     records: Records,
-    /// Keep completion times of retired exchanges (burst clients, for the settling time).
-    pub keep_completions: bool,
-    pub stats: ClientStats,
-    pub trace: Option<Vec<TracePoint>>,
-    retired: Retired,
-    /// NON traffic instead of the CON workload plan (`coap.non_rate_per_s`).
-    pub non: Option<NonTraffic>,
-    /// PROBING_RATE (`coap.probing_rate_bps`); `None`: no limit.
-    pub probing: Option<Probing>,
-    /// `workload.kind = "reporting"`: the draws of the device's reports.
-    pub reports: Option<Reports>,
+    pub id: u32,
+    outstanding: u32,
+    nstart: u32,
+    next_mid: u16,
     /// The payload of the request created last, when not the group's (a report's).
     next_payload: Option<u16>,
+    /// Keep completion times of retired exchanges (burst clients, for the settling time).
+    pub keep_completions: bool,
+    pub trace: Option<Vec<TracePoint>>,
+    /// PROBING_RATE (`coap.probing_rate_bps`); `None`: no limit. Boxed: a timer checks it on
+    /// every event, and a pointer keeps that check on the scalars' line (96 B inline).
+    pub probing: Option<Box<Probing>>,
+    /// NON traffic instead of the CON workload plan (`coap.non_rate_per_s`); boxed likewise.
+    pub non: Option<Box<NonTraffic>>,
+    algorithm: Algorithm,
+    pub stats: ClientStats,
+    rng: Xoshiro256pp,
+    plan: Plan,
+    retired: Retired,
+    /// `workload.kind = "reporting"`: the draws of the device's reports.
+    pub reports: Option<Reports>,
 }
 
 /// A reporting device's random stream (`crate::reporting`) and its exception reports' rate.
@@ -837,6 +843,35 @@ mod layout {
         assert_eq!(std::mem::size_of::<super::ExchangeRecord>(), 128);
         assert_eq!(std::mem::align_of::<super::ExchangeRecord>(), 64);
     }
+
+    /// The `Client`'s hot fields come first, in one run of lines before the algorithm, the
+    /// counters and the cold parts (its documentation says why; `repr(C)` keeps the order): the
+    /// records' line at offset 0, then the scalars and the option tags a timer checks.
+    #[test]
+    fn client_hot_fields_first() {
+        use std::mem::offset_of;
+        type C = super::Client;
+        assert_eq!(offset_of!(C, records), 0);
+        // The records' line is one 64-byte line: the index (4 B) and the `VecDeque` (32 B).
+        assert_eq!(offset_of!(C, id), 64);
+        let hot = [
+            offset_of!(C, outstanding),
+            offset_of!(C, nstart),
+            offset_of!(C, next_mid),
+            offset_of!(C, probing),
+            offset_of!(C, non),
+        ];
+        for h in hot {
+            assert!(h < offset_of!(C, algorithm), "{h} before the algorithm");
+        }
+        // The scalars, the trace's `Vec` and the two boxed options fill the second line: 64 +
+        // id 4 + outstanding 4 + nstart 4 + next_mid 2 + next_payload 4 + keep_completions 1
+        // (= 83, padded to 88) + trace 24 + probing 8 + non 8 = 128, where the algorithm starts.
+        assert_eq!(offset_of!(C, algorithm), 128);
+        assert!(offset_of!(C, algorithm) < offset_of!(C, stats));
+        assert!(offset_of!(C, stats) < offset_of!(C, retired));
+        assert!(offset_of!(C, retired) < offset_of!(C, reports));
+    }
 }
 
 #[cfg(test)]
@@ -863,7 +898,7 @@ mod probing_tests {
             nstart,
             false,
         );
-        c.probing = Some(Probing::new(rate));
+        c.probing = Some(Box::new(Probing::new(rate)));
         let msgs = MessageFactory {
             response_bytes: 0,
             block_szx: 6,

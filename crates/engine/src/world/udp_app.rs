@@ -222,9 +222,13 @@ impl UdpApp {
             );
             client.keep_completions = setup.in_burst;
             if non_rate > 0.0 {
-                client.non = Some(NonTraffic::new(non_rate, w.exchanges, g.coap.non_rule));
+                client.non = Some(Box::new(NonTraffic::new(
+                    non_rate,
+                    w.exchanges,
+                    g.coap.non_rule,
+                )));
             }
-            client.probing = g.coap.probing_rate_bps.map(Probing::new);
+            client.probing = g.coap.probing_rate_bps.map(|r| Box::new(Probing::new(r)));
             if reporting {
                 let mut rng = stream(at.seed, at.replication, Stream::Report(id));
                 let per_day = w
