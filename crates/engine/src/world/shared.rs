@@ -25,6 +25,8 @@ pub(crate) enum UdpEvent {
     Exception(u32),
     /// A DTLS client's (local index) handshake retransmission timer (`coap::security`).
     SecurityTimer { client: u32, generation: u32 },
+    /// `workload.kind = "observe"`'s events (`observe_app`).
+    Observe(super::observe_app::ObserveEvent),
 }
 
 #[derive(Clone, Copy, Debug)]
