@@ -40,13 +40,13 @@ pub enum WorkloadKind {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum NotifyMode {
-    /// Every notification confirmable (acknowledged by the client).
+    // Every notification confirmable (acknowledged by the client).
     #[default]
     Con,
-    /// Every notification non-confirmable.
+    // Every notification non-confirmable.
     Non,
-    /// Non-confirmable, with a confirmable one at least every `con_every_s` (RFC 7641 §4.5:
-    /// at least every 24 hours).
+    // Non-confirmable, with a confirmable one at least every `con_every_s` (RFC 7641 §4.5:
+    // at least every 24 hours).
     NonCon,
 }
 

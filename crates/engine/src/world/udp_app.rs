@@ -143,12 +143,25 @@ impl UdpApp {
                 );
             }
         }
+        // An observe group's largest notification: a 3-byte sequence number (RFC 7641 §4.4).
+        let largest = match observe {
+            Some(o) => msgs.notification(
+                0,
+                0xFF_FFFF,
+                Instant::ZERO,
+                true,
+                0,
+                0,
+                o.notification_bytes,
+            ),
+            None => largest,
+        };
         if largest.ip_bytes > l.mtu {
             return err(
                 "link.mtu".into(),
                 format!(
                 "{} B is smaller than the workload's largest packet ({} B); raise link.mtu or lower {} / block_szx",
-                l.mtu, largest.ip_bytes, label("workload.response_bytes")
+                l.mtu, largest.ip_bytes, label(if observe.is_some() { "workload.notification_bytes" } else { "workload.response_bytes" })
             ),
             );
         }
