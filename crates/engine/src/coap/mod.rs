@@ -4,6 +4,7 @@
 
 pub mod client;
 pub mod messages;
+pub mod notify;
 pub mod observe;
 pub mod over_tcp;
 pub mod probing;

@@ -34,7 +34,8 @@ use coaplab_cc::rng::Xoshiro256pp;
 use coaplab_cc::{Algorithm, Duration, Exchange, Instant, TimeoutDecision};
 
 use crate::coap::probing::ProbingLimit;
-use crate::config::workload::NotifyMode;
+
+pub use crate::coap::notify::NotifyMode;
 
 /// How long past Max-Age an observer waits for a notification before it registers again:
 /// MAX_LATENCY, RFC 7252 §4.8.2 (100 s, the longest a datagram is assumed to take from sender
@@ -407,6 +408,70 @@ impl Observer {
         }
         self.stats.reregistrations += 1;
         true
+    }
+}
+
+/// One observation: the server's notifier, the resource's values, the client's observer.
+pub struct Observation {
+    pub notifier: Notifier,
+    pub observer: Observer,
+    pub values: Xoshiro256pp,
+    pub period: Option<Duration>,
+    pub rate_per_s: Option<f64>,
+    pub deadline: Instant,
+    pub payload: u32,
+    /// The resource's newest value (`None` until the first registration arrives).
+    pub latest: Option<Value>,
+    /// The value the latest registration's response carries.
+    pub registered_value: Option<Value>,
+    /// Values the resource took.
+    pub generated: u64,
+}
+
+impl Observation {
+    /// An observation whose values come every `period` or at `rate_per_s` (exactly one is
+    /// given) until `deadline`, drawn from `values`; notifications carry `payload` bytes.
+    pub fn new(
+        notifier: Notifier,
+        observer: Observer,
+        values: Xoshiro256pp,
+        (period, rate_per_s, deadline): (Option<Duration>, Option<f64>, Instant),
+        payload: u32,
+    ) -> Self {
+        Observation {
+            notifier,
+            observer,
+            values,
+            period,
+            rate_per_s,
+            deadline,
+            payload,
+            latest: None,
+            registered_value: None,
+            generated: 0,
+        }
+    }
+
+    /// When the value after one at `now` comes, if before the deadline.
+    pub fn next_value_at(&mut self, now: Instant) -> Option<Instant> {
+        let gap = match (self.period, self.rate_per_s) {
+            (Some(p), _) => p,
+            // An exponential gap of mean 1 / rate (`reporting::exception_gap` takes a daily rate).
+            (_, Some(r)) => crate::reporting::exception_gap(&mut self.values, r * 86_400.0),
+            _ => return None,
+        };
+        Some(now + gap).filter(|&t| t < self.deadline)
+    }
+
+    /// The resource takes a new value at `now`.
+    pub fn take_value(&mut self, now: Instant) -> Value {
+        let v = Value {
+            seq: self.generated as u32,
+            generated: now,
+        };
+        self.generated += 1;
+        self.latest = Some(v);
+        v
     }
 }
 

@@ -59,7 +59,7 @@ pub const WORKLOAD_RESOURCE_BYTES: u64 = 102400;
 /// `workload.notify`: Observe only: the notifications' message type; absent = `con`.
 /// Source: RFC 7641 §4.5 (a notification "can be confirmable or non-confirmable"; CON is the
 /// one that lets the server learn the client is still there).
-pub const WORKLOAD_NOTIFY: super::workload::NotifyMode = super::workload::NotifyMode::Con;
+pub const WORKLOAD_NOTIFY: crate::coap::notify::NotifyMode = crate::coap::notify::NotifyMode::Con;
 /// `workload.con_every_s`: Observe with `notify = "non-con"`: a CON at least this often, s.
 /// Source: RFC 7641 §4.5 ("at least every 24 hours").
 pub const WORKLOAD_CON_EVERY_S: f64 = 86_400.0;

@@ -10,92 +10,14 @@
 //! `duration_s`; values generated while the observer is removed count as generated and are
 //! lost unless a re-registration's response carries them.
 
-use coaplab_cc::rng::Xoshiro256pp;
-use coaplab_cc::{Duration, Instant};
+use coaplab_cc::Instant;
 
-use super::shared::{Event, Shared, UdpEvent};
+use super::shared::{Event, ObserveEvent, Shared, UdpEvent};
 use super::udp_app::UdpApp;
 use super::World;
-use crate::coap::observe::{Notifier, NotifierAction, Observer, Value};
-use crate::config::observe::ObserveParams;
+use crate::coap::observe::{NotifierAction, Observation, Value};
 use crate::metrics::ObserveResult;
 use crate::packet::{NetPacket, Packet};
-
-/// Observe's events (one family of `UdpEvent`), each for a local client index.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum ObserveEvent {
-    /// The client's resource takes its next value.
-    Value(u32),
-    NotifierTimer {
-        client: u32,
-        generation: u32,
-    },
-    NotifierWake {
-        client: u32,
-        generation: u32,
-    },
-    /// The observer's Max-Age + margin watch.
-    Watch {
-        client: u32,
-        generation: u32,
-    },
-}
-
-/// One observation: the server's notifier, the resource's values, the client's observer.
-pub(crate) struct Observation {
-    pub(crate) notifier: Notifier,
-    pub(crate) observer: Observer,
-    values: Xoshiro256pp,
-    period: Option<Duration>,
-    rate_per_s: Option<f64>,
-    deadline: Instant,
-    payload: u32,
-    /// The resource's newest value (`None` until the first registration arrives).
-    latest: Option<Value>,
-    /// The value the latest registration's response carries.
-    registered_value: Option<Value>,
-    /// Values the resource took.
-    pub(crate) generated: u64,
-}
-
-impl Observation {
-    pub(crate) fn new(p: &ObserveParams, notifier: Notifier, values: Xoshiro256pp) -> Self {
-        Observation {
-            notifier,
-            observer: Observer::new(Duration::from_secs_f64(p.max_age_s)),
-            values,
-            period: p.period_s.map(Duration::from_secs_f64),
-            rate_per_s: p.rate_per_s,
-            deadline: Instant::from_secs_f64(p.duration_s),
-            payload: p.notification_bytes,
-            latest: None,
-            registered_value: None,
-            generated: 0,
-        }
-    }
-
-    /// When the value after one at `now` comes, if before the deadline.
-    fn next_value_at(&mut self, now: Instant) -> Option<Instant> {
-        let gap = match (self.period, self.rate_per_s) {
-            (Some(p), _) => p,
-            // An exponential gap of mean 1 / rate (`reporting::exception_gap` takes a daily rate).
-            (_, Some(r)) => crate::reporting::exception_gap(&mut self.values, r * 86_400.0),
-            _ => return None,
-        };
-        Some(now + gap).filter(|&t| t < self.deadline)
-    }
-
-    /// The resource takes a new value at `now`.
-    fn take_value(&mut self, now: Instant) -> Value {
-        let v = Value {
-            seq: self.generated as u32,
-            generated: now,
-        };
-        self.generated += 1;
-        self.latest = Some(v);
-        v
-    }
-}
 
 impl UdpApp {
     /// Whether local client `c` observes.

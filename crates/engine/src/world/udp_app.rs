@@ -42,7 +42,7 @@ pub(crate) struct UdpApp {
     /// `coap.security`: the groups' protection, the clients' DTLS sessions (`secured`, played by `udp_security`).
     pub(crate) sec: super::secured::Secured,
     /// `workload.kind = "observe"`: per local client, its observation (`observe_app`).
-    pub(crate) observe: Vec<Option<Box<super::observe_app::Observation>>>,
+    pub(crate) observe: Vec<Option<Box<crate::coap::observe::Observation>>>,
 }
 
 impl UdpApp {
@@ -268,7 +268,20 @@ impl UdpApp {
                     g.coap.probing_rate_bps.map(|r| (r, non.ip_bytes)),
                 );
                 let values = stream(at.seed, at.replication, Stream::Values(id));
-                Box::new(super::observe_app::Observation::new(p, notifier, values))
+                let secs = coaplab_cc::Duration::from_secs_f64;
+                let process = (
+                    p.period_s.map(secs),
+                    p.rate_per_s,
+                    Instant::from_secs_f64(p.duration_s),
+                );
+                let observer = crate::coap::observe::Observer::new(secs(p.max_age_s));
+                Box::new(crate::coap::observe::Observation::new(
+                    notifier,
+                    observer,
+                    values,
+                    process,
+                    p.notification_bytes,
+                ))
             }));
             if reporting {
                 let mut rng = stream(at.seed, at.replication, Stream::Report(id));
