@@ -22,8 +22,9 @@ def _run(*args):
 def test_the_example_runs_and_reports_the_observe_block():
     p = _run("examples/observe-star.toml", "--format", "json")
     assert p.returncode == 0, p.stderr
-    [s] = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
-    o = s["observe"]
+    summaries = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    assert [s["config"]["coap"]["cc"] for s in summaries] == ["default", "cocoa", "basic-rto"]
+    o = summaries[1]["observe"]
     # 20 observers, a value every 5 s for 600 s: at most 120 values each (the first at the
     # registration's arrival, a fraction of a second in).
     assert 0 < o["notifications_generated"] <= 2 * 20 * 120

@@ -15,7 +15,7 @@ OBSERVE_COUNTS = ("notifications_generated", "notifications_sent", "notification
                   "observers_removed", "reregistrations", "notification_age_count")
 #: The ratios ``coaplab compare`` bootstraps (key, label, numerator, denominator: dotted paths
 #: into a run's result), Σ numerator / Σ denominator over replications.
-OBSERVE_RATIOS = (("notification_delivered_fraction", "notification values delivered (fraction)",
+OBSERVE_RATIOS = (("notification_delivered_fraction", "observe delivered fraction",
                    "observe.notifications_delivered", "observe.notifications_generated"),
                   ("notification_age_mean_s", "mean notification age (s)",
                    "observe.notification_age_sum_s", "observe.notification_age_count"))

@@ -421,7 +421,7 @@ def study_pairwise(study, key: str) -> list[dict[str, Any]]:
         by_name.setdefault(c["name"], {})[cid] = c
     check_key(study.configs.values(), key)
     for name, configs in by_name.items():
-        for row in pairwise(configs, study.runs, key):
+        for row in pairwise(configs, study.runs, key, PAIR_METRICS + tuple(k for k, *_ in OBSERVE_RATIOS)):
             out.append({"name": name, **row})
     return out
 
