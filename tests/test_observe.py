@@ -89,3 +89,17 @@ def test_pooling_over_replications():
     assert o["notification_age_p50_s"] == pytest.approx(0.4)
     assert o["notification_age_max_s"] == 0.5
     assert pool_observe([None, None]) is None
+
+
+def test_groups_report_observe_per_population():
+    """An observe population beside a continuous one: only the observers' group, and the run,
+    carry the observe block; the run's block is the observers' (the only ones)."""
+    raw = {"workload": {"start_spread_s": 0.0}, "coap": {"cc": "default"},
+           "group": [{"name": "obs", "clients": 2, "workload": {"kind": "observe", "duration_s": 60.0,
+                                                               "notify_period_s": 10.0}},
+                     {"name": "bg", "clients": 1, "workload": {"kind": "continuous", "exchanges": 5}}]}
+    [s] = coaplab.run(raw, jobs=1, db=None).summaries
+    assert "observe" not in s["groups"]["bg"]
+    assert s["groups"]["obs"]["observe"] == s["observe"]
+    # 2 observers × 6 values (at 0.2 + 10 k s, k = 0 … 5, before 60 s).
+    assert s["observe"]["notifications_generated"] == 12
