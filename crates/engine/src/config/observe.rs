@@ -63,7 +63,7 @@ pub fn check(
     if coap.transport == Transport::Tcp {
         return err(
             "kind",
-            "\"observe\" is CoAP over UDP only in this version (RFC 8323 §7.2's Observe over TCP is not modelled); allowed with coap.transport = \"tcp\": continuous, random, burst, firmware".into(),
+            "\"observe\" is CoAP over UDP only in this version (Observe over reliable transports, RFC 8323 §7, is not modelled); allowed with coap.transport = \"tcp\": continuous, random, burst, firmware".into(),
         );
     }
     if coap.security != Security::None {
