@@ -68,6 +68,44 @@ pub struct RunResult {
     /// occupancy and delivered bytes over time (docs/model.md "Time series").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeseries: Option<Vec<LinkTimeSeries>>,
+    /// Runs with `workload.kind = "observe"` only: the notifications' measurements
+    /// (docs/model.md "Observe").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observe: Option<ObserveResult>,
+}
+
+/// RFC 7641 Observe's measurements (docs/model.md "Observe"), over the observing clients of a
+/// run or of a group.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct ObserveResult {
+    /// Values the observed resources took (each observer's resource its own).
+    pub notifications_generated: u64,
+    /// Notification transmissions by the server (CON originals and retransmissions, NON);
+    /// the registrations' responses are not among them.
+    pub notifications_sent: u64,
+    pub notifications_con: u64,
+    pub notifications_non: u64,
+    pub notification_retransmissions: u64,
+    /// Distinct values the observers received (fresh notifications, the registrations'
+    /// responses included).
+    pub notifications_delivered: u64,
+    /// Values replaced by a newer one before they were sent (RFC 7641 §4.5.2).
+    pub notifications_superseded: u64,
+    /// `notifications_delivered / notifications_generated` (`None` without a value).
+    pub notification_delivered_fraction: Option<f64>,
+    /// CON notifications that timed out, each removing its observer (RFC 7641 §4.5).
+    pub observers_removed: u64,
+    /// Registrations after the first (RFC 7641 §3.3.1).
+    pub reregistrations: u64,
+    /// At each fresh notification, arrival − the value's generation, s: count, sum, mean and
+    /// percentiles (linear interpolation between closest ranks), max.
+    pub notification_age_count: u64,
+    pub notification_age_sum_s: f64,
+    pub notification_age_mean_s: Option<f64>,
+    pub notification_age_p50_s: Option<f64>,
+    pub notification_age_p95_s: Option<f64>,
+    pub notification_age_p99_s: Option<f64>,
+    pub notification_age_max_s: Option<f64>,
 }
 
 /// One link direction's time series (`net::series`).
@@ -341,6 +379,9 @@ pub struct GroupResult {
     pub exchange: Option<ExchangeMetrics>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpCounters>,
+    /// Observe groups: the notifications' measurements (docs/model.md "Observe").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observe: Option<ObserveResult>,
 }
 
 /// TCP counters (docs/design.md §6) of one client's connections, both ends — or, summed, of a run.

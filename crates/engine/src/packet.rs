@@ -21,6 +21,13 @@ pub enum PacketKind {
         index: u8,
         count: u8,
     },
+    /// An RFC 7641 notification from the server (`coap::observe`, docs/model.md "Observe"):
+    /// CON (or NON when `non`) 2.05 with the Observe option. `exchange` is the value's number,
+    /// `request_sent` when the resource took it, `ordinal` the transmission ordinal.
+    Notification,
+    /// The client's empty ACK to a CON notification (RFC 7252 §4.2), uplink; `mid` is the
+    /// notification's.
+    NotificationAck,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -38,6 +38,9 @@ pub enum Plan {
         period: Duration,
         deadline: Instant,
     },
+    /// `observe`: one registration (a GET with Observe = 0) when `register` is set — at the
+    /// start, and again when the observer re-registers (`coap::observe`) — before `deadline`.
+    Observe { register: bool, deadline: Instant },
 }
 
 impl Plan {
@@ -97,6 +100,15 @@ impl Plan {
                     new_batch: false,
                 })
             }
+            Plan::Observe { register, deadline } => {
+                if now >= *deadline || !std::mem::replace(register, false) {
+                    return None;
+                }
+                Some(NextRequest {
+                    block: None,
+                    new_batch: false,
+                })
+            }
             Plan::Blocks { next, total } => {
                 if *next >= *total {
                     return None;
@@ -120,6 +132,7 @@ impl Plan {
             Plan::Periodic {
                 pending, deadline, ..
             } => !*pending && now >= *deadline,
+            Plan::Observe { deadline, .. } => now >= *deadline,
         }
     }
 }
@@ -207,6 +220,10 @@ pub fn client_setups(
                     max: w.batch[1],
                 },
                 WorkloadKind::Firmware => firmware.clone(),
+                WorkloadKind::Observe => Plan::Observe {
+                    register: true,
+                    deadline: Instant::from_secs_f64(w.duration_s.unwrap_or(0.0)),
+                },
                 // `reporting`: the interval is drawn below.
                 WorkloadKind::Periodic | WorkloadKind::Reporting => Plan::Periodic {
                     pending: false,

@@ -94,6 +94,7 @@ fn non_messages_are_typed_non() {
         rexmit_cnt: None,
         request_payload: 0,
         protection: Default::default(),
+        observe: None,
     };
     let non = f.non_request(0, 0, 7, Instant::ZERO);
     let con = f.request(0, 0, 0, 7, None, Instant::ZERO);

@@ -5,8 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .observe import OBSERVE_RATIOS, pool_observe
 from .quantile import percentile
 from .replstats import replication_stats
+
+#: Re-exported for :mod:`coaplab.present.compare` (its metrics' list).
+__all__ = ["OBSERVE_RATIOS"]
 
 PERCENTILE_KEYS = ("min", "p10", "p25", "p50", "p75", "p90", "p95", "max")
 PERCENTILE_LEVELS = {"min": 0.0, "p10": 0.10, "p25": 0.25, "p50": 0.50, "p75": 0.75, "p90": 0.90, "p95": 0.95, "max": 1.0}
@@ -132,6 +136,9 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
         sent, delivered = sum(n["sent"] for n in non), sum(n["delivered"] for n in non)
         out["non"] = {"sent": sent, "delivered": delivered, "delivery_ratio": delivered / sent if sent else None,
                       "rate_per_s": _mean([n["rate_per_s"] for n in non]), "rule_con": sum(n["rule_con"] for n in non)}
+    observe = pool_observe([r.get("observe") for r in runs])
+    if observe is not None:  # only workload.kind = "observe" (docs/model.md "Observe")
+        out["observe"] = observe
     mesh = summarize_mesh(runs)
     if mesh is not None:  # only runs on a multi-hop radio network (docs/networks.md)
         out["mesh"] = mesh
@@ -310,6 +317,7 @@ def summarize_group(group: dict[str, Any], index: int, runs: list[dict[str, Any]
         "settling_time_s": _mean(settling) if group["workload"]["kind"] == "burst" and settling else None,
         **_settled([r["groups"][index] for r in runs]),
         "tcp": sum_tcp([{"tcp": t} for t in tcp]),
+        **({"observe": o} if (o := pool_observe([r["groups"][index].get("observe") for r in runs])) else {}),
     }
 
 

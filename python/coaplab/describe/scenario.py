@@ -548,8 +548,8 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
                 raise ScenarioError(f"{prefix}workload.{key}: only meaningful when workload.kind = \"burst\" (kind is {quote_value(w['kind'])})")
     if w.get("settling_cap_s") is not None and w["kind"] != "burst":
         raise ScenarioError(f"{prefix}workload.settling_cap_s: only meaningful when workload.kind = \"burst\" (kind is {quote_value(w['kind'])})")
-    if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst", "periodic", "reporting"):
-        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous, burst, periodic or reporting "
+    if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst", "periodic", "reporting", "observe"):
+        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous, burst, periodic, reporting or observe "
                             f"workloads (kind is {quote_value(w['kind'])})")
     if w["kind"] in ("periodic", "reporting") and coap["transport"] != "udp":
         raise ScenarioError(f"{prefix}workload.kind: {quote_value(w['kind'])} is a CoAP-over-UDP workload; allowed with "

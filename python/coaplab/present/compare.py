@@ -61,7 +61,7 @@ import numpy as np
 
 from ..analyse.quantile import percentile
 from ..analyse.replstats import replication_stats
-from ..analyse.stats import run_field
+from ..analyse.stats import OBSERVE_RATIOS, run_field
 from ..errors import CoaplabError
 from ..execute.store import EMULATED_MARK
 from ..execute.tidy import differing_keys, flatten, fmt_value, label, load, short, title, varying
@@ -97,10 +97,10 @@ METRICS = (
     Metric("throughput_exchanges_per_s", "throughput (exch/s)", "run", "throughput_exchanges_per_s", ranked=True),
     Metric("retransmission_ratio", "retransmission ratio", "ratio", "con_retransmissions", "con_transmissions"),
     Metric("mean_rtt_s", "mean RTT (s)", "ratio", "rtt_strong_sum_s", "rtt_strong_samples"),
-    # Networks that record time per radio state only (docs/energy.md); last, so that the other
-    # metrics' bootstrap streams (seeded by their index) are unchanged.
+    # Then energy (docs/energy.md), observe (docs/model.md "Observe"): last, keeping earlier bootstrap streams.
     Metric("energy_j_per_exchange", "energy per exchange (J)", "ratio", "energy.energy_j", "energy.exchanges_completed"),
     Metric("energy_mean_power_mw", "mean power per device (mW)", "run", "energy.mean_power_mw"),
+    *(Metric(key, text, "ratio", num, den) for key, text, num, den in OBSERVE_RATIOS),
 )
 METRIC_KEYS = tuple(m.key for m in METRICS)
 #: The metrics of within-study differences (issue: FCT, unnecessary retransmissions, throughput).
@@ -421,7 +421,7 @@ def study_pairwise(study, key: str) -> list[dict[str, Any]]:
         by_name.setdefault(c["name"], {})[cid] = c
     check_key(study.configs.values(), key)
     for name, configs in by_name.items():
-        for row in pairwise(configs, study.runs, key):
+        for row in pairwise(configs, study.runs, key, PAIR_METRICS + tuple(k for k, *_ in OBSERVE_RATIOS)):
             out.append({"name": name, **row})
     return out
 

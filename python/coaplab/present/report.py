@@ -139,6 +139,24 @@ def _energy_table(n: int, study: Study, cids: list[str], keys: list[str], summar
             "power; mean time per radio state (docs/energy.md).</p>")
 
 
+def _observe_table(n: int, study: Study, cids: list[str], keys: list[str], summaries: dict[str, dict[str, Any]]) -> str:
+    """``workload.kind = "observe"`` (docs/model.md "Observe"): each configuration's notifications."""
+    obs = {cid: o for cid in cids if (o := summaries[cid].get("observe"))}
+    if not obs:
+        return ""
+    cols = ("notifications_generated", "notifications_sent", "notifications_delivered", "notification_delivered_fraction",
+            "notifications_superseded", "reregistrations", "notification_age_mean_s", "notification_age_p50_s",
+            "notification_age_p95_s", "notification_age_p99_s", "notification_age_max_s")
+    head = "".join(f'<th class="l">{esc(title(k))}</th>' for k in keys) + "".join(f"<th>{esc(c)}</th>" for c in cols)
+    rows = "".join(
+        "<tr>" + "".join(f'<td class="l">{esc(fmt_value(study.flat[cid].get(k)))}</td>' for k in keys)
+        + "".join(f"<td>{_f(o[c], 4)}</td>" for c in cols) + "</tr>" for cid, o in obs.items())
+    return (f'<h3>Observe</h3><div class="table-box"><table data-table="observe-{n}"><tr>{head}</tr>{rows}</table></div>'
+            '<p class="muted">RFC 7641 notifications over all observers and replications: counts summed; delivered '
+            "fraction = distinct values delivered / values generated; age = arrival − the value's generation, mean "
+            "pooled, percentiles averaged over replications (docs/model.md \"Observe\").</p>")
+
+
 def _traces(db_path, cids: list[str]) -> tuple[dict[str, dict[int, list[int]]], dict[str, list[dict[str, Any]]]]:
     """UDP timer / RTO traces of the given configurations: which (replication, clients) each
     traced (config → replication → clients), and the points of the one drawn per configuration
@@ -270,6 +288,7 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
         ids.extend(diff_ids)
         body.append(_tcp_table(n, study, cids, keys))
         body.append(_energy_table(n, study, cids, keys, summaries))
+        body.append(_observe_table(n, study, cids, keys, summaries))
         body.append("</section>")
 
     scenario_keys = {cid: varying(study.configs[c] for c in cids) for _, cids in scen for cid in cids}

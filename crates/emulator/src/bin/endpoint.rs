@@ -135,6 +135,7 @@ fn factory(cfg: &RunConfig) -> Result<(MessageFactory, Entry), String> {
                 .then_some(cfg.coap.rexmit_cnt_option.unwrap_or(option::REXMIT_CNT)),
             request_payload: 0,
             protection: Default::default(),
+            observe: None,
         },
         entry,
     ))

@@ -390,6 +390,11 @@ impl Client {
         self.outstanding == 0 && self.plan.exhausted(now)
     }
 
+    /// The workload plan (an observer's re-registration sets its `Plan::Observe` flag).
+    pub fn plan_mut(&mut self) -> &mut Plan {
+        &mut self.plan
+    }
+
     /// A periodic workload's period and deadline (`None` for other workloads).
     pub fn period(&self) -> Option<(coaplab_cc::Duration, Instant)> {
         match self.plan {
@@ -906,6 +911,7 @@ mod probing_tests {
             rexmit_cnt: None,
             request_payload: 0,
             protection: Default::default(),
+            observe: None,
         };
         (c, msgs)
     }

@@ -9,6 +9,11 @@ use coaplab_wire::ip::{IPV4_HEADER, UDP_HEADER};
 use crate::coap::security::Protection;
 use crate::packet::{Packet, PacketKind};
 
+/// The Observe option's number (RFC 7641 §2, Table 1).
+pub const OBSERVE: u16 = 6;
+/// The Max-Age option's number (RFC 7252 §5.10, Table 4).
+pub const MAX_AGE: u16 = 14;
+
 /// The resource path: a 7-byte Uri-Path value, so the option takes 8 bytes and the request's
 /// CoAP message 12 bytes (docs/design.md §2, calibrated against the 1-client reference).
 pub const URI_PATH: &[u8] = b"sensors";
@@ -32,6 +37,10 @@ pub struct MessageFactory {
     /// The record layer or OSCORE around every message (`coap.security`): its bytes join
     /// each packet's `ip_bytes`.
     pub protection: Protection,
+    /// `workload.kind = "observe"`: the requests (registrations) carry Observe = 0 and the
+    /// responses and notifications an Observe sequence number (RFC 7641 §2), with Max-Age
+    /// when it is not the default 60 s (`Some(seconds)`, RFC 7252 §5.10.5).
+    pub observe: Option<Option<u32>>,
 }
 
 impl MessageFactory {
@@ -48,8 +57,26 @@ impl MessageFactory {
 
     /// Encodes the CoAP message of `p` (options are built on the stack) and hands it to `f`.
     pub fn with_message<R>(&self, p: &Packet, f: impl FnOnce(&Message<'_>) -> R) -> R {
-        let mut opts: [(u16, OptionValue<'_>); 3] = [(0, OptionValue::Uint(0)); 3];
+        let mut opts: [(u16, OptionValue<'_>); 5] = [(0, OptionValue::Uint(0)); 5];
         let mut n = 0;
+        // Options in number order (RFC 7252 §3.1): Observe (6), Uri-Path (11), Max-Age (14).
+        let observe = self.observe.filter(|_| {
+            !matches!(
+                p.kind,
+                PacketKind::NotificationAck | PacketKind::Handshake { .. }
+            )
+        });
+        if observe.is_some() {
+            // A registration carries Observe = 0; a response or notification the value's
+            // number as its sequence number (24 bits, RFC 7641 §4.4).
+            let seq = if p.kind == PacketKind::Request {
+                0
+            } else {
+                p.exchange & 0xFF_FFFF
+            };
+            opts[n] = (OBSERVE, OptionValue::Uint(seq));
+            n += 1;
+        }
         if p.kind == PacketKind::Request {
             opts[n] = (option::URI_PATH, OptionValue::Bytes(URI_PATH));
             n += 1;
@@ -59,6 +86,10 @@ impl MessageFactory {
                 option::BLOCK2,
                 OptionValue::Uint(block_value(num, p.more, self.block_szx)),
             );
+            n += 1;
+        }
+        if let (Some(Some(secs)), false) = (observe, p.kind == PacketKind::Request) {
+            opts[n] = (MAX_AGE, OptionValue::Uint(secs));
             n += 1;
         }
         if let (true, Some(number)) = (p.rexmit_cnt, self.rexmit_cnt) {
@@ -71,6 +102,9 @@ impl MessageFactory {
             PacketKind::Request if p.payload > 0 => (Type::Con, code::POST),
             PacketKind::Request => (Type::Con, code::GET),
             PacketKind::Response => (Type::Ack, code::CONTENT),
+            PacketKind::Notification if p.non => (Type::Non, code::CONTENT),
+            PacketKind::Notification => (Type::Con, code::CONTENT),
+            PacketKind::NotificationAck => (Type::Ack, code::EMPTY),
             // A handshake datagram carries no CoAP message (never sized or captured here).
             PacketKind::Handshake { .. } => (Type::Con, code::EMPTY),
         };
@@ -146,6 +180,45 @@ impl MessageFactory {
         }
     }
 
+    /// An RFC 7641 notification (`coap::observe`) to `client`: value `seq` generated at
+    /// `generated`, CON or NON, transmission `ordinal`, carrying `payload` bytes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn notification(
+        &self,
+        client: u32,
+        seq: u32,
+        generated: Instant,
+        con: bool,
+        mid: u16,
+        ordinal: u32,
+        payload: u32,
+    ) -> Packet {
+        self.sized(Packet {
+            kind: PacketKind::Notification,
+            client,
+            exchange: seq,
+            ordinal,
+            mid,
+            block: None,
+            payload,
+            rexmit_cnt: false,
+            more: false,
+            ip_bytes: 0,
+            request_sent: generated,
+            non: !con,
+        })
+    }
+
+    /// The client's empty ACK to CON notification `n` (RFC 7252 §4.2): 4 bytes of CoAP.
+    pub fn notification_ack(&self, n: &Packet) -> Packet {
+        self.sized(Packet {
+            kind: PacketKind::NotificationAck,
+            payload: 0,
+            non: false,
+            ..*n
+        })
+    }
+
     /// The piggybacked ACK 2.05 answering `req` (for block requests: that block, with the
     /// "more" flag; the last block carries the remainder).
     pub fn response(&self, req: &Packet) -> Packet {
@@ -179,6 +252,7 @@ mod tests {
             rexmit_cnt,
             request_payload: 0,
             protection: Protection::None,
+            observe: None,
         }
     }
 

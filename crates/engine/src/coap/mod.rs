@@ -4,6 +4,8 @@
 
 pub mod client;
 pub mod messages;
+pub mod notify;
+pub mod observe;
 pub mod over_tcp;
 pub mod probing;
 pub mod security;

@@ -56,6 +56,19 @@ pub const WORKLOAD_RESPONSE_BYTES: u32 = 60;
 /// `workload.resource_bytes`: Firmware: resource size, bytes.
 /// Source: the firmware of Pesola 2020 (docs/reproduce.md, `tcp-firmware`).
 pub const WORKLOAD_RESOURCE_BYTES: u64 = 102400;
+/// `workload.notify`: Observe only: the notifications' message type; absent = `con`.
+/// Source: RFC 7641 §4.5 (a notification "can be confirmable or non-confirmable"; CON is the
+/// one that lets the server learn the client is still there).
+pub const WORKLOAD_NOTIFY: crate::coap::notify::NotifyMode = crate::coap::notify::NotifyMode::Con;
+/// `workload.con_every_s`: Observe with `notify = "non-con"`: a CON at least this often, s.
+/// Source: RFC 7641 §4.5 ("at least every 24 hours").
+pub const WORKLOAD_CON_EVERY_S: f64 = 86_400.0;
+/// `workload.notification_bytes`: Observe only: the payload of each notification, bytes.
+/// Source: docs/design.md §2 (the piggybacked 2.05's 60-byte payload, as `response_bytes`).
+pub const WORKLOAD_NOTIFICATION_BYTES: u32 = 60;
+/// `workload.max_age_s`: Observe only: the notifications' Max-Age, s.
+/// Source: RFC 7252 §5.10.5 (Max-Age's default, 60 s).
+pub const WORKLOAD_MAX_AGE_S: f64 = 60.0;
 /// `workload.block_szx`: Firmware: Block2 size exponent (RFC 7959 §2.2, block = 2^(SZX+4) bytes; 4 = 256 B).
 pub const WORKLOAD_BLOCK_SZX: u8 = 4;
 /// `coap.max_retransmit`: MAX_RETRANSMIT (RFC 7252 default 4; the literature uses 20).

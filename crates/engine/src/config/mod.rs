@@ -20,6 +20,7 @@ mod coap;
 pub mod defaults;
 mod link;
 mod network;
+pub mod observe;
 pub mod security;
 pub mod workload;
 

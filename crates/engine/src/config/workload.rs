@@ -11,7 +11,8 @@ use super::defaults;
 /// `period_s`, dropped at the application while NSTART exchanges are outstanding),
 /// `reporting` (3GPP TR 45.820's mobile autonomous reporting: an interval per device drawn
 /// from 1 day / 2 h / 1 h / 30 min, a Pareto payload of 20-200 B per report, until
-/// `duration_s`).
+/// `duration_s`), `observe` (RFC 7641: each client registers once and the server notifies it of
+/// every new value of the resource until `duration_s`, docs/model.md "Observe").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkloadKind {
@@ -28,7 +29,14 @@ pub enum WorkloadKind {
     // random phase, with a Pareto payload (20-200 B), until `duration_s`; plus exception
     // reports of 20 B at `exception_reports_per_day`.
     Reporting,
+    // RFC 7641 Observe (`crate::coap::observe`, docs/model.md "Observe"): each client registers
+    // (a CON GET with Observe = 0) and the server sends it a notification (CON, NON, or NON
+    // with a CON at least every `con_every_s`) of every new value of the observed resource,
+    // generated every `notify_period_s` or at `notify_rate_per_s`, until `duration_s`.
+    Observe,
 }
+
+pub use crate::coap::notify::NotifyMode;
 
 /// How clients start (docs/model.md): all within one spread, or launched one after another.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -134,4 +142,40 @@ pub struct WorkloadConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 60, max = 1280))]
     pub request_bytes: Option<u32>,
+    // ---- observe (RFC 7641, docs/model.md "Observe"); each key is refused with another kind.
+    /// Observe only: the notifications' message type: `con`, `non`, or `non-con` (NON with a
+    /// CON at least every `con_every_s`, RFC 7641 §4.5); absent = `con`.
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notify: Option<NotifyMode>,
+    /// Observe with `notify = "non-con"` only: a notification goes as CON when the last CON
+    /// was sent this long ago, s; absent = 86400 (RFC 7641 §4.5: at least every 24 hours).
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.001, max = 1e8))]
+    pub con_every_s: Option<f64>,
+    /// Observe (this or `notify_rate_per_s`, exactly one): the resource takes a new value every
+    /// this many seconds (a period process, random phase per client).
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.001, max = 1e7))]
+    pub notify_period_s: Option<f64>,
+    /// Observe (this or `notify_period_s`, exactly one): the resource takes new values at this
+    /// mean rate, per second (a Poisson process per client).
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1e-7, max = 1000.0))]
+    pub notify_rate_per_s: Option<f64>,
+    /// Observe only: the payload of each notification (and of the registration's response),
+    /// bytes; absent = 60 (the piggybacked 2.05's payload of docs/design.md §2).
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 65000))]
+    pub notification_bytes: Option<u32>,
+    /// Observe only: the notifications' Max-Age, s: a client that heard no notification for
+    /// this plus a margin re-registers (RFC 7641 §3.3.1); absent = 60 (RFC 7252 §5.10.5).
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1.0, max = 4294967295.0))]
+    pub max_age_s: Option<f64>,
 }

@@ -184,6 +184,21 @@ fn population(w: &WorkloadConfig, retries: u64, wait_s: f64, net: &NetTerms) -> 
                 ((d / shortest).ceil() as u64 + exceptions.ceil() as u64 + 2).saturating_mul(16),
             )]
         }
+        // Observe: the values over the run (a Poisson process's count bounded by 4× its mean
+        // plus 16), each a notification with up to MAX_RETRANSMIT + 1 transmissions and an
+        // ACK, ×16 as for `periodic`.
+        WorkloadKind::Observe => {
+            let d = w.duration_s.unwrap_or(0.0).max(0.0);
+            let values = match (w.notify_period_s, w.notify_rate_per_s) {
+                (Some(p), _) => d / p.max(1e-3),
+                (_, Some(r)) => 4.0 * d * r + 16.0,
+                _ => 1.0,
+            };
+            vec![(
+                u64::from(w.clients),
+                (values.ceil() as u64 + 2).saturating_mul(16),
+            )]
+        }
         WorkloadKind::Periodic => {
             let d = w.duration_s.unwrap_or(0.0).max(0.0);
             let period = w.period_s.unwrap_or(1.0).max(1e-3);

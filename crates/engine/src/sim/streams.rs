@@ -23,6 +23,10 @@ pub enum Stream {
     CellCoverage,
     /// One reporting device's payloads and exception reports (`crate::reporting`).
     Report(u32),
+    /// One observer's notifier at the server: its algorithm's dithering (`coap::observe`).
+    Notifier(u32),
+    /// One observed resource's values (a Poisson process's gaps, `coap::observe`).
+    Values(u32),
 }
 
 impl Stream {
@@ -39,6 +43,8 @@ impl Stream {
             Stream::Cell => [9, 0],
             Stream::CellCoverage => [10, 0],
             Stream::Report(i) => [11, u64::from(i)],
+            Stream::Notifier(i) => [12, u64::from(i)],
+            Stream::Values(i) => [13, u64::from(i)],
         }
     }
 }

@@ -10,6 +10,7 @@
 pub(crate) mod capture;
 mod energy;
 pub(crate) mod mesh;
+mod observe_app;
 pub(crate) mod results;
 pub(crate) mod secured;
 mod shared;
@@ -140,6 +141,7 @@ impl World {
                     format!("{:?} must be [min, max] with 1 <= min <= max", w.batch),
                 ));
             }
+            crate::config::observe::check(w, &g.coap, &label)?;
             let ctx = Placement {
                 first,
                 client_node: &topo_client,

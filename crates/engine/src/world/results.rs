@@ -197,6 +197,7 @@ impl World {
                     settled: settle(g, s).map(|x| x.1),
                     exchange: exchange(!g.tcp, s),
                     tcp: s.tcp,
+                    observe: self.observe_result(g.first..g.first + g.count),
                 })
                 .collect()
         };
@@ -286,6 +287,14 @@ impl World {
             timeseries: trace
                 .then(|| self.sh.net.time_series())
                 .filter(|s| !s.is_empty()),
+            observe: self.observe_result(
+                0..self
+                    .groups
+                    .iter()
+                    .map(|g| g.first + g.count)
+                    .max()
+                    .unwrap_or(0),
+            ),
         }
     }
 

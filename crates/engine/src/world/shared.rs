@@ -25,6 +25,28 @@ pub(crate) enum UdpEvent {
     Exception(u32),
     /// A DTLS client's (local index) handshake retransmission timer (`coap::security`).
     SecurityTimer { client: u32, generation: u32 },
+    /// `workload.kind = "observe"`'s events (`observe_app`).
+    Observe(ObserveEvent),
+}
+
+/// Observe's events (one family of `UdpEvent`), each for a local client index.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ObserveEvent {
+    /// The client's resource takes its next value.
+    Value(u32),
+    NotifierTimer {
+        client: u32,
+        generation: u32,
+    },
+    NotifierWake {
+        client: u32,
+        generation: u32,
+    },
+    /// The observer's Max-Age + margin watch.
+    Watch {
+        client: u32,
+        generation: u32,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]

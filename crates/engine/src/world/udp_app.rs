@@ -41,6 +41,8 @@ pub(crate) struct UdpApp {
     pub(super) actions: Vec<Action>,
     /// `coap.security`: the groups' protection, the clients' DTLS sessions (`secured`, played by `udp_security`).
     pub(crate) sec: super::secured::Secured,
+    /// `workload.kind = "observe"`: per local client, its observation (`observe_app`).
+    pub(crate) observe: Vec<Option<Box<crate::coap::observe::Observation>>>,
 }
 
 impl UdpApp {
@@ -55,6 +57,7 @@ impl UdpApp {
             server: Server::default(),
             actions: Vec::with_capacity(8),
             sec: Default::default(),
+            observe: Vec::new(),
         }
     }
 
@@ -94,17 +97,23 @@ impl UdpApp {
             );
         }
         let security = super::secured::GroupSecurity::new(cfg, g, label)?;
+        let observe = crate::config::observe::check(w, &g.coap, label)?;
         let msgs = MessageFactory {
             // A whole IPv6 packet of `request_bytes`: 40 (IPv6) + 8 (UDP) + 12 (CoAP header
             // and Uri-Path) + 1 (payload marker) + payload.
             request_payload: w.request_bytes.map_or(0, |b| b.saturating_sub(61)),
-            response_bytes: w.response_bytes,
+            response_bytes: observe.map_or(w.response_bytes, |o| o.notification_bytes),
             block_szx: w.block_szx,
             resource_bytes: w.resource_bytes,
             rexmit_cnt: algorithm
                 .needs_rexmit_count()
                 .then_some(g.coap.rexmit_cnt_option.unwrap_or(option::REXMIT_CNT)),
             protection: security.protection,
+            // Max-Age travels only when it is not the default (RFC 7252 §5.10.5).
+            observe: observe.map(|o| {
+                (o.max_age_s != crate::config::defaults::WORKLOAD_MAX_AGE_S)
+                    .then_some(o.max_age_s as u32)
+            }),
         };
         let largest = msgs.response(&msgs.request(
             0,
@@ -134,12 +143,25 @@ impl UdpApp {
                 );
             }
         }
+        // An observe group's largest notification: a 3-byte sequence number (RFC 7641 §4.4).
+        let largest = match observe {
+            Some(o) => msgs.notification(
+                0,
+                0xFF_FFFF,
+                Instant::ZERO,
+                true,
+                0,
+                0,
+                o.notification_bytes,
+            ),
+            None => largest,
+        };
         if largest.ip_bytes > l.mtu {
             return err(
                 "link.mtu".into(),
                 format!(
                 "{} B is smaller than the workload's largest packet ({} B); raise link.mtu or lower {} / block_szx",
-                l.mtu, largest.ip_bytes, label("workload.response_bytes")
+                l.mtu, largest.ip_bytes, label(if observe.is_some() { "workload.notification_bytes" } else { "workload.response_bytes" })
             ),
             );
         }
@@ -229,6 +251,42 @@ impl UdpApp {
                 )));
             }
             client.probing = g.coap.probing_rate_bps.map(|r| Box::new(Probing::new(r)));
+                        self.observe.resize_with(local as usize, || None);
+            self.observe.push(observe.as_ref().map(|p| {
+                let msgs = &self.groups[group as usize].msgs;
+                let non = msgs.notification(
+                    id,
+                    0xFF_FFFF,
+                    Instant::ZERO,
+                    false,
+                    0,
+                    0,
+                    p.notification_bytes,
+                );
+                let notifier = crate::coap::observe::Notifier::new(
+                    algorithm.algorithm(&alg_config),
+                    stream(at.seed, at.replication, Stream::Notifier(id)),
+                    p.notify,
+                    coaplab_cc::Duration::from_secs_f64(p.con_every_s),
+                    (id.wrapping_mul(7919) & 0xFFFF) as u16,
+                    g.coap.probing_rate_bps.map(|r| (r, non.ip_bytes)),
+                );
+                let values = stream(at.seed, at.replication, Stream::Values(id));
+                let secs = coaplab_cc::Duration::from_secs_f64;
+                let process = (
+                    p.period_s.map(secs),
+                    p.rate_per_s,
+                    Instant::from_secs_f64(p.duration_s),
+                );
+                let observer = crate::coap::observe::Observer::new(secs(p.max_age_s));
+                Box::new(crate::coap::observe::Observation::new(
+                    notifier,
+                    observer,
+                    values,
+                    process,
+                    p.notification_bytes,
+                ))
+            }));
             if reporting {
                 let mut rng = stream(at.seed, at.replication, Stream::Report(id));
                 let per_day = w
@@ -258,7 +316,11 @@ impl UdpApp {
             }
             UdpEvent::Tick(c) => self.tick(now, c, sh),
             UdpEvent::Exception(c) => self.exception(now, c, sh),
-            UdpEvent::ClientStart(c) => self.gate(now, c, Deferred::Start, sh),
+            UdpEvent::ClientStart(c) => {
+                self.gate(now, c, Deferred::Start, sh);
+                self.observe_started(now, c, sh);
+            }
+            UdpEvent::Observe(e) => self.observe_event(now, e, sh),
             UdpEvent::SecurityTimer { client, generation } => {
                 self.security_timer(now, client, generation, sh)
             }
@@ -343,6 +405,15 @@ impl UdpApp {
                 let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
                 self.clients[c as usize].on_response(now, &p, msgs, &mut self.actions);
                 self.apply_actions(now, c, sh);
+                self.observe_response(now, c, sh);
+            }
+            PacketKind::Notification => {
+                sh.net.packets.remove(id);
+                self.on_notification(now, p, sh);
+            }
+            PacketKind::NotificationAck => {
+                sh.net.packets.remove(id);
+                self.on_notification_ack(now, p, sh);
             }
         }
     }
@@ -350,7 +421,7 @@ impl UdpApp {
     /// Ground truth for the unnecessary-downlink share: the response to copy `ordinal` was
     /// serialized on the downlink.
     pub fn on_downlink_serialized(&mut self, p: &Packet) {
-        if matches!(p.kind, PacketKind::Handshake { .. }) {
+        if !matches!(p.kind, PacketKind::Request | PacketKind::Response) {
             return;
         }
         let c = self.local[p.client as usize];
@@ -363,8 +434,9 @@ impl UdpApp {
 
     /// A packet of this transport was dropped in the network.
     pub fn on_dropped(&mut self, p: &Packet) {
-        // A lost handshake datagram is the DTLS timer's business.
-        if matches!(p.kind, PacketKind::Handshake { .. }) {
+        // A lost handshake datagram is the DTLS timer's business; a lost notification or ACK
+        // the notifier's (`coap::observe`).
+        if !matches!(p.kind, PacketKind::Request | PacketKind::Response) {
             return;
         }
         let c = self.local[p.client as usize];
@@ -378,7 +450,8 @@ impl UdpApp {
         rec.reached_server |= 1u64.checked_shl(req.ordinal).unwrap_or(0);
         // A duplicate gets the cached response again: the same message, echoing (with
         // Rexmit-Cnt) the copy it answers.
-        self.server.on_request(now, req.client, req.mid);
+        let duplicate = self.server.on_request(now, req.client, req.mid);
+        self.observe_registration(now, c, duplicate, sh);
         let msgs = &self.groups[self.group_of[c as usize] as usize].msgs;
         let resp = msgs.response(&req);
         self.sec.record_bytes += u64::from(msgs.protection.overhead(false, resp.exchange));

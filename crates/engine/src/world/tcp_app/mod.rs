@@ -601,9 +601,10 @@ impl TcpApp {
             Plan::Count { remaining } => {
                 client.stats.failed += std::mem::take(remaining).max(1);
             }
-            Plan::Until { .. } | Plan::Blocks { .. } | Plan::Periodic { .. } => {
-                client.stats.failed += 1
-            }
+            Plan::Until { .. }
+            | Plan::Blocks { .. }
+            | Plan::Periodic { .. }
+            | Plan::Observe { .. } => client.stats.failed += 1,
         }
         client.finished = true;
         if !client.random && !client.in_burst && !client.up {
