@@ -80,7 +80,7 @@ def test_cards_validate_against_the_shipped_schema(cards):
     schema = json.loads((ROOT / "python/coaplab/data/scorecard.schema.json").read_text())
     for c in cards.values():
         jsonschema.validate(c, schema)
-        assert c["battery"] == {"name": "quick", "version": 3, "references": ["default", "cocoa", "cocoa-fb2", "fasor"],
+        assert c["battery"] == {"name": "quick", "version": 4, "references": ["default", "cocoa", "cocoa-fb2", "fasor"],
                                 "reduced": True, "emulated": False}
     bad = dict(cards["default"], verdict="maybe")
     with pytest.raises(jsonschema.ValidationError):
@@ -99,7 +99,7 @@ def test_cli_json_and_html_card_resume_from_the_database(cards, db, cli, tmp_pat
     assert {k: v["measured"] for k, v in card["criteria"].items()} == {
         k: v["measured"] for k, v in cards["cocoa-fb2"]["criteria"].items()}
     page = (tmp_path / "card" / "index.html").read_text()
-    assert "version <b>3</b>" in page and "Reduced battery" in page
+    assert "version <b>4</b>" in page and "Reduced battery" in page
     assert page.count("<svg") >= len(card["scenarios"])  # a figure per scenario, inline
     assert "src=" not in page and "href='http" not in page  # self-contained
     for sc in card["scenarios"]:
@@ -139,6 +139,17 @@ def test_grading_arithmetic_by_hand():
         "nstart": [_summary("t", {"coap.nstart": 1}, throughput_exchanges_per_s=30.0),
                    _summary("t", {"coap.nstart": 4}, throughput_exchanges_per_s=20.0),
                    _summary("default", {"coap.nstart": 4}, throughput_exchanges_per_s=99.0)],
+        # p95 ages: 200 observers 5.2 s against default's 4.0 s → 1.3, on the threshold (<= 1.3:
+        # pass); 100 observers 3.0 / 3.0 = 1.0: the worse is 1.3. Delivered fractions: 0.72 /
+        # 0.80 = 0.9 (>= 0.9, pass) at 200; 0.85 / 0.80 = 1.0625 at 100: the worse is 0.9.
+        "observe": [_summary("t", {"workload.clients": 200}, observe={"notification_age_p95_s": 5.2,
+                                                                      "notification_delivered_fraction": 0.72}),
+                    _summary("default", {"workload.clients": 200}, observe={"notification_age_p95_s": 4.0,
+                                                                            "notification_delivered_fraction": 0.80}),
+                    _summary("t", {"workload.clients": 100}, observe={"notification_age_p95_s": 3.0,
+                                                                      "notification_delivered_fraction": 0.85}),
+                    _summary("default", {"workload.clients": 100}, observe={"notification_age_p95_s": 3.0,
+                                                                            "notification_delivered_fraction": 0.80})],
     }
     for s in results["nstart"]:
         s["config"]["coap"]["nstart"] = s["swept"]["coap.nstart"]
@@ -154,6 +165,12 @@ def test_grading_arithmetic_by_hand():
     assert (g["mixed_safety"]["measured"], g["mixed_safety"]["grade"]) == (1.1, "pass")  # 880 / 800
     assert (g["fairness"]["measured"], g["fairness"]["grade"]) == (0.95, "pass")  # only the collapse summary has one
     assert g["nstart_collapse"]["measured"] == pytest.approx(20 / 30) and g["nstart_collapse"]["grade"] == "fail"
+    assert g["observe_freshness"]["measured"] == pytest.approx(1.3) and g["observe_freshness"]["grade"] == "pass"
+    assert g["observe_freshness"]["where"] == "observe: workload.clients = 200"
+    assert g["observe_delivery"]["measured"] == pytest.approx(0.9) and g["observe_delivery"]["where"] == "observe: workload.clients = 200"
+    # A summary without an `observe` block (not an Observe run) has nothing to measure: a fail.
+    no_obs = {**results, "observe": [_summary("t", {}), _summary("default", {})]}
+    assert grade(b, "t", no_obs)["observe_delivery"]["grade"] == "fail"
     # Nothing to measure (no GPRS, no default in a scenario) is a fail, never a silent pass.
     assert grade(b, "t", {})["mesh_carried"] == {**g["mesh_carried"], "measured": None, "grade": "fail", "where": ""}
 

@@ -201,6 +201,8 @@ def grade(battery: Battery, target: str, results: dict[str, list[dict[str, Any]]
     values["mesh_carried"] = against_default("mesh", lambda s: (s.get("mesh") or {}).get("carried_kbps"), False)
     values["mixed_safety"] = against_default("mixed", lambda s: _p50(s["groups"]["legacy"]), True)
     values["nstart_collapse"] = _nstart_collapse(target, results.get("nstart", []))
+    values["observe_freshness"] = against_default("observe", lambda s: _observe(s, "notification_age_p95_s"), True)
+    values["observe_delivery"] = against_default("observe", lambda s: _observe(s, "notification_delivered_fraction"), False)
     jains = [(s.get("jain_fairness"), f"{sid}: {_label(_others(s))}") for sid in battery.criteria["fairness"]["scenarios"]
              for s in results.get(sid, []) if _cc(s) == target]
     jains = [j for j in jains if j[0] is not None]
@@ -222,6 +224,11 @@ def _nstart_collapse(target: str, summaries: list[dict[str, Any]]) -> tuple[floa
     if not goodput.get(1) or 4 not in goodput:
         return None, ""
     return goodput[4] / goodput[1], "nstart: coap.nstart = 4 against 1"
+
+
+def _observe(summary: dict[str, Any], key: str) -> float | None:
+    """An Observe figure of a summary (its ``observe`` block, docs/model.md "Observe")."""
+    return (summary.get("observe") or {}).get(key)
 
 
 def _settling(summary: dict[str, Any]) -> float | None:
