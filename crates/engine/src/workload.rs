@@ -13,6 +13,11 @@ pub struct NextRequest {
     /// The first request of a new batch of a `random` client: all congestion-control state is
     /// reset before it (docs/design.md §5).
     pub new_batch: bool,
+    /// An LwM2M device's uplink (`crate::coap::lwm2m::Uplink` as `u8`; 0 = none): the exchange
+    /// reports its end ([`crate::coap::client::Action::Ended`]).
+    pub tag: u8,
+    /// The request's payload, bytes, when not the group's (LwM2M uplinks).
+    pub payload: Option<u16>,
 }
 
 /// One client's remaining work.
@@ -38,6 +43,9 @@ pub enum Plan {
         period: Duration,
         deadline: Instant,
     },
+    /// `lwm2m`: the uplinks an LwM2M device asked for (`crate::coap::lwm2m::device`), in order;
+    /// the device decides when it is done, so the plan is never exhausted by itself.
+    Lwm2m { queue: std::collections::VecDeque<NextRequest> },
 }
 
 impl Plan {
@@ -56,11 +64,15 @@ impl Plan {
                 Some(NextRequest {
                     block: None,
                     new_batch: false,
+                    tag: 0,
+                    payload: None,
                 })
             }
             Plan::Until { deadline } => (now < *deadline).then_some(NextRequest {
                 block: None,
                 new_batch: false,
+                tag: 0,
+                payload: None,
             }),
             Plan::Batches {
                 remaining,
@@ -86,6 +98,8 @@ impl Plan {
                 Some(NextRequest {
                     block: None,
                     new_batch,
+                    tag: 0,
+                    payload: None,
                 })
             }
             Plan::Periodic { pending, .. } => {
@@ -95,8 +109,11 @@ impl Plan {
                 Some(NextRequest {
                     block: None,
                     new_batch: false,
+                    tag: 0,
+                    payload: None,
                 })
             }
+            Plan::Lwm2m { queue } => queue.pop_front(),
             Plan::Blocks { next, total } => {
                 if *next >= *total {
                     return None;
@@ -105,6 +122,8 @@ impl Plan {
                 Some(NextRequest {
                     block: Some(*next - 1),
                     new_batch: false,
+                    tag: 0,
+                    payload: None,
                 })
             }
         }
@@ -120,6 +139,7 @@ impl Plan {
             Plan::Periodic {
                 pending, deadline, ..
             } => !*pending && now >= *deadline,
+            Plan::Lwm2m { queue } => queue.is_empty(),
         }
     }
 }
@@ -207,6 +227,9 @@ pub fn client_setups(
                     max: w.batch[1],
                 },
                 WorkloadKind::Firmware => firmware.clone(),
+                WorkloadKind::Lwm2m => Plan::Lwm2m {
+                    queue: Default::default(),
+                },
                 // `reporting`: the interval is drawn below.
                 WorkloadKind::Periodic | WorkloadKind::Reporting => Plan::Periodic {
                     pending: false,

@@ -25,6 +25,13 @@ pub enum Action {
         exchange: u32,
         generation: u32,
     },
+    /// An LwM2M device's exchange (its record's `tag`) ended: `ok` if answered, else failed
+    /// (`crate::coap::lwm2m::device::Device::on_ended`).
+    Ended {
+        tag: u8,
+        block: Option<u32>,
+        ok: bool,
+    },
 }
 
 /// One exchange as the client (and the ground-truth metrics) see it. Two cache lines exactly
@@ -58,6 +65,8 @@ pub struct ExchangeRecord {
     /// The request's payload, bytes, when it is not the group's (reports, `crate::reporting`,
     /// at least 20 B); 0: the group's.
     pub payload: u16,
+    /// An LwM2M device's uplink (`crate::coap::lwm2m::Uplink` as `u8`), 0 for the others.
+    pub tag: u8,
 }
 
 impl ExchangeRecord {
@@ -300,6 +309,8 @@ pub struct Client {
     pub reports: Option<Reports>,
     /// The payload of the request created last, when not the group's (a report's).
     next_payload: Option<u16>,
+    /// The tag of the exchange about to start (LwM2M uplinks).
+    next_tag: u8,
 }
 
 /// A reporting device's random stream (`crate::reporting`) and its exception reports' rate.
@@ -340,10 +351,19 @@ impl Client {
             probing: None,
             reports: None,
             next_payload: None,
+            next_tag: 0,
         }
     }
 
     /// The record of exchange `index` (which must not be retired).
+    /// An LwM2M device asks for an uplink (`Plan::Lwm2m`); it starts when NSTART allows
+    /// ([`Client::poll_start`]).
+    pub fn push_uplink(&mut self, r: crate::workload::NextRequest) {
+        if let Plan::Lwm2m { queue } = &mut self.plan {
+            queue.push_back(r);
+        }
+    }
+
     pub fn record_mut(&mut self, index: u32) -> &mut ExchangeRecord {
         &mut self.records.items[(index - self.records.base) as usize]
     }
@@ -452,6 +472,10 @@ impl Client {
             if req.new_batch {
                 self.algorithm.reset();
             }
+            if req.tag != 0 {
+                self.next_tag = req.tag;
+                self.next_payload = req.payload;
+            }
             self.start_con(now, req.block, msgs, out);
         }
     }
@@ -526,6 +550,13 @@ impl Client {
                 self.outstanding -= 1;
                 self.stats.failed += 1;
                 self.stats.last_end = Some(now);
+                if rec.tag != 0 {
+                    out.push(Action::Ended {
+                        tag: rec.tag,
+                        block: rec.block,
+                        ok: false,
+                    });
+                }
                 self.record(now, "fail", exchange, None, SampleKind::None);
                 self.retire();
                 self.poll_start(now, msgs, out);
@@ -569,6 +600,13 @@ impl Client {
         rec.generation += 1; // cancels the pending timer
         rec.ended_at = Some(now);
         self.outstanding -= 1;
+        if rec.tag != 0 {
+            out.push(Action::Ended {
+                tag: rec.tag,
+                block: rec.block,
+                ok: true,
+            });
+        }
         self.stats.completed += 1;
         self.stats.exchange_time += now - rec.ex.started;
         self.stats
@@ -671,6 +709,7 @@ impl Client {
             in_flight: 1,
             non: true,
             payload: 0,
+            tag: 0,
         });
         self.stats.non_sent += 1;
         self.stats.non_first.get_or_insert(now);
@@ -710,6 +749,7 @@ impl Client {
             in_flight: 1,
             non: false,
             payload: self.next_payload.unwrap_or(0),
+            tag: std::mem::take(&mut self.next_tag),
         });
         self.outstanding += 1;
         self.stats.samples.on_start(ex.initial_timer);

@@ -23,6 +23,8 @@ pub enum Stream {
     CellCoverage,
     /// One reporting device's payloads and exception reports (`crate::reporting`).
     Report(u32),
+    /// One LwM2M device's server reads: arrivals and retransmission dithering (`coap::lwm2m`).
+    Lwm2m(u32),
 }
 
 impl Stream {
@@ -39,6 +41,7 @@ impl Stream {
             Stream::Cell => [9, 0],
             Stream::CellCoverage => [10, 0],
             Stream::Report(i) => [11, u64::from(i)],
+            Stream::Lwm2m(i) => [12, u64::from(i)],
         }
     }
 }

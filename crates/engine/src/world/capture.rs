@@ -28,7 +28,7 @@ impl World {
                         .with_message(p, |m| m.encode(&mut payload));
                     let client = (client_addr(p.client), CLIENT_PORT);
                     let server = (SERVER_ADDR, COAP_PORT);
-                    let (src, dst) = if p.kind == PacketKind::Request {
+                    let (src, dst) = if matches!(p.kind, PacketKind::Request | PacketKind::ServerAck) {
                         (client, server)
                     } else {
                         (server, client)

@@ -9,6 +9,7 @@
 
 pub(crate) mod capture;
 mod energy;
+mod lwm2m_app;
 pub(crate) mod mesh;
 pub(crate) mod results;
 pub(crate) mod secured;

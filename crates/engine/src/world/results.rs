@@ -197,6 +197,12 @@ impl World {
                     settled: settle(g, s).map(|x| x.1),
                     exchange: exchange(!g.tcp, s),
                     tcp: s.tcp,
+                    lwm2m: (!g.tcp)
+                        .then(|| {
+                            let ids = g.first..g.first + g.count;
+                            self.udp.lwm2m_counters(ids.map(|id| self.udp_local(id)))
+                        })
+                        .flatten(),
                 })
                 .collect()
         };
@@ -283,6 +289,7 @@ impl World {
             energy: self.energy_result(completed_total),
             non: self.non_result(),
             security: self.security_result(completed_total),
+            lwm2m: self.udp.lwm2m_counters(0..self.udp.clients.len()),
             timeseries: trace
                 .then(|| self.sh.net.time_series())
                 .filter(|s| !s.is_empty()),

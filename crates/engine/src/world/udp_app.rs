@@ -41,6 +41,8 @@ pub(crate) struct UdpApp {
     pub(super) actions: Vec<Action>,
     /// `coap.security`: the groups' protection, the clients' DTLS sessions (`secured`, played by `udp_security`).
     pub(crate) sec: super::secured::Secured,
+    /// `workload.kind = "lwm2m"`: the devices and the server's requester (`lwm2m_app`).
+    pub(crate) lwm2m: super::lwm2m_app::Lwm2mState,
 }
 
 impl UdpApp {
@@ -55,6 +57,7 @@ impl UdpApp {
             server: Server::default(),
             actions: Vec::with_capacity(8),
             sec: Default::default(),
+            lwm2m: Default::default(),
         }
     }
 
@@ -94,7 +97,9 @@ impl UdpApp {
             );
         }
         let security = super::secured::GroupSecurity::new(cfg, g, label)?;
-        let msgs = MessageFactory {
+        let lwm2m = w.kind == WorkloadKind::Lwm2m;
+        super::lwm2m_app::check(g, label)?;
+        let mut msgs = MessageFactory {
             // A whole IPv6 packet of `request_bytes`: 40 (IPv6) + 8 (UDP) + 12 (CoAP header
             // and Uri-Path) + 1 (payload marker) + payload.
             request_payload: w.request_bytes.map_or(0, |b| b.saturating_sub(61)),
@@ -106,14 +111,24 @@ impl UdpApp {
                 .then_some(g.coap.rexmit_cnt_option.unwrap_or(option::REXMIT_CNT)),
             protection: security.protection,
         };
+        if lwm2m {
+            // The device's uplinks carry their own payloads; the server's ACKs none (2.01 /
+            // 2.04, docs/model.md "LwM2M devices"); firmware blocks come from the image.
+            (msgs.response_bytes, msgs.request_payload) = (0, 0);
+            msgs.resource_bytes = w.lwm2m_firmware_bytes.unwrap_or(1);
+        }
+        let blockwise = w.kind == WorkloadKind::Firmware || w.lwm2m_firmware_bytes.is_some();
         let largest = msgs.response(&msgs.request(
             0,
             0,
             1,
             0,
-            (w.kind == WorkloadKind::Firmware).then_some(0),
+            blockwise.then_some(0),
             Instant::ZERO,
         ));
+        if lwm2m {
+            super::lwm2m_app::check_mtu(w, &msgs, l.mtu)?;
+        }
         let reporting = w.kind == WorkloadKind::Reporting;
         if reporting {
             if w.request_bytes.is_some() {
@@ -195,6 +210,7 @@ impl UdpApp {
             total: msgs.blocks(),
         };
         let (setups, _background) = client_setups(w, firmware, start_rng);
+        let msgs_blocks = msgs.blocks();
         let group = self.groups.len() as u16;
         self.groups.push(UdpGroup { msgs });
         self.sec.add_group(security, setups.len());
@@ -242,6 +258,11 @@ impl UdpApp {
                     exceptions_per_day: per_day,
                 });
             }
+            if lwm2m {
+                let params = crate::coap::lwm2m::Params::of(w, msgs_blocks);
+                let rng = stream(at.seed, at.replication, Stream::Lwm2m(id));
+                self.lwm2m_add(local, params, rng);
+            }
             self.clients.push(client);
         }
         Ok(count)
@@ -254,7 +275,9 @@ impl UdpApp {
             }
             UdpEvent::Tick(c) => self.tick(now, c, sh),
             UdpEvent::Exception(c) => self.exception(now, c, sh),
+            UdpEvent::ClientStart(c) if self.is_lwm2m(c) => self.lwm2m_start(now, c, sh),
             UdpEvent::ClientStart(c) => self.gate(now, c, Deferred::Start, sh),
+            UdpEvent::Lwm2m { client, what } => self.lwm2m_event(now, client, what, sh),
             UdpEvent::SecurityTimer { client, generation } => {
                 self.security_timer(now, client, generation, sh)
             }
@@ -323,6 +346,11 @@ impl UdpApp {
     pub fn deliver(&mut self, now: Instant, id: PacketId, p: Packet, sh: &mut Shared) {
         match p.kind {
             PacketKind::Request => self.on_request_at_server(now, id, p, sh),
+            PacketKind::ServerRequest => self.lwm2m_read_at_device(now, id, p, sh),
+            PacketKind::ServerAck => {
+                sh.net.packets.remove(id);
+                self.lwm2m_answer_at_server(now, p, sh);
+            }
             PacketKind::Handshake {
                 resume,
                 flight,
@@ -346,7 +374,10 @@ impl UdpApp {
     /// Ground truth for the unnecessary-downlink share: the response to copy `ordinal` was
     /// serialized on the downlink.
     pub fn on_downlink_serialized(&mut self, p: &Packet) {
-        if matches!(p.kind, PacketKind::Handshake { .. }) {
+        if matches!(
+            p.kind,
+            PacketKind::Handshake { .. } | PacketKind::ServerRequest | PacketKind::ServerAck
+        ) {
             return;
         }
         let c = self.local[p.client as usize];
@@ -359,8 +390,12 @@ impl UdpApp {
 
     /// A packet of this transport was dropped in the network.
     pub fn on_dropped(&mut self, p: &Packet) {
-        // A lost handshake datagram is the DTLS timer's business.
-        if matches!(p.kind, PacketKind::Handshake { .. }) {
+        // A lost handshake datagram is the DTLS timer's business; a lost LwM2M read or answer
+        // the server's requester's (`lwm2m_app`).
+        if matches!(
+            p.kind,
+            PacketKind::Handshake { .. } | PacketKind::ServerRequest | PacketKind::ServerAck
+        ) {
             return;
         }
         let c = self.local[p.client as usize];
@@ -385,6 +420,7 @@ impl UdpApp {
         *sh.net.packets.get_mut(id) = NetPacket::udp(resp);
         sh.net
             .resend(now, id, self.routes[c as usize][1], &mut sh.queue);
+        self.lwm2m_uplink_at_server(now, c, sh);
     }
 
     pub(super) fn apply_actions(&mut self, now: Instant, client: u32, sh: &mut Shared) {
@@ -397,6 +433,7 @@ impl UdpApp {
                         .protection
                         .overhead(true, p.exchange);
                     self.sec.on_send(now, client, overhead);
+                    self.lwm2m_sent(now, client);
                     if let Some(cap) = sh.capture.as_mut() {
                         cap.push((now, crate::packet::AppPacket::Udp(p)));
                     }
@@ -409,6 +446,7 @@ impl UdpApp {
                         self.clients[client as usize].on_packet_gone(p.exchange);
                     }
                 }
+                Action::Ended { tag, block, ok } => self.lwm2m_ended(tag, block, ok),
                 Action::ArmTimer {
                     at,
                     exchange,
@@ -426,5 +464,8 @@ impl UdpApp {
             }
         }
         self.actions.clear();
+        if !self.lwm2m_idle() {
+            self.lwm2m_flush_ended(now, client, sh);
+        }
     }
 }
