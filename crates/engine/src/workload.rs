@@ -45,7 +45,9 @@ pub enum Plan {
     },
     /// `lwm2m`: the uplinks an LwM2M device asked for (`crate::coap::lwm2m::device`), in order;
     /// the device decides when it is done, so the plan is never exhausted by itself.
-    Lwm2m { queue: std::collections::VecDeque<NextRequest> },
+    Lwm2m {
+        queue: std::collections::VecDeque<NextRequest>,
+    },
 }
 
 impl Plan {

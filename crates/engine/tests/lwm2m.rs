@@ -106,7 +106,10 @@ fn queue_mode_reads_wait_for_the_next_uplink() {
     assert!(always.read_wait_s.len() > 100 && queued.read_wait_s.len() > 100);
     // A read: 20 + 8 + 4 + 8 (Uri-Path) = 40 B down at 30 kbit/s (10.666667 ms) + 415 ms, its
     // answer 20 + 8 + 4 + 1 + 12 = 45 B up (6 ms) + 215 ms: 646.666667 ms on an idle link.
-    assert!(always.read_wait_s.iter().all(|&w| w >= 0.646_666_667 - 1e-9));
+    assert!(always
+        .read_wait_s
+        .iter()
+        .all(|&w| w >= 0.646_666_667 - 1e-9));
     assert!(mean(&always.read_wait_s) < 1.0);
     assert!(mean(&queued.read_wait_s) > 60.0);
     assert_eq!((always.reads_failed, queued.reads_failed), (0, 0));
@@ -120,9 +123,15 @@ fn bad_lwm2m_input_is_refused_in_one_line() {
         run(&cfg, 0, None).unwrap_err().to_string()
     };
     let e = err(json!({"workload": {"lwm2m_lifetime_s": 60.0}}));
-    assert!(e.contains("workload.lwm2m_lifetime_s") && e.contains("\"lwm2m\""), "{e}");
+    assert!(
+        e.contains("workload.lwm2m_lifetime_s") && e.contains("\"lwm2m\""),
+        "{e}"
+    );
     let e = err(json!({"workload": {"kind": "lwm2m"}}));
-    assert!(e.contains("workload.duration_s") && e.contains("required"), "{e}");
+    assert!(
+        e.contains("workload.duration_s") && e.contains("required"),
+        "{e}"
+    );
     let e = err(json!({"workload": {"kind": "lwm2m", "duration_s": 10.0},
                        "coap": {"transport": "tcp", "cc": "newreno"}}));
     assert!(e.contains("lwm2m") && e.contains("UDP"), "{e}");

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .lwm2m import summarize_lwm2m
 from .quantile import percentile
 from .replstats import replication_stats
 
@@ -124,6 +125,7 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
         "wall_s": wall_s,
         # Spread across replications and 95 % bootstrap intervals of the median and mean FCT.
         "fct_replications": replication_stats(runs),
+        **summarize_lwm2m([r.get("lwm2m") for r in runs]),  # LwM2M devices only (docs/model.md)
     }
     if config.get("group"):
         out["groups"] = {g["name"]: summarize_group(g, i, runs) for i, g in enumerate(config["group"])}
@@ -310,6 +312,7 @@ def summarize_group(group: dict[str, Any], index: int, runs: list[dict[str, Any]
         "settling_time_s": _mean(settling) if group["workload"]["kind"] == "burst" and settling else None,
         **_settled([r["groups"][index] for r in runs]),
         "tcp": sum_tcp([{"tcp": t} for t in tcp]),
+        **summarize_lwm2m([r["groups"][index].get("lwm2m") for r in runs]),
     }
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..analyse.stats import PERCENTILE_KEYS
 from ..describe.scenario import CELL_KINDS, MESH_KINDS, NETWORK
+from .lwm2m import lwm2m_lines
 
 
 def _f(v: Any, digits: int = 3) -> str:
@@ -83,6 +84,7 @@ def table(summaries: list[dict[str, Any]]) -> str:
             n = s["non"]
             out.append(f"  NON: {n['sent']} sent, {n['delivered']} answered (delivery ratio {_f(n['delivery_ratio'])}),"
                        f" {_f(n['rate_per_s'])} per s per client; {n['rule_con']} sent as CON by the NON rule")
+        out.extend(lwm2m_lines(s, "  "))
         out.extend(_group_lines(s.get("groups") or {}))
         out.extend(_mesh_lines(s.get("mesh")))
         out.extend(cell_lines(s.get("cell")))
@@ -218,6 +220,7 @@ def _group_lines(groups: dict[str, dict[str, Any]]) -> list[str]:
         if hist:
             shown = ", ".join(f"{k}:{n}" for k, n in enumerate(hist[:12])) + (" ..." if len(hist) > 12 else "")
             out.append(f"    retransmissions per exchange  {shown}")
+        out.extend(lwm2m_lines(g, "    "))
     return out
 
 

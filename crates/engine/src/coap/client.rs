@@ -935,6 +935,7 @@ mod probing_tests {
                         exchange,
                         generation,
                     } => timers.push((at, exchange, generation)),
+                    Action::Ended { .. } => {}
                 }
             }
             timers.sort();

@@ -28,11 +28,12 @@ impl World {
                         .with_message(p, |m| m.encode(&mut payload));
                     let client = (client_addr(p.client), CLIENT_PORT);
                     let server = (SERVER_ADDR, COAP_PORT);
-                    let (src, dst) = if matches!(p.kind, PacketKind::Request | PacketKind::ServerAck) {
-                        (client, server)
-                    } else {
-                        (server, client)
-                    };
+                    let (src, dst) =
+                        if matches!(p.kind, PacketKind::Request | PacketKind::ServerAck) {
+                            (client, server)
+                        } else {
+                            (server, client)
+                        };
                     write_udp_datagram(&mut buf, src, dst, i as u16, &payload);
                 }
                 AppPacket::Tcp(p) => self.tcp_segment(i, p, &mut payload, &mut buf),

@@ -293,7 +293,10 @@ impl UdpApp {
 
 /// The `lwm2m` keys of population `g`: refused with other kinds, and the combinations the
 /// model does not take (docs/model.md "LwM2M devices").
-pub(super) fn check(g: &crate::config::GroupConfig, label: &dyn Fn(&str) -> String) -> Result<(), Error> {
+pub(super) fn check(
+    g: &crate::config::GroupConfig,
+    label: &dyn Fn(&str) -> String,
+) -> Result<(), Error> {
     let w = &g.workload;
     let set = [
         ("lwm2m_register_bytes", w.lwm2m_register_bytes.is_some()),

@@ -118,14 +118,8 @@ impl UdpApp {
             msgs.resource_bytes = w.lwm2m_firmware_bytes.unwrap_or(1);
         }
         let blockwise = w.kind == WorkloadKind::Firmware || w.lwm2m_firmware_bytes.is_some();
-        let largest = msgs.response(&msgs.request(
-            0,
-            0,
-            1,
-            0,
-            blockwise.then_some(0),
-            Instant::ZERO,
-        ));
+        let largest =
+            msgs.response(&msgs.request(0, 0, 1, 0, blockwise.then_some(0), Instant::ZERO));
         if lwm2m {
             super::lwm2m_app::check_mtu(w, &msgs, l.mtu)?;
         }

@@ -229,3 +229,223 @@ impl Device {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(lifetime_s: u64, deadline_s: u64) -> Params {
+        Params {
+            register_bytes: 76,
+            lifetime: Duration::from_secs(lifetime_s),
+            queue_window: Some(Duration::from_secs(93)),
+            reads_per_day: 0.0,
+            notify_period: None,
+            notify_bytes: 12,
+            firmware_blocks: 0,
+            firmware_at: Duration::ZERO,
+            deadline: Instant::from_secs(deadline_s),
+        }
+    }
+
+    fn arms(out: &[Out]) -> Vec<(u64, Timer)> {
+        out.iter()
+            .filter_map(|o| match o {
+                Out::Arm { at, timer } => Some((at.nanos(), *timer)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const S: u64 = 1_000_000_000;
+
+    #[test]
+    fn updates_follow_each_reply_by_lifetime_minus_max_transmit_wait() {
+        // Lifetime 86400 s: Wakaama `registration_step` updates 86400 − 93 = 86307 s after the
+        // reply; registered at 1 s → the first Update at 86308 s.
+        let mut d = Device::new(params(86_400, 200_000));
+        let mut out = Vec::new();
+        d.start(Instant::ZERO, &mut out);
+        assert_eq!(
+            out,
+            vec![Out::Send {
+                what: Uplink::Register,
+                block: None,
+                payload: 76
+            }]
+        );
+        out.clear();
+        d.on_ended(
+            Instant::from_secs(1),
+            Uplink::Register,
+            None,
+            true,
+            &mut out,
+        );
+        assert_eq!(arms(&out), vec![(86_308 * S, Timer::Update)]);
+        assert_eq!(d.counters.register_s, vec![1.0]);
+        // The Update is sent when its timer fires, answered 2 s later: next at 86310 + 86307.
+        out.clear();
+        d.on_timer(Instant::from_secs(86_308), Timer::Update, &mut out);
+        assert_eq!(d.counters.updates_sent, 1);
+        out.clear();
+        d.on_ended(
+            Instant::from_secs(86_310),
+            Uplink::Update,
+            None,
+            true,
+            &mut out,
+        );
+        assert_eq!(arms(&out), vec![(172_617 * S, Timer::Update)]);
+        // Lifetime 60 s ≤ 93 s: half the lifetime (`nextUpdate >> 1`), 30 s.
+        assert_eq!(params(60, 1).update_interval(), Duration::from_secs(30));
+        // No Update past the deadline (200000 s): 172617 + 86307 is beyond it.
+        out.clear();
+        d.on_ended(
+            Instant::from_secs(172_620),
+            Uplink::Update,
+            None,
+            true,
+            &mut out,
+        );
+        assert!(arms(&out).is_empty());
+    }
+
+    #[test]
+    fn registration_retries_back_off_then_fail() {
+        // Core 1.1 §6.2.1.1 defaults (Wakaama): 5 attempts, waits 60, 120, 240, 480 s.
+        let mut d = Device::new(params(86_400, 100_000));
+        let mut out = Vec::new();
+        d.start(Instant::ZERO, &mut out);
+        let mut now = 0;
+        for wait in [60, 120, 240, 480] {
+            out.clear();
+            d.on_ended(
+                Instant::from_secs(now),
+                Uplink::Register,
+                None,
+                false,
+                &mut out,
+            );
+            assert_eq!(arms(&out), vec![((now + wait) * S, Timer::RegisterRetry)]);
+            now += wait;
+            out.clear();
+            d.on_timer(Instant::from_secs(now), Timer::RegisterRetry, &mut out);
+            assert!(matches!(
+                out[0],
+                Out::Send {
+                    what: Uplink::Register,
+                    ..
+                }
+            ));
+        }
+        out.clear();
+        d.on_ended(
+            Instant::from_secs(now),
+            Uplink::Register,
+            None,
+            false,
+            &mut out,
+        );
+        assert!(out.is_empty());
+        assert_eq!(d.counters.registrations_failed, 1);
+        assert!(d.counters.register_s.is_empty());
+    }
+
+    #[test]
+    fn a_failed_update_registers_again() {
+        let mut d = Device::new(params(300, 10_000));
+        let mut out = Vec::new();
+        d.start(Instant::ZERO, &mut out);
+        d.on_ended(
+            Instant::from_secs(1),
+            Uplink::Register,
+            None,
+            true,
+            &mut out,
+        );
+        out.clear();
+        d.on_ended(
+            Instant::from_secs(210),
+            Uplink::Update,
+            None,
+            false,
+            &mut out,
+        );
+        assert_eq!(d.counters.updates_failed, 1);
+        assert!(!d.registered());
+        assert!(matches!(
+            out[0],
+            Out::Send {
+                what: Uplink::Register,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn queue_window_expires_93_s_after_the_last_uplink() {
+        let mut d = Device::new(params(86_400, 1000));
+        assert!(!d.reachable(Instant::ZERO)); // never sent: asleep
+        d.on_uplink_sent(Instant::from_secs(10));
+        assert!(d.reachable(Instant::from_secs(10)));
+        // 10 + 93 = 103 s: reachable until just before.
+        assert!(d.reachable(Instant::from_nanos(103 * S - 1)));
+        assert!(!d.reachable(Instant::from_secs(103)));
+        // Without queue mode the device always listens.
+        let always = Device::new(Params {
+            queue_window: None,
+            ..params(86_400, 1000)
+        });
+        assert!(always.reachable(Instant::ZERO));
+    }
+
+    #[test]
+    fn a_lost_block_halts_the_firmware_pull() {
+        let mut d = Device::new(Params {
+            firmware_blocks: 3,
+            firmware_at: Duration::from_secs(50),
+            ..params(86_400, 1000)
+        });
+        let mut out = Vec::new();
+        d.start(Instant::ZERO, &mut out);
+        out.clear();
+        d.on_ended(
+            Instant::from_secs(1),
+            Uplink::Register,
+            None,
+            true,
+            &mut out,
+        );
+        // The pull starts at firmware_at (50 s), after the registration.
+        assert!(arms(&out).contains(&(50 * S, Timer::Firmware)));
+        out.clear();
+        d.on_timer(Instant::from_secs(50), Timer::Firmware, &mut out);
+        let block = |n| Out::Send {
+            what: Uplink::Firmware,
+            block: Some(n),
+            payload: 0,
+        };
+        assert_eq!(out, vec![block(0)]);
+        out.clear();
+        d.on_ended(
+            Instant::from_secs(51),
+            Uplink::Firmware,
+            Some(0),
+            true,
+            &mut out,
+        );
+        assert_eq!(out, vec![block(1)]);
+        out.clear();
+        d.on_ended(
+            Instant::from_secs(60),
+            Uplink::Firmware,
+            Some(1),
+            false,
+            &mut out,
+        );
+        assert!(out.is_empty());
+        assert_eq!(d.counters.firmware_failed, 1);
+        assert!(d.counters.firmware_s.is_empty());
+    }
+}

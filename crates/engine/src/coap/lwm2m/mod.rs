@@ -86,7 +86,8 @@ impl Params {
         Params {
             register_bytes: w
                 .lwm2m_register_bytes
-                .unwrap_or(defaults::WORKLOAD_LWM2M_REGISTER_BYTES) as u16,
+                .unwrap_or(defaults::WORKLOAD_LWM2M_REGISTER_BYTES)
+                as u16,
             lifetime: secs(
                 w.lwm2m_lifetime_s
                     .unwrap_or(defaults::WORKLOAD_LWM2M_LIFETIME_S),

@@ -77,7 +77,9 @@ impl Requester {
     /// Whether the server believes `device` listens at `now`.
     pub fn listening(&self, device: u32, now: Instant) -> bool {
         let p = &self.peers[device as usize];
-        p.known && p.window.is_none_or(|_| p.awake_until.is_some_and(|t| now < t))
+        p.known
+            && p.window
+                .is_none_or(|_| p.awake_until.is_some_and(|t| now < t))
     }
 
     /// The application asks for a read of `device` at `now`.
@@ -87,7 +89,13 @@ impl Requester {
     }
 
     /// A message from `device` reached the server at `now`: it listens for its window.
-    pub fn on_uplink(&mut self, now: Instant, device: u32, rng: &mut dyn Rng, out: &mut Vec<ReqOut>) {
+    pub fn on_uplink(
+        &mut self,
+        now: Instant,
+        device: u32,
+        rng: &mut dyn Rng,
+        out: &mut Vec<ReqOut>,
+    ) {
         let p = &mut self.peers[device as usize];
         p.known = true;
         p.awake_until = p.window.map(|w| now + w);
@@ -184,5 +192,95 @@ impl Requester {
         p.outstanding = None;
         p.generation += 1; // cancels the timer
         self.poll(now, device, rng, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use coaplab_cc::rng::LowerBound;
+
+    const S: u64 = 1_000_000_000;
+
+    /// The top of every range: `(u64::MAX · (n + 1)) >> 64 = n` for a span of `n` ns.
+    struct Top;
+    impl Rng for Top {
+        fn next_u64(&mut self) -> u64 {
+            u64::MAX
+        }
+    }
+
+    #[test]
+    fn a_read_for_a_sleeping_device_waits_for_its_next_uplink() {
+        let mut r = Requester::default();
+        let dev = r.add(Some(Duration::from_secs(93)));
+        let mut out = Vec::new();
+        // Enqueued at 5 s: the server has never heard from the device: held.
+        r.enqueue(Instant::from_secs(5), dev, &mut LowerBound, &mut out);
+        assert!(out.is_empty());
+        // The device's uplink reaches the server at 100 s: the read goes at once, its timer
+        // ACK_TIMEOUT (2 s, the random factor's bottom) later.
+        r.on_uplink(Instant::from_secs(100), dev, &mut LowerBound, &mut out);
+        assert_eq!(
+            out,
+            vec![
+                ReqOut::Send {
+                    device: dev,
+                    mid: 0,
+                    ordinal: 0
+                },
+                ReqOut::Arm {
+                    device: dev,
+                    at: Instant::from_secs(102),
+                    generation: 1
+                },
+            ]
+        );
+        // Answered at 101 s: waited 101 − 5 = 96 s.
+        out.clear();
+        r.on_response(Instant::from_secs(101), dev, 0, &mut LowerBound, &mut out);
+        assert_eq!(r.peers[0].read_wait_s, vec![96.0]);
+        // The stale timer does nothing.
+        r.on_timer(Instant::from_secs(102), dev, 1, &mut LowerBound, &mut out);
+        assert!(out.is_empty());
+        // 93 s after the uplink (193 s) the window has closed: a new read is held.
+        r.enqueue(Instant::from_secs(193), dev, &mut LowerBound, &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn retransmissions_double_from_the_random_initial_timeout_then_fail() {
+        for (rng, t0) in [(&mut LowerBound as &mut dyn Rng, 2 * S), (&mut Top, 3 * S)] {
+            // Without queue mode the device listens once the server has heard from it.
+            let mut r = Requester::default();
+            let dev = r.add(None);
+            let mut out = Vec::new();
+            r.on_uplink(Instant::ZERO, dev, rng, &mut out);
+            r.enqueue(Instant::ZERO, dev, rng, &mut out);
+            // RFC 7252 §4.2: T0 ∈ [2, 3] s, then 2·T0, 4·T0, 8·T0, 16·T0: copies at 0, T0,
+            // 3·T0, 7·T0, 15·T0; the read fails at 31·T0 (4 retransmissions, MAX_RETRANSMIT).
+            let mut sends = Vec::new();
+            let mut now = Instant::ZERO;
+            loop {
+                let mut next = None;
+                for o in out.drain(..) {
+                    match o {
+                        ReqOut::Send { ordinal, .. } => sends.push((now.nanos(), ordinal)),
+                        ReqOut::Arm { at, generation, .. } => next = Some((at, generation)),
+                    }
+                }
+                let Some((at, generation)) = next else { break };
+                now = at;
+                r.on_timer(now, dev, generation, rng, &mut out);
+            }
+            let want: Vec<(u64, u32)> = [0, 1, 3, 7, 15]
+                .iter()
+                .zip(0..)
+                .map(|(k, o)| (k * t0, o))
+                .collect();
+            assert_eq!(sends, want);
+            assert_eq!(now.nanos(), 31 * t0);
+            assert_eq!(r.peers[0].reads_failed, 1);
+        }
     }
 }

@@ -600,9 +600,10 @@ impl TcpApp {
             Plan::Count { remaining } => {
                 client.stats.failed += std::mem::take(remaining).max(1);
             }
-            Plan::Until { .. } | Plan::Blocks { .. } | Plan::Periodic { .. } | Plan::Lwm2m { .. } => {
-                client.stats.failed += 1
-            }
+            Plan::Until { .. }
+            | Plan::Blocks { .. }
+            | Plan::Periodic { .. }
+            | Plan::Lwm2m { .. } => client.stats.failed += 1,
         }
         client.finished = true;
         if !client.random && !client.in_burst && !client.up {
