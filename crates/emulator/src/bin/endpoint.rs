@@ -274,7 +274,7 @@ fn udp_clients(
                     generation,
                 } => timers.push(Reverse((at.nanos(), TIMER, i as u32, exchange, generation))),
                 // Only LwM2M devices' exchanges report their end (never this endpoint's).
-                Action::Ended { .. } => {}
+                Action::Ended(..) => {}
             }
         }
     };

@@ -25,13 +25,8 @@ pub enum Action {
         exchange: u32,
         generation: u32,
     },
-    /// An LwM2M device's exchange (its record's `tag`) ended: `ok` if answered, else failed
-    /// (`crate::coap::lwm2m::device::Device::on_ended`).
-    Ended {
-        tag: u8,
-        block: Option<u32>,
-        ok: bool,
-    },
+    /// An LwM2M uplink ended: its tag, block, and whether answered (`coap::lwm2m::device`).
+    Ended(u8, Option<u32>, bool),
 }
 
 /// One exchange as the client (and the ground-truth metrics) see it. Two cache lines exactly
@@ -290,7 +285,7 @@ pub struct Client {
     pub id: u32,
     algorithm: Algorithm,
     rng: Xoshiro256pp,
-    plan: Plan,
+    pub(crate) plan: Plan,
     nstart: u32,
     next_mid: u16,
     outstanding: u32,
@@ -309,8 +304,6 @@ pub struct Client {
     pub reports: Option<Reports>,
     /// The payload of the request created last, when not the group's (a report's).
     next_payload: Option<u16>,
-    /// The tag of the exchange about to start (LwM2M uplinks).
-    next_tag: u8,
 }
 
 /// A reporting device's random stream (`crate::reporting`) and its exception reports' rate.
@@ -351,19 +344,10 @@ impl Client {
             probing: None,
             reports: None,
             next_payload: None,
-            next_tag: 0,
         }
     }
 
     /// The record of exchange `index` (which must not be retired).
-    /// An LwM2M device asks for an uplink (`Plan::Lwm2m`); it starts when NSTART allows
-    /// ([`Client::poll_start`]).
-    pub fn push_uplink(&mut self, r: crate::workload::NextRequest) {
-        if let Plan::Lwm2m { queue } = &mut self.plan {
-            queue.push_back(r);
-        }
-    }
-
     pub fn record_mut(&mut self, index: u32) -> &mut ExchangeRecord {
         &mut self.records.items[(index - self.records.base) as usize]
     }
@@ -472,11 +456,9 @@ impl Client {
             if req.new_batch {
                 self.algorithm.reset();
             }
-            if req.tag != 0 {
-                self.next_tag = req.tag;
-                self.next_payload = req.payload;
-            }
+            self.next_payload = req.payload.or(self.next_payload);
             self.start_con(now, req.block, msgs, out);
+            self.records.items.back_mut().expect("started").tag = req.tag;
         }
     }
 
@@ -551,11 +533,7 @@ impl Client {
                 self.stats.failed += 1;
                 self.stats.last_end = Some(now);
                 if rec.tag != 0 {
-                    out.push(Action::Ended {
-                        tag: rec.tag,
-                        block: rec.block,
-                        ok: false,
-                    });
+                    out.push(Action::Ended(rec.tag, rec.block, false));
                 }
                 self.record(now, "fail", exchange, None, SampleKind::None);
                 self.retire();
@@ -601,11 +579,7 @@ impl Client {
         rec.ended_at = Some(now);
         self.outstanding -= 1;
         if rec.tag != 0 {
-            out.push(Action::Ended {
-                tag: rec.tag,
-                block: rec.block,
-                ok: true,
-            });
+            out.push(Action::Ended(rec.tag, rec.block, true));
         }
         self.stats.completed += 1;
         self.stats.exchange_time += now - rec.ex.started;
@@ -749,7 +723,7 @@ impl Client {
             in_flight: 1,
             non: false,
             payload: self.next_payload.unwrap_or(0),
-            tag: std::mem::take(&mut self.next_tag),
+            tag: 0,
         });
         self.outstanding += 1;
         self.stats.samples.on_start(ex.initial_timer);
@@ -935,7 +909,7 @@ mod probing_tests {
                         exchange,
                         generation,
                     } => timers.push((at, exchange, generation)),
-                    Action::Ended { .. } => {}
+                    Action::Ended(..) => {}
                 }
             }
             timers.sort();

@@ -10,6 +10,7 @@
 pub(crate) mod capture;
 mod energy;
 mod lwm2m_app;
+mod lwm2m_state;
 pub(crate) mod mesh;
 pub(crate) mod results;
 pub(crate) mod secured;

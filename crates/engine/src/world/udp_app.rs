@@ -42,7 +42,7 @@ pub(crate) struct UdpApp {
     /// `coap.security`: the groups' protection, the clients' DTLS sessions (`secured`, played by `udp_security`).
     pub(crate) sec: super::secured::Secured,
     /// `workload.kind = "lwm2m"`: the devices and the server's requester (`lwm2m_app`).
-    pub(crate) lwm2m: super::lwm2m_app::Lwm2mState,
+    pub(crate) lwm2m: super::lwm2m_state::Lwm2mState,
 }
 
 impl UdpApp {
@@ -98,7 +98,7 @@ impl UdpApp {
         }
         let security = super::secured::GroupSecurity::new(cfg, g, label)?;
         let lwm2m = w.kind == WorkloadKind::Lwm2m;
-        super::lwm2m_app::check(g, label)?;
+        super::lwm2m_state::check(g, label)?;
         let mut msgs = MessageFactory {
             // A whole IPv6 packet of `request_bytes`: 40 (IPv6) + 8 (UDP) + 12 (CoAP header
             // and Uri-Path) + 1 (payload marker) + payload.
@@ -121,7 +121,7 @@ impl UdpApp {
         let largest =
             msgs.response(&msgs.request(0, 0, 1, 0, blockwise.then_some(0), Instant::ZERO));
         if lwm2m {
-            super::lwm2m_app::check_mtu(w, &msgs, l.mtu)?;
+            super::lwm2m_state::check_mtu(w, &msgs, l.mtu)?;
         }
         let reporting = w.kind == WorkloadKind::Reporting;
         if reporting {
@@ -440,7 +440,7 @@ impl UdpApp {
                         self.clients[client as usize].on_packet_gone(p.exchange);
                     }
                 }
-                Action::Ended { tag, block, ok } => self.lwm2m_ended(tag, block, ok),
+                Action::Ended(tag, block, ok) => self.lwm2m_ended(tag, block, ok),
                 Action::ArmTimer {
                     at,
                     exchange,

@@ -5,20 +5,8 @@
 
 use coaplab_cc::{Duration, Instant};
 
+pub use super::Timer;
 use super::{Counters, Params, Uplink, COMMUNICATION_RETRY_COUNT, COMMUNICATION_RETRY_TIMER_S};
-
-/// The device's own timers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Timer {
-    /// The next Registration Update is due.
-    Update,
-    /// The next Register attempt of a sequence (after a failed one).
-    RegisterRetry,
-    /// The observed resource's next notification.
-    Notify,
-    /// The firmware pull starts.
-    Firmware,
-}
 
 /// What the device asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

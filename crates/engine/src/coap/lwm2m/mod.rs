@@ -14,11 +14,24 @@ use coaplab_cc::Duration;
 use crate::config::defaults;
 use crate::config::workload::WorkloadConfig;
 
+/// A device's own timers (`device::Device::on_timer`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// The next Registration Update is due.
+    Update,
+    /// The next Register attempt of a sequence (after a failed one).
+    RegisterRetry,
+    /// The observed resource's next notification.
+    Notify,
+    /// The firmware pull starts.
+    Firmware,
+}
+
 /// An LwM2M event of a device (its local client index travels with it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// One of the device's own timers.
-    Device(device::Timer),
+    Device(Timer),
     /// The server wants the device's next read (a Poisson arrival).
     Read,
     /// The server's retransmission timer of its read to the device.
@@ -140,4 +153,14 @@ pub struct Counters {
     pub notifications_delivered: u64,
     pub firmware_s: Vec<f64>,
     pub firmware_failed: u64,
+}
+
+impl crate::coap::client::Client {
+    /// An LwM2M device asks for an uplink (`Plan::Lwm2m`); it starts when NSTART allows
+    /// (`Client::poll_start`).
+    pub fn push_uplink(&mut self, r: crate::workload::NextRequest) {
+        if let crate::workload::Plan::Lwm2m { queue } = &mut self.plan {
+            queue.push_back(r);
+        }
+    }
 }
