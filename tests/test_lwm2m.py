@@ -78,3 +78,17 @@ def test_cli_runs_the_nbiot_queue_mode_example_with_battery_fields(tmp_path):
     # Queue mode: a read waits for the device's next uplink (notifications every 30 min, 93 s
     # window): the mean wait is far above a cell's round trip of a few seconds.
     assert s["lwm2m_read_wait_s"]["n"] > 0 and s["lwm2m_read_wait_s"]["mean"] > 60.0
+
+
+def test_report_has_an_lwm2m_table(tmp_path):
+    db = tmp_path / "r.duckdb"
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('name = "lw"\n[workload]\nkind = "lwm2m"\nclients = 3\nduration_s = 600.0\n'
+                        "lwm2m_lifetime_s = 200.0\n")
+    r = _cli("run", str(scenario), "--db", str(db), "--no-progress", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "LwM2M updates 15 sent, 0 failed" in r.stdout  # 3 devices × updates at ~107, 214, 321, 428, 535 s
+    r = _cli("report", "--db", str(db), "--out", str(tmp_path / "rep"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    page = (tmp_path / "rep" / "index.html").read_text()
+    assert 'data-table="lwm2m-' in page and "updates sent" in page
