@@ -62,7 +62,7 @@ def test_without_groups_or_network_nothing_is_added():
         ({"group": [{"name": "a", "coap": {"cc": "cocoaa"}}]}, 'group.a.coap.cc: "cocoaa" is not a UDP algorithm (did you mean "cocoa"?)'),
         ({"group": [{"name": "a", "coap": {"transport": "tcp"}}]}, 'group.a.coap.cc: "cocoa" is not a TCP congestion controller'),
         ({"group": [{"name": "a", "workload": {"kind": "burst"}}]}, 'group.a.workload.burst_at_s: required when workload.kind = "burst"'),
-        ({"group": [{"name": "a", "workload": {"kind": "random", "duration_s": 5}}]}, "group.a.workload.duration_s: only meaningful for continuous, burst, periodic, reporting or observe"),
+        ({"group": [{"name": "a", "workload": {"kind": "random", "duration_s": 5}}]}, "group.a.workload.duration_s: only meaningful for continuous, burst, periodic, reporting, observe or lwm2m"),
         ({"group": [{"name": "a", "tcp": {"nagle": "off"}}]}, 'group.a.tcp.nagle: only meaningful with coap.transport = "tcp"'),
         ({"tcp": {"nagle": "off"}, "group": [{"name": "a"}]}, 'tcp.nagle: only meaningful with coap.transport = "tcp"'),
         ({"group": [{"name": "a", "coap": {"transport": "tcp", "cc": "newreno"}, "tcp": {"initial_rto_s": 5, "max_rto_s": 1}}]},

@@ -48,7 +48,7 @@ def test_defaults_resolve_to_spec_testbed():
                                   "bad_mean_ms": 100, "bad_min_ms": 30, "bad_max_ms": 300, "bad_loss": 0.5}}}, "good_min_ms <= good_mean_ms <= good_max_ms does not hold"),
         ({"workload": {"kind": "burst"}}, 'workload.burst_at_s: required when workload.kind = "burst"'),
         ({"workload": {"burst_at_s": 3}}, 'workload.burst_at_s: only meaningful when workload.kind = "burst"'),
-        ({"workload": {"kind": "random", "duration_s": 10}}, "workload.duration_s: only meaningful for continuous, burst, periodic, reporting or observe"),
+        ({"workload": {"kind": "random", "duration_s": 10}}, "workload.duration_s: only meaningful for continuous, burst, periodic, reporting, observe or lwm2m"),
         ({"trace": "yes"}, 'trace: "yes" is not allowed; expected true or false'),
         ({"link": 5}, "link: 5 is not allowed; expected a table"),
     ],

@@ -60,6 +60,10 @@ pub struct RunResult {
     /// Runs with NON traffic (`coap.non_rate_per_s`) only: its counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub non: Option<NonResult>,
+    /// Runs with `workload.kind = "lwm2m"` devices: their phases' measurements (docs/model.md
+    /// "LwM2M devices").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lwm2m: Option<crate::coap::lwm2m::Counters>,
     /// Runs with `coap.security` other than `none`: DTLS's handshakes and the bytes security
     /// added (docs/model.md "Security").
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -382,6 +386,9 @@ pub struct GroupResult {
     /// Observe groups: the notifications' measurements (docs/model.md "Observe").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub observe: Option<ObserveResult>,
+    /// LwM2M groups: their devices' measurements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lwm2m: Option<crate::coap::lwm2m::Counters>,
 }
 
 /// TCP counters (docs/design.md §6) of one client's connections, both ends — or, summed, of a run.

@@ -12,6 +12,10 @@ pub enum PacketKind {
     Request,
     /// Piggybacked ACK 2.05 from the server.
     Response,
+    /// An LwM2M Server's CON GET (a read) to a device (`coap::lwm2m::requester`): downlink.
+    ServerRequest,
+    /// A device's piggybacked ACK 2.05 answering a [`PacketKind::ServerRequest`]: uplink.
+    ServerAck,
     /// A datagram of a DTLS handshake flight (`coap.security`, docs/model.md "Security"):
     /// datagram `index` of the `count` of flight `flight` (even: the client's, odd: the
     /// server's) of the full handshake or, `resume`, of the one after a NAT binding expired.

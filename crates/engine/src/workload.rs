@@ -13,6 +13,11 @@ pub struct NextRequest {
     /// The first request of a new batch of a `random` client: all congestion-control state is
     /// reset before it (docs/design.md §5).
     pub new_batch: bool,
+    /// An LwM2M device's uplink (`crate::coap::lwm2m::Uplink` as `u8`; 0 = none): the exchange
+    /// reports its end ([`crate::coap::client::Action::Ended`]).
+    pub tag: u8,
+    /// The request's payload, bytes, when not the group's (LwM2M uplinks).
+    pub payload: Option<u16>,
 }
 
 /// One client's remaining work.
@@ -41,6 +46,11 @@ pub enum Plan {
     /// `observe`: one registration (a GET with Observe = 0) when `register` is set — at the
     /// start, and again when the observer re-registers (`coap::observe`) — before `deadline`.
     Observe { register: bool, deadline: Instant },
+    /// `lwm2m`: the uplinks an LwM2M device asked for (`crate::coap::lwm2m::device`), in order;
+    /// the device decides when it is done, so the plan is never exhausted by itself.
+    Lwm2m {
+        queue: std::collections::VecDeque<NextRequest>,
+    },
 }
 
 impl Plan {
@@ -59,11 +69,15 @@ impl Plan {
                 Some(NextRequest {
                     block: None,
                     new_batch: false,
+                    tag: 0,
+                    payload: None,
                 })
             }
             Plan::Until { deadline } => (now < *deadline).then_some(NextRequest {
                 block: None,
                 new_batch: false,
+                tag: 0,
+                payload: None,
             }),
             Plan::Batches {
                 remaining,
@@ -89,6 +103,8 @@ impl Plan {
                 Some(NextRequest {
                     block: None,
                     new_batch,
+                    tag: 0,
+                    payload: None,
                 })
             }
             Plan::Periodic { pending, .. } => {
@@ -98,6 +114,8 @@ impl Plan {
                 Some(NextRequest {
                     block: None,
                     new_batch: false,
+                    tag: 0,
+                    payload: None,
                 })
             }
             Plan::Observe { register, deadline } => {
@@ -107,8 +125,11 @@ impl Plan {
                 Some(NextRequest {
                     block: None,
                     new_batch: false,
+                    tag: 0,
+                    payload: None,
                 })
             }
+            Plan::Lwm2m { queue } => queue.pop_front(),
             Plan::Blocks { next, total } => {
                 if *next >= *total {
                     return None;
@@ -117,6 +138,8 @@ impl Plan {
                 Some(NextRequest {
                     block: Some(*next - 1),
                     new_batch: false,
+                    tag: 0,
+                    payload: None,
                 })
             }
         }
@@ -133,6 +156,7 @@ impl Plan {
                 pending, deadline, ..
             } => !*pending && now >= *deadline,
             Plan::Observe { deadline, .. } => now >= *deadline,
+            Plan::Lwm2m { queue } => queue.is_empty(),
         }
     }
 }
@@ -223,6 +247,9 @@ pub fn client_setups(
                 WorkloadKind::Observe => Plan::Observe {
                     register: true,
                     deadline: Instant::from_secs_f64(w.duration_s.unwrap_or(0.0)),
+                },
+                WorkloadKind::Lwm2m => Plan::Lwm2m {
+                    queue: Default::default(),
                 },
                 // `reporting`: the interval is drawn below.
                 WorkloadKind::Periodic | WorkloadKind::Reporting => Plan::Periodic {

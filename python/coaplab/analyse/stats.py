@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .observe import OBSERVE_RATIOS, pool_observe
+from .lwm2m import summarize_lwm2m
 from .quantile import percentile
 from .replstats import replication_stats
 
@@ -128,6 +129,7 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
         "wall_s": wall_s,
         # Spread across replications and 95 % bootstrap intervals of the median and mean FCT.
         "fct_replications": replication_stats(runs),
+        **summarize_lwm2m([r.get("lwm2m") for r in runs]),  # LwM2M devices only (docs/model.md)
     }
     if config.get("group"):
         out["groups"] = {g["name"]: summarize_group(g, i, runs) for i, g in enumerate(config["group"])}
@@ -318,6 +320,7 @@ def summarize_group(group: dict[str, Any], index: int, runs: list[dict[str, Any]
         **_settled([r["groups"][index] for r in runs]),
         "tcp": sum_tcp([{"tcp": t} for t in tcp]),
         **({"observe": o} if (o := pool_observe([r["groups"][index].get("observe") for r in runs])) else {}),
+        **summarize_lwm2m([r["groups"][index].get("lwm2m") for r in runs]),
     }
 
 

@@ -32,6 +32,7 @@ from ..errors import ScenarioError
 from ..files import read_regular_file
 from ..names import did_you_mean, quote_value, unknown_among
 from .capi import foreign_digests, is_foreign, load_foreign
+from .lwm2m import check_lwm2m
 from .schema import SCHEMA_DOCUMENT, deref, enum_values, non_null
 
 #: Bumped whenever the simulation model changes results; part of every configuration identity.
@@ -548,10 +549,10 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
                 raise ScenarioError(f"{prefix}workload.{key}: only meaningful when workload.kind = \"burst\" (kind is {quote_value(w['kind'])})")
     if w.get("settling_cap_s") is not None and w["kind"] != "burst":
         raise ScenarioError(f"{prefix}workload.settling_cap_s: only meaningful when workload.kind = \"burst\" (kind is {quote_value(w['kind'])})")
-    if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst", "periodic", "reporting", "observe"):
-        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous, burst, periodic, reporting or observe "
+    if w["duration_s"] is not None and w["kind"] not in ("continuous", "burst", "periodic", "reporting", "observe", "lwm2m"):
+        raise ScenarioError(f"{prefix}workload.duration_s: only meaningful for continuous, burst, periodic, reporting, observe or lwm2m "
                             f"workloads (kind is {quote_value(w['kind'])})")
-    if w["kind"] in ("periodic", "reporting") and coap["transport"] != "udp":
+    if w["kind"] in ("periodic", "reporting", "lwm2m") and coap["transport"] != "udp":
         raise ScenarioError(f"{prefix}workload.kind: {quote_value(w['kind'])} is a CoAP-over-UDP workload; allowed with "
                             "coap.transport = \"tcp\": continuous, random, burst, firmware")
     if w["kind"] == "reporting":  # 3GPP TR 45.820's mobile autonomous reporting (docs/experiments.md)
@@ -576,6 +577,7 @@ def _cross_check(w: dict[str, Any], coap: dict[str, Any], prefix: str = "") -> N
     if w.get("start_interval_s") and w.get("start", "uniform") != "sequential":
         raise ScenarioError(f"{prefix}workload.start_interval_s: only meaningful when workload.start = \"sequential\" "
                             f"(start is {quote_value(w.get('start', 'uniform'))})")
+    check_lwm2m(w, coap, prefix)
 
 
 def config_id(resolved: dict[str, Any]) -> str:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _core
+from ..analyse.lwm2m import lwm2m_columns
 from ..analyse.stats import summarize
 from ..analyse.timeline import bands as timeline_bands
 from ..describe.capi import algorithm_file, foreign_digests
@@ -117,6 +118,7 @@ class RunResult:
                             if k not in ("client_hops", "client_mean_exchange_s", "node_drops")})
                 row.update({f"cell_{k}": v for k, v in (row.pop("cell", None) or {}).items() if k != "devices_per_level"})
                 row.update({f"security_{k}": v for k, v in (row.pop("security", None) or {}).items()})  # coap.security
+                row.update(lwm2m_columns(row.pop("lwm2m", None)))  # workload.kind = "lwm2m" (docs/model.md)
                 energy = row.pop("energy", None) or {}  # docs/energy.md: networks that record radio states
                 row.update({f"energy_{k}": v for k, v in energy.items() if k != "state_time_s"})
                 row.update({f"energy_state_time_s_{k}": v for k, v in (energy.get("state_time_s") or {}).items()})

@@ -10,6 +10,7 @@ from typing import Any
 from ..analyse.observe import observe_line
 from ..analyse.stats import PERCENTILE_KEYS
 from ..describe.scenario import CELL_KINDS, MESH_KINDS, NETWORK
+from .lwm2m import lwm2m_lines
 
 
 def _f(v: Any, digits: int = 3) -> str:
@@ -86,6 +87,7 @@ def table(summaries: list[dict[str, Any]]) -> str:
                        f" {_f(n['rate_per_s'])} per s per client; {n['rule_con']} sent as CON by the NON rule")
         if s.get("observe"):  # workload.kind = "observe" (docs/model.md "Observe")
             out.append("  " + observe_line(s["observe"]))
+        out.extend(lwm2m_lines(s, "  "))
         out.extend(_group_lines(s.get("groups") or {}))
         out.extend(_mesh_lines(s.get("mesh")))
         out.extend(cell_lines(s.get("cell")))
@@ -223,6 +225,7 @@ def _group_lines(groups: dict[str, dict[str, Any]]) -> list[str]:
             out.append(f"    retransmissions per exchange  {shown}")
         if g.get("observe"):
             out.append("    " + observe_line(g["observe"]))
+        out.extend(lwm2m_lines(g, "    "))
     return out
 
 

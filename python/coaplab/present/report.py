@@ -37,6 +37,7 @@ from ..files import atomic_write, new_dirs_removed_on_error, output_in
 from . import cells, figures
 from . import traces as trace_figures  # a name of its own: "traces" is a common local name here
 from .compare import check_key, report_section
+from .lwm2m import lwm2m_table
 from .page import CSS, esc, figure_html
 
 #: Traces drawn per configuration: the first traced replication's first client (UDP) or the
@@ -289,6 +290,7 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
         body.append(_tcp_table(n, study, cids, keys))
         body.append(_energy_table(n, study, cids, keys, summaries))
         body.append(_observe_table(n, study, cids, keys, summaries))
+        body.append(lwm2m_table(n, study.flat, cids, keys, summaries))
         body.append("</section>")
 
     scenario_keys = {cid: varying(study.configs[c] for c in cids) for _, cids in scen for cid in cids}

@@ -274,6 +274,8 @@ fn udp_clients(
                     exchange,
                     generation,
                 } => timers.push(Reverse((at.nanos(), TIMER, i as u32, exchange, generation))),
+                // Only LwM2M devices' exchanges report their end (never this endpoint's).
+                Action::Ended(..) => {}
             }
         }
     };

@@ -25,6 +25,8 @@ pub enum Action {
         exchange: u32,
         generation: u32,
     },
+    /// An LwM2M uplink ended: its tag, block, and whether answered (`coap::lwm2m::device`).
+    Ended(u8, Option<u32>, bool),
 }
 
 /// One exchange as the client (and the ground-truth metrics) see it. Two cache lines exactly
@@ -58,6 +60,8 @@ pub struct ExchangeRecord {
     /// The request's payload, bytes, when it is not the group's (reports, `crate::reporting`,
     /// at least 20 B); 0: the group's.
     pub payload: u16,
+    /// An LwM2M device's uplink (`crate::coap::lwm2m::Uplink` as `u8`), 0 for the others.
+    pub tag: u8,
 }
 
 impl ExchangeRecord {
@@ -302,7 +306,7 @@ pub struct Client {
     algorithm: Algorithm,
     pub stats: ClientStats,
     rng: Xoshiro256pp,
-    plan: Plan,
+    pub(crate) plan: Plan,
     retired: Retired,
     /// `workload.kind = "reporting"`: the draws of the device's reports.
     pub reports: Option<Reports>,
@@ -463,7 +467,9 @@ impl Client {
             if req.new_batch {
                 self.algorithm.reset();
             }
+            self.next_payload = req.payload.or(self.next_payload);
             self.start_con(now, req.block, msgs, out);
+            self.records.items.back_mut().expect("started").tag = req.tag;
         }
     }
 
@@ -537,6 +543,9 @@ impl Client {
                 self.outstanding -= 1;
                 self.stats.failed += 1;
                 self.stats.last_end = Some(now);
+                if rec.tag != 0 {
+                    out.push(Action::Ended(rec.tag, rec.block, false));
+                }
                 self.record(now, "fail", exchange, None, SampleKind::None);
                 self.retire();
                 self.poll_start(now, msgs, out);
@@ -580,6 +589,9 @@ impl Client {
         rec.generation += 1; // cancels the pending timer
         rec.ended_at = Some(now);
         self.outstanding -= 1;
+        if rec.tag != 0 {
+            out.push(Action::Ended(rec.tag, rec.block, true));
+        }
         self.stats.completed += 1;
         self.stats.exchange_time += now - rec.ex.started;
         self.stats
@@ -682,6 +694,7 @@ impl Client {
             in_flight: 1,
             non: true,
             payload: 0,
+            tag: 0,
         });
         self.stats.non_sent += 1;
         self.stats.non_first.get_or_insert(now);
@@ -721,6 +734,7 @@ impl Client {
             in_flight: 1,
             non: false,
             payload: self.next_payload.unwrap_or(0),
+            tag: 0,
         });
         self.outstanding += 1;
         self.stats.samples.on_start(ex.initial_timer);
@@ -936,6 +950,7 @@ mod probing_tests {
                         exchange,
                         generation,
                     } => timers.push((at, exchange, generation)),
+                    Action::Ended(..) => {}
                 }
             }
             timers.sort();

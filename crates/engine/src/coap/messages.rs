@@ -77,7 +77,7 @@ impl MessageFactory {
             opts[n] = (OBSERVE, OptionValue::Uint(seq));
             n += 1;
         }
-        if p.kind == PacketKind::Request {
+        if matches!(p.kind, PacketKind::Request | PacketKind::ServerRequest) {
             opts[n] = (option::URI_PATH, OptionValue::Bytes(URI_PATH));
             n += 1;
         }
@@ -105,6 +105,8 @@ impl MessageFactory {
             PacketKind::Notification if p.non => (Type::Non, code::CONTENT),
             PacketKind::Notification => (Type::Con, code::CONTENT),
             PacketKind::NotificationAck => (Type::Ack, code::EMPTY),
+            PacketKind::ServerRequest => (Type::Con, code::GET),
+            PacketKind::ServerAck => (Type::Ack, code::CONTENT),
             // A handshake datagram carries no CoAP message (never sized or captured here).
             PacketKind::Handshake { .. } => (Type::Con, code::EMPTY),
         };
@@ -169,6 +171,34 @@ impl MessageFactory {
             ip_bytes: 0,
             request_sent: now,
             non: false,
+        })
+    }
+
+    /// Copy `ordinal` of an LwM2M Server's read (CON GET) to `client`, message id `mid`
+    /// (`coap::lwm2m::requester`).
+    pub fn server_read(&self, client: u32, mid: u16, ordinal: u32, now: Instant) -> Packet {
+        self.sized(Packet {
+            kind: PacketKind::ServerRequest,
+            client,
+            exchange: 0,
+            ordinal,
+            mid,
+            block: None,
+            payload: 0,
+            rexmit_cnt: false,
+            more: false,
+            ip_bytes: 0,
+            request_sent: now,
+            non: false,
+        })
+    }
+
+    /// The device's piggybacked ACK 2.05 to `read`, carrying `payload` bytes.
+    pub fn read_answer(&self, read: &Packet, payload: u32) -> Packet {
+        self.sized(Packet {
+            kind: PacketKind::ServerAck,
+            payload,
+            ..*read
         })
     }
 

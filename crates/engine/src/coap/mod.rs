@@ -3,6 +3,7 @@
 //! RFC 8323 rules on a byte stream; the TCP model itself is `crate::tcp`).
 
 pub mod client;
+pub mod lwm2m;
 pub mod messages;
 pub mod notify;
 pub mod observe;

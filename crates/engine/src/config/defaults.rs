@@ -69,6 +69,29 @@ pub const WORKLOAD_NOTIFICATION_BYTES: u32 = 60;
 /// `workload.max_age_s`: Observe only: the notifications' Max-Age, s.
 /// Source: RFC 7252 §5.10.5 (Max-Age's default, 60 s).
 pub const WORKLOAD_MAX_AGE_S: f64 = 60.0;
+/// `workload.lwm2m_register_bytes`: bytes the LwM2M Register request carries beyond the plain
+/// request. Source: a Register of a device with a Server, a Device and a Firmware Update
+/// object, OMA-TS-LightweightM2M_Core-V1_1 §5.3.1 (Register's parameters as Uri-Query), RFC 6690
+/// §2 (link format), RFC 7252 §3.1 (option headers), carried as payload:
+/// link format `</1/0>,</3/0>,</5/0>` = 7 + 1 + 7 + 1 + 7 = 23 B;
+/// `ep=urn:imei:123456789012345` = 12 + 15 = 27 B + 2 B header (length 27 > 12: one extension
+/// byte) = 29 B; `lt=86400` 8 + 1 = 9 B; `lwm2m=1.1` 9 + 1 = 10 B; `b=UQ` 4 + 1 = 5 B;
+/// 23 + 29 + 9 + 10 + 5 = 76 B.
+pub const WORKLOAD_LWM2M_REGISTER_BYTES: u32 = 76;
+/// `workload.lwm2m_lifetime_s`: the registration's lifetime, s.
+/// Source: OMA-TS-LightweightM2M_Core-V1_1 §5.3.1, Register's `lt` parameter: absent, the server
+/// assumes 86400 s (Leshan `Registration.DEFAULT_LIFETIME_IN_SEC` = 86400L).
+pub const WORKLOAD_LWM2M_LIFETIME_S: f64 = 86_400.0;
+/// `workload.lwm2m_queue_window_s`: how long a queue-mode device stays reachable after an
+/// uplink, s. Source: OMA-TS-LightweightM2M_Transport-V1_1 §6.5 (Queue Mode: MAX_TRANSMIT_WAIT),
+/// RFC 7252 §4.8.2: ACK_TIMEOUT · (2^(MAX_RETRANSMIT + 1) − 1) · ACK_RANDOM_FACTOR
+/// = 2 · 31 · 1.5 = 93 s (Zephyr `CONFIG_LWM2M_QUEUE_MODE_UPTIME` default 93).
+pub const WORKLOAD_LWM2M_QUEUE_WINDOW_S: f64 = 93.0;
+/// `workload.lwm2m_notify_bytes`: payload of a notification and of a read's answer, bytes.
+/// Source: one Float resource (e.g. 3303/0/5700) in LwM2M TLV, OMA-TS-LightweightM2M_Core-V1_1
+/// §7.4.3: type byte 1 + 16-bit identifier 2 + 8-bit length field 1 (8 > 7 does not fit the
+/// type byte's 3 bits) + 8-byte float = 12 B.
+pub const WORKLOAD_LWM2M_NOTIFY_BYTES: u32 = 12;
 /// `workload.block_szx`: Firmware: Block2 size exponent (RFC 7959 §2.2, block = 2^(SZX+4) bytes; 4 = 256 B).
 pub const WORKLOAD_BLOCK_SZX: u8 = 4;
 /// `coap.max_retransmit`: MAX_RETRANSMIT (RFC 7252 default 4; the literature uses 20).

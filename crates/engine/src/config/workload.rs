@@ -13,6 +13,8 @@ use super::defaults;
 /// from 1 day / 2 h / 1 h / 30 min, a Pareto payload of 20-200 B per report, until
 /// `duration_s`), `observe` (RFC 7641: each client registers once and the server notifies it of
 /// every new value of the resource until `duration_s`, docs/model.md "Observe").
+/// `duration_s`), `lwm2m` (OMA LwM2M devices: register, update every lifetime, queue mode,
+/// server reads, notifications and a firmware pull; docs/model.md "LwM2M devices").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkloadKind {
@@ -34,6 +36,10 @@ pub enum WorkloadKind {
     // with a CON at least every `con_every_s`) of every new value of the observed resource,
     // generated every `notify_period_s` or at `notify_rate_per_s`, until `duration_s`.
     Observe,
+    // OMA LwM2M 1.1 devices (`crate::coap::lwm2m`, docs/model.md "LwM2M devices"): each
+    // client registers (CON POST /rd), updates its registration every lifetime, answers the
+    // server's reads, sends notifications and pulls firmware by Block2, until `duration_s`.
+    Lwm2m,
 }
 
 pub use crate::coap::notify::NotifyMode;
@@ -178,4 +184,60 @@ pub struct WorkloadConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1.0, max = 4294967295.0))]
     pub max_age_s: Option<f64>,
+    // ---- `lwm2m` only (docs/model.md "LwM2M devices"); every key is refused by other kinds.
+    /// LwM2M: bytes the Register request carries beyond the plain request (its Uri-Query
+    /// options and RFC 6690 link-format payload), bytes; absent = 76
+    /// (`defaults::WORKLOAD_LWM2M_REGISTER_BYTES`, the arithmetic is there).
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 1200))]
+    pub lwm2m_register_bytes: Option<u32>,
+    /// LwM2M: the registration's lifetime, s (Server object resource 1/x/1); the device
+    /// updates it `lifetime − 93 s` after the last reply (Wakaama `registration_step`);
+    /// absent = 86400 (OMA-TS-LightweightM2M_Core-V1_1 §5.3.1, Register's `lt` default).
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1.0, max = 1e7))]
+    pub lwm2m_lifetime_s: Option<f64>,
+    /// LwM2M: queue mode (binding `UQ`): the device is reachable only for
+    /// `lwm2m_queue_window_s` after each of its uplinks; absent = false.
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lwm2m_queue_mode: Option<bool>,
+    /// LwM2M with queue mode: how long the device stays reachable after an uplink, s; absent
+    /// = MAX_TRANSMIT_WAIT, 93 s (OMA-TS-LightweightM2M_Transport-V1_1 §6.5, RFC 7252 §4.8.2).
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.001, max = 1e6))]
+    pub lwm2m_queue_window_s: Option<f64>,
+    /// LwM2M: the server's reads (CON GET to the device) per device per day, a Poisson
+    /// process; absent = none.
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1e6))]
+    pub lwm2m_reads_per_day: Option<f64>,
+    /// LwM2M: the server observes one resource; the device notifies (CON) every this many
+    /// seconds; absent = no observation.
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.001, max = 1e7))]
+    pub lwm2m_notify_period_s: Option<f64>,
+    /// LwM2M: payload of a notification and of a read's answer, bytes; absent = 12
+    /// (`defaults::WORKLOAD_LWM2M_NOTIFY_BYTES`: one Float resource in LwM2M TLV).
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 1200))]
+    pub lwm2m_notify_bytes: Option<u32>,
+    /// LwM2M: the firmware image the device pulls by Block2 (`block_szx`), bytes; absent =
+    /// no firmware pull.
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 10000000000u64))]
+    pub lwm2m_firmware_bytes: Option<u64>,
+    /// LwM2M with `lwm2m_firmware_bytes`: when the pull starts, s (not before the device is
+    /// registered); absent = 0 (right after registration).
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1e7))]
+    pub lwm2m_firmware_at_s: Option<f64>,
 }

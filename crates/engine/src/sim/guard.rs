@@ -199,6 +199,24 @@ fn population(w: &WorkloadConfig, retries: u64, wait_s: f64, net: &NetTerms) -> 
                 (values.ceil() as u64 + 2).saturating_mul(16),
             )]
         }
+        // LwM2M: its updates, notifications, reads (twice the Poisson mean), firmware blocks
+        // and a registration sequence's 5 attempts, ×16 as for `periodic`.
+        WorkloadKind::Lwm2m => {
+            let d = w.duration_s.unwrap_or(0.0).max(0.0);
+            let p = crate::coap::lwm2m::Params::of(w, 0);
+            let updates = d / p.update_interval().secs_f64().max(1e-3);
+            let notes = w.lwm2m_notify_period_s.map_or(0.0, |t| d / t.max(1e-3));
+            let reads = 2.0 * d / 86_400.0 * p.reads_per_day;
+            let block = f64::from(1u32 << (u32::from(w.block_szx.min(6)) + 4));
+            let blocks = w
+                .lwm2m_firmware_bytes
+                .map_or(0.0, |b| (b as f64 / block).ceil());
+            let units = updates + notes + reads + blocks + 7.0;
+            vec![(
+                u64::from(w.clients),
+                (units.ceil() as u64).saturating_mul(16),
+            )]
+        }
         WorkloadKind::Periodic => {
             let d = w.duration_s.unwrap_or(0.0).max(0.0);
             let period = w.period_s.unwrap_or(1.0).max(1e-3);

@@ -27,6 +27,8 @@ pub enum Stream {
     Notifier(u32),
     /// One observed resource's values (a Poisson process's gaps, `coap::observe`).
     Values(u32),
+    /// One LwM2M device's server reads: arrivals and retransmission dithering (`coap::lwm2m`).
+    Lwm2m(u32),
 }
 
 impl Stream {
@@ -45,6 +47,7 @@ impl Stream {
             Stream::Report(i) => [11, u64::from(i)],
             Stream::Notifier(i) => [12, u64::from(i)],
             Stream::Values(i) => [13, u64::from(i)],
+            Stream::Lwm2m(i) => [14, u64::from(i)],
         }
     }
 }

@@ -28,7 +28,10 @@ impl World {
                         .with_message(p, |m| m.encode(&mut payload));
                     let client = (client_addr(p.client), CLIENT_PORT);
                     let server = (SERVER_ADDR, COAP_PORT);
-                    let up = matches!(p.kind, PacketKind::Request | PacketKind::NotificationAck);
+                    let up = matches!(
+                        p.kind,
+                        PacketKind::Request | PacketKind::NotificationAck | PacketKind::ServerAck
+                    );
                     let (src, dst) = if up {
                         (client, server)
                     } else {

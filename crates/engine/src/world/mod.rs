@@ -9,6 +9,8 @@
 
 pub(crate) mod capture;
 mod energy;
+mod lwm2m_app;
+mod lwm2m_state;
 pub(crate) mod mesh;
 mod observe_app;
 pub(crate) mod results;

@@ -198,6 +198,12 @@ impl World {
                     exchange: exchange(!g.tcp, s),
                     tcp: s.tcp,
                     observe: self.observe_result(g.first..g.first + g.count),
+                    lwm2m: (!g.tcp)
+                        .then(|| {
+                            let ids = g.first..g.first + g.count;
+                            self.udp.lwm2m_counters(ids.map(|id| self.udp_local(id)))
+                        })
+                        .flatten(),
                 })
                 .collect()
         };
@@ -284,6 +290,7 @@ impl World {
             energy: self.energy_result(completed_total),
             non: self.non_result(),
             security: self.security_result(completed_total),
+            lwm2m: self.udp.lwm2m_counters(0..self.udp.clients.len()),
             timeseries: trace
                 .then(|| self.sh.net.time_series())
                 .filter(|s| !s.is_empty()),

@@ -25,6 +25,11 @@ pub(crate) enum UdpEvent {
     Exception(u32),
     /// A DTLS client's (local index) handshake retransmission timer (`coap::security`).
     SecurityTimer { client: u32, generation: u32 },
+    /// An LwM2M device's (local index) or its server's event (`world::lwm2m_app`).
+    Lwm2m {
+        client: u32,
+        what: crate::coap::lwm2m::Event,
+    },
     /// `workload.kind = "observe"`'s events (`observe_app`).
     Observe(ObserveEvent),
 }

@@ -43,6 +43,8 @@ pub(crate) struct UdpApp {
     pub(crate) sec: super::secured::Secured,
     /// `workload.kind = "observe"`: per local client, its observation (`observe_app`).
     pub(crate) observe: Vec<Option<Box<crate::coap::observe::Observation>>>,
+    /// `workload.kind = "lwm2m"`: the devices and the server's requester (`lwm2m_app`).
+    pub(crate) lwm2m: super::lwm2m_state::Lwm2mState,
 }
 
 impl UdpApp {
@@ -58,6 +60,7 @@ impl UdpApp {
             actions: Vec::with_capacity(8),
             sec: Default::default(),
             observe: Vec::new(),
+            lwm2m: Default::default(),
         }
     }
 
@@ -98,7 +101,9 @@ impl UdpApp {
         }
         let security = super::secured::GroupSecurity::new(cfg, g, label)?;
         let observe = crate::config::observe::check(w, &g.coap, label)?;
-        let msgs = MessageFactory {
+        let lwm2m = w.kind == WorkloadKind::Lwm2m;
+        super::lwm2m_state::check(g, label)?;
+        let mut msgs = MessageFactory {
             // A whole IPv6 packet of `request_bytes`: 40 (IPv6) + 8 (UDP) + 12 (CoAP header
             // and Uri-Path) + 1 (payload marker) + payload.
             request_payload: w.request_bytes.map_or(0, |b| b.saturating_sub(61)),
@@ -115,14 +120,18 @@ impl UdpApp {
                     .then_some(o.max_age_s as u32)
             }),
         };
-        let largest = msgs.response(&msgs.request(
-            0,
-            0,
-            1,
-            0,
-            (w.kind == WorkloadKind::Firmware).then_some(0),
-            Instant::ZERO,
-        ));
+        if lwm2m {
+            // The device's uplinks carry their own payloads; the server's ACKs none (2.01 /
+            // 2.04, docs/model.md "LwM2M devices"); firmware blocks come from the image.
+            (msgs.response_bytes, msgs.request_payload) = (0, 0);
+            msgs.resource_bytes = w.lwm2m_firmware_bytes.unwrap_or(1);
+        }
+        let blockwise = w.kind == WorkloadKind::Firmware || w.lwm2m_firmware_bytes.is_some();
+        let largest =
+            msgs.response(&msgs.request(0, 0, 1, 0, blockwise.then_some(0), Instant::ZERO));
+        if lwm2m {
+            super::lwm2m_state::check_mtu(w, &msgs, l.mtu)?;
+        }
         let reporting = w.kind == WorkloadKind::Reporting;
         if reporting {
             if w.request_bytes.is_some() {
@@ -217,6 +226,7 @@ impl UdpApp {
             total: msgs.blocks(),
         };
         let (setups, _background) = client_setups(w, firmware, start_rng);
+        let msgs_blocks = msgs.blocks();
         let group = self.groups.len() as u16;
         self.groups.push(UdpGroup { msgs });
         self.sec.add_group(security, setups.len());
@@ -251,7 +261,7 @@ impl UdpApp {
                 )));
             }
             client.probing = g.coap.probing_rate_bps.map(|r| Box::new(Probing::new(r)));
-                        self.observe.resize_with(local as usize, || None);
+            self.observe.resize_with(local as usize, || None);
             self.observe.push(observe.as_ref().map(|p| {
                 let msgs = &self.groups[group as usize].msgs;
                 let non = msgs.notification(
@@ -304,6 +314,11 @@ impl UdpApp {
                     exceptions_per_day: per_day,
                 });
             }
+            if lwm2m {
+                let params = crate::coap::lwm2m::Params::of(w, msgs_blocks);
+                let rng = stream(at.seed, at.replication, Stream::Lwm2m(id));
+                self.lwm2m_add(local, params, rng);
+            }
             self.clients.push(client);
         }
         Ok(count)
@@ -316,11 +331,13 @@ impl UdpApp {
             }
             UdpEvent::Tick(c) => self.tick(now, c, sh),
             UdpEvent::Exception(c) => self.exception(now, c, sh),
+            UdpEvent::ClientStart(c) if self.is_lwm2m(c) => self.lwm2m_start(now, c, sh),
             UdpEvent::ClientStart(c) => {
                 self.gate(now, c, Deferred::Start, sh);
                 self.observe_started(now, c, sh);
             }
             UdpEvent::Observe(e) => self.observe_event(now, e, sh),
+            UdpEvent::Lwm2m { client, what } => self.lwm2m_event(now, client, what, sh),
             UdpEvent::SecurityTimer { client, generation } => {
                 self.security_timer(now, client, generation, sh)
             }
@@ -389,6 +406,11 @@ impl UdpApp {
     pub fn deliver(&mut self, now: Instant, id: PacketId, p: Packet, sh: &mut Shared) {
         match p.kind {
             PacketKind::Request => self.on_request_at_server(now, id, p, sh),
+            PacketKind::ServerRequest => self.lwm2m_read_at_device(now, id, p, sh),
+            PacketKind::ServerAck => {
+                sh.net.packets.remove(id);
+                self.lwm2m_answer_at_server(now, p, sh);
+            }
             PacketKind::Handshake {
                 resume,
                 flight,
@@ -435,7 +457,8 @@ impl UdpApp {
     /// A packet of this transport was dropped in the network.
     pub fn on_dropped(&mut self, p: &Packet) {
         // A lost handshake datagram is the DTLS timer's business; a lost notification or ACK
-        // the notifier's (`coap::observe`).
+        // the notifier's (`coap::observe`); a lost LwM2M read or answer the server's
+        // requester's (`lwm2m_app`).
         if !matches!(p.kind, PacketKind::Request | PacketKind::Response) {
             return;
         }
@@ -462,6 +485,7 @@ impl UdpApp {
         *sh.net.packets.get_mut(id) = NetPacket::udp(resp);
         sh.net
             .resend(now, id, self.routes[c as usize][1], &mut sh.queue);
+        self.lwm2m_uplink_at_server(now, c, sh);
     }
 
     pub(super) fn apply_actions(&mut self, now: Instant, client: u32, sh: &mut Shared) {
@@ -474,6 +498,7 @@ impl UdpApp {
                         .protection
                         .overhead(true, p.exchange);
                     self.sec.on_send(now, client, overhead);
+                    self.lwm2m_sent(now, client);
                     if let Some(cap) = sh.capture.as_mut() {
                         cap.push((now, crate::packet::AppPacket::Udp(p)));
                     }
@@ -486,6 +511,7 @@ impl UdpApp {
                         self.clients[client as usize].on_packet_gone(p.exchange);
                     }
                 }
+                Action::Ended(tag, block, ok) => self.lwm2m_ended(tag, block, ok),
                 Action::ArmTimer {
                     at,
                     exchange,
@@ -503,5 +529,8 @@ impl UdpApp {
             }
         }
         self.actions.clear();
+        if !self.lwm2m_idle() {
+            self.lwm2m_flush_ended(now, client, sh);
+        }
     }
 }

@@ -199,12 +199,11 @@ impl TcpApp {
         } else {
             w.response_bytes
         };
-        if matches!(w.kind, WorkloadKind::Periodic | WorkloadKind::Reporting) {
-            let kind = if w.kind == WorkloadKind::Periodic {
-                "periodic"
-            } else {
-                "reporting"
-            };
+        if matches!(
+            w.kind,
+            WorkloadKind::Periodic | WorkloadKind::Reporting | WorkloadKind::Lwm2m
+        ) {
+            let kind = format!("{:?}", w.kind).to_lowercase();
             return Err(Error::key(
                 label("workload.kind"),
                 format!("'{kind}' is a CoAP-over-UDP workload; allowed with transport tcp: continuous, random, burst, firmware"),
@@ -604,7 +603,8 @@ impl TcpApp {
             Plan::Until { .. }
             | Plan::Blocks { .. }
             | Plan::Periodic { .. }
-            | Plan::Observe { .. } => client.stats.failed += 1,
+            | Plan::Observe { .. }
+            | Plan::Lwm2m { .. } => client.stats.failed += 1,
         }
         client.finished = true;
         if !client.random && !client.in_burst && !client.up {
