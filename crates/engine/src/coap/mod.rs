@@ -6,6 +6,7 @@ pub mod client;
 pub mod messages;
 pub mod over_tcp;
 pub mod probing;
+pub mod qblock;
 pub mod security;
 pub mod server;
 pub mod signaling;
