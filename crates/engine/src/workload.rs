@@ -206,7 +206,7 @@ pub fn client_setups(
                     min: w.batch[0],
                     max: w.batch[1],
                 },
-                WorkloadKind::Firmware => firmware.clone(),
+                WorkloadKind::Firmware | WorkloadKind::Upload => firmware.clone(),
                 // `reporting`: the interval is drawn below.
                 WorkloadKind::Periodic | WorkloadKind::Reporting => Plan::Periodic {
                     pending: false,

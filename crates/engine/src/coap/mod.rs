@@ -7,6 +7,7 @@ pub mod messages;
 pub mod over_tcp;
 pub mod probing;
 pub mod qblock;
+pub mod qblock_wire;
 pub mod security;
 pub mod server;
 pub mod signaling;
