@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .qblock import summarize_qblock
 from .quantile import percentile
 from .replstats import replication_stats
 
@@ -132,6 +133,9 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
         sent, delivered = sum(n["sent"] for n in non), sum(n["delivered"] for n in non)
         out["non"] = {"sent": sent, "delivered": delivered, "delivery_ratio": delivered / sent if sent else None,
                       "rate_per_s": _mean([n["rate_per_s"] for n in non]), "rule_con": sum(n["rule_con"] for n in non)}
+    qblock = summarize_qblock(runs)
+    if qblock is not None:  # only Q-Block transfers (docs/model.md "Q-Block")
+        out["qblock"] = qblock
     mesh = summarize_mesh(runs)
     if mesh is not None:  # only runs on a multi-hop radio network (docs/networks.md)
         out["mesh"] = mesh

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..analyse.stats import PERCENTILE_KEYS
 from ..describe.scenario import CELL_KINDS, MESH_KINDS, NETWORK
+from .qblock import qblock_lines
 
 
 def _f(v: Any, digits: int = 3) -> str:
@@ -83,6 +84,7 @@ def table(summaries: list[dict[str, Any]]) -> str:
             n = s["non"]
             out.append(f"  NON: {n['sent']} sent, {n['delivered']} answered (delivery ratio {_f(n['delivery_ratio'])}),"
                        f" {_f(n['rate_per_s'])} per s per client; {n['rule_con']} sent as CON by the NON rule")
+        out.extend(qblock_lines(s.get("qblock")))
         out.extend(_group_lines(s.get("groups") or {}))
         out.extend(_mesh_lines(s.get("mesh")))
         out.extend(cell_lines(s.get("cell")))

@@ -89,6 +89,8 @@ pub struct Sender {
     probes: u32,
     /// A word from the receiver since the last set.
     heard: bool,
+    /// The last word from the receiver (or the start).
+    last_word: Instant,
     /// Q-Block1: with every block sent and no final 2.04, send the last block again (the
     /// server's 4.08 or 2.04 follows it). Q-Block2: the client drives recovery, the server
     /// just stops.
@@ -107,6 +109,7 @@ impl Sender {
             due: None,
             probes: 0,
             heard: false,
+            last_word: Instant::ZERO,
             finished: false,
         }
     }
@@ -115,6 +118,7 @@ impl Sender {
     /// start).
     pub fn start(&mut self, now: Instant, out: &mut Vec<SendAction>) {
         self.heard = true;
+        self.last_word = now;
         self.send_set(now, out);
     }
 
@@ -148,8 +152,9 @@ impl Sender {
 
     /// A timer armed by [`SendAction::Arm`] fired. Blocks left: the next set (the pause is
     /// over without a Continue, as libcoap's `coap_block_check_q_block1_xmit`). All sent and no
-    /// final word: the last block again (a tail probe, the pause doubled each time), and after
-    /// NON_MAX_RETRANSMIT probes the transfer fails.
+    /// final word: the last block again (a tail probe, the pause doubled each time); after
+    /// NON_MAX_RETRANSMIT probes it waits quietly, and the transfer fails NON_PARTIAL_TIMEOUT
+    /// after the receiver's last word (as long as a receiver keeps a partial body, §7.2).
     pub fn on_timer(&mut self, now: Instant, out: &mut Vec<SendAction>) {
         if self.finished || self.due.is_none_or(|d| now < d) {
             return;
@@ -160,8 +165,13 @@ impl Sender {
         } else if !self.probe_tail {
             // Q-Block2: every block is out; the client asks for what it misses.
         } else if self.probes >= self.p.non_max_retransmit {
-            self.finished = true;
-            out.push(SendAction::Failed);
+            let give_up = self.last_word + self.p.non_partial_timeout;
+            if now >= give_up {
+                self.finished = true;
+                out.push(SendAction::Failed);
+            } else {
+                self.arm(give_up, out);
+            }
         } else {
             self.probes += 1;
             out.push(SendAction::Block {
@@ -176,6 +186,7 @@ impl Sender {
     /// Q-Block2: a GET for the next block): the pause is cut short (RFC 9177 §7.2).
     pub fn on_continue(&mut self, now: Instant, next: u32, out: &mut Vec<SendAction>) {
         self.heard = true;
+        self.last_word = now;
         self.probes = 0;
         if self.finished || next != self.next || self.next >= self.total {
             return;
@@ -185,8 +196,9 @@ impl Sender {
 
     /// The receiver lists missing blocks (Q-Block1: 4.08; Q-Block2: a GET with their Q-Block2
     /// options): they are sent again at once; the set timer runs on.
-    pub fn on_recovery(&mut self, missing: &[u32], out: &mut Vec<SendAction>) {
+    pub fn on_recovery(&mut self, now: Instant, missing: &[u32], out: &mut Vec<SendAction>) {
         self.heard = true;
+        self.last_word = now;
         self.probes = 0;
         if self.finished {
             return;
@@ -257,6 +269,11 @@ impl Receiver {
 
     fn total(&self) -> u32 {
         self.got.len() as u32
+    }
+
+    /// Whether every block is in.
+    pub fn complete(&self) -> bool {
+        self.count == self.total()
     }
 
     fn arm(&mut self, out: &mut Vec<RecvAction>) {

@@ -84,7 +84,7 @@ fn qblock2_two_blocks_lost_and_recovered_timer_by_timer() {
     );
     // t = 6.3: the server re-sends exactly those.
     assert_eq!(
-        acts(|o| server.on_recovery(&[3, 7], o)),
+        acts(|o| server.on_recovery(t(6300), &[3, 7], o)),
         vec![again(3), again(7)]
     );
     // t = 6.4: block 3 (re-armed at 6.4 + 4 = 10.4 s), then block 7 completes the body.
@@ -168,7 +168,10 @@ fn qblock1_lost_block_recovered_by_a_408() {
         vec![RecvAction::Recover(vec![5]), RecvAction::Arm(t(14100))]
     );
     // t = 6.2: the client re-sends 5; t = 6.3: the body is complete (the server's 2.04).
-    assert_eq!(acts(|o| client.on_recovery(&[5], o)), vec![again(5)]);
+    assert_eq!(
+        acts(|o| client.on_recovery(t(6200), &[5], o)),
+        vec![again(5)]
+    );
     assert_eq!(
         acts(|o| assert!(server.on_block(t(6300), 5, o))),
         vec![RecvAction::Complete]
@@ -244,7 +247,7 @@ fn a_silent_receiver_makes_probing_rate_stretch_the_pause() {
         Some(&SendAction::Arm(t(2000 + 247_000 + 247_000)))
     );
     // A word from the receiver (a 4.08) resets it: after it, the next pause is 2 s.
-    s.on_recovery(&[1], &mut Vec::new());
+    s.on_recovery(t(20_000), &[1], &mut Vec::new());
     assert_eq!(
         acts(|o| s.on_timer(t(32000), o)).last(),
         Some(&SendAction::Arm(t(34000)))
@@ -274,7 +277,8 @@ fn missing_lists_follow_libcoap() {
 #[test]
 fn q_block1_sender_gives_up_after_non_max_retransmit_tail_probes() {
     // One block; the receiver never answers. Probes at 2, 2 + 4 = 6, 6 + 8 = 14,
-    // 14 + 16 = 30 s; the timer after the 4th probe, 30 + 32 = 62 s, fails the transfer.
+    // 14 + 16 = 30 s; the timer after the 4th probe, 30 + 32 = 62 s, waits quietly until
+    // NON_PARTIAL_TIMEOUT after the start (the receiver's last word): 0 + 247 s, then fails.
     let mut s = Sender::new(Params::default(), 1, 300, true);
     s.start(t(0), &mut Vec::new());
     let mut at = 2000;
@@ -286,5 +290,13 @@ fn q_block1_sender_gives_up_after_non_max_retransmit_tail_probes() {
         at += wait;
     }
     assert_eq!(at, 62_000);
-    assert_eq!(acts(|o| s.on_timer(t(at), o)), vec![SendAction::Failed]);
+    assert_eq!(
+        acts(|o| s.on_timer(t(at), o)),
+        vec![SendAction::Arm(t(247_000))]
+    );
+    assert!(acts(|o| s.on_timer(t(246_999), o)).is_empty());
+    assert_eq!(
+        acts(|o| s.on_timer(t(247_000), o)),
+        vec![SendAction::Failed]
+    );
 }

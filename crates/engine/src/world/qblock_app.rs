@@ -366,21 +366,24 @@ impl QBlockApp {
         let q = &mut self.clients[c as usize];
         let upload = q.body.upload;
         match p.msg {
-            // Q-Block2: the server starts sending.
+            // Q-Block2: the server starts sending (a repeated GET: its first copy's blocks
+            // were all lost, the first set again).
             QMsg::Request => {
-                if q.sender.is_none() {
-                    let size = q.body.ip_bytes(QMsg::Block { n: 0, again: false }, &[]);
-                    let mut s = Sender::new(q.params, q.body.blocks(), size, false);
-                    s.start(now, &mut self.send_out);
-                    q.sender = Some(s);
-                } else if let Some(s) = q.sender.as_mut() {
-                    // A repeated request (its first copy's blocks all lost): the first set again.
+                if !self.start_server_sender(now, c) {
+                    let q = &mut self.clients[c as usize];
                     let first: Vec<u32> = (0..q.params.max_payloads.min(q.body.blocks())).collect();
-                    s.on_recovery(&first, &mut self.send_out);
+                    if let Some(s) = q.sender.as_mut() {
+                        s.on_recovery(now, &first, &mut self.send_out);
+                    }
                 }
                 self.apply_sender(now, c, sh);
             }
             QMsg::Block { n, .. } => {
+                if upload && q.receiver.as_ref().is_some_and(|r| r.complete()) {
+                    // A block of a body the server already has: its 2.04 was lost; again.
+                    self.send(now, c, QMsg::Final, false, sh);
+                    return;
+                }
                 if q.receiver.is_none() {
                     // Q-Block1: the server's receiver starts with the first block it sees.
                     q.receiver = Some(Receiver::new(
@@ -397,15 +400,18 @@ impl QBlockApp {
                 self.apply_receiver(now, c, sh);
             }
             QMsg::Continue(n) => {
-                if let Some(s) = q.sender.as_mut() {
+                // Q-Block2 with the GET lost: the first request the server sees starts it.
+                let started = !upload && self.start_server_sender(now, c);
+                if let (false, Some(s)) = (started, self.clients[c as usize].sender.as_mut()) {
                     s.on_continue(now, n, &mut self.send_out);
                 }
                 self.apply_sender(now, c, sh);
             }
             QMsg::Recover { list } => {
                 let missing = std::mem::take(&mut self.lists[list as usize]);
-                if let Some(s) = q.sender.as_mut() {
-                    s.on_recovery(&missing, &mut self.send_out);
+                let started = !upload && self.start_server_sender(now, c);
+                if let (false, Some(s)) = (started, self.clients[c as usize].sender.as_mut()) {
+                    s.on_recovery(now, &missing, &mut self.send_out);
                 }
                 self.apply_sender(now, c, sh);
             }
@@ -417,6 +423,20 @@ impl QBlockApp {
                 self.end(now, c, true);
             }
         }
+    }
+
+    /// Q-Block2: the server's sender starts with the first request it gets from client `c`,
+    /// sending the first set; returns whether it started now.
+    fn start_server_sender(&mut self, now: Instant, c: u32) -> bool {
+        let q = &mut self.clients[c as usize];
+        if q.sender.is_some() {
+            return false;
+        }
+        let size = q.body.ip_bytes(QMsg::Block { n: 0, again: false }, &[]);
+        let mut s = Sender::new(q.params, q.body.blocks(), size, false);
+        s.start(now, &mut self.send_out);
+        q.sender = Some(s);
+        true
     }
 
     /// A Q-Block message was dropped in the network: its recovery list is freed.
