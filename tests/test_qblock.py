@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "coaplab.cli", *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", "coaplab.cli", *args], capture_output=True, text=True, timeout=600, check=False)
 
 
 @pytest.mark.parametrize("example, direction", [("qblock-firmware", "firmware"), ("qblock-upload", "upload")])

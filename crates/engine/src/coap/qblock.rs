@@ -301,7 +301,7 @@ impl Receiver {
         // The MAX_PAYLOADS'th block of a set with the whole body up to it in: ask for the next
         // set (RFC 9177 §7.2; libcoap's `check_all_blocks_in_for_payload_set`).
         let m = self.p.max_payloads;
-        if (n + 1) % m == 0 && self.got[..=n as usize].iter().all(|&b| b) {
+        if (n + 1).is_multiple_of(m) && self.got[..=n as usize].iter().all(|&b| b) {
             out.push(RecvAction::Continue(n + 1));
         }
         self.arm(out);

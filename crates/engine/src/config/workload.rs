@@ -7,12 +7,12 @@ use super::defaults;
 
 /// What the clients do: `continuous` (back-to-back requests), `random` (batches at random
 /// times), `burst` (continuous background clients plus a burst of clients at `burst_at_s`),
-/// `firmware` (a Block2 transfer of `resource_bytes`), `upload` (a Q-Block1 transfer of
-/// `resource_bytes` from the client), `periodic` (a request every
+/// `firmware` (a Block2 transfer of `resource_bytes`), `periodic` (a request every
 /// `period_s`, dropped at the application while NSTART exchanges are outstanding),
 /// `reporting` (3GPP TR 45.820's mobile autonomous reporting: an interval per device drawn
 /// from 1 day / 2 h / 1 h / 30 min, a Pareto payload of 20-200 B per report, until
-/// `duration_s`).
+/// `duration_s`), `upload` (an RFC 9177 Q-Block1 transfer of `resource_bytes` from the
+/// client).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkloadKind {
@@ -24,14 +24,14 @@ pub enum WorkloadKind {
     // Each client creates a request every `period_s` (random phase) until `duration_s`; a
     // request created while NSTART exchanges are outstanding is dropped and counted.
     Periodic,
-    // Each client uploads a body of `resource_bytes` in blocks of `block_szx` (RFC 9177
-    // Q-Block1; needs `coap.block_mode = "q-block"`, docs/model.md "Q-Block").
-    Upload,
     // 3GPP TR 45.820's mobile autonomous reporting (`crate::reporting`): each device reports
     // at an interval drawn once (1 day / 2 h / 1 h / 30 min, 40 / 40 / 15 / 5 %), first at a
     // random phase, with a Pareto payload (20-200 B), until `duration_s`; plus exception
     // reports of 20 B at `exception_reports_per_day`.
     Reporting,
+    // Each client uploads a body of `resource_bytes` in blocks of `block_szx` (RFC 9177
+    // Q-Block1; needs `coap.block_mode = "q-block"`, docs/model.md "Q-Block").
+    Upload,
 }
 
 /// How clients start (docs/model.md): all within one spread, or launched one after another.
