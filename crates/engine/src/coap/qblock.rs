@@ -5,7 +5,7 @@
 //! reads a clock nor owns a socket. The same two machines serve Q-Block2 (the server sends, the
 //! client receives and recovers with a GET listing the missing blocks, RFC 9177 §4.4) and
 //! Q-Block1 (the client sends, the server receives and recovers with a 4.08 Request Entity
-//! Incomplete listing them, §3.3/§4.3/§5).
+//! Incomplete listing them, §4.3, §5).
 
 use coaplab_cc::{Duration, Instant};
 

@@ -1,7 +1,9 @@
-//! Replays of RFC 9177's message flows through the state machines (§10.2 Q-Block1, §10.3
-//! Q-Block2), with the §7.2 defaults: MAX_PAYLOADS 10, NON_TIMEOUT 2 s, NON_RECEIVE_TIMEOUT
-//! 4 s, NON_MAX_RETRANSMIT 4. Every time below is computed by hand in the comments; the
-//! one-way delay is 0.1 s and serialization is left out.
+//! Replays, through the state machines, of message flows modelled on RFC 9177's examples with
+//! NON messages (§10.2 Q-Block1, §10.3 Q-Block2: sets of MAX_PAYLOADS, lost payloads, their
+//! recovery), with the §7.2 defaults: MAX_PAYLOADS 10, NON_TIMEOUT 2 s, NON_RECEIVE_TIMEOUT
+//! 4 s, NON_MAX_RETRANSMIT 4, and libcoap's timer rules (`coap_block_check_lg_crcv_timeouts`,
+//! `coap_block_check_lg_srcv_timeouts`). Every time below is computed by hand in the comments;
+//! the one-way delay is 0.1 s and serialization is left out.
 
 use super::*;
 
@@ -39,7 +41,7 @@ fn parameters_are_the_rfc_9177_defaults() {
 }
 
 /// Q-Block2 body of 15 blocks, blocks 3 and 7 lost and recovered, timer by timer (the flow of
-/// RFC 9177 §10.3.3 "Handling Recovery": a set with lost payloads, NON_RECEIVE_TIMEOUT, a GET
+/// RFC 9177 §10.3's Q-Block2 recovery examples: a set with lost payloads, NON_RECEIVE_TIMEOUT, a GET
 /// listing the missing blocks, the server sending them).
 #[test]
 fn qblock2_two_blocks_lost_and_recovered_timer_by_timer() {
@@ -97,8 +99,8 @@ fn qblock2_two_blocks_lost_and_recovered_timer_by_timer() {
     assert!(!acts(|o| assert!(!client.on_block(t(7000), 3, o))).contains(&RecvAction::Complete));
 }
 
-/// Q-Block2 whose recovery requests are all lost (RFC 9177 §10.3.4 "Handling Recovery with
-/// Failure"): the waits double, 4, 8, 16, 32 s, and after NON_MAX_RETRANSMIT = 4 requests the
+/// Q-Block2 whose recovery requests are all lost (RFC 9177 §10.3's Q-Block2 examples
+/// with the recovery failing): the waits double, 4, 8, 16, 32 s, and after NON_MAX_RETRANSMIT = 4 requests the
 /// next expiry, 64 s later, drops the body.
 #[test]
 fn qblock2_unanswered_recovery_doubles_then_fails() {
@@ -128,8 +130,8 @@ fn qblock2_unanswered_recovery_doubles_then_fails() {
     assert!(client.finished);
 }
 
-/// Q-Block1 body of 12 blocks, block 5 lost, recovered by a 4.08 listing it (RFC 9177 §10.2.3
-/// "Handling Recovery").
+/// Q-Block1 body of 12 blocks, block 5 lost, recovered by a 4.08 listing it (RFC 9177 §10.2's
+/// Q-Block1 recovery examples).
 #[test]
 fn qblock1_lost_block_recovered_by_a_408() {
     let p = Params::default();
@@ -180,7 +182,7 @@ fn qblock1_lost_block_recovered_by_a_408() {
     assert!(acts(|o| client.on_timer(t(8000), o)).is_empty());
 }
 
-/// Q-Block1 without loss over two sets (RFC 9177 §10.2.2 "Handling MAX_PAYLOADS Limits"): the
+/// Q-Block1 without loss over two sets (RFC 9177 §10.2's MAX_PAYLOADS example): the
 /// server's 2.31 for the tenth block cuts the client's NON_TIMEOUT pause short.
 #[test]
 fn qblock1_continue_cuts_the_pause_short() {

@@ -106,7 +106,7 @@ impl QBlockApp {
         if g.coap.transport != Transport::Udp {
             return Err(Error::key(
                 label("coap.block_mode"),
-                "\"q-block\" is CoAP over UDP only (RFC 9177 §4.1: reliable transports use Block1/Block2); set coap.transport = \"udp\"",
+                "\"q-block\" is modelled for CoAP over UDP only; set coap.transport = \"udp\"",
             ));
         }
         if g.coap.security != Security::None {
