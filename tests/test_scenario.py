@@ -70,7 +70,7 @@ def test_custom_error_table_accepted():
 @pytest.mark.parametrize(
     "sweep, fragment",
     [
-        ({"coap.nstrat": [1]}, "sweep.coap.nstrat: unknown key (did you mean \"coap.nstart\"?); closest of the 14 keys of [coap]: coap.nstart"),
+        ({"coap.nstrat": [1]}, "sweep.coap.nstrat: unknown key (did you mean \"coap.nstart\"?); closest of the 18 keys of [coap]: coap.nstart"),
         ({"coap.cc": []}, "sweep.coap.cc: [] is not allowed; expected a non-empty list"),
         ({"coap.cc": "cocoa"}, 'sweep.coap.cc: "cocoa" is not allowed; expected a non-empty list'),
         ({"coap.cc": ["cocoa", "nope"]}, 'coap.cc: "nope" is not a UDP algorithm'),

@@ -50,7 +50,7 @@ def test_defaults_and_allowed_values_come_from_the_engine():
     assert sc.UDP_ALGORITHMS == tuple(_core.algorithms())
     assert sc.TCP_CONTROLLERS == tuple(_core.tcp_controllers())
     assert sc.TCP_CONTROLLERS[:3] == ("newreno", "bbr", "cubic")
-    assert sc.WORKLOAD_KINDS == ("continuous", "random", "burst", "firmware", "periodic", "reporting", "observe", "lwm2m")
+    assert sc.WORKLOAD_KINDS == ("continuous", "random", "burst", "firmware", "periodic", "reporting", "observe", "lwm2m", "upload")
     assert sc.NAGLE_MODES == ("minshall", "classic", "off") and sc.TRANSPORTS == ("udp", "tcp")
     assert sc.ERROR_PROFILES == ("none", "low", "medium", "high")
 

@@ -68,6 +68,10 @@ pub struct RunResult {
     /// added (docs/model.md "Security").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub security: Option<SecurityResult>,
+    /// Runs with RFC 9177 Q-Block transfers (`coap.block_mode = "q-block"`): their counters
+    /// (docs/model.md "Q-Block").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qblock: Option<QBlockResult>,
     /// Runs with tracing on and a constrained link (not meshes): each direction's queue
     /// occupancy and delivered bytes over time (docs/model.md "Time series").
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -164,6 +168,28 @@ pub struct SecurityResult {
     pub requests_waited: u64,
     /// Mean wait of those requests, s (0 when none waited).
     pub mean_handshake_wait_s: f64,
+}
+
+/// RFC 9177 Q-Block transfers' measurements (docs/model.md "Q-Block"), summed over clients.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct QBlockResult {
+    /// `firmware` (Q-Block2) or `upload` (Q-Block1); `mixed` with both among the groups.
+    pub direction: &'static str,
+    pub transfers_completed: u64,
+    pub transfers_failed: u64,
+    /// Each completed transfer's time, from its client's start to the body complete (Q-Block2)
+    /// or the 2.04 received (Q-Block1), s, in client order.
+    pub transfer_time_s: Vec<f64>,
+    /// Blocks put on the wire, re-sends included.
+    pub blocks_sent: u64,
+    /// Blocks re-sent after a recovery request (Q-Block2 GET or Q-Block1 4.08).
+    pub blocks_recovered: u64,
+    pub recovery_requests: u64,
+    /// Next-set requests (Q-Block1 2.31 Continue, Q-Block2 GET with M = 1).
+    pub continues: u64,
+    /// IP bytes of every Q-Block message, client → server and server → client.
+    pub bytes_up: u64,
+    pub bytes_down: u64,
 }
 
 /// NON traffic's measurements (docs/algorithms.md "NON traffic").

@@ -79,6 +79,35 @@ pub enum AppPacket {
     Udp(Packet),
     /// A TCP segment carrying CoAP over TCP.
     Tcp(TcpPacket),
+    /// A message of an RFC 9177 Q-Block transfer (`coap.block_mode = "q-block"`).
+    QBlock(QPacket),
+}
+
+/// What an RFC 9177 Q-Block message says (docs/model.md "Q-Block"); every one is NON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QMsg {
+    /// Q-Block2: the client's GET for the body.
+    Request,
+    /// A payload: block `n` (`again`: a re-send after a recovery request or a tail probe).
+    Block { n: u32, again: bool },
+    /// The receiver asks for the next set from block `n` (Q-Block1: 2.31 Continue; Q-Block2:
+    /// GET with Q-Block2 `n`, M = 1).
+    Continue(u32),
+    /// The receiver lists missing blocks (Q-Block1: 4.08 Request Entity Incomplete; Q-Block2:
+    /// GET with one Q-Block2 option each): `list` indexes the app's stored lists.
+    Recover { list: u32 },
+    /// Q-Block1: the server's 2.04 Changed for the whole body.
+    Final,
+}
+
+/// A Q-Block message in the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QPacket {
+    pub client: u32,
+    /// Towards the server.
+    pub up: bool,
+    pub msg: QMsg,
+    pub ip_bytes: u32,
 }
 
 /// A packet in flight: its application content, its size and where it is on its route

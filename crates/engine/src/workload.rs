@@ -243,7 +243,7 @@ pub fn client_setups(
                     min: w.batch[0],
                     max: w.batch[1],
                 },
-                WorkloadKind::Firmware => firmware.clone(),
+                WorkloadKind::Firmware | WorkloadKind::Upload => firmware.clone(),
                 WorkloadKind::Observe => Plan::Observe {
                     register: true,
                     deadline: Instant::from_secs_f64(w.duration_s.unwrap_or(0.0)),

@@ -7,6 +7,7 @@ from typing import Any
 
 from .observe import OBSERVE_RATIOS, pool_observe
 from .lwm2m import summarize_lwm2m
+from .qblock import summarize_qblock
 from .quantile import percentile
 from .replstats import replication_stats
 
@@ -141,6 +142,9 @@ def summarize(config: dict[str, Any], config_id: str, runs: list[dict[str, Any]]
     observe = pool_observe([r.get("observe") for r in runs])
     if observe is not None:  # only workload.kind = "observe" (docs/model.md "Observe")
         out["observe"] = observe
+    qblock = summarize_qblock(runs)
+    if qblock is not None:  # only Q-Block transfers (docs/model.md "Q-Block")
+        out["qblock"] = qblock
     mesh = summarize_mesh(runs)
     if mesh is not None:  # only runs on a multi-hop radio network (docs/networks.md)
         out["mesh"] = mesh

@@ -11,6 +11,7 @@ from ..analyse.observe import observe_line
 from ..analyse.stats import PERCENTILE_KEYS
 from ..describe.scenario import CELL_KINDS, MESH_KINDS, NETWORK
 from .lwm2m import lwm2m_lines
+from .qblock import qblock_lines
 
 
 def _f(v: Any, digits: int = 3) -> str:
@@ -88,6 +89,7 @@ def table(summaries: list[dict[str, Any]]) -> str:
         if s.get("observe"):  # workload.kind = "observe" (docs/model.md "Observe")
             out.append("  " + observe_line(s["observe"]))
         out.extend(lwm2m_lines(s, "  "))
+        out.extend(qblock_lines(s.get("qblock")))
         out.extend(_group_lines(s.get("groups") or {}))
         out.extend(_mesh_lines(s.get("mesh")))
         out.extend(cell_lines(s.get("cell")))

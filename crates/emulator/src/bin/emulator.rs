@@ -429,7 +429,8 @@ fn fate(why: DropReason) -> &'static str {
 fn packet_record(p: &NetPacket) -> usize {
     match p.app {
         coaplab_engine::packet::AppPacket::Udp(u) => u.client as usize,
-        coaplab_engine::packet::AppPacket::Tcp(_) => {
+        coaplab_engine::packet::AppPacket::Tcp(_)
+        | coaplab_engine::packet::AppPacket::QBlock(_) => {
             unreachable!("the emulator sends UDP descriptors only")
         }
     }

@@ -9,6 +9,8 @@ pub mod notify;
 pub mod observe;
 pub mod over_tcp;
 pub mod probing;
+pub mod qblock;
+pub mod qblock_wire;
 pub mod security;
 pub mod server;
 pub mod signaling;

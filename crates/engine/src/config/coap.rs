@@ -112,6 +112,38 @@ pub struct CoapConfig {
     #[serde(default = "defaults::coap_dtls_connection_id")]
     #[schemars(extend("x-omit-if-absent" = true))]
     pub dtls_connection_id: bool,
+    /// How `firmware` and `upload` bodies travel (docs/model.md "Q-Block"): `block` (RFC 7959
+    /// Block2, one CON exchange per block) or `q-block` (RFC 9177 Q-Block2 / Q-Block1: NON
+    /// blocks in sets of `q_block_max_payloads`, missing ones recovered). Absent = `block`.
+    #[serde(default)]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    pub block_mode: BlockMode,
+    /// Q-Block: MAX_PAYLOADS, blocks sent back to back before a pause (RFC 9177 §7.2).
+    #[serde(default = "defaults::coap_q_block_max_payloads")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 1, max = 1000))]
+    pub q_block_max_payloads: u32,
+    /// Q-Block: NON_TIMEOUT, the pause after each set, s (RFC 9177 §7.2).
+    #[serde(default = "defaults::coap_q_block_non_timeout_s")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.001, max = 3600.0))]
+    pub q_block_non_timeout_s: f64,
+    /// Q-Block: NON_RECEIVE_TIMEOUT, the wait without a new block before the receiver asks
+    /// for the missing ones, s (RFC 9177 §7.2).
+    #[serde(default = "defaults::coap_q_block_non_receive_timeout_s")]
+    #[schemars(extend("x-omit-if-absent" = true))]
+    #[schemars(range(min = 0.001, max = 3600.0))]
+    pub q_block_non_receive_timeout_s: f64,
+}
+
+/// `coap.block_mode`: RFC 7959 block-wise transfers or RFC 9177's Q-Block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum BlockMode {
+    #[default]
+    #[serde(rename = "block")]
+    Block,
+    #[serde(rename = "q-block")]
+    QBlock,
 }
 
 /// `coap.cc`: a string, one of the UDP algorithms (every entry of the registry,

@@ -94,6 +94,16 @@ pub const WORKLOAD_LWM2M_QUEUE_WINDOW_S: f64 = 93.0;
 pub const WORKLOAD_LWM2M_NOTIFY_BYTES: u32 = 12;
 /// `workload.block_szx`: Firmware: Block2 size exponent (RFC 7959 §2.2, block = 2^(SZX+4) bytes; 4 = 256 B).
 pub const WORKLOAD_BLOCK_SZX: u8 = 4;
+/// `coap.q_block_max_payloads`: Q-Block MAX_PAYLOADS.
+/// Source: RFC 9177 §7.2 (10; `coap::qblock::MAX_PAYLOADS`).
+pub const COAP_Q_BLOCK_MAX_PAYLOADS: u32 = crate::coap::qblock::MAX_PAYLOADS;
+/// `coap.q_block_non_timeout_s`: Q-Block NON_TIMEOUT, s.
+/// Source: RFC 9177 §7.2 (2 s; `coap::qblock::NON_TIMEOUT`).
+pub const COAP_Q_BLOCK_NON_TIMEOUT_S: u64 = crate::coap::qblock::NON_TIMEOUT.nanos();
+/// `coap.q_block_non_receive_timeout_s`: Q-Block NON_RECEIVE_TIMEOUT, s.
+/// Source: RFC 9177 §7.2 (4 s; `coap::qblock::NON_RECEIVE_TIMEOUT`).
+pub const COAP_Q_BLOCK_NON_RECEIVE_TIMEOUT_S: u64 =
+    crate::coap::qblock::NON_RECEIVE_TIMEOUT.nanos();
 /// `coap.max_retransmit`: MAX_RETRANSMIT (RFC 7252 default 4; the literature uses 20).
 /// Source: RFC 7252 §4.8.
 pub const COAP_MAX_RETRANSMIT: u32 = 4;
@@ -171,6 +181,15 @@ pub(super) fn workload_resource_bytes() -> u64 {
 }
 pub(super) fn workload_block_szx() -> u8 {
     WORKLOAD_BLOCK_SZX
+}
+pub(super) fn coap_q_block_max_payloads() -> u32 {
+    COAP_Q_BLOCK_MAX_PAYLOADS
+}
+pub(super) fn coap_q_block_non_timeout_s() -> f64 {
+    COAP_Q_BLOCK_NON_TIMEOUT_S as f64 / 1e9
+}
+pub(super) fn coap_q_block_non_receive_timeout_s() -> f64 {
+    COAP_Q_BLOCK_NON_RECEIVE_TIMEOUT_S as f64 / 1e9
 }
 pub(super) fn coap_max_retransmit() -> u32 {
     COAP_MAX_RETRANSMIT

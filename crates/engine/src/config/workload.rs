@@ -12,9 +12,10 @@ use super::defaults;
 /// `reporting` (3GPP TR 45.820's mobile autonomous reporting: an interval per device drawn
 /// from 1 day / 2 h / 1 h / 30 min, a Pareto payload of 20-200 B per report, until
 /// `duration_s`), `observe` (RFC 7641: each client registers once and the server notifies it of
-/// every new value of the resource until `duration_s`, docs/model.md "Observe").
-/// `duration_s`), `lwm2m` (OMA LwM2M devices: register, update every lifetime, queue mode,
-/// server reads, notifications and a firmware pull; docs/model.md "LwM2M devices").
+/// every new value of the resource until `duration_s`, docs/model.md "Observe"), `lwm2m` (OMA
+/// LwM2M devices: register, update every lifetime, queue mode, server reads, notifications and
+/// a firmware pull; docs/model.md "LwM2M devices"), `upload` (an RFC 9177 Q-Block1 transfer of
+/// `resource_bytes` from the client).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkloadKind {
@@ -40,6 +41,9 @@ pub enum WorkloadKind {
     // client registers (CON POST /rd), updates its registration every lifetime, answers the
     // server's reads, sends notifications and pulls firmware by Block2, until `duration_s`.
     Lwm2m,
+    // Each client uploads a body of `resource_bytes` in blocks of `block_szx` (RFC 9177
+    // Q-Block1; needs `coap.block_mode = "q-block"`, docs/model.md "Q-Block").
+    Upload,
 }
 
 pub use crate::coap::notify::NotifyMode;

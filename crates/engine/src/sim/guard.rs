@@ -146,7 +146,7 @@ impl NetTerms {
 fn population(w: &WorkloadConfig, retries: u64, wait_s: f64, net: &NetTerms) -> (u64, f64, f64) {
     let exchanges = u64::from(w.exchanges);
     let units: Vec<(u64, u64)> = match w.kind {
-        WorkloadKind::Firmware => {
+        WorkloadKind::Firmware | WorkloadKind::Upload => {
             let block = 1u64 << (u32::from(w.block_szx.min(7)) + 4);
             vec![(u64::from(w.clients), w.resource_bytes.div_ceil(block))]
         }

@@ -40,6 +40,9 @@ impl World {
                     write_udp_datagram(&mut buf, src, dst, i as u16, &payload);
                 }
                 AppPacket::Tcp(p) => self.tcp_segment(i, p, &mut payload, &mut buf),
+                // Q-Block messages are sized by the encoder but not written to the capture
+                // (docs/model.md "Q-Block").
+                AppPacket::QBlock(_) => continue,
             }
             w.write_packet(at.nanos(), &buf)?;
         }

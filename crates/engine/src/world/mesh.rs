@@ -13,7 +13,7 @@ impl World {
         let mut client_hops = Vec::new();
         let mut client_mean_exchange_s = Vec::new();
         let routes = self.udp.client_routes();
-        for g in self.groups.iter().filter(|g| !g.tcp) {
+        for g in self.groups.iter().filter(|g| !g.tcp && !g.qblock) {
             for id in g.first..g.first + g.count {
                 let local = self.udp.local_index(id).expect("a UDP client") as usize;
                 let c = &self.udp.clients[local];

@@ -13,6 +13,7 @@ mod lwm2m_app;
 mod lwm2m_state;
 pub(crate) mod mesh;
 mod observe_app;
+pub(crate) mod qblock_app;
 pub(crate) mod results;
 pub(crate) mod secured;
 mod shared;
@@ -32,6 +33,7 @@ use crate::packet::AppPacket;
 use crate::sim::event_queue::EventQueue;
 use crate::sim::slab::PacketId;
 use crate::sim::streams::{stream, Stream};
+use qblock_app::QBlockApp;
 use shared::{Event, Placement, Shared};
 use tcp_app::TcpApp;
 use udp_app::UdpApp;
@@ -43,6 +45,8 @@ pub(crate) struct Group {
     pub first: u32,
     pub count: u32,
     pub tcp: bool,
+    /// RFC 9177 Q-Block transfers (`coap.block_mode = "q-block"`, `qblock_app`).
+    pub qblock: bool,
 }
 
 /// A run: the network, the applications, the groups.
@@ -52,6 +56,7 @@ pub struct World {
     sh: Shared,
     udp: UdpApp,
     tcp: TcpApp,
+    qblock: QBlockApp,
     groups: Vec<Group>,
 }
 
@@ -125,6 +130,7 @@ impl World {
         };
         let mut udp = UdpApp::new(total);
         let mut tcp = TcpApp::new();
+        let mut qblock = QBlockApp::new(total);
         let mut start_rng = stream(cfg.seed, replication, Stream::ClientStart);
         let mut groups = Vec::with_capacity(pops.len());
         let mut first = 0u32;
@@ -152,7 +158,11 @@ impl World {
                 seed: cfg.seed,
                 replication,
             };
+            let q = QBlockApp::wants(&g, &label)?;
             let count = match g.coap.transport.as_str() {
+                "udp" if q => {
+                    qblock.add_group(cfg, &g, &label, ctx, &mut start_rng, &mut sh.queue)?
+                }
                 "udp" => {
                     // Resolved once for the run, before the world (`Algorithms::resolve`).
                     let Some(algorithm) = algorithms.population(index) else {
@@ -174,6 +184,7 @@ impl World {
             };
             groups.push(Group {
                 tcp: g.coap.transport == crate::config::Transport::Tcp,
+                qblock: q,
                 cfg: g,
                 first,
                 count,
@@ -186,6 +197,7 @@ impl World {
             sh,
             udp,
             tcp,
+            qblock,
             groups,
         })
     }
@@ -207,6 +219,7 @@ impl World {
                 }
                 Event::Udp(e) => self.udp.handle(now, e, &mut self.sh),
                 Event::Tcp(e) => self.tcp.handle(now, e, &mut self.sh),
+                Event::QBlock(e) => self.qblock.handle(now, e, &mut self.sh),
             }
         }
         Ok(())
@@ -223,6 +236,10 @@ impl World {
                 let p = *p;
                 self.tcp.deliver(now, id, p, &mut self.sh)
             }
+            AppPacket::QBlock(p) => {
+                let p = *p;
+                self.qblock.deliver(now, id, p, &mut self.sh)
+            }
         }
     }
 
@@ -237,6 +254,7 @@ impl World {
             match self.sh.net.packets.remove(id).app {
                 AppPacket::Udp(p) => self.udp.on_dropped(&p),
                 AppPacket::Tcp(p) => self.tcp.on_dropped(now, p),
+                AppPacket::QBlock(p) => self.qblock.on_dropped(&p),
             }
         }
     }

@@ -82,7 +82,13 @@ impl World {
         for g in &self.groups {
             let mut s = GroupSums::default();
             let ids = g.first..g.first + g.count;
-            if g.tcp {
+            if g.qblock {
+                for id in ids {
+                    let row = self.qblock_client(id, &mut measured);
+                    s.completed += u64::from(row.exchanges_completed);
+                    clients.push(row);
+                }
+            } else if g.tcp {
                 let mut totals = TcpCounters::default();
                 for id in ids {
                     let c = self.tcp.client_by_id(id).expect("a TCP client");
@@ -195,7 +201,7 @@ impl World {
                     throughput_exchanges_per_s: per(s.completed as f64),
                     settling_time_s: settle(g, s).and_then(|x| x.0),
                     settled: settle(g, s).map(|x| x.1),
-                    exchange: exchange(!g.tcp, s),
+                    exchange: exchange(!g.tcp && !g.qblock, s),
                     tcp: s.tcp,
                     observe: self.observe_result(g.first..g.first + g.count),
                     lwm2m: (!g.tcp)
@@ -207,7 +213,7 @@ impl World {
                 })
                 .collect()
         };
-        let any_udp = self.groups.iter().any(|g| !g.tcp);
+        let any_udp = self.groups.iter().any(|g| !g.tcp && !g.qblock);
         let any_tcp = self.groups.iter().any(|g| g.tcp);
         let trace = self.sh.trace;
         let traces = (trace && any_udp).then(|| {
@@ -289,6 +295,7 @@ impl World {
                 .flatten(),
             energy: self.energy_result(completed_total),
             non: self.non_result(),
+            qblock: self.qblock_result(),
             security: self.security_result(completed_total),
             lwm2m: self.udp.lwm2m_counters(0..self.udp.clients.len()),
             timeseries: trace
@@ -375,6 +382,59 @@ impl World {
         }
         if !waits.is_empty() {
             r.time_to_first_request_s = waits.iter().sum::<f64>() / waits.len() as f64;
+        }
+        Some(r)
+    }
+
+    /// A Q-Block client's row: its transfer as its FCT (start → completion) and its blocks
+    /// as exchanges (delivered; on failure the rest failed).
+    fn qblock_client(&self, id: u32, measured: &mut MeasuredPeriod) -> ClientResult {
+        let q = self.qblock.client(id);
+        let st = &q.stats;
+        let stats = ClientStats {
+            first_request: st.first_sent,
+            last_end: st.end,
+            completed: st.blocks_delivered,
+            failed: if st.failed {
+                q.blocks() - st.blocks_delivered
+            } else {
+                0
+            },
+            ..ClientStats::default()
+        };
+        let mut row = client_row(id, &stats, measured);
+        row.fct_s = super::qblock_app::transfer_time(q).map(|d| d.secs_f64());
+        row
+    }
+
+    /// The Q-Block transfers' counters (`None` without Q-Block groups).
+    fn qblock_result(&self) -> Option<crate::metrics::QBlockResult> {
+        let groups: Vec<_> = self.groups.iter().filter(|g| g.qblock).collect();
+        let first = groups.first()?;
+        let kind = first.cfg.workload.kind;
+        let mut r = crate::metrics::QBlockResult {
+            direction: match kind {
+                _ if groups.iter().any(|g| g.cfg.workload.kind != kind) => "mixed",
+                WorkloadKind::Upload => "upload",
+                _ => "firmware",
+            },
+            ..Default::default()
+        };
+        for g in groups {
+            for id in g.first..g.first + g.count {
+                let q = self.qblock.client(id);
+                let s = &q.stats;
+                r.transfers_completed += u64::from(s.completed);
+                r.transfers_failed += u64::from(s.failed);
+                r.transfer_time_s
+                    .extend(super::qblock_app::transfer_time(q).map(|d| d.secs_f64()));
+                r.blocks_sent += s.blocks_sent;
+                r.blocks_recovered += s.blocks_recovered;
+                r.recovery_requests += s.recovery_requests;
+                r.continues += s.continues;
+                r.bytes_up += s.bytes_up;
+                r.bytes_down += s.bytes_down;
+            }
         }
         Some(r)
     }

@@ -71,12 +71,23 @@ pub(crate) enum TcpEvent {
     },
 }
 
+/// Events of the Q-Block transfers (`world/qblock_app.rs`), by local client index.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum QEvent {
+    Start(u32),
+    /// The sending end's timer (the server for Q-Block2, the client for Q-Block1).
+    SenderTimer(u32),
+    /// The receiving end's timer.
+    ReceiverTimer(u32),
+}
+
 /// Every event of a run.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Event {
     Net(NetEvent),
     Udp(UdpEvent),
     Tcp(TcpEvent),
+    QBlock(QEvent),
 }
 
 impl Scheduler for EventQueue<Event> {

@@ -459,7 +459,7 @@ impl Mesh {
             destination_outside: t.destination_outside,
             addressing: self.params.addressing,
         };
-        let udp = matches!(p.app, AppPacket::Udp(_));
+        let udp = !matches!(p.app, AppPacket::Tcp(_));
         let (compressed, uncompressed, payload) = if udp {
             (
                 sixlowpan::compressed_headers(hop, Some(UDP_PORTS)),
