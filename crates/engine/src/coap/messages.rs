@@ -13,6 +13,16 @@ use crate::packet::{Packet, PacketKind};
 /// CoAP message 12 bytes (docs/design.md §2, calibrated against the 1-client reference).
 pub const URI_PATH: &[u8] = b"sensors";
 
+/// The option numbers of Californium's `TransmissionCountOption`, FASOR's Rexmit-Cnt on the
+/// feature branches of Californium's maintainer (github.com/boaks/californium, branch
+/// `feature/transmission_counter`: 0xfdfc = 65020 in commit 6d5d715, 0xfe04 = 65028 in 377100c;
+/// not in the 3.14.0 release). Its `Definition` takes exactly one value byte
+/// (`IntegerOption.Definition(number, name, true, 1, 1)`; `create(reader, length)` refuses
+/// `length != 1`), so under these numbers a count of 0 is sent as one zero byte, not as RFC 7252
+/// §3.2's empty uint (docs/emulation.md, "FASOR's Rexmit-Cnt and Californium"). Every other
+/// number, the default 65000 among them, keeps the shortest uint.
+pub const CALIFORNIUM_REXMIT_CNT: [u16; 2] = [0xfdfc, 0xfe04];
+
 /// Builds requests and responses for one run.
 #[derive(Clone, Debug)]
 pub struct MessageFactory {
@@ -62,7 +72,13 @@ impl MessageFactory {
             n += 1;
         }
         if let (true, Some(number)) = (p.rexmit_cnt, self.rexmit_cnt) {
-            opts[n] = (number, OptionValue::Uint(p.ordinal));
+            // Californium's one-byte value for count 0 (CALIFORNIUM_REXMIT_CNT).
+            let value = if p.ordinal == 0 && CALIFORNIUM_REXMIT_CNT.contains(&number) {
+                OptionValue::Bytes(&[0])
+            } else {
+                OptionValue::Uint(p.ordinal)
+            };
+            opts[n] = (number, value);
             n += 1;
         }
         let (mtype, code) = match p.kind {
@@ -232,17 +248,30 @@ mod tests {
         assert_eq!(f.request(0, 0, 0, 1, None, Instant::ZERO).ip_bytes, 43);
         // Ordinal 1: one value byte more.
         assert_eq!(f.request(0, 0, 1, 1, None, Instant::ZERO).ip_bytes, 44);
-        // Californium 4's number 0xfe04 = 65028: delta 65017, still 0xE0 + 2 ext bytes: the
-        // same size; the encoded option header carries 65017 − 269 = 64748 = 0xFCEC.
+        // Californium's number 0xfe04 = 65028: delta 65017, still 0xE0 + 2 ext bytes; the
+        // encoded option header carries 65017 − 269 = 64748 = 0xFCEC. Its definition takes
+        // exactly one value byte (CALIFORNIUM_REXMIT_CNT), so count 0 is one zero byte: length
+        // nibble 1 → 0xE1 0xFC 0xEC 0x00, one byte more than under 65000.
         let cf = factory(Some(0xfe04));
+        let encode = |p: &Packet| {
+            cf.with_message(p, |m| {
+                let mut buf = Vec::new();
+                m.encode(&mut buf);
+                buf
+            })
+        };
         let req = cf.request(0, 0, 0, 1, None, Instant::ZERO);
-        assert_eq!(req.ip_bytes, 43);
-        let bytes = cf.with_message(&req, |m| {
-            let mut buf = Vec::new();
-            m.encode(&mut buf);
-            buf
-        });
-        // 4 header + 8 Uri-Path = 12; then 0xE0 0xFC 0xEC.
-        assert_eq!(&bytes[12..15], &[0xE0, 0xFC, 0xEC]);
+        assert_eq!(req.ip_bytes, 44);
+        // 4 header + 8 Uri-Path = 12; then the option.
+        assert_eq!(&encode(&req)[12..], &[0xE1, 0xFC, 0xEC, 0x00]);
+        // The echo in the response (a piggybacked ACK, no Uri-Path): 4 header, then the option,
+        // its delta from 0: 65028 − 269 = 64759 = 0xFCF7.
+        assert_eq!(&encode(&cf.response(&req))[4..8], &[0xE1, 0xFC, 0xF7, 0x00]);
+        // Count 1 is one byte under either rule: 0x01.
+        let again = cf.request(0, 0, 1, 1, None, Instant::ZERO);
+        assert_eq!((again.ip_bytes, &encode(&again)[12..]), (44, &[0xE1, 0xFC, 0xEC, 0x01][..]));
+        // 65020 (0xfdfc) likewise; 65002, any other number, keeps the empty uint (43 B).
+        assert_eq!(factory(Some(0xfdfc)).request(0, 0, 0, 1, None, Instant::ZERO).ip_bytes, 44);
+        assert_eq!(factory(Some(65002)).request(0, 0, 0, 1, None, Instant::ZERO).ip_bytes, 43);
     }
 }
