@@ -269,9 +269,22 @@ mod tests {
         assert_eq!(&encode(&cf.response(&req))[4..8], &[0xE1, 0xFC, 0xF7, 0x00]);
         // Count 1 is one byte under either rule: 0x01.
         let again = cf.request(0, 0, 1, 1, None, Instant::ZERO);
-        assert_eq!((again.ip_bytes, &encode(&again)[12..]), (44, &[0xE1, 0xFC, 0xEC, 0x01][..]));
+        assert_eq!(
+            (again.ip_bytes, &encode(&again)[12..]),
+            (44, &[0xE1, 0xFC, 0xEC, 0x01][..])
+        );
         // 65020 (0xfdfc) likewise; 65002, any other number, keeps the empty uint (43 B).
-        assert_eq!(factory(Some(0xfdfc)).request(0, 0, 0, 1, None, Instant::ZERO).ip_bytes, 44);
-        assert_eq!(factory(Some(65002)).request(0, 0, 0, 1, None, Instant::ZERO).ip_bytes, 43);
+        assert_eq!(
+            factory(Some(0xfdfc))
+                .request(0, 0, 0, 1, None, Instant::ZERO)
+                .ip_bytes,
+            44
+        );
+        assert_eq!(
+            factory(Some(65002))
+                .request(0, 0, 0, 1, None, Instant::ZERO)
+                .ip_bytes,
+            43
+        );
     }
 }
