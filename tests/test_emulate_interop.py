@@ -92,7 +92,7 @@ def test_libcoap_observer_gets_non_and_con_notifications(tmp_path):
      "observes for workload.duration_s seconds"),
     ('[coap]\ncc = "fasor-rc"\n', ["--server", "californium"],
      ("coaplab: error: coap.rexmit_cnt_option: 65000 with coap.cc = 'fasor-rc' and --server californium; allowed: "
-     "65020 or 65028 (Californium's TransmissionCountOption, whose one-byte value coaplab then sends for count 0)")),
+     "65020 or 65028 (Californium's TransmissionCountOption, which counts transmissions from 1 in one byte)")),
 ])
 def test_interop_refusals_are_one_line_exit_2(tmp_path, capsys, toml, args, message):
     need_emulation()
@@ -115,10 +115,10 @@ def test_crossval_refuses_a_third_party_workload(tmp_path, capsys):
 
 def test_fasor_rc_rexmit_cnt_echo_by_californiums_server(tmp_path):
     """coaplab's fasor-rc client against Californium's server (coaplab's driver with the
-    maintainer's TransmissionCountOption definition, docs/emulation.md) under 0xfe04 = 65028: every
-    request's Rexmit-Cnt is count 0 as one zero byte (the definition's one-byte value), and every
-    response carries it back (TransmissionCountOption.transcribe). Option 65028 after Uri-Path (11):
-    delta 65017 = 269 + 64748 (0xFCEC), so its header is 0xE1 0xFC 0xEC, value 0x00."""
+    maintainer's TransmissionCountOption definition, docs/emulation.md) under 0xfe04 = 65028: each
+    request carries its transmission number, 1 for the first (the draft's count 0 + 1: the
+    definition refuses 0), in one byte, and each response carries it back (TransmissionCountOption.
+    transcribe). No errors: nothing is retransmitted, so every value is 0x01."""
     from coaplab.stacks import californium_setup, pcapcoap
 
     need_emulation()
@@ -129,13 +129,14 @@ def test_fasor_rc_rexmit_cnt_echo_by_californiums_server(tmp_path):
     scenario = {**SMALL, "link": {"buffer_bytes": 28200}, "coap": {"cc": "fasor-rc", "rexmit_cnt_option": 0xFE04}}
     (sim, emu), = xv.crossval(scenario, server="californium", progress=False, out_dir=tmp_path, max_seconds=40)
     assert emu["exchanges_completed"] == sim["exchanges_completed"] == 4
+    assert emu["retransmission_histogram"] == [4]
     [run] = [p for p in tmp_path.iterdir() if p.is_dir()]
     requests, responses = [], []
     for _t, g in pcapcoap.datagrams(run / "egress.pcap"):
         m = pcapcoap.coap_message(g.payload)
         if m is not None:
             value = [v for n, v in m.options if n == 0xFE04]
-            (requests if g.dport == 5683 else responses).append(value)
-    assert requests == [[b"\x00"]] * 4
-    assert responses == [[b"\x00"]] * 4
+            (requests if g.dport == 5683 else responses).append((m.code, value))
+    assert requests == [(0x01, [b"\x01"])] * 4      # GET, transmission 1
+    assert responses == [(0x45, [b"\x01"])] * 4     # 2.05 Content, echoed
     assert our_namespaces() == []

@@ -26,9 +26,10 @@ def test_another_number_changes_no_result():
     assert ours == other
 
 
-def test_californiums_number_sends_count_zero_as_one_byte():
-    """Under Californium's 0xfe04 = 65028 a count of 0 is one zero byte (its TransmissionCountOption
-    takes exactly one value byte; crates/engine/src/coap/messages.rs CALIFORNIUM_REXMIT_CNT). One
+def test_californiums_number_sends_the_first_transmission_as_one_byte():
+    """Under Californium's 0xfe04 = 65028 the value is the transmission number, 1 for the first, in
+    one byte (its TransmissionCountOption refuses 0; crates/engine/src/coap/messages.rs
+    CALIFORNIUM_REXMIT_CNT), where 65000 sends count 0 as an empty value. One
     client, 3 exchanges, no loss, nothing retransmitted: each request (43 → 44 B) and its echo in
     the response one byte longer, so the uplink carries 3 bytes more and the downlink 3 more."""
     def run(coap):

@@ -130,7 +130,7 @@ def californium_parameters(cfg: dict[str, Any], cc: str) -> list[str]:
 
 
 #: The numbers of Californium's ``TransmissionCountOption`` (FASOR's Rexmit-Cnt; 0xfdfc, 0xfe04),
-#: under which the engine sends count 0 as one zero byte (``CALIFORNIUM_REXMIT_CNT`` in
+#: under which the engine sends the transmission number, count + 1, in one byte (``CALIFORNIUM_REXMIT_CNT`` in
 #: crates/engine/src/coap/messages.rs, docs/emulation.md "FASOR's Rexmit-Cnt and Californium").
 CALIFORNIUM_REXMIT_CNT = (0xFDFC, 0xFE04)
 
@@ -151,7 +151,7 @@ def californium_check(cfg: dict[str, Any], client: str, server: str) -> None:
     if server == "californium" and cfg["coap"]["cc"] == "fasor-rc" and number not in CALIFORNIUM_REXMIT_CNT:
         raise CoaplabError(f"coap.rexmit_cnt_option: {number or 65000} with coap.cc = 'fasor-rc' and --server californium; "
                            f"allowed: {' or '.join(map(str, CALIFORNIUM_REXMIT_CNT))} (Californium's TransmissionCountOption, "
-                           "whose one-byte value coaplab then sends for count 0)")
+                           "which counts transmissions from 1 in one byte)")
     if server == "californium" and w["kind"] == "firmware" and w["resource_bytes"] > CALIFORNIUM_MAX_RESOURCE:
         raise CoaplabError(f"workload.resource_bytes: {w['resource_bytes']} with --server californium; allowed: at most "
                            f"{CALIFORNIUM_MAX_RESOURCE} (the resource is held in the server's memory)")

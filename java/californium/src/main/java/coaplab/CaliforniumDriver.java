@@ -236,7 +236,8 @@ public final class CaliforniumDriver {
 		// Californium"): Californium 3.14.0 has no TransmissionCountOption and drops unknown
 		// elective options (DataParser.createOption returns null), so the option is registered
 		// here as the maintainer's TransmissionCountOption defines it (github.com/boaks/californium,
-		// branch feature/transmission_counter, commit 377100c: an integer of exactly one byte), and
+		// branch feature/transmission_counter, commit 377100c: an integer of exactly one byte,
+		// the transmission number from 1; coaplab sends that under Californium's numbers), and
 		// the handler transcribes it from the request into the piggybacked response as that
 		// class's transcribe(request, response) does.
 		int rexmit = Integer.parseInt(a.getOrDefault("rexmit_option", "0"));
