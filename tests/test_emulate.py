@@ -449,8 +449,8 @@ _TCP_ONLY_OURS = ("coaplab: error: emulate: over TCP only coaplab's endpoints ru
      _TCP_ONLY_OURS),
     ('[[group]]\nname = "a"\n[group.workload]\nclients = 1\n', [], "client groups ([[group]]) are not supported"),
     ('[workload]\nkind = "firmware"\n[coap]\ncc = "fasor-rc"\n', ["--server", "libcoap"],
-     ("coaplab: error: coap.cc: 'fasor-rc' with --server libcoap is not emulated: only coaplab's server echoes "
-     "FASOR's Rexmit-Cnt option; use --server coaplab or another algorithm")),
+     ("coaplab: error: coap.cc: 'fasor-rc' with --server libcoap is not emulated: its server does not echo "
+     "FASOR's Rexmit-Cnt option; use --server coaplab or californium, or another algorithm")),
     ('[workload]\nkind = "continuous"\nresponse_bytes = 2000\n', ["--server", "libcoap"],
      ("coaplab: error: workload.response_bytes: 2000 with --server libcoap; allowed: at most 1024 "
      "(libcoap answers larger bodies block-wise)")),

@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 
+from ..errors import CoaplabError
 from .emulate import add_emulation_parser, emulation_options
 
 NAME = "crossval"
@@ -23,6 +24,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def main(args) -> int:
     from ..stacks.crossval import crossval, crossval_table  # lazy: per command (start-up)
 
+    if args.tp_workload:
+        raise CoaplabError(f"--tp-workload: {args.tp_workload!r} with crossval: the simulator has no such workload in this "
+                           "version; allowed: coaplab emulate --tp-workload (docs/emulation.md \"Observe, libcoap\")")
     pairs = crossval(args.scenario, **emulation_options(args), allow_mismatch=args.allow_mismatch)
     if args.format == "json":
         sys.stdout.write(json.dumps([{"simulated": a, "emulated": b} for a, b in pairs], sort_keys=True) + "\n")

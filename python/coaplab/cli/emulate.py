@@ -42,6 +42,8 @@ def add_emulation_parser(sub, name: str, help_: str) -> argparse.ArgumentParser:
     em.add_argument("--tcp-congestion", choices=KERNEL_CONGESTION, default=None,
                     help="the kernel's TCP congestion control (default: reno, the model's New Reno)")
     em.add_argument("--out", metavar="DIR", help="keep each run's pcaps, packet fates and logs in DIR (crossval, TCP: also the simulated and emulated time-sequence graphs of replication 0 as DIR/<name>-<config_id>-rep0-time-sequence.svg; crossval: the report section DIR/crossval.md)")
+    em.add_argument("--tp-workload", choices=("observe", "q-block"), default=None,
+                    help="a workload only third-party stacks run (emulate; docs/emulation.md \"Observe, libcoap\")")
     em.add_argument("--format", choices=("table", "json"), default="table")
     em.add_argument("--db", metavar="PATH", default=None, help="results database (default: ./coaplab.duckdb)")
     em.add_argument("--no-db", action="store_true", help="do not store results")
@@ -58,7 +60,7 @@ def emulation_options(args) -> dict[str, Any]:
     out = None if args.out is None else out_directory(args.out)
     return {"client": args.client, "server": args.server, "db": db, "replications": args.replications, "out_dir": out,
             "max_seconds": float(args.max_seconds), "late_us": float(args.late_us), "progress": not args.no_progress,
-            "tcp_congestion": args.tcp_congestion}
+            "tcp_congestion": args.tcp_congestion, **({"tp_workload": args.tp_workload} if args.tp_workload else {})}
 
 
 #: The longest file name component Linux file systems take (NAME_MAX), bytes.

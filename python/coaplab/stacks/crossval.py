@@ -15,6 +15,7 @@ from ..errors import CoaplabError
 from ..execute.runner import engine_run, run_scenario
 from ..execute.store import sequence_points
 from ..present.traces import time_sequence_overlay
+from .dtls_compare import dtls_rows
 from .emulate import (
     CLIENTS_WITH_RETRANSMISSIONS,
     DEFAULT_LATE_US,
@@ -67,6 +68,7 @@ def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, A
         for key, label in CELL_ROWS:
             a, b = int(sim["cell"][key]), int(emu["cell"][key])
             rows.append((label, a, b, f"{b - a:+d}"))
+    rows += dtls_rows(sim.get("security"), (emu.get("emulation") or {}).get("dtls"), emu["exchanges_completed"])
     if not sim.get("tcp"):
         hs, he = sim["retransmission_histogram"], emu["retransmission_histogram"] if known else []
         for n in range(max(len(hs), len(he))):

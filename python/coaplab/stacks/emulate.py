@@ -32,7 +32,7 @@ from ..describe.scenario import config_id, load_scenario
 from ..errors import CoaplabError
 from ..execute.store import EMULATED_MARK, ResultsDB
 from ..execute.supervise import check_plugin  # noqa: F401 - its import: a scenario's plug-ins load in a worker
-from . import CLIENT_KINDS, SERVER_KINDS, thirdparty
+from . import CLIENT_KINDS, SERVER_KINDS, pcapcoap, thirdparty, tp_dtls, tp_workloads
 from .namespaces import (
     TUN,
     Namespaces,
@@ -125,7 +125,8 @@ def _clients(cfg: dict[str, Any]) -> int:
     return w["background"] + (w.get("burst_clients") or 0) if w["kind"] == "burst" else w["clients"]
 
 
-def check_supported(cfg: dict[str, Any], client: str, server: str, tcp_congestion: str | None = None) -> None:
+def check_supported(cfg: dict[str, Any], client: str, server: str, tcp_congestion: str | None = None,
+                    tp_workload: str | None = None) -> None:
     """Refuses what emulation does not run (yet), before anything is created; over TCP also a
     kernel congestion control (``tcp_congestion``, else the scenario's) the kernel lacks."""
     if cfg.get("group"):
@@ -139,15 +140,17 @@ def check_supported(cfg: dict[str, Any], client: str, server: str, tcp_congestio
     if server not in SERVER_KINDS:
         raise CoaplabError(f"--server: {server!r}; allowed: {', '.join(SERVER_KINDS)}")
     w, transport = cfg["workload"], cfg["coap"]["transport"]
+    tp_dtls.check(cfg, client, server)  # coap.security: libcoap against libcoap only (docs/emulation.md "DTLS")
+    tp_workloads.check(cfg, client, server, tp_workload)  # --tp-workload (docs/emulation.md "Observe, libcoap")
     if transport == "tcp" and (client, server) != ("coaplab", "coaplab"):
         raise CoaplabError("emulate: over TCP only coaplab's endpoints run so far (--client coaplab --server coaplab)")
     if transport == "tcp" and w["kind"] not in ("continuous", "firmware"):
         raise CoaplabError(f"workload.kind: {w['kind']!r} over TCP is not emulated yet; allowed: continuous, firmware")
     if transport == "tcp":
         check_kernel_congestion(tcp_congestion or TcpSetup.from_config(cfg).congestion)
-    if server != "coaplab" and cfg["coap"]["cc"] == "fasor-rc":
-        raise CoaplabError(f"coap.cc: 'fasor-rc' with --server {server} is not emulated: only coaplab's server echoes "
-                           "FASOR's Rexmit-Cnt option; use --server coaplab or another algorithm")
+    if server not in ("coaplab", "californium") and cfg["coap"]["cc"] == "fasor-rc":
+        raise CoaplabError(f"coap.cc: 'fasor-rc' with --server {server} is not emulated: its server does not echo "
+                           "FASOR's Rexmit-Cnt option; use --server coaplab or californium, or another algorithm")
     if server == "libcoap":
         if w["kind"] == "firmware" and w["resource_bytes"] > LIBCOAP_MAX_RESOURCE:
             raise CoaplabError(f"workload.resource_bytes: {w['resource_bytes']} with --server libcoap; allowed: at most "
@@ -162,7 +165,7 @@ def check_supported(cfg: dict[str, Any], client: str, server: str, tcp_congestio
     if w["kind"] == "reporting":
         raise CoaplabError("workload.kind: 'reporting' is not emulated yet (coaplab-endpoint makes no TR 45.820 "
                            "reports or exception reports); allowed: continuous, random, burst, firmware, periodic")
-    if client != "coaplab" and not (w["kind"] == "firmware" or (w["kind"] == "continuous" and w.get("duration_s") is None)):
+    if client != "coaplab" and tp_workload is None and not (w["kind"] == "firmware" or (w["kind"] == "continuous" and w.get("duration_s") is None)):
         raise CoaplabError(f"workload.kind: {w['kind']!r} with --client {client} is not emulated yet; "
                            "allowed: firmware, continuous with exchanges")
 
@@ -223,12 +226,12 @@ def private_work_dir() -> Path:
 
 def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", server: str = "coaplab",
             out_dir: str | Path | None = None, max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US,
-            tcp_congestion: str | None = None, quiet: bool = True) -> EmulatedRun:
+            tcp_congestion: str | None = None, quiet: bool = True, tp_workload: str | None = None) -> EmulatedRun:
     """Runs replication `replication` of the resolved configuration `cfg` on the emulated link.
 
     Every loop is bounded: the clients stop after `max_seconds`, the emulator 30 s later."""
     check_environment()
-    check_supported(cfg, client, server, tcp_congestion)
+    check_supported(cfg, client, server, tcp_congestion, tp_workload)
     # Without an output directory the run's files (captures, reports, logs) live in a private
     # temporary directory that goes when the run does, error or not.
     own_work = out_dir is None
@@ -236,14 +239,15 @@ def run_one(cfg: dict[str, Any], replication: int, *, client: str = "coaplab", s
     try:
         work.mkdir(parents=True, exist_ok=True)
         return _run_in(cfg, replication, work, client=client, server=server, max_seconds=max_seconds,
-                       late_us=late_us, tcp_congestion=tcp_congestion, kept=not own_work)
+                       late_us=late_us, tcp_congestion=tcp_congestion, kept=not own_work, tp_workload=tp_workload)
     finally:
         if own_work:
             shutil.rmtree(work, ignore_errors=True)
 
 
 def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, server: str,
-            max_seconds: float, late_us: float, tcp_congestion: str | None, kept: bool) -> EmulatedRun:
+            max_seconds: float, late_us: float, tcp_congestion: str | None, kept: bool,
+            tp_workload: str | None = None) -> EmulatedRun:
     transport = cfg["coap"]["transport"]
     emu_bin, ep_bin = binaries()
     os.environ["COAPLAB_ENDPOINT"] = str(ep_bin)  # third-party client drivers ask it for start offsets
@@ -273,7 +277,8 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
         # Per socket too (setsockopt TCP_CONGESTION, as root): the namespace's default may only
         # name what the host allows unprivileged sockets (TcpSetup.sysctls).
         per_socket = ["--tcp-congestion", tcp.congestion] if tcp else []
-        srv_cmd = (thirdparty.server_command(server, cfg, cfg_path, max_seconds + 20) if server != "coaplab"
+        srv_cmd = (thirdparty.server_command(server, cfg, cfg_path, max_seconds + 20) + tp_workloads.server_args(tp_workload)
+                   if server != "coaplab"
                    else [str(ep_bin), f"{transport}-server", "--config", str(cfg_path), "--max-seconds", str(max_seconds + 20),
                          "--out", str(work / "server.json"), *per_socket])
         srv = popen(in_ns(ns.server, srv_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "wb"))  # noqa: SIM115 - the child writes it
@@ -294,6 +299,7 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
                       *per_socket]
         else:
             cl_cmd = thirdparty.client_command(client, cfg, replication, cfg_path, out_json, max_seconds, epoch)
+            cl_cmd += [tp_workload] if tp_workload else []
         cl = popen(in_ns(ns.client, cl_cmd), stdout=subprocess.DEVNULL, stderr=open(work / "clients.log", "wb"))  # noqa: SIM115 - the child writes it
         procs.append(cl)
         try:
@@ -324,6 +330,9 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
         for p in reversed(procs):
             stop_process(p, grace=3.0)
         ns.delete()
+    # DTLS: the handshakes, exchanges and bytes read from the captures (docs/emulation.md "DTLS").
+    dtls = pcapcoap.dtls_summary(work, thirdparty.SERVER, tp_dtls.DTLS_PORT) if tp_dtls.security(cfg) == "dtls1.2" else None
+    observe = pcapcoap.observe_summary(work, thirdparty.SERVER, 5683) if tp_workload == "observe" else None
     result = _result(cfg, replication, clients, report, time.monotonic() - started)
     if transport == "tcp" and cfg.get("trace"):
         result["seq_traces"] = _emulated_seq_traces(work)
@@ -334,6 +343,10 @@ def _run_in(cfg: dict[str, Any], replication: int, work: Path, *, client: str, s
         "lateness_us": report["lateness_us"], "valid": report["valid"], "realtime": report["realtime"],
         "directory": str(work) if kept else None,
     }
+    if dtls is not None:
+        result["emulation"]["dtls"] = dtls
+    if observe is not None:
+        result["emulation"]["observe"] = observe
     return EmulatedRun(result=result, emulator=report, valid=bool(report["valid"]), directory=work if kept else None)
 
 
@@ -425,14 +438,15 @@ def progress_text(done: int, total: int, elapsed_s: float) -> str:
 def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", server: str = "coaplab",
             db: str | None = None, replications: int | None = None, out_dir: str | Path | None = None,
             max_seconds: float = 600.0, late_us: float = DEFAULT_LATE_US, progress: bool = True,
-            tcp_congestion: str | None = None, on_run: Callable[[dict[str, Any], int, EmulatedRun], None] | None = None) -> list[dict[str, Any]]:
+            tcp_congestion: str | None = None, on_run: Callable[[dict[str, Any], int, EmulatedRun], None] | None = None,
+            tp_workload: str | None = None) -> list[dict[str, Any]]:
     """Emulates every configuration × replication of a scenario (one run at a time: the
     emulator needs the CPU) and returns one summary per configuration, as ``coaplab run`` does,
     with an ``emulation`` entry (endpoints, kernel, lateness, invalid runs)."""
     check_environment()
     sc = load_scenario(scenario)
     for cfg in sc.iter_configurations():
-        check_supported(cfg, client, server, tcp_congestion)
+        check_supported(cfg, client, server, tcp_congestion, tp_workload)
         check_span(cfg, max_seconds)
     check_tcp_congestion(sc.configurations(), tcp_congestion)
     summaries = []
@@ -455,7 +469,7 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
                     done += 1
                     d = Path(out_dir) / f"{cid}-r{r}" if out_dir else None
                     run = run_one(cfg, r, client=client, server=server, out_dir=d, max_seconds=max_seconds,
-                                  late_us=late_us, tcp_congestion=tcp_congestion)
+                                  late_us=late_us, tcp_congestion=tcp_congestion, tp_workload=tp_workload)
                     if not run.valid:
                         invalid += 1
                         log(f"warning: replication {r}: delivery lateness p99 {run.emulator['lateness_us']['p99']:.0f} µs "
@@ -483,6 +497,9 @@ def emulate(scenario: str | Path | dict[str, Any], *, client: str = "coaplab", s
                     "lateness_us_p99_max": max((x["p99"] for x in lateness), default=0.0),
                     "lateness_us_mean": (sum(x["mean"] for x in lateness) / len(lateness)) if lateness else 0.0,
                 }
+                for key in ("dtls", "observe"):  # per replication, from the captures
+                    if any(key in r["emulation"] for r in runs):
+                        s["emulation"][key] = [r["emulation"].get(key) for r in runs]
                 summaries.append(s)
         finally:
             if store is not None:
@@ -526,5 +543,6 @@ def emulation_table(summaries: list[dict[str, Any]]) -> str:
                    f" packets sent {p.get('sent', 0)}, dropped at buffer {p.get('dropped_buffer', 0)}, lost to errors {p.get('lost_link', 0)}")
         out.append(f"  lateness: mean {e['lateness_us_mean']:.0f} µs, worst p99 {e['lateness_us_p99_max']:.0f} µs;"
                    f" {e['invalid_runs']} of {s['replications']} runs invalid")
+        out.extend(pcapcoap.capture_lines(e))
         out.append("")
     return "\n".join(out).rstrip() + "\n"

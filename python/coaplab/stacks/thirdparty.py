@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CoaplabError
+from . import tp_dtls
 from .californium_setup import DRIVER_JAR, INSTALL_HINT, cache_build_dir, driver_dir
 
 SERVER = "192.0.2.1"
@@ -128,6 +129,11 @@ def californium_parameters(cfg: dict[str, Any], cc: str) -> list[str]:
             f"max_retransmit={c['max_retransmit']}", f"nstart={c['nstart']}", f"cc={cc}"]
 
 
+#: The numbers of Californium's ``TransmissionCountOption`` (FASOR's Rexmit-Cnt; 0xfdfc, 0xfe04),
+#: under which the engine sends the transmission number, count + 1, in one byte (``CALIFORNIUM_REXMIT_CNT`` in
+#: crates/engine/src/coap/messages.rs, docs/emulation.md "FASOR's Rexmit-Cnt and Californium").
+CALIFORNIUM_REXMIT_CNT = (0xFDFC, 0xFE04)
+
 #: Largest firmware resource the Californium server serves (held in its memory as one array).
 CALIFORNIUM_MAX_RESOURCE = 1 << 24
 
@@ -141,6 +147,11 @@ def californium_check(cfg: dict[str, Any], client: str, server: str) -> None:
             raise CoaplabError(f"coap.max_retransmit: {cfg['coap']['max_retransmit']} with --client californium; "
                                "allowed: at least 1 (Californium's CoapConfig.MAX_RETRANSMIT minimum)")
     w = cfg["workload"]
+    number = cfg["coap"].get("rexmit_cnt_option")
+    if server == "californium" and cfg["coap"]["cc"] == "fasor-rc" and number not in CALIFORNIUM_REXMIT_CNT:
+        raise CoaplabError(f"coap.rexmit_cnt_option: {number or 65000} with coap.cc = 'fasor-rc' and --server californium; "
+                           f"allowed: {' or '.join(map(str, CALIFORNIUM_REXMIT_CNT))} (Californium's TransmissionCountOption, "
+                           "which counts transmissions from 1 in one byte)")
     if server == "californium" and w["kind"] == "firmware" and w["resource_bytes"] > CALIFORNIUM_MAX_RESOURCE:
         raise CoaplabError(f"workload.resource_bytes: {w['resource_bytes']} with --server californium; allowed: at most "
                            f"{CALIFORNIUM_MAX_RESOURCE} (the resource is held in the server's memory)")
@@ -207,14 +218,19 @@ def server_command(kind: str, cfg: dict[str, Any], cfg_path: Path, max_seconds: 
     if kind == "libcoap":
         # `timeout` bounds its life (coap-server has no such option) and passes our SIGTERM on.
         # -d 4: up to 4 resources created by PUT (one is used); -A: our address only.
+        if tp_dtls.security(cfg) == "dtls1.2":  # the OpenSSL build, with a PSK (docs/emulation.md "DTLS")
+            return ["timeout", "-k", "2", str(int(max_seconds)), tp_dtls.tool("server"), "-A", SERVER, "-d", "4",
+                    *tp_dtls.server_args()]
         return ["timeout", "-k", "2", str(int(max_seconds)), libcoap_tool("server"), "-A", SERVER, "-d", "4"]
     if kind == "californium":
         w = cfg["workload"]
         size = w["resource_bytes"] if w["kind"] == "firmware" else w["response_bytes"]
         # The server's own congestion control only times its CON messages (none: responses
         # are piggybacked ACKs), so it runs without one (NULL).
+        # fasor-rc: the driver registers Rexmit-Cnt under the scenario's number and echoes it.
+        rexmit = [f"rexmit_option={cfg['coap']['rexmit_cnt_option']}"] if cfg["coap"]["cc"] == "fasor-rc" else []
         return ["timeout", "-k", "2", str(int(max_seconds)), *californium_java(), "server",
-                *californium_parameters(cfg, "NULL"), f"body_bytes={size}", f"max_s={max_seconds}"]
+                *californium_parameters(cfg, "NULL"), f"body_bytes={size}", f"max_s={max_seconds}", *rexmit]
     raise CoaplabError(f"--server: {kind!r}; allowed: coaplab, aiocoap, libcoap, californium")
 
 

@@ -1,5 +1,6 @@
 """Third-party CoAP clients in the client namespace (run by ``coaplab emulate --client KIND``):
-``python -m coaplab.stacks.tp_clients KIND CONFIG.json REPLICATION OUT.json MAX_SECONDS [EPOCH_NS]``.
+``python -m coaplab.stacks.tp_clients KIND CONFIG.json REPLICATION OUT.json MAX_SECONDS [EPOCH_NS [TP_WORKLOAD]]``
+(TP_WORKLOAD ``observe``: :mod:`coaplab.stacks.tp_workloads`).
 
 Each client starts at the instant a simulated run of that replication starts it (the start
 offsets come from ``coaplab-endpoint setups``), binds its own address (10.0.0.1, 10.0.0.2, …)
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..shipped import binary_dirs
+from . import tp_dtls, tp_workloads
 from .thirdparty import californium_cc, californium_java, californium_parameters
 
 SERVER = "192.0.2.1"
@@ -63,6 +65,11 @@ def _libcoap_client(i: int, cfg: dict[str, Any], start: float, t0: float, deadli
     n, per, size = _plan(cfg)
     w = cfg["workload"]
     block = ["-b", str(1 << (w["block_szx"] + 4))] if w["kind"] == "firmware" else []
+    uri = URI
+    if tp_dtls.security(cfg) == "dtls1.2":
+        # DTLS 1.2 PSK (docs/emulation.md "DTLS"): each process makes its own handshake.
+        binary, uri = tp_dtls.tool("client"), f"coaps://{SERVER}:{tp_dtls.DTLS_PORT}/sensors"
+        block = [*block, *tp_dtls.client_args()]
     time.sleep(max(0.0, t0 + start - time.monotonic()))
     first = last = None
     completed = failed = 0
@@ -75,7 +82,7 @@ def _libcoap_client(i: int, cfg: dict[str, Any], start: float, t0: float, deadli
             now = time.monotonic()
             first = first if first is not None else now
             r = subprocess.run([binary, "-m", "get", "-a", client_address(i), "-B", str(int(left)), "-o", str(body),
-                                *block, URI], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=left + 5, check=False)
+                                *block, uri], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=left + 5, check=False)
             ok = r.returncode == 0 and body.exists() and body.stat().st_size == size
             if ok:
                 completed += per
@@ -221,8 +228,23 @@ def main(argv: list[str]) -> int:
     starts = [s["start_s"] for s in setups]
     t0 = epoch
     deadline = t0 + max_seconds
-    if kind == "libcoap":
-        rows: list[dict[str, Any]] = [{} for _ in starts]
+    rows: list[dict[str, Any]]
+    tp_workload = argv[6] if len(argv) > 6 else None
+    if tp_workload == "observe":  # libcoap observers (coaplab.stacks.tp_workloads)
+        rows = [{} for _ in starts]
+
+        def observe(i: int) -> None:
+            began, ended, ok = tp_workloads.observer(tp_workloads.libcoap_client_binary(), client_address(i), SERVER, cfg,
+                                                     starts[i], t0, deadline)
+            rows[i] = _row(i, began, ended if ok else None, int(ok), int(not ok), t0)
+
+        threads = [threading.Thread(target=observe, args=(i,)) for i in range(len(starts))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    elif kind == "libcoap":
+        rows = [{} for _ in starts]
         threads = [threading.Thread(target=_libcoap_client, args=(i, cfg, starts[i], t0, deadline, rows[i]))
                    for i in range(len(starts))]
         for t in threads:

@@ -31,7 +31,7 @@ use coaplab_emulator::{
     COAP_PORT, SERVER_ADDR,
 };
 use coaplab_engine::coap::client::{Action, Client, Probing};
-use coaplab_engine::coap::messages::MessageFactory;
+use coaplab_engine::coap::messages::{rexmit_ordinal, MessageFactory};
 use coaplab_engine::coap::over_tcp::TcpMsg;
 use coaplab_engine::coap::server::Server;
 use coaplab_engine::config::{RunConfig, WorkloadKind};
@@ -334,6 +334,7 @@ fn udp_clients(
                 let latest = s.at.len() as u32 - 1;
                 let ordinal = m
                     .uint_option(rexmit_number(cfg))
+                    .map(|v| rexmit_ordinal(rexmit_number(cfg), v))
                     .unwrap_or(latest)
                     .min(latest);
                 let block = m.uint_option(option::BLOCK2);
@@ -430,7 +431,9 @@ fn udp_server(cfg: &RunConfig, max_ns: u64) -> Result<(), String> {
             .uint_option(option::BLOCK2)
             .map(|v| v >> 4)
             .or(firmware.then_some(0));
-        let rexmit = m.uint_option(rexmit_number(cfg));
+        let rexmit = m
+            .uint_option(rexmit_number(cfg))
+            .map(|v| rexmit_ordinal(rexmit_number(cfg), v));
         let req = coaplab_engine::packet::Packet {
             kind: coaplab_engine::packet::PacketKind::Request,
             client,

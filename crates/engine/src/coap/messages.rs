@@ -18,6 +18,39 @@ pub const MAX_AGE: u16 = 14;
 /// CoAP message 12 bytes (docs/design.md §2, calibrated against the 1-client reference).
 pub const URI_PATH: &[u8] = b"sensors";
 
+/// The option numbers of Californium's `TransmissionCountOption`, FASOR's Rexmit-Cnt on the
+/// feature branches of Californium's maintainer (github.com/boaks/californium: 0xfdfc = 65020
+/// on `add_transmission_counter`, commit 6d5d715; 0xfe04 = 65028 on
+/// `feature/transmission_counter`, commit 377100c; in no Californium release). Its value is the
+/// *transmission* number, 1 for the first, in exactly one byte: `IntegerOptionDefinition(number,
+/// "Retransmission Counter", true, 1, 1)`, whose check (`BaseOptionDefinition.assertValue`)
+/// counts an integer's bytes without leading zeros, so 0 is refused (377100c's
+/// `TransmissionCountOptionTest`: `create(0)` and `create(500)` throw; measured: Californium
+/// 3.14.0 answers a zero byte with 4.02 Bad Option). Under these numbers coaplab sends the
+/// draft's retransmission count plus one ([`rexmit_value`]) and reads it back minus one
+/// ([`rexmit_ordinal`]) (docs/emulation.md, "FASOR's Rexmit-Cnt and Californium"); every other
+/// number, the default 65000 among them, carries the count itself as RFC 7252 §3.2's shortest
+/// uint (0: empty).
+pub const CALIFORNIUM_REXMIT_CNT: [u16; 2] = [0xfdfc, 0xfe04];
+
+/// The Rexmit-Cnt value sent for retransmission count `ordinal` under option `number`.
+pub fn rexmit_value(number: u16, ordinal: u32) -> u32 {
+    if CALIFORNIUM_REXMIT_CNT.contains(&number) {
+        ordinal + 1
+    } else {
+        ordinal
+    }
+}
+
+/// The retransmission count a Rexmit-Cnt `value` received under option `number` stands for.
+pub fn rexmit_ordinal(number: u16, value: u32) -> u32 {
+    if CALIFORNIUM_REXMIT_CNT.contains(&number) {
+        value.saturating_sub(1)
+    } else {
+        value
+    }
+}
+
 /// Builds requests and responses for one run.
 #[derive(Clone, Debug)]
 pub struct MessageFactory {
@@ -93,7 +126,7 @@ impl MessageFactory {
             n += 1;
         }
         if let (true, Some(number)) = (p.rexmit_cnt, self.rexmit_cnt) {
-            opts[n] = (number, OptionValue::Uint(p.ordinal));
+            opts[n] = (number, OptionValue::Uint(rexmit_value(number, p.ordinal)));
             n += 1;
         }
         let (mtype, code) = match p.kind {
@@ -336,17 +369,48 @@ mod tests {
         assert_eq!(f.request(0, 0, 0, 1, None, Instant::ZERO).ip_bytes, 43);
         // Ordinal 1: one value byte more.
         assert_eq!(f.request(0, 0, 1, 1, None, Instant::ZERO).ip_bytes, 44);
-        // Californium 4's number 0xfe04 = 65028: delta 65017, still 0xE0 + 2 ext bytes: the
-        // same size; the encoded option header carries 65017 − 269 = 64748 = 0xFCEC.
+        // Californium's number 0xfe04 = 65028: delta 65017, still 0xE0 + 2 ext bytes; the
+        // encoded option header carries 65017 − 269 = 64748 = 0xFCEC. Its value is the
+        // transmission number (count + 1) in one byte (CALIFORNIUM_REXMIT_CNT): length nibble 1
+        // → 0xE1 0xFC 0xEC 0x01 for the first transmission, one byte more than under 65000.
         let cf = factory(Some(0xfe04));
+        let encode = |p: &Packet| {
+            cf.with_message(p, |m| {
+                let mut buf = Vec::new();
+                m.encode(&mut buf);
+                buf
+            })
+        };
         let req = cf.request(0, 0, 0, 1, None, Instant::ZERO);
-        assert_eq!(req.ip_bytes, 43);
-        let bytes = cf.with_message(&req, |m| {
-            let mut buf = Vec::new();
-            m.encode(&mut buf);
-            buf
-        });
-        // 4 header + 8 Uri-Path = 12; then 0xE0 0xFC 0xEC.
-        assert_eq!(&bytes[12..15], &[0xE0, 0xFC, 0xEC]);
+        assert_eq!(req.ip_bytes, 44);
+        // 4 header + 8 Uri-Path = 12; then the option.
+        assert_eq!(&encode(&req)[12..], &[0xE1, 0xFC, 0xEC, 0x01]);
+        // The echo in the response (a piggybacked ACK, no Uri-Path): 4 header, then the option,
+        // its delta from 0: 65028 − 269 = 64759 = 0xFCF7.
+        assert_eq!(&encode(&cf.response(&req))[4..8], &[0xE1, 0xFC, 0xF7, 0x01]);
+        // The first retransmission (count 1) is transmission 2; under 65000 it is 0x01.
+        let again = cf.request(0, 0, 1, 1, None, Instant::ZERO);
+        assert_eq!(
+            (again.ip_bytes, &encode(&again)[12..]),
+            (44, &[0xE1, 0xFC, 0xEC, 0x02][..])
+        );
+        assert_eq!(
+            (rexmit_ordinal(0xfe04, 2), rexmit_ordinal(0xfdfc, 1)),
+            (1, 0)
+        );
+        assert_eq!(rexmit_ordinal(option::REXMIT_CNT, 2), 2);
+        // 65020 (0xfdfc) likewise; 65002, any other number, keeps the empty uint (43 B).
+        assert_eq!(
+            factory(Some(0xfdfc))
+                .request(0, 0, 0, 1, None, Instant::ZERO)
+                .ip_bytes,
+            44
+        );
+        assert_eq!(
+            factory(Some(65002))
+                .request(0, 0, 0, 1, None, Instant::ZERO)
+                .ip_bytes,
+            43
+        );
     }
 }

@@ -13,8 +13,12 @@ import org.eclipse.californium.core.CoapServer;
 import org.eclipse.californium.core.coap.BlockOption;
 import org.eclipse.californium.core.coap.CoAP.ResponseCode;
 import org.eclipse.californium.core.coap.MessageObserverAdapter;
+import org.eclipse.californium.core.coap.Option;
 import org.eclipse.californium.core.coap.Request;
 import org.eclipse.californium.core.coap.Response;
+import org.eclipse.californium.core.coap.option.IntegerOptionDefinition;
+import org.eclipse.californium.core.coap.option.MapBasedOptionRegistry;
+import org.eclipse.californium.core.coap.option.StandardOptionRegistry;
 import org.eclipse.californium.core.config.CoapConfig;
 import org.eclipse.californium.core.config.CoapConfig.CongestionControlMode;
 import org.eclipse.californium.core.network.CoapEndpoint;
@@ -228,6 +232,21 @@ public final class CaliforniumDriver {
 		// the client asks for (RFC 7959 §2.4); a continuous response goes in one message.
 		cfg.set(CoapConfig.MAX_RESOURCE_BODY_SIZE, (int) Math.max(8192, size + 1));
 		cfg.set(CoapConfig.MAX_MESSAGE_SIZE, (int) Math.max(1024, Math.min(size, 65000)));
+		// FASOR's Rexmit-Cnt (coap.cc = "fasor-rc", docs/emulation.md "FASOR's Rexmit-Cnt and
+		// Californium"): Californium 3.14.0 has no TransmissionCountOption and drops unknown
+		// elective options (DataParser.createOption returns null), so the option is registered
+		// here as the maintainer's TransmissionCountOption defines it (github.com/boaks/californium,
+		// branch feature/transmission_counter, commit 377100c: an integer of exactly one byte,
+		// the transmission number from 1; coaplab sends that under Californium's numbers), and
+		// the handler transcribes it from the request into the piggybacked response as that
+		// class's transcribe(request, response) does.
+		int rexmit = Integer.parseInt(a.getOrDefault("rexmit_option", "0"));
+		IntegerOptionDefinition counter = rexmit == 0 ? null
+				: new IntegerOptionDefinition(rexmit, "Retransmission Counter", true, 1, 1);
+		if (counter != null) {
+			StandardOptionRegistry.setDefaultOptionRegistry(
+					new MapBasedOptionRegistry(StandardOptionRegistry.getDefaultOptionRegistry(), counter));
+		}
 		CoapServer server = new CoapServer(cfg);
 		server.addEndpoint(new CoapEndpoint.Builder().setConfiguration(cfg)
 				.setInetSocketAddress(new InetSocketAddress(SERVER, 5683)).build());
@@ -235,7 +254,14 @@ public final class CaliforniumDriver {
 
 			@Override
 			public void handleGET(CoapExchange exchange) {
-				exchange.respond(ResponseCode.CONTENT, body);
+				Response response = new Response(ResponseCode.CONTENT);
+				response.setPayload(body);
+				Option count = counter == null ? null
+						: exchange.advanced().getRequest().getOptions().getOtherOption(counter);
+				if (count != null) {
+					response.getOptions().addOtherOption(count);
+				}
+				exchange.respond(response);
 			}
 		});
 		server.start();
