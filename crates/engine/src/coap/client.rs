@@ -10,6 +10,7 @@ use coaplab_cc::{
 };
 
 use crate::coap::messages::MessageFactory;
+pub use crate::coap::non_traffic::NonTraffic;
 pub use crate::coap::probing::Probing;
 use crate::packet::Packet;
 use crate::workload::Plan;
@@ -227,49 +228,6 @@ impl Retired {
 pub const NON_WAKE: u32 = u32::MAX;
 /// The timer "exchange" index that wakes a client whose messages wait for PROBING_RATE.
 pub const PROBE_WAKE: u32 = u32::MAX - 1;
-
-/// A client's NON traffic (docs/algorithms.md "NON traffic"): `total` messages produced one
-/// every `period`, sent as NONs — with CoCoA's NON rule (draft-ietf-core-cocoa-03 §5), at most
-/// one NON per RTO and messages 0 and 8 of every 16 as CON exchanges.
-#[derive(Clone, Debug)]
-pub struct NonTraffic {
-    period: Duration,
-    total: u32,
-    rule: bool,
-    /// Messages produced so far, and when the next one is.
-    produced: u32,
-    next_at: Option<Instant>,
-    /// Produced but not yet sent (waiting for the rule or for a CON slot).
-    backlog: u32,
-    /// Messages sent (NON or CON), numbering the 2-of-16 pattern.
-    sent: u32,
-    last_non: Option<Instant>,
-    /// The pending wake-up and its generation (older wake-ups are stale).
-    wake_at: Option<Instant>,
-    wake_generation: u32,
-}
-
-impl NonTraffic {
-    pub fn new(rate_per_s: f64, total: u32, rule: bool) -> Self {
-        NonTraffic {
-            period: Duration::from_secs_f64(1.0 / rate_per_s),
-            total,
-            rule,
-            produced: 0,
-            next_at: None,
-            backlog: 0,
-            sent: 0,
-            last_non: None,
-            wake_at: None,
-            wake_generation: 0,
-        }
-    }
-
-    /// Messages 0 and 8 of every 16 go as CON under the rule.
-    fn next_is_con(&self) -> bool {
-        self.rule && self.sent.is_multiple_of(8)
-    }
-}
 
 /// A client's exchange records and the index of the first, in one cache line: every packet's
 /// arrival (the server's ground truth, a response, a drop) and every timer reads both, and with

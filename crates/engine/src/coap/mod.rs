@@ -5,6 +5,7 @@
 pub mod client;
 pub mod lwm2m;
 pub mod messages;
+pub mod non_traffic;
 pub mod notify;
 pub mod observe;
 pub mod over_tcp;
