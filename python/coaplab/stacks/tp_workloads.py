@@ -15,8 +15,8 @@ docs/emulation.md "Observe, libcoap", "Q-Block, libcoap").
   but its block.h defines only COAP_BLOCK_USE_LIBCOAP (1) and COAP_BLOCK_SINGLE_BODY (2), and
   ``-L 5 -N`` was measured to send plain Block1 / Block2.
 
-Their simulated counterparts (``workload.kind = "observe"``, ``coap.block_mode = "q-block"``)
-are not in this version of coaplab; the emulated figures stand alone until they are.
+Their simulated counterparts are ``workload.kind = "observe"`` and ``coap.block_mode = "q-block"``
+(docs/model.md); docs/emulation.md "Observe, libcoap" sets libcoap's Observe beside the former.
 """
 
 from __future__ import annotations
