@@ -5,14 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .observe import OBSERVE_RATIOS, pool_observe
 from .lwm2m import summarize_lwm2m
+from .observe import pool_observe
 from .qblock import summarize_qblock
 from .quantile import percentile
 from .replstats import replication_stats
-
-#: Re-exported for :mod:`coaplab.present.compare` (its metrics' list).
-__all__ = ["OBSERVE_RATIOS"]
 
 PERCENTILE_KEYS = ("min", "p10", "p25", "p50", "p75", "p90", "p95", "max")
 PERCENTILE_LEVELS = {"min": 0.0, "p10": 0.10, "p25": 0.25, "p50": 0.50, "p75": 0.75, "p90": 0.90, "p95": 0.95, "max": 1.0}

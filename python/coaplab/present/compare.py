@@ -2,14 +2,11 @@
 and between the configurations of one study that differ in one key (``--diff-by coap.cc``).
 
 **What is compared.** Per configuration, the statistics its summary reports
-(:func:`coaplab.analyse.stats.summarize`), recomputed from its runs:
-
-- ``fct_median_s``: the median FCT pooled over the clients of all replications (``fct_s.p50``);
-- ``unnecessary_median``: the median of the unnecessary retransmissions per client, pooled the
-  same way (``unnecessary_retransmissions_per_client.p50``);
-- ``throughput_exchanges_per_s``: the mean over replications of each replication's throughput;
-- UDP only: ``retransmission_ratio`` (Σ retransmissions / Σ CON transmissions) and
-  ``mean_rtt_s`` (Σ strong RTT samples / their count) over all replications.
+(:func:`coaplab.analyse.stats.summarize`), recomputed from its runs — each declared once in
+:mod:`coaplab.present.compare_metrics` (kind, unit, direction): the pooled median FCT
+(``fct_s.p50``) and unnecessary retransmissions per client, the throughput, UDP's
+retransmission ratio and mean RTT, energy, and the Observe, LwM2M and Q-Block workloads'
+metrics where a study has them (docs/experiments.md "Differences").
 
 A difference is always *second − first*: ``B − A`` between studies, and between two
 configurations of one study the later one in the study's canonical order minus the earlier.
@@ -53,7 +50,6 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,12 +57,21 @@ import numpy as np
 
 from ..analyse.quantile import percentile
 from ..analyse.replstats import replication_stats
-from ..analyse.stats import OBSERVE_RATIOS, run_field
 from ..errors import CoaplabError
 from ..execute.store import EMULATED_MARK
 from ..execute.tidy import differing_keys, flatten, fmt_value, label, load, short, title, varying
 from ..files import atomic_write, new_dirs_removed_on_error, output_in
 from ..names import did_you_mean
+from .compare_metrics import (
+    ALWAYS_COLUMNS,
+    BY_KEY,
+    METRIC_KEYS,
+    METRICS,
+    PAIR_METRICS,
+    SHAPE,
+    WORKLOAD_METRICS,
+    replication_data,
+)
 from .page import CSS, esc, figure_html
 
 #: Bootstrap resamples, seed and level (fixed: the intervals are part of a reproducible output).
@@ -75,36 +80,6 @@ SEED = 20260101
 LEVEL = 0.95
 #: The exact null distribution of U is used up to this many replications in all (and no ties).
 EXACT_MAX_N = 40
-
-
-@dataclass(frozen=True)
-class Metric:
-    key: str
-    label: str
-    #: ``client``: pooled median over client rows; ``run``: mean over replications;
-    #: ``ratio``: Σ numerator / Σ denominator over replications.
-    kind: str
-    field: str
-    den: str | None = None
-    #: Whether the rank test over replications is reported for it.
-    ranked: bool = False
-
-
-METRICS = (
-    Metric("fct_median_s", "median FCT (s)", "client", "fct_s", ranked=True),
-    Metric("unnecessary_median", "median unnecessary retx per client", "client", "unnecessary_retransmissions",
-           ranked=True),
-    Metric("throughput_exchanges_per_s", "throughput (exch/s)", "run", "throughput_exchanges_per_s", ranked=True),
-    Metric("retransmission_ratio", "retransmission ratio", "ratio", "con_retransmissions", "con_transmissions"),
-    Metric("mean_rtt_s", "mean RTT (s)", "ratio", "rtt_strong_sum_s", "rtt_strong_samples"),
-    # Then energy (docs/energy.md), observe (docs/model.md "Observe"): last, keeping earlier bootstrap streams.
-    Metric("energy_j_per_exchange", "energy per exchange (J)", "ratio", "energy.energy_j", "energy.exchanges_completed"),
-    Metric("energy_mean_power_mw", "mean power per device (mW)", "run", "energy.mean_power_mw"),
-    *(Metric(key, text, "ratio", num, den) for key, text, num, den in OBSERVE_RATIOS),
-)
-METRIC_KEYS = tuple(m.key for m in METRICS)
-#: The metrics of within-study differences (issue: FCT, unnecessary retransmissions, throughput).
-PAIR_METRICS = METRIC_KEYS[:3]
 
 
 # --------------------------------------------------------------------------- Mann–Whitney U
@@ -167,25 +142,8 @@ class Sample:
         self.seed_key = seed_key
         self.data: dict[str, dict[str, Any]] = {}
         for metric in METRICS:
-            if metric.kind == "client":
-                per = [sorted(float(c[metric.field]) for c in r["clients"] if c.get(metric.field) is not None)
-                       for r in runs]
-                per = [v for v in per if v]
-                if not per:
-                    continue
-                pooled = sorted((v, i) for i, vs in enumerate(per) for v in vs)
-                self.data[metric.key] = {
-                    "r": len(per), "values": np.array([v for v, _ in pooled]), "owner": np.array([i for _, i in pooled]),
-                    "per_replication": [_median(v) for v in per]}
-            elif metric.kind == "run":
-                vals = [float(run_field(r, metric.field)) for r in runs if run_field(r, metric.field) is not None]
-                if vals:
-                    self.data[metric.key] = {"r": len(vals), "x": np.array(vals), "per_replication": vals}
-            elif (den := metric.den) is not None:  # a ratio
-                have = [r for r in runs if run_field(r, metric.field) is not None and run_field(r, den) is not None]
-                if have and sum(run_field(r, den) for r in have) > 0:
-                    self.data[metric.key] = {"r": len(have), "num": np.array([float(run_field(r, metric.field)) for r in have]),
-                                             "den": np.array([float(run_field(r, den)) for r in have])}
+            if (d := replication_data(metric, runs)) is not None:
+                self.data[metric.key] = d
         self._boot: dict[tuple[str, int], Any] = {}
 
     def estimate(self, key: str) -> float | None:
@@ -198,10 +156,10 @@ class Sample:
         """The statistic under each row of ``counts`` (resamples × replications: how often each
         replication is drawn)."""
         d = self.data[key]
-        kind = next(m.kind for m in METRICS if m.key == key)
-        if kind == "run":
+        shape = SHAPE[BY_KEY[key].kind]
+        if shape == "mean":
             return counts @ d["x"] / counts.sum(axis=1)
-        if kind == "ratio":
+        if shape == "ratio":
             den = counts @ d["den"]
             with np.errstate(invalid="ignore", divide="ignore"):
                 return np.where(den > 0, (counts @ d["num"]) / np.where(den > 0, den, 1), np.nan)
@@ -258,10 +216,6 @@ def interval(sample: Sample, key: str, side: int = 0) -> list[float | None]:
     return [float(percentile(d, tail)), float(percentile(d, 1 - tail))] if len(d) else [None, None]
 
 
-def _median(sorted_values: list[float]) -> float:
-    return percentile(sorted_values, 0.5)
-
-
 def difference(a: Sample, b: Sample, keys: Iterable[str] = METRIC_KEYS, sides: tuple[int, int] = (0, 0)) -> dict[str, Any]:
     """Per metric (present in both): ``{"first", "second", "difference", "low", "high"}`` (the
     percentile bootstrap interval of second − first; None with fewer than two replications on
@@ -279,7 +233,7 @@ def difference(a: Sample, b: Sample, keys: Iterable[str] = METRIC_KEYS, sides: t
             if len(d):
                 tail = (1 - LEVEL) / 2
                 row["low"], row["high"] = float(percentile(d, tail)), float(percentile(d, 1 - tail))
-        metric = next(m for m in METRICS if m.key == key)
+        metric = BY_KEY[key]
         if metric.ranked:
             row["rank_test"] = mann_whitney_u(a.data[key]["per_replication"], b.data[key]["per_replication"])
         out[key] = row
@@ -421,7 +375,7 @@ def study_pairwise(study, key: str) -> list[dict[str, Any]]:
         by_name.setdefault(c["name"], {})[cid] = c
     check_key(study.configs.values(), key)
     for name, configs in by_name.items():
-        for row in pairwise(configs, study.runs, key, PAIR_METRICS + tuple(k for k, *_ in OBSERVE_RATIOS)):
+        for row in pairwise(configs, study.runs, key, PAIR_METRICS + WORKLOAD_METRICS):
             out.append({"name": name, **row})
     return out
 
@@ -725,14 +679,15 @@ def build_comparison(dbs: Sequence[str | Path], ignore: Sequence[str] = (), wher
                             difference_plot([m["metrics"] for m in matched], labels, METRIC_KEYS, what="B − A")))
         ids.append("differences")
     label = {m.key: m.label for m in METRICS}
+    columns = [k for k in METRIC_KEYS if k in ALWAYS_COLUMNS or any(k in m["metrics"] for m in matched)]
     trs = []
     for m, lab in zip(matched, labels):
         trs.append(f'<tr><td class="l">{esc(lab)}</td><td class="l"><code>{esc(m["config_id_a"])}</code></td>'
                    f'<td class="l"><code>{esc(m["config_id_b"])}</code></td>'
                    + "".join(f"<td>{_num(m['metrics'][k]['first'])}</td><td>{_num(m['metrics'][k]['second'])}</td>"
                              + _cell(m["metrics"][k]) if k in m["metrics"] else "<td>—</td><td>—</td><td>—</td>"
-                             for k in METRIC_KEYS) + "</tr>")
-    head = "".join(f"<th>{esc(label[k])}<br>A</th><th>B</th><th>B − A</th>" for k in METRIC_KEYS)
+                             for k in columns) + "</tr>")
+    head = "".join(f"<th>{esc(label[k])}<br>A</th><th>B</th><th>B − A</th>" for k in columns)
     body.append('<h2>Matched configurations</h2><div style="overflow-x:auto"><table data-table="compare">'
                 f'<tr><th class="l">configuration</th><th class="l">config_id A</th><th class="l">config_id B</th>{head}'
                 f"</tr>{''.join(trs)}</table></div>")
