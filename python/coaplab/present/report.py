@@ -39,6 +39,7 @@ from . import traces as trace_figures  # a name of its own: "traces" is a common
 from .compare import check_key, report_section
 from .lwm2m import lwm2m_table
 from .page import CSS, esc, figure_html
+from .qblock import qblock_table
 
 #: Traces drawn per configuration: the first traced replication's first client (UDP) or the
 #: busiest connection (TCP); the others are listed with the command that draws them.
@@ -291,6 +292,7 @@ def build(db_path: str | Path, where: str | None = None, diff_by: str | None = N
         body.append(_energy_table(n, study, cids, keys, summaries))
         body.append(_observe_table(n, study, cids, keys, summaries))
         body.append(lwm2m_table(n, study.flat, cids, keys, summaries))
+        body.append(qblock_table(n, study.flat, cids, keys, summaries))
         body.append("</section>")
 
     scenario_keys = {cid: varying(study.configs[c] for c in cids) for _, cids in scen for cid in cids}
