@@ -288,6 +288,8 @@ impl Receiver {
         if self.finished || n >= self.total() || self.got[n as usize] {
             return false;
         }
+        // The highest block received before this one.
+        let before = self.got.iter().rposition(|&b| b).map(|h| h as u32);
         self.got[n as usize] = true;
         self.count += 1;
         self.last_seen = now;
@@ -298,11 +300,28 @@ impl Receiver {
             out.push(RecvAction::Complete);
             return true;
         }
-        // The MAX_PAYLOADS'th block of a set with the whole body up to it in: ask for the next
-        // set (RFC 9177 §7.2; libcoap's `check_all_blocks_in_for_payload_set`).
+        // The MAX_PAYLOADS'th block of a set with the whole body up to it in, and nothing of
+        // a later set seen yet: ask for the next set (RFC 9177 §7.2; libcoap's
+        // `check_all_blocks_in_for_payload_set`). A set completed by a re-sent block after the
+        // next set arrived asks for nothing (RFC 9177 Figure 6: no 2.31 after block 9 re-sent).
         let m = self.p.max_payloads;
-        if (n + 1).is_multiple_of(m) && self.got[..=n as usize].iter().all(|&b| b) {
+        if (n + 1).is_multiple_of(m)
+            && before.is_none_or(|h| h < n)
+            && self.got[..=n as usize].iter().all(|&b| b)
+        {
             out.push(RecvAction::Continue(n + 1));
+        }
+        // The first payload of a later set with blocks of the earlier sets missing: ask for
+        // those at once (RFC 9177 §7.2, "On receipt of a payload from the next
+        // MAX_PAYLOADS_SET, the server SHOULD send a 4.08 ... indicating any missing payloads
+        // from any previous MAX_PAYLOADS_SET", and the same for the Q-Block2 client; Figures 6
+        // and 10). At most MAX_PAYLOADS of them, as at a timeout.
+        if before.map_or(n / m > 0, |h| n / m > h / m) {
+            let mut earlier: Vec<u32> = (0..n / m * m).filter(|&b| !self.got[b as usize]).collect();
+            earlier.truncate(m as usize);
+            if !earlier.is_empty() {
+                out.push(RecvAction::Recover(earlier));
+            }
         }
         self.arm(out);
         true
@@ -355,3 +374,7 @@ impl Receiver {
 #[cfg(test)]
 #[path = "qblock_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "qblock_figures_tests.rs"]
+mod figures_tests;
