@@ -10,7 +10,7 @@
 use coaplab_cc::{Duration, Instant};
 
 /// MAX_PAYLOADS: payloads of one body sent back to back before the sender pauses (RFC 9177
-/// §7.2, table "Congestion Control Parameters": 10).
+/// §7.2, Table 3 "Congestion Control Parameters": 10).
 pub const MAX_PAYLOADS: u32 = 10;
 /// NON_MAX_RETRANSMIT: recovery requests (and tail probes) without progress before a transfer
 /// fails (RFC 9177 §7.2: 4, MAX_RETRANSMIT of RFC 7252 §4.8).
@@ -21,16 +21,19 @@ pub const NON_MAX_RETRANSMIT: u32 = 4;
 pub const NON_TIMEOUT: Duration = Duration::from_secs(2);
 /// NON_RECEIVE_TIMEOUT: how long a receiver waits without a new payload before asking for the
 /// missing ones; doubled after each unanswered request (RFC 9177 §7.2: 4 s, twice NON_TIMEOUT;
-/// the doubling as libcoap's `coap_block_check_lg_crcv_timeouts`, `receive_timeout << retry`).
+/// "Time-to-Wait = NON_RECEIVE_TIMEOUT * (2 ** (Re-Request-Count - 1))", as libcoap's
+/// `coap_block_check_lg_crcv_timeouts`, `receive_timeout << retry`; RFC 9177 Figure 7).
 pub const NON_RECEIVE_TIMEOUT: Duration = Duration::from_secs(4);
 /// NON_PARTIAL_TIMEOUT: a partially received body is discarded this long after its last
-/// payload (RFC 9177 §7.2: 247 s, EXCHANGE_LIFETIME of RFC 7252 §4.8.2).
+/// payload (RFC 9177 §7.2: 247 s, RFC 7252 §4.8.2's EXCHANGE_LIFETIME with NON_TIMEOUT and
+/// NON_MAX_RETRANSMIT: 2 s × (2^4 − 1) × 1.5 + 2 × 100 s + 2 s = 45 + 200 + 2 = 247 s).
 pub const NON_PARTIAL_TIMEOUT: Duration = Duration::from_secs(247);
 /// NON_PROBING_WAIT: the longest wait PROBING_RATE may impose before the next set (RFC 9177
-/// §7.2: between 247 and 248 s; coaplab takes the lower end, 247 s).
+/// §7.2: 45 + 200 s + NON_TIMEOUT_RANDOM (2-3 s) = between 247 and 248 s; coaplab takes the
+/// lower end, 247 s).
 pub const NON_PROBING_WAIT: Duration = Duration::from_secs(247);
-/// PROBING_RATE's default, bytes per second (RFC 7252 §4.8: 1 byte/s; RFC 9177 §7.2 applies it
-/// to a peer that does not respond). The engine applies it only when `coap.probing_rate_bps`
+/// PROBING_RATE's default, bytes per second (RFC 7252 §4.8: 1 byte/s; RFC 9177 §7.2 applies it,
+/// RFC 7252 §4.7's rule, to a body sent to a peer that does not respond). The engine applies it only when `coap.probing_rate_bps`
 /// is given, as for CON traffic.
 pub const PROBING_RATE_BPS: f64 = 1.0;
 

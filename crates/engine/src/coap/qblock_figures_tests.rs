@@ -292,8 +292,8 @@ fn figure_10_q_block2_recovery() {
 ///
 /// Departure: the model's server has already sent block 10 (after its pause) and ignores a
 /// 'Continue' for a block it has sent, so block 10 comes back only after the client's next
-/// NON_RECEIVE_TIMEOUT, by a GET listing it. The model's list names blocks 2-9 one by one; its
-/// size on the wire is that of the M-bit request (coap/qblock_wire.rs).
+/// NON_RECEIVE_TIMEOUT, by a GET listing it. The model's GET names blocks 2-9 with one Q-Block2
+/// option each, M unset (§4.4's "generally"; coap/qblock_wire.rs), not one QB2:2/1.
 #[test]
 fn figure_11_q_block2_recovery_with_m_bit() {
     let p = Params::default();
