@@ -10,7 +10,7 @@
 use coaplab_cc::{Duration, Instant};
 
 /// MAX_PAYLOADS: payloads of one body sent back to back before the sender pauses (RFC 9177
-/// §7.2, table "Congestion Control Parameters": 10).
+/// §7.2, Table 3 "Congestion Control Parameters": 10).
 pub const MAX_PAYLOADS: u32 = 10;
 /// NON_MAX_RETRANSMIT: recovery requests (and tail probes) without progress before a transfer
 /// fails (RFC 9177 §7.2: 4, MAX_RETRANSMIT of RFC 7252 §4.8).
@@ -21,16 +21,19 @@ pub const NON_MAX_RETRANSMIT: u32 = 4;
 pub const NON_TIMEOUT: Duration = Duration::from_secs(2);
 /// NON_RECEIVE_TIMEOUT: how long a receiver waits without a new payload before asking for the
 /// missing ones; doubled after each unanswered request (RFC 9177 §7.2: 4 s, twice NON_TIMEOUT;
-/// the doubling as libcoap's `coap_block_check_lg_crcv_timeouts`, `receive_timeout << retry`).
+/// "Time-to-Wait = NON_RECEIVE_TIMEOUT * (2 ** (Re-Request-Count - 1))", as libcoap's
+/// `coap_block_check_lg_crcv_timeouts`, `receive_timeout << retry`; RFC 9177 Figure 7).
 pub const NON_RECEIVE_TIMEOUT: Duration = Duration::from_secs(4);
 /// NON_PARTIAL_TIMEOUT: a partially received body is discarded this long after its last
-/// payload (RFC 9177 §7.2: 247 s, EXCHANGE_LIFETIME of RFC 7252 §4.8.2).
+/// payload (RFC 9177 §7.2: 247 s, RFC 7252 §4.8.2's EXCHANGE_LIFETIME with NON_TIMEOUT and
+/// NON_MAX_RETRANSMIT: 2 s × (2^4 − 1) × 1.5 + 2 × 100 s + 2 s = 45 + 200 + 2 = 247 s).
 pub const NON_PARTIAL_TIMEOUT: Duration = Duration::from_secs(247);
 /// NON_PROBING_WAIT: the longest wait PROBING_RATE may impose before the next set (RFC 9177
-/// §7.2: between 247 and 248 s; coaplab takes the lower end, 247 s).
+/// §7.2: 45 + 200 s + NON_TIMEOUT_RANDOM (2-3 s) = between 247 and 248 s; coaplab takes the
+/// lower end, 247 s).
 pub const NON_PROBING_WAIT: Duration = Duration::from_secs(247);
-/// PROBING_RATE's default, bytes per second (RFC 7252 §4.8: 1 byte/s; RFC 9177 §7.2 applies it
-/// to a peer that does not respond). The engine applies it only when `coap.probing_rate_bps`
+/// PROBING_RATE's default, bytes per second (RFC 7252 §4.8: 1 byte/s; RFC 9177 §7.2 applies it,
+/// RFC 7252 §4.7's rule, to a body sent to a peer that does not respond). The engine applies it only when `coap.probing_rate_bps`
 /// is given, as for CON traffic.
 pub const PROBING_RATE_BPS: f64 = 1.0;
 
@@ -288,6 +291,8 @@ impl Receiver {
         if self.finished || n >= self.total() || self.got[n as usize] {
             return false;
         }
+        // The highest block received before this one.
+        let before = self.got.iter().rposition(|&b| b).map(|h| h as u32);
         self.got[n as usize] = true;
         self.count += 1;
         self.last_seen = now;
@@ -298,11 +303,28 @@ impl Receiver {
             out.push(RecvAction::Complete);
             return true;
         }
-        // The MAX_PAYLOADS'th block of a set with the whole body up to it in: ask for the next
-        // set (RFC 9177 §7.2; libcoap's `check_all_blocks_in_for_payload_set`).
+        // The MAX_PAYLOADS'th block of a set with the whole body up to it in, and nothing of
+        // a later set seen yet: ask for the next set (RFC 9177 §7.2; libcoap's
+        // `check_all_blocks_in_for_payload_set`). A set completed by a re-sent block after the
+        // next set arrived asks for nothing (RFC 9177 Figure 6: no 2.31 after block 9 re-sent).
         let m = self.p.max_payloads;
-        if (n + 1).is_multiple_of(m) && self.got[..=n as usize].iter().all(|&b| b) {
+        if (n + 1).is_multiple_of(m)
+            && before.is_none_or(|h| h < n)
+            && self.got[..=n as usize].iter().all(|&b| b)
+        {
             out.push(RecvAction::Continue(n + 1));
+        }
+        // The first payload of a later set with blocks of the earlier sets missing: ask for
+        // those at once (RFC 9177 §7.2, "On receipt of a payload from the next
+        // MAX_PAYLOADS_SET, the server SHOULD send a 4.08 ... indicating any missing payloads
+        // from any previous MAX_PAYLOADS_SET", and the same for the Q-Block2 client; Figures 6
+        // and 10). At most MAX_PAYLOADS of them, as at a timeout.
+        if before.map_or(n / m > 0, |h| n / m > h / m) {
+            let mut earlier: Vec<u32> = (0..n / m * m).filter(|&b| !self.got[b as usize]).collect();
+            earlier.truncate(m as usize);
+            if !earlier.is_empty() {
+                out.push(RecvAction::Recover(earlier));
+            }
         }
         self.arm(out);
         true
@@ -355,3 +377,7 @@ impl Receiver {
 #[cfg(test)]
 #[path = "qblock_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "qblock_figures_tests.rs"]
+mod figures_tests;

@@ -1,7 +1,7 @@
-//! Replays, through the state machines, of message flows modelled on RFC 9177's examples with
-//! NON messages (§10.2 Q-Block1, §10.3 Q-Block2: sets of MAX_PAYLOADS, lost payloads, their
-//! recovery), with the §7.2 defaults: MAX_PAYLOADS 10, NON_TIMEOUT 2 s, NON_RECEIVE_TIMEOUT
-//! 4 s, NON_MAX_RETRANSMIT 4, and libcoap's timer rules (`coap_block_check_lg_crcv_timeouts`,
+//! Flows through the state machines beyond RFC 9177's figures (those are replayed one by one in
+//! `qblock_figures_tests.rs`): lost recovery requests, tail probes, PROBING_RATE, with the §7.2
+//! defaults (Table 3): MAX_PAYLOADS 10, NON_TIMEOUT 2 s, NON_RECEIVE_TIMEOUT 4 s,
+//! NON_MAX_RETRANSMIT 4, and libcoap's timer rules (`coap_block_check_lg_crcv_timeouts`,
 //! `coap_block_check_lg_srcv_timeouts`). Every time below is computed by hand in the comments;
 //! the one-way delay is 0.1 s and serialization is left out.
 
@@ -28,7 +28,7 @@ fn acts<A>(f: impl FnOnce(&mut Vec<A>)) -> Vec<A> {
 
 #[test]
 fn parameters_are_the_rfc_9177_defaults() {
-    // RFC 9177 §7.2's table: MAX_PAYLOADS 10, NON_MAX_RETRANSMIT 4, NON_TIMEOUT 2 s,
+    // RFC 9177 §7.2, Table 3 "Congestion Control Parameters": MAX_PAYLOADS 10, NON_MAX_RETRANSMIT 4, NON_TIMEOUT 2 s,
     // NON_RECEIVE_TIMEOUT 4 s, NON_PROBING_WAIT 247-248 s, NON_PARTIAL_TIMEOUT 247 s;
     // PROBING_RATE 1 byte/s (RFC 7252 §4.8).
     let p = Params::default();
@@ -40,9 +40,9 @@ fn parameters_are_the_rfc_9177_defaults() {
     assert_eq!(PROBING_RATE_BPS, 1.0);
 }
 
-/// Q-Block2 body of 15 blocks, blocks 3 and 7 lost and recovered, timer by timer (the flow of
-/// RFC 9177 §10.3's Q-Block2 recovery examples: a set with lost payloads, NON_RECEIVE_TIMEOUT, a GET
-/// listing the missing blocks, the server sending them).
+/// Q-Block2 body of 15 blocks, blocks 3 and 7 lost, the GET asking for them at the next set
+/// lost too, recovered at NON_RECEIVE_TIMEOUT, timer by timer (RFC 9177 §10.2.3, Figure 10,
+/// with its first recovery request lost).
 #[test]
 fn qblock2_two_blocks_lost_and_recovered_timer_by_timer() {
     let p = Params::default();
@@ -67,8 +67,14 @@ fn qblock2_two_blocks_lost_and_recovered_timer_by_timer() {
     let mut want = blocks(10..15);
     want.push(SendAction::Arm(t(4100)));
     assert_eq!(acts(|o| server.on_timer(t(2100), o)), want);
-    // t = 2.2: they arrive; the last one re-arms at 2.2 + 4 = 6.2 s.
-    for n in 10..15 {
+    // t = 2.2: they arrive. Block 10, the first of a later set, asks at once for 3 and 7
+    // (RFC 9177 §7.2); that GET is lost. Each block re-arms at 2.2 + 4 = 6.2 s.
+    let got = acts(|o| assert!(client.on_block(t(2200), 10, o)));
+    assert_eq!(
+        got,
+        vec![RecvAction::Recover(vec![3, 7]), RecvAction::Arm(t(6200))]
+    );
+    for n in 11..15 {
         let got = acts(|o| assert!(client.on_block(t(2200), n, o)));
         assert_eq!(got, vec![RecvAction::Arm(t(6200))]);
     }
@@ -99,8 +105,8 @@ fn qblock2_two_blocks_lost_and_recovered_timer_by_timer() {
     assert!(!acts(|o| assert!(!client.on_block(t(7000), 3, o))).contains(&RecvAction::Complete));
 }
 
-/// Q-Block2 whose recovery requests are all lost (RFC 9177 §10.3's Q-Block2 examples
-/// with the recovery failing): the waits double, 4, 8, 16, 32 s, and after NON_MAX_RETRANSMIT = 4 requests the
+/// Q-Block2 whose recovery requests are all lost (the Q-Block2 mirror of RFC 9177 §10.1.4,
+/// Figure 7): the waits double, 4, 8, 16, 32 s, and after NON_MAX_RETRANSMIT = 4 requests the
 /// next expiry, 64 s later, drops the body.
 #[test]
 fn qblock2_unanswered_recovery_doubles_then_fails() {
@@ -130,8 +136,9 @@ fn qblock2_unanswered_recovery_doubles_then_fails() {
     assert!(client.finished);
 }
 
-/// Q-Block1 body of 12 blocks, block 5 lost, recovered by a 4.08 listing it (RFC 9177 §10.2's
-/// Q-Block1 recovery examples).
+/// Q-Block1 body of 12 blocks, block 5 lost, the 4.08 sent at the next set lost too, recovered
+/// by the 4.08 at NON_RECEIVE_TIMEOUT (RFC 9177 §10.1.3, Figures 5 and 6, with the first 4.08
+/// lost).
 #[test]
 fn qblock1_lost_block_recovered_by_a_408() {
     let p = Params::default();
@@ -152,11 +159,15 @@ fn qblock1_lost_block_recovered_by_a_408() {
     let mut want = blocks(10..12);
     want.push(SendAction::Arm(t(4000)));
     assert_eq!(acts(|o| client.on_timer(t(2000), o)), want);
-    // t = 2.1: they arrive: 2.1 + 4 = 6.1 s.
-    for n in 10..12 {
-        let got = acts(|o| assert!(server.on_block(t(2100), n, o)));
-        assert_eq!(got, vec![RecvAction::Arm(t(6100))]);
-    }
+    // t = 2.1: they arrive: 2.1 + 4 = 6.1 s. Block 10, the first of the next set, brings a
+    // 4.08 listing 5 at once (RFC 9177 §7.2); it is lost.
+    let got = acts(|o| assert!(server.on_block(t(2100), 10, o)));
+    assert_eq!(
+        got,
+        vec![RecvAction::Recover(vec![5]), RecvAction::Arm(t(6100))]
+    );
+    let got = acts(|o| assert!(server.on_block(t(2100), 11, o)));
+    assert_eq!(got, vec![RecvAction::Arm(t(6100))]);
     // t = 4: all sent, no 2.04: the last block again (tail probe 1), next at 4 + 2 × 2 = 8 s.
     assert_eq!(
         acts(|o| client.on_timer(t(4000), o)),
@@ -182,7 +193,7 @@ fn qblock1_lost_block_recovered_by_a_408() {
     assert!(acts(|o| client.on_timer(t(8000), o)).is_empty());
 }
 
-/// Q-Block1 without loss over two sets (RFC 9177 §10.2's MAX_PAYLOADS example): the
+/// Q-Block1 without loss over two full sets (RFC 9177 §10.1.2, Figure 4, with 20 blocks): the
 /// server's 2.31 for the tenth block cuts the client's NON_TIMEOUT pause short.
 #[test]
 fn qblock1_continue_cuts_the_pause_short() {

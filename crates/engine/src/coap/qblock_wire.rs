@@ -8,12 +8,13 @@ use coaplab_wire::ip::{IPV4_HEADER, UDP_HEADER};
 use crate::coap::messages::URI_PATH;
 use crate::packet::QMsg;
 
-/// Q-Block1's option number (RFC 9177's IANA registration in "CoAP Option Numbers": 19).
+/// Q-Block1's option number (RFC 9177 §4.1 Table 1 and §12.1 Table 4, the IANA "CoAP Option
+/// Numbers" registration: 19).
 pub const Q_BLOCK1: u16 = 19;
-/// Q-Block2's option number (RFC 9177's IANA registration: 31).
+/// Q-Block2's option number (RFC 9177 §4.1 Table 1, §12.1 Table 4: 31).
 pub const Q_BLOCK2: u16 = 31;
-/// Content-Format of a 4.08's payload, "application/missing-blocks+cbor-seq" (RFC 9177's IANA
-/// registration in "CoAP Content-Formats": 272).
+/// Content-Format of a 4.08's payload, "application/missing-blocks+cbor-seq" (RFC 9177 §5;
+/// §12.3, the IANA "CoAP Content-Formats" registration: 272).
 pub const MISSING_BLOCKS_CBOR_SEQ: u32 = 272;
 /// 2.31 Continue (RFC 7959 §2.9.1), 2.04 Changed, 4.08 Request Entity Incomplete (RFC 7959
 /// §2.9.2), PUT (RFC 7252 §12.1.1).
