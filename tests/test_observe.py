@@ -62,13 +62,36 @@ def test_bad_observe_input_is_one_line_exit_2(tmp_path, workload, key):
     assert p.stderr.count("\n") == 1 and key in p.stderr, p.stderr
 
 
-def test_observe_on_tcp_is_refused_in_one_line(tmp_path):
+def test_the_tcp_example_runs_and_reports_the_observe_block():
+    """examples/observe-tcp.toml: Observe over CoAP over TCP (RFC 8323 §7). Every value is the
+    registration's response (one per observer: 20 × 2 replications), written to TCP, or
+    superseded while unsent bytes waited (docs/model.md "Observe", "Over TCP"); no CON/NON."""
+    p = _run("examples/observe-tcp.toml", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    summaries = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    assert [s["config"]["coap"]["cc"] for s in summaries] == ["newreno", "cubic", "bbr"]
+    for s in summaries:
+        o = s["observe"]
+        assert 0 < o["notifications_generated"] <= 2 * 20 * 120
+        assert o["notifications_generated"] == 2 * 20 + o["notifications_sent"] + o["notifications_superseded"]
+        assert (o["notifications_con"], o["notifications_non"], o["notification_retransmissions"]) == (0, 0, 0)
+        assert o["notifications_delivered"] == o["notification_age_count"] <= o["notifications_generated"]
+    text = _run("examples/observe-tcp.toml")
+    assert text.returncode == 0 and "notification_delivered_fraction" in text.stdout, text.stderr
+
+
+@pytest.mark.parametrize(("workload", "key"), [
+    ('notify = "non"\n', "workload.notify"),
+    ('notify = "non-con"\ncon_every_s = 60.0\n', "workload.notify"),
+])
+def test_message_types_over_tcp_are_refused_in_one_line(tmp_path, workload, key):
+    """Over a reliable transport notifications are neither CON nor NON (RFC 8323 §7.1)."""
     f = tmp_path / "s.toml"
-    f.write_text('[workload]\nkind = "observe"\nduration_s = 60.0\nnotify_period_s = 5.0\n'
-                 '[coap]\ntransport = "tcp"\ncc = "newreno"\n')
+    f.write_text('[workload]\nkind = "observe"\nduration_s = 60.0\nnotify_period_s = 5.0\n' + workload
+                 + '[coap]\ntransport = "tcp"\ncc = "newreno"\n')
     p = _run(str(f))
-    assert p.returncode == 2
-    assert p.stderr.count("\n") == 1 and "CoAP over UDP only" in p.stderr, p.stderr
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.count("\n") == 1 and key in p.stderr and "RFC 8323 §7.1" in p.stderr, p.stderr
 
 
 def test_pooling_over_replications():

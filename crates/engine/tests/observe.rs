@@ -120,13 +120,21 @@ fn wrong_combinations_are_refused() {
         assert!(e.starts_with(key), "{e}");
         assert!(!e.contains('\n'), "{e}");
     }
-    let cfg = common::config(json!({
-        "workload": observe(json!({})),
-        "coap": {"transport": "tcp", "cc": "newreno"},
-    }));
-    let e = run(&cfg, 0, None).unwrap_err().to_string();
-    assert!(
-        e.starts_with("workload.kind: \"observe\" is CoAP over UDP only"),
-        "{e}"
-    );
+    // Over TCP (crates/engine/tests/observe_tcp.rs) the message type is not a choice: RFC
+    // 8323 §7.1 has no CON/NON on a reliable transport.
+    for (w, key) in [
+        (json!({"notify": "non"}), "workload.notify:"),
+        (
+            json!({"notify": "non-con", "con_every_s": 60.0}),
+            "workload.notify:",
+        ),
+    ] {
+        let cfg = common::config(json!({
+            "workload": observe(w),
+            "coap": {"transport": "tcp", "cc": "newreno"},
+        }));
+        let e = run(&cfg, 0, None).unwrap_err().to_string();
+        assert!(e.starts_with(key) && e.contains("RFC 8323 §7.1"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
 }

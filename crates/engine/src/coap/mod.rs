@@ -8,6 +8,7 @@ pub mod messages;
 pub mod non_traffic;
 pub mod notify;
 pub mod observe;
+pub mod observe_tcp;
 pub mod over_tcp;
 pub mod probing;
 pub mod qblock;

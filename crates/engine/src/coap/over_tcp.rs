@@ -7,7 +7,7 @@
 use coaplab_wire::coap::{code, option, OptionValue, Payload};
 use coaplab_wire::coap_tcp::{signal, TcpMessage};
 
-use super::messages::URI_PATH;
+use super::messages::{MAX_AGE, OBSERVE, URI_PATH};
 
 /// Max-Message-Size each side announces in its CSM (RFC 8323 §5.3.1), bytes: large enough
 /// for the firmware resource as one message (docs/design.md §4.3 "no block-wise").
@@ -22,6 +22,19 @@ pub enum TcpMsg {
     Request,
     /// 2.05 Content with `payload` bytes.
     Response { payload: u32 },
+    /// An Observe registration (RFC 7641 §2 over RFC 8323 §7): the GET with Observe = 0 (an
+    /// empty option, RFC 7252 §3.2's uint) before its Uri-Path.
+    Register,
+    /// A notification (the registration's response first): 2.05 with the value's number as
+    /// its Observe sequence number (24 bits, RFC 7641 §4.4), Max-Age when not the default
+    /// (RFC 7252 §5.10.5), `payload` bytes. `generated` is the value's generation time (the
+    /// simulation's bookkeeping, not on the wire).
+    Notification {
+        seq: u32,
+        generated: coaplab_cc::Instant,
+        max_age: Option<u32>,
+        payload: u32,
+    },
 }
 
 impl TcpMsg {
@@ -55,6 +68,30 @@ impl TcpMsg {
                 options: &[],
                 payload: Payload::Pattern(payload as usize),
             }),
+            TcpMsg::Register => f(&TcpMessage {
+                code: code::GET,
+                token: &[],
+                options: &[
+                    (OBSERVE, OptionValue::Uint(0)),
+                    (option::URI_PATH, OptionValue::Bytes(URI_PATH)),
+                ],
+                payload: Payload::Pattern(0),
+            }),
+            TcpMsg::Notification {
+                seq,
+                max_age,
+                payload,
+                ..
+            } => {
+                let observe = (OBSERVE, OptionValue::Uint(seq & 0xFF_FFFF));
+                let with_age = [observe, (MAX_AGE, OptionValue::Uint(max_age.unwrap_or(0)))];
+                f(&TcpMessage {
+                    code: code::CONTENT,
+                    token: &[],
+                    options: &with_age[..if max_age.is_some() { 2 } else { 1 }],
+                    payload: Payload::Pattern(payload as usize),
+                })
+            }
         }
     }
 
@@ -182,6 +219,24 @@ mod tests {
         // Firmware: Len = 102401 ≥ 65805 → nibble 15 + 4 extension bytes; 1 + 4 + 1 + 102401
         // = 102407 bytes = 400 full 256-byte segments + 7 bytes → 401 segments (docs/design.md §5).
         assert_eq!(TcpMsg::Response { payload: 102400 }.framed_len(), 102407);
+        // Observe registration: Observe = 0 is an empty option (delta 6, len 0: 1 byte), then
+        // Uri-Path (delta 5, len 7: 1 + 7); Len = 9 → 1 + 1 + 9 = 11.
+        assert_eq!(TcpMsg::Register.framed_len(), 11);
+        let n = |seq, max_age| TcpMsg::Notification {
+            seq,
+            generated: coaplab_cc::Instant::ZERO,
+            max_age,
+            payload: 60,
+        };
+        // Value 0 (the registration's response): Observe empty (1 byte) + marker + 60 = 62
+        // ≥ 13 → nibble 13 + 1 extension byte; 1 + 1 + 1 + 62 = 65.
+        assert_eq!(n(0, None).framed_len(), 65);
+        // Value 1: a 1-byte sequence number (Observe 2 bytes); Len 63 → 66.
+        assert_eq!(n(1, None).framed_len(), 66);
+        // Value 256: 2 bytes (Observe 3 bytes) → 67; Max-Age 30 s (delta 8, len 1: 2 bytes)
+        // → 69.
+        assert_eq!(n(256, None).framed_len(), 67);
+        assert_eq!(n(256, Some(30)).framed_len(), 69);
     }
 
     #[test]

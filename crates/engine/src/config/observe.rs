@@ -61,10 +61,19 @@ pub fn check(
         return Ok(None);
     }
     if coap.transport == Transport::Tcp {
-        return err(
-            "kind",
-            "\"observe\" is CoAP over UDP only in this version (Observe over reliable transports, RFC 8323 §7, is not modelled); allowed with coap.transport = \"tcp\": continuous, random, burst, firmware".into(),
-        );
+        // RFC 8323 §7.1: over a reliable transport notifications are neither CON nor NON.
+        if let Some(key) = [
+            (w.notify.is_some(), "notify"),
+            (w.con_every_s.is_some(), "con_every_s"),
+        ]
+        .iter()
+        .find_map(|&(set, key)| set.then_some(key))
+        {
+            return err(
+                key,
+                "not meaningful with coap.transport = \"tcp\" (notifications over a reliable transport are neither CON nor NON, RFC 8323 §7.1); allowed: leave it unset".into(),
+            );
+        }
     }
     if coap.security != Security::None {
         return Err(Error::key(

@@ -236,12 +236,15 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 }
 
 impl World {
-    /// Observe's measurements over the UDP clients with global ids in `ids` (`None` when none
-    /// of them observes, so other results are unchanged).
+    /// Observe's measurements over the UDP and TCP clients with global ids in `ids` (`None`
+    /// when none of them observes, so other results are unchanged).
     pub(crate) fn observe_result(&self, ids: std::ops::Range<u32>) -> Option<ObserveResult> {
         let mut r = ObserveResult::default();
         let mut ages = Vec::new();
         let mut any = false;
+        // CoAP over TCP's observers (`tcp_app/observe.rs`): no CON/NON, no retransmissions
+        // at the CoAP layer, no removals.
+        any |= self.tcp.add_observe_result(ids.clone(), &mut r, &mut ages);
         for id in ids {
             let Some(local) = self.udp.local_index(id) else {
                 continue;

@@ -69,6 +69,8 @@ pub(crate) enum TcpEvent {
         flow: u32,
         end: u8,
     },
+    /// The resource observed by a client (local index) takes a new value (`tcp_app/observe.rs`).
+    ObserveValue(u32),
 }
 
 /// Events of the Q-Block transfers (`world/qblock_app.rs`), by local client index.

@@ -28,6 +28,7 @@ use coaplab_cc::rng::{derive_seed, Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
 use coaplab_wire::ip::IPV4_HEADER;
 
+mod observe;
 mod params;
 
 use super::shared::{Event, Placement, Shared, TcpEvent};
@@ -119,6 +120,8 @@ pub(crate) struct TcpApp {
     /// Run seed and replication (for the congestion controllers' streams).
     seed: u64,
     replication: u64,
+    /// `workload.kind = "observe"`: per local client, its observation (`observe.rs`).
+    observe: Vec<Option<Box<crate::coap::observe_tcp::TcpObservation>>>,
 }
 
 impl TcpApp {
@@ -134,6 +137,7 @@ impl TcpApp {
             trace: false,
             seed: 0,
             replication: 0,
+            observe: Vec::new(),
         }
     }
 
@@ -206,9 +210,10 @@ impl TcpApp {
             let kind = format!("{:?}", w.kind).to_lowercase();
             return Err(Error::key(
                 label("workload.kind"),
-                format!("'{kind}' is a CoAP-over-UDP workload; allowed with transport tcp: continuous, random, burst, firmware"),
+                format!("'{kind}' is a CoAP-over-UDP workload; allowed with transport tcp: continuous, random, burst, firmware, observe"),
             ));
         }
+        let observe = crate::config::observe::check(w, &g.coap, label)?;
         self.trace = cfg.trace;
         // Streams of the congestion controllers: (seed, replication, flow, end) with a tag
         // of their own, apart from `sim::streams`' ones.
@@ -230,6 +235,12 @@ impl TcpApp {
             let id = at.first + i;
             let local = self.clients.len() as u32;
             queue.schedule(setup.start, Event::Tcp(TcpEvent::Open(local)));
+            self.observe.push(Self::new_observation(
+                observe.as_ref(),
+                id,
+                at.seed,
+                at.replication,
+            ));
             self.clients.push(TcpClient {
                 id,
                 group,
@@ -290,6 +301,7 @@ impl TcpApp {
                     None => {}
                 }
             }
+            TcpEvent::ObserveValue(c) => self.observe_value(now, c, sh),
         }
     }
 
@@ -445,9 +457,12 @@ impl TcpApp {
         if end == CLIENT {
             self.client_app(now, flow, sh);
         } else {
-            self.server_app(flow);
+            self.server_app(now, flow, sh);
         }
         self.transmit(now, flow, end, sh);
+        if end == SERVER && self.observe_drained(flow) {
+            self.transmit(now, flow, end, sh);
+        }
         let f = &mut self.flows[flow as usize];
         if end == CLIENT && std::mem::take(&mut f.deferred_request) {
             // A random client's first request is its own write after the CSM's: Nagle
@@ -492,7 +507,7 @@ impl TcpApp {
         );
     }
 
-    fn server_app(&mut self, flow: u32) {
+    fn server_app(&mut self, now: Instant, flow: u32, sh: &mut Shared) {
         let f = &mut self.flows[flow as usize];
         let payload = self.groups[self.clients[f.client as usize].group as usize].response_payload;
         let Some(conn) = f.ends[SERVER].as_mut() else {
@@ -504,12 +519,28 @@ impl TcpApp {
             }
         }
         let delivered = conn.delivered();
+        let mut registered = false;
         while let Some(msg) = f.streams[0].poll_complete(delivered) {
             if msg == TcpMsg::Request {
                 self.requests += 1;
                 conn.write(f.streams[1].push(TcpMsg::Response { payload }));
             }
+            registered |= msg == TcpMsg::Register;
         }
+        let client = f.client;
+        if registered {
+            self.requests += 1;
+            if let Some(msg) = self.observe_registration(now, client, sh) {
+                let f = &mut self.flows[flow as usize];
+                if let Some(conn) = f.ends[SERVER].as_mut() {
+                    conn.write(f.streams[1].push(msg));
+                }
+            }
+        }
+        let f = &mut self.flows[flow as usize];
+        let Some(conn) = f.ends[SERVER].as_mut() else {
+            return;
+        };
         if conn.peer_closed() && !f.server_closed {
             f.server_closed = true;
             conn.close();
@@ -540,11 +571,21 @@ impl TcpApp {
         let delivered = conn.delivered();
         let mut got_csm = false;
         let mut responses = 0;
+        let mut notified = false;
         while let Some(msg) = f.streams[1].poll_complete(delivered) {
             match msg {
                 TcpMsg::Csm => got_csm = true,
                 TcpMsg::Response { .. } => responses += 1,
-                TcpMsg::Request => {}
+                TcpMsg::Notification { seq, generated, .. } => {
+                    notified = true;
+                    if let Some(o) = self.observe[c as usize].as_deref_mut() {
+                        let v = crate::coap::observe::Value { seq, generated };
+                        // In order on the stream: every notification is fresh (no watch
+                        // over TCP, `observe.rs`).
+                        let _ = o.observer.on_notification(now, v);
+                    }
+                }
+                TcpMsg::Request | TcpMsg::Register => {}
             }
         }
         f.server_csm |= got_csm;
@@ -555,6 +596,11 @@ impl TcpApp {
         let client = &mut self.clients[c as usize];
         if client.flow != Some(flow) {
             return; // an old connection of a random client, closing
+        }
+        if notified && client.stats.completed == 0 {
+            // The registration's response (the first notification) ends its exchange.
+            client.stats.completed = 1;
+            client.stats.last_end = Some(now);
         }
         if failed {
             self.connection_failed(now, c, sh);
@@ -663,9 +709,14 @@ impl TcpApp {
             return;
         }
         let flow = client.flow.expect("a connected client has a connection");
+        let msg = if self.observes(c) {
+            TcpMsg::Register
+        } else {
+            TcpMsg::Request
+        };
         let f = &mut self.flows[flow as usize];
         if let Some(conn) = f.ends[CLIENT].as_mut() {
-            conn.write(f.streams[0].push(TcpMsg::Request));
+            conn.write(f.streams[0].push(msg));
         }
     }
 
