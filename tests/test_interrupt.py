@@ -12,6 +12,7 @@ import pytest
 
 import coaplab
 from coaplab.describe.scenario import load_scenario
+from coaplab.execute.store import ResultsDB
 
 SCENARIO = """name = "interrupt"
 replications = 2
@@ -32,10 +33,16 @@ def test_sigint_exits_130_without_waiting_for_runs_in_progress(tmp_path):
     cmd = [sys.executable, "-m", "coaplab.cli", "run", str(scen), "--db", str(db), "--jobs", "1", "--no-progress"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None and not db.exists():
-            time.sleep(0.02)
-        time.sleep(1.5)  # the short runs are stored; a long one is running
+        # Wait until a live reader (the store's read-request protocol) sees the two short runs
+        # stored: then a long one is running. A fixed delay after the file appeared could land
+        # in their writes on a loaded machine.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if db.exists():
+                with ResultsDB(db, read_only=True, wait_s=30) as store:
+                    if len(store.frame("runs")) >= 2:
+                        break
+            time.sleep(0.1)
         assert proc.poll() is None, proc.communicate()
         proc.send_signal(signal.SIGINT)
         # Bounded: waiting for the run in progress would take minutes.
@@ -71,3 +78,35 @@ def test_cancel_all_makes_runs_return_cancelled():
     # A later coaplab.run starts afresh (it clears the request).
     _core.cancel_all()
     assert not coaplab.run({"name": "c", "workload": {"clients": 2, "exchanges": 2}}).failures
+
+
+# A command that fails while handling a Ctrl-C: the clean-up's own error (e.g. a rollback of the
+# store's transaction refused) carries the KeyboardInterrupt as its context.
+CHAINED = """
+import sys
+from coaplab import cli
+from coaplab.cli import run
+
+
+def boom(args):
+    try:
+        raise {inner}
+    except BaseException:
+        raise RuntimeError("cannot roll back: the transaction was aborted")
+
+
+run.main = boom
+sys.exit(cli.main(["run", "x.toml"]))
+"""
+
+
+@pytest.mark.parametrize("inner, code, last", [
+    ("KeyboardInterrupt", 130, "coaplab: interrupted"),
+    # Any other error is not the user's Ctrl-C: it is not hidden behind "interrupted".
+    ("ValueError('a bug')", 1, "RuntimeError: cannot roll back: the transaction was aborted"),
+])
+def test_an_error_raised_while_handling_ctrl_c_is_the_interrupt(inner, code, last):
+    p = subprocess.run([sys.executable, "-c", CHAINED.format(inner=inner)], capture_output=True, text=True,
+                       timeout=60, check=False)
+    assert p.returncode == code, p.stderr
+    assert p.stderr.strip().splitlines()[-1] == last

@@ -74,9 +74,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:
         from ..execute.store import is_interrupt  # lazy: per command (start-up)
 
-        if not is_interrupt(e):  # Ctrl-C during a database query comes back as this
+        # Ctrl-C during a database query comes back as DuckDB's own error; one landing in a
+        # write (pandas, inside the store's transaction) can surface as the error its clean-up
+        # raised, with the interrupt as its context: both are the user's Ctrl-C.
+        if not any(is_interrupt(c) or isinstance(c, KeyboardInterrupt) for c in _chain(e)):
             raise
         _interrupted()
+
+
+def _chain(error: BaseException) -> list[BaseException]:
+    """`error` and the exceptions it was raised from or while handling (bounded: no cycles)."""
+    seen: list[BaseException] = []
+    cur: BaseException | None = error
+    while cur is not None and cur not in seen and len(seen) < 32:
+        seen.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return seen
 
 
 def _interrupted() -> NoReturn:
