@@ -415,39 +415,36 @@ impl Observer {
 pub struct Observation {
     pub notifier: Notifier,
     pub observer: Observer,
-    pub values: Xoshiro256pp,
-    pub period: Option<Duration>,
-    pub rate_per_s: Option<f64>,
-    pub deadline: Instant,
+    pub resource: Resource,
     pub payload: u32,
-    /// The resource's newest value (`None` until the first registration arrives).
-    pub latest: Option<Value>,
     /// The value the latest registration's response carries.
     pub registered_value: Option<Value>,
+}
+
+/// The observed resource's values, over UDP and TCP alike: one every `period` or at
+/// `rate_per_s` (exactly one is given) until `deadline`, the gaps drawn from `values`.
+pub struct Resource {
+    values: Xoshiro256pp,
+    period: Option<Duration>,
+    rate_per_s: Option<f64>,
+    pub deadline: Instant,
+    /// The newest value (`None` until the first registration arrives).
+    pub latest: Option<Value>,
     /// Values the resource took.
     pub generated: u64,
 }
 
-impl Observation {
-    /// An observation whose values come every `period` or at `rate_per_s` (exactly one is
-    /// given) until `deadline`, drawn from `values`; notifications carry `payload` bytes.
+impl Resource {
     pub fn new(
-        notifier: Notifier,
-        observer: Observer,
         values: Xoshiro256pp,
         (period, rate_per_s, deadline): (Option<Duration>, Option<f64>, Instant),
-        payload: u32,
     ) -> Self {
-        Observation {
-            notifier,
-            observer,
+        Resource {
             values,
             period,
             rate_per_s,
             deadline,
-            payload,
             latest: None,
-            registered_value: None,
             generated: 0,
         }
     }
@@ -472,6 +469,26 @@ impl Observation {
         self.generated += 1;
         self.latest = Some(v);
         v
+    }
+}
+
+impl Observation {
+    /// An observation whose values come every `period` or at `rate_per_s` (exactly one is
+    /// given) until `deadline`, drawn from `values`; notifications carry `payload` bytes.
+    pub fn new(
+        notifier: Notifier,
+        observer: Observer,
+        values: Xoshiro256pp,
+        process: (Option<Duration>, Option<f64>, Instant),
+        payload: u32,
+    ) -> Self {
+        Observation {
+            notifier,
+            observer,
+            resource: Resource::new(values, process),
+            payload,
+            registered_value: None,
+        }
     }
 }
 

@@ -16,7 +16,7 @@
 use coaplab_cc::rng::Xoshiro256pp;
 use coaplab_cc::{Duration, Instant};
 
-use super::observe::{Observer, Value};
+use super::observe::{Observer, Resource, Value};
 
 /// The server's counters for one observer.
 #[derive(Clone, Debug, Default)]
@@ -81,17 +81,10 @@ impl TcpNotifier {
 pub struct TcpObservation {
     pub notifier: TcpNotifier,
     pub observer: Observer,
-    values: Xoshiro256pp,
-    period: Option<Duration>,
-    rate_per_s: Option<f64>,
-    deadline: Instant,
+    pub resource: Resource,
     pub payload: u32,
     /// Max-Age, s, when not the default (RFC 7252 §5.10.5).
     pub max_age: Option<u32>,
-    /// The resource's newest value (`None` until the registration arrives).
-    pub latest: Option<Value>,
-    /// Values the resource took.
-    pub generated: u64,
 }
 
 impl TcpObservation {
@@ -100,44 +93,17 @@ impl TcpObservation {
     pub fn new(
         observer: Observer,
         values: Xoshiro256pp,
-        (period, rate_per_s, deadline): (Option<Duration>, Option<f64>, Instant),
+        process: (Option<Duration>, Option<f64>, Instant),
         payload: u32,
         max_age: Option<u32>,
     ) -> Self {
         TcpObservation {
             notifier: TcpNotifier::default(),
             observer,
-            values,
-            period,
-            rate_per_s,
-            deadline,
+            resource: Resource::new(values, process),
             payload,
             max_age,
-            latest: None,
-            generated: 0,
         }
-    }
-
-    /// When the value after one at `now` comes, if before the deadline (as UDP's
-    /// `Observation::next_value_at`).
-    pub fn next_value_at(&mut self, now: Instant) -> Option<Instant> {
-        let gap = match (self.period, self.rate_per_s) {
-            (Some(p), _) => p,
-            (_, Some(r)) => crate::reporting::exception_gap(&mut self.values, r * 86_400.0),
-            _ => return None,
-        };
-        Some(now + gap).filter(|&t| t < self.deadline)
-    }
-
-    /// The resource takes a new value at `now`.
-    pub fn take_value(&mut self, now: Instant) -> Value {
-        let v = Value {
-            seq: self.generated as u32,
-            generated: now,
-        };
-        self.generated += 1;
-        self.latest = Some(v);
-        v
     }
 }
 

@@ -55,13 +55,13 @@ impl UdpApp {
             return;
         }
         o.notifier.register(now);
-        let first = o.latest.is_none();
+        let first = o.resource.latest.is_none();
         if first {
-            o.take_value(now);
+            o.resource.take_value(now);
         }
-        o.registered_value = o.latest;
+        o.registered_value = o.resource.latest;
         if first {
-            if let Some(at) = o.next_value_at(now) {
+            if let Some(at) = o.resource.next_value_at(now) {
                 sh.queue
                     .schedule(at, Event::Udp(UdpEvent::Observe(ObserveEvent::Value(c))));
             }
@@ -96,9 +96,9 @@ impl UdpApp {
         let c = match e {
             ObserveEvent::Value(c) => {
                 let Some(o) = self.observation(c) else { return };
-                let v = o.take_value(now);
+                let v = o.resource.take_value(now);
                 o.notifier.on_value(now, v, &mut out);
-                if let Some(at) = o.next_value_at(now) {
+                if let Some(at) = o.resource.next_value_at(now) {
                     sh.queue
                         .schedule(at, Event::Udp(UdpEvent::Observe(ObserveEvent::Value(c))));
                 }
@@ -122,7 +122,7 @@ impl UdpApp {
                 let Some(o) = self.observation(client) else {
                     return;
                 };
-                let deadline = o.deadline;
+                let deadline = o.resource.deadline;
                 if o.observer.on_watch(now, generation, deadline) {
                     self.reregister(now, client, sh);
                 }
@@ -259,7 +259,7 @@ impl World {
             };
             any = true;
             let (n, s) = (&o.notifier.stats, &o.observer.stats);
-            r.notifications_generated += o.generated;
+            r.notifications_generated += o.resource.generated;
             r.notifications_sent += n.sent;
             r.notifications_con += n.con_sent;
             r.notifications_non += n.non_sent;

@@ -72,13 +72,13 @@ impl TcpApp {
     ) -> Option<TcpMsg> {
         let o = self.observe.get_mut(c as usize)?.as_deref_mut()?;
         o.notifier.register();
-        if o.latest.is_none() {
-            o.take_value(now);
-            if let Some(at) = o.next_value_at(now) {
+        if o.resource.latest.is_none() {
+            o.resource.take_value(now);
+            if let Some(at) = o.resource.next_value_at(now) {
                 sh.queue.schedule(at, Event::Tcp(TcpEvent::ObserveValue(c)));
             }
         }
-        o.latest.map(|v| notification(o, v))
+        o.resource.latest.map(|v| notification(o, v))
     }
 
     /// The resource of client `c` takes a new value.
@@ -94,8 +94,8 @@ impl TcpApp {
         else {
             return;
         };
-        let v = o.take_value(now);
-        if let Some(at) = o.next_value_at(now) {
+        let v = o.resource.take_value(now);
+        if let Some(at) = o.resource.next_value_at(now) {
             sh.queue.schedule(at, Event::Tcp(TcpEvent::ObserveValue(c)));
         }
         if let Some(v) = o.notifier.on_value(v, unsent) {
@@ -148,7 +148,7 @@ impl TcpApp {
             };
             any = true;
             let (n, s) = (&o.notifier.stats, &o.observer.stats);
-            r.notifications_generated += o.generated;
+            r.notifications_generated += o.resource.generated;
             r.notifications_sent += n.sent;
             r.notifications_superseded += n.superseded;
             r.notifications_delivered += s.delivered;
