@@ -142,7 +142,80 @@ def cases() -> list[dict]:
         _case("g-cubic-10-medium", link={"errors": "medium"}, workload={"clients": 10, "exchanges": 10},
               coap={"transport": "tcp", "cc": "cubic"}),
     ]
-    return out + udp + tcps + model4 + cubic
+    return out + udp + tcps + model4 + cubic + round4()
+
+
+def round4() -> list[dict]:
+    """Model 7's cells and deployed CoAP (docs/networks.md "Cells", docs/workloads.md): NB-IoT
+    NB1 / NB2 and LTE-M with coverage drawn per device, release assistance, PSM and eDRX, RRC
+    resume, block errors, paging; the TR 45.820 reporting mix with exception reports; Observe
+    over UDP (CON and NON) and TCP; LwM2M (registration, queue mode, reads, firmware);
+    Q-Block1 / Q-Block2; DTLS and OSCORE overhead behind a NAT; NSTART 2 on a cell; CoAP over
+    TCP on LTE-M. Each is small (seconds): together they pin every cell mechanism and energy
+    field so that a refactor of the cell, the event core or the workloads proves it moves none."""
+    nb1 = {"kind": "nbiot", "category": "nb1",
+           "coupling_loss_db": {"distribution": "uniform", "low": 130.0, "high": 160.0}}
+    return [
+        _case("g-nbiot-nb1-rai", network={**nb1, "rai": True},
+              workload={"kind": "periodic", "clients": 10, "period_s": 60.0, "duration_s": 600.0},
+              coap={"cc": "default"}),
+        _case("g-nbiot-nb2-psm-edrx", network={"kind": "nbiot", "category": "nb2", "coupling_loss_db": 140.0,
+                                               "psm": True, "t3324_s": 20.0, "edrx_s": 20.48, "access": "up"},
+              workload={"kind": "periodic", "clients": 6, "period_s": 90.0, "duration_s": 900.0},
+              coap={"cc": "cocoa"}),
+        _case("g-nbiot-deep-bler", network={"kind": "nbiot", "category": "nb1", "coupling_loss_db": 162.0, "bler": [0.1, 0.1, 0.2]},
+              workload={"kind": "periodic", "clients": 4, "period_s": 120.0, "duration_s": 900.0},
+              coap={"cc": "cocoa", "ack_timeout_s": 15.0}, replications=1),
+        _case("g-nbiot-reporting", network={**nb1, "rai": True, "psm": True},
+              workload={"kind": "reporting", "clients": 40, "duration_s": 7200.0, "response_bytes": 4,
+                        "exception_reports_per_day": 24.0},
+              coap={"cc": "cocoa"}, trace=False, replications=1),
+        _case("g-nbiot-nstart2", network=nb1,
+              workload={"kind": "random", "clients": 8, "exchanges": 10, "batch": [1, 4]},
+              coap={"cc": "default", "nstart": 2}, replications=1),
+        _case("g-ltem-rai", network={"kind": "ltem", "category": "m1",
+                                     "coupling_loss_db": {"distribution": "uniform", "low": 115.0, "high": 145.0},
+                                     "rai": True},
+              workload={"kind": "periodic", "clients": 10, "period_s": 60.0, "duration_s": 600.0},
+              coap={"cc": "default"}),
+        _case("g-ltem-tcp-fw", network={"kind": "ltem", "coupling_loss_db": 120.0},
+              workload={"kind": "firmware", "clients": 1, "resource_bytes": 8000},
+              coap={"transport": "tcp", "cc": "newreno"}, replications=1),
+        _case("g-observe-con-high", link={"errors": "high"},
+              workload={"kind": "observe", "clients": 10, "duration_s": 300.0, "notify": "con",
+                        "notify_period_s": 5.0, "notification_bytes": 20},
+              coap={"cc": "cocoa"}),
+        _case("g-observe-nbiot-non", network=nb1,
+              workload={"kind": "observe", "clients": 6, "duration_s": 900.0, "notify": "non-con",
+                        "con_every_s": 300.0, "notify_period_s": 30.0, "notification_bytes": 20},
+              coap={"cc": "default"}, replications=1),
+        _case("g-observe-tcp", link={"errors": "high"},
+              workload={"kind": "observe", "clients": 10, "duration_s": 300.0, "notify_period_s": 5.0,
+                        "notification_bytes": 20},
+              coap={"transport": "tcp", "cc": "newreno"}),
+        _case("g-lwm2m-star", workload={"kind": "lwm2m", "clients": 10, "duration_s": 7200.0, "start_spread_s": 60.0,
+                                        "lwm2m_lifetime_s": 3600.0, "lwm2m_reads_per_day": 48.0,
+                                        "lwm2m_notify_period_s": 900.0, "lwm2m_firmware_bytes": 8192,
+                                        "lwm2m_firmware_at_s": 3600.0},
+              coap={"cc": "cocoa"}, trace=False, replications=1),
+        _case("g-lwm2m-nbiot-queue", network={**nb1, "rai": True},
+              workload={"kind": "lwm2m", "clients": 6, "duration_s": 7200.0, "start_spread_s": 60.0,
+                        "lwm2m_lifetime_s": 3600.0, "lwm2m_queue_mode": True, "lwm2m_reads_per_day": 24.0,
+                        "lwm2m_notify_period_s": 1800.0},
+              coap={"cc": "default"}, replications=1),
+        _case("g-qblock2-high", link={"errors": "high", "mtu": 1500},
+              workload={"kind": "firmware", "clients": 1, "resource_bytes": 12288},
+              coap={"block_mode": "q-block"}),
+        _case("g-qblock1-upload", link={"errors": "high", "mtu": 1500},
+              workload={"kind": "upload", "clients": 2, "resource_bytes": 12288},
+              coap={"block_mode": "q-block"}),
+        _case("g-dtls-nbiot-nat", network={"kind": "nbiot", "nat_timeout_s": 30.0},
+              workload={"kind": "periodic", "clients": 6, "period_s": 45.0, "duration_s": 600.0},
+              coap={"cc": "default", "security": "dtls1.2"}, replications=1),
+        _case("g-oscore-nbiot", network={"kind": "nbiot", "nat_timeout_s": 60.0},
+              workload={"kind": "periodic", "clients": 6, "period_s": 45.0, "duration_s": 600.0},
+              coap={"cc": "default", "security": "oscore"}, replications=1),
+    ]
 
 
 if __name__ == "__main__":
