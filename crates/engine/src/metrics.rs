@@ -302,6 +302,9 @@ pub struct CellCounters {
     /// Connections released by release assistance and by the inactivity timer.
     pub releases_rai: u64,
     pub releases_inactivity: u64,
+    /// Uplink packets a connected device sent on a grant that followed its buffer status
+    /// report, without a scheduling request or random access of their own (TS 36.321 §5.4.5).
+    pub bsr_grants: u64,
     /// Packets that entered the cell from a device and towards one.
     pub uplink_packets: u64,
     pub downlink_packets: u64,

@@ -37,7 +37,7 @@ from .schema import SCHEMA_DOCUMENT, deref, enum_values, non_null
 
 #: Bumped whenever the simulation model changes results; part of every configuration identity.
 #: What each version changed: docs/design.md §9.6, "Model versions".
-MODEL_VERSION = "coaplab-model-7"
+MODEL_VERSION = "coaplab-model-8"
 
 #: The most configurations one scenario's sweep may expand to; larger studies are split into
 #: several scenario files (each is checked and resumed on its own).

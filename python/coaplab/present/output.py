@@ -205,7 +205,9 @@ def cell_lines(c: dict[str, Any] | None) -> list[str]:
          f" resumes {c['rrc_resumes']}"),
         (f"    HARQ retransmissions {c['harq_retransmissions']}, pagings {c['pagings']}, PSM-buffered {c['psm_buffered']},"
          f" NAT-dropped {c['nat_dropped']}, releases by RAI {c['releases_rai']} / inactivity {c['releases_inactivity']}"
-         # Results stored before the admission limit have no such key.
+         # Results stored before model 8 have no `bsr_grants`, before the admission limit no
+         # `admission_rejects`.
+         + (f", granted on a buffer status report {c['bsr_grants']}" if "bsr_grants" in c else "")
          + (f", refused by admission {c['admission_rejects']}" if c.get("admission_rejects") else "")),
     ]
 

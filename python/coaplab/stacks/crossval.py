@@ -36,7 +36,8 @@ from .thirdparty import algorithm_mismatch, stack_algorithm
 CELL_ROWS = (("ra_attempts", "cell: random-access attempts"), ("rrc_setups", "cell: RRC set-ups"),
              ("rrc_resumes", "cell: RRC resumes"), ("harq_retransmissions", "cell: HARQ retransmissions"),
              ("pagings", "cell: pagings"), ("releases_rai", "cell: releases by RAI"),
-             ("releases_inactivity", "cell: releases by inactivity"))
+             ("releases_inactivity", "cell: releases by inactivity"),
+             ("bsr_grants", "cell: grants on a buffer status report"))
 
 
 def crossval_rows(sim: dict[str, Any], emu: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:

@@ -49,7 +49,8 @@ pub struct CellParams {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Job {
-    Up(PacketId, u32),
+    /// An uplink packet: its id, bits, and the subframe it entered the device's buffer.
+    Up(PacketId, u32, u64),
     Down(PacketId, u32),
     Tau,
 }
@@ -60,7 +61,8 @@ struct Device {
     account: Account,
     busy: bool,
     gen: u32,
-    ul: VecDeque<(PacketId, u32)>,
+    /// Uplink packets waiting: id, bits, the subframe each entered the buffer.
+    ul: VecDeque<(PacketId, u32, u64)>,
     dl: VecDeque<(PacketId, u32)>,
     /// Downlink packets held in the core while the device is in PSM.
     held: Vec<(PacketId, u32)>,
@@ -75,6 +77,11 @@ struct Device {
     rai_release: bool,
     /// When the device last went idle (T3412 runs from then).
     released_at: Instant,
+    /// Connected: the subframe at which the device built its last uplink MAC PDU. A packet
+    /// already in its buffer then was in that PDU's buffer status report (TS 36.321 §5.4.5),
+    /// so the eNB grants it without a new scheduling request or random access. `None` after
+    /// a release.
+    bsr_at: Option<u64>,
 }
 
 /// The cell.
@@ -123,6 +130,7 @@ impl Cell {
                 rai_armed: false,
                 rai_release: false,
                 released_at: Instant::ZERO,
+                bsr_at: None,
             })
             .collect();
         Cell {
@@ -257,7 +265,7 @@ impl Cell {
         }
         if let Some(d) = up {
             let dev = &mut self.devices[d as usize];
-            dev.ul.push_back((id, bits));
+            dev.ul.push_back((id, bits, sf_of(now)));
             dev.last_uplink = Some(now);
             self.counters.uplink_packets += 1;
             if !dev.busy {
@@ -383,6 +391,7 @@ impl Cell {
         dev.suspended = self.params.resume;
         dev.gen += 1;
         dev.rai_armed = false;
+        dev.bsr_at = None;
         dev.released_at = at(end);
         self.note_mode(d);
     }
@@ -444,7 +453,7 @@ impl Cell {
         let dev = &mut self.devices[d as usize];
         let level = dev.level as usize;
         let job = if let Some(p) = dev.ul.pop_front() {
-            Job::Up(p.0, p.1)
+            Job::Up(p.0, p.1, p.2)
         } else if let Some(p) = dev.dl.pop_front() {
             Job::Down(p.0, p.1)
         } else if dev.tau_due {
@@ -455,6 +464,11 @@ impl Cell {
             return;
         };
         let connected = dev.account.mode == Mode::Connected;
+        // In the last uplink PDU's buffer status report: granted without uplink access.
+        let reported = match job {
+            Job::Up(_, _, entered) => connected && dev.bsr_at.is_some_and(|b| entered <= b),
+            _ => false,
+        };
         let mut r = Radio::default();
         let mut t = t;
         if connected {
@@ -490,16 +504,20 @@ impl Cell {
             level_now = l;
             grant_from = from;
         }
+        let mut built = None;
         let (exit, done, packet) = match job {
-            Job::Up(p, bits) => {
-                let from = if connected {
+            Job::Up(p, bits, _) => {
+                let from = if reported {
+                    t
+                } else if connected {
                     procs.uplink_access(t, level, &mut r)
                 } else {
                     grant_from
                 };
                 let extra = if connected { 0 } else { MSG5_HEADER_BITS };
-                let (exit, done) = procs.uplink(from, bits + extra, level_now, &mut r);
-                (exit, done, Some(p))
+                let end = procs.uplink_granted(from, bits + extra, level_now, &mut r);
+                built = Some(end.built);
+                (end.delivered, end.free, Some(p))
             }
             Job::Down(p, bits) => {
                 let from = if connected {
@@ -535,8 +553,14 @@ impl Cell {
         if job == Job::Tau {
             self.counters.tracking_area_updates += 1;
         }
+        if reported {
+            self.counters.bsr_grants += 1;
+        }
         let dev = &mut self.devices[d as usize];
         dev.account.add(r);
+        if built.is_some() {
+            dev.bsr_at = built;
+        }
         if matches!(job, Job::Down(..)) && dev.rai_armed && dev.ul.is_empty() {
             dev.rai_armed = false;
             dev.rai_release = true;

@@ -257,11 +257,19 @@ impl Procs<'_> {
     /// DCI granting it and the NPUSCH / PUSCH, again while it fails. Returns (when the last
     /// block was decoded; when the device is free again).
     pub fn uplink(&mut self, t: u64, bits: u32, level: usize, r: &mut Radio) -> (u64, u64) {
-        let (mut t, mut left, mut delivered) = (t, bits.max(1), t);
+        let end = self.uplink_granted(t, bits, level, r);
+        (end.delivered, end.free)
+    }
+
+    /// [`Procs::uplink`], and when the device built its last MAC PDU: at the end of the DCI
+    /// that granted the last block (the buffer status it reports is the buffer then).
+    pub fn uplink_granted(&mut self, t: u64, bits: u32, level: usize, r: &mut Radio) -> UplinkEnd {
+        let (mut t, mut left, mut delivered, mut built) = (t, bits.max(1), t, t);
         while left > 0 {
             let (tbs, sf) = self.num.block(left, level, false);
             loop {
                 let dci = self.dci(t, level, r);
+                built = dci;
                 let end = self.pusch(dci + self.num.gap_dci_ul, sf, level, r);
                 t = end + self.num.gap_after_ul;
                 delivered = end;
@@ -272,8 +280,23 @@ impl Procs<'_> {
             }
             left = left.saturating_sub(tbs);
         }
-        (delivered, t)
+        UplinkEnd {
+            delivered,
+            free: t,
+            built,
+        }
     }
+}
+
+/// The end of an uplink transfer ([`Procs::uplink_granted`]), subframes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UplinkEnd {
+    /// The last block was decoded: the data leaves the cell.
+    pub delivered: u64,
+    /// The device is free again.
+    pub free: u64,
+    /// The device built its last MAC PDU (the end of the DCI granting the last block).
+    pub built: u64,
 }
 
 /// The downlink peak rate of one device at level 0 with one HARQ process, kbit/s (bits per

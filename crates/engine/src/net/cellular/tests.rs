@@ -156,6 +156,47 @@ fn a_connected_ping_at_level_0_step_by_step() {
     }
 }
 
+/// Two uplink packets of a connected NB-IoT device: the second in the buffer status report
+/// of the first. The device of the ping above (connected by a first packet at 0, its
+/// response at 269); at 1000 ms two 100-byte packets enter together. The first goes as the
+/// ping's request: random access at 1288, the grant's DCI on 1328 (ends 1329: the device
+/// builds the MAC PDU then, its BSR MAC CE reporting the second packet, TS 36.321 §5.4.5),
+/// NPUSCH 1337–1342: it leaves at 1342; the device is free at 1342 + 3 = 1345. The eNB
+/// grants the reported data without a new random access: DCI at the first valid NB-IoT
+/// downlink subframe from 1345 — 1345 is NPSS (subframe 5) — so 1346, ending 1347; NPUSCH
+/// from 1347 + 8 = 1355 (TS 36.213 §16.5.1, k0 = 8), 5 RUs of 1 ms: 1355–1360, it leaves at
+/// 1360. A packet entering at 1330, after the PDU was built, was not reported: it needs its
+/// own random access at the next occasion from 1345, 3·640 + 8 = 1928; 1920 is a multiple
+/// of the 20-ms broadcast pattern, so it repeats the ping's sequence + 640: NPUSCH 1977–1982,
+/// it leaves at 1982.
+#[test]
+fn a_packet_in_the_buffer_status_report_is_granted_without_random_access() {
+    for (second_at, second_exit, ra, bsr) in [(1000, 1360, 2, 1), (1330, 1982, 3, 0)] {
+        let mut cell = Cell::new(params(vec![0]), 0, Xoshiro256pp::seed_from_u64(1));
+        let mut q = Q::default();
+        let mut exits = Vec::new();
+        cell.enter(ms(0), 7, 100, Some(0), None, &mut q);
+        run(&mut cell, &mut q, ms(269), &mut exits);
+        cell.enter(ms(269), 8, 60, None, Some(0), &mut q);
+        run(&mut cell, &mut q, ms(1000), &mut exits);
+        cell.enter(ms(1000), 9, 100, Some(0), None, &mut q);
+        run(&mut cell, &mut q, ms(second_at), &mut exits);
+        cell.enter(ms(second_at), 10, 100, Some(0), None, &mut q);
+        run(&mut cell, &mut q, ms(10_000), &mut exits);
+        assert_eq!(
+            exits[2..],
+            [(9, 1342), (10, second_exit)],
+            "second packet at {second_at}"
+        );
+        let c = cell.counters();
+        assert_eq!(
+            (c.ra_attempts, c.bsr_grants),
+            (ra, bsr),
+            "second packet at {second_at}"
+        );
+    }
+}
+
 /// A downlink packet at 100 ms to an idle device (device 0: paging occasion in subframe 9 of
 /// frame 0 of each 2.56-s cycle, 2569 ms): paging DCI at 2571 (2569 is NSSS of even frame
 /// 256, 2570 NPBCH), NPDSCH 2576. Random access waits for the next occasion: 3208 (5·640 +
