@@ -143,9 +143,35 @@ def test_the_emulation_finds_the_cache_outside_a_checkout(tmp_path, monkeypatch)
     monkeypatch.setenv("COAPLAB_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(californium_setup.shipped, "in_checkout", lambda: False)
     assert californium_setup.driver_dir() is None
-    (tmp_path / "californium").mkdir()
+    (tmp_path / "californium" / "lib").mkdir(parents=True)
     (tmp_path / "californium" / JAR).write_text("jar")
     assert californium_setup.driver_dir() == tmp_path / "californium"
+
+
+def test_a_driver_older_than_its_sources_is_refused_in_one_line(tmp_path, monkeypatch):
+    """A jar built before the shipped sources changed would run the old endpoint: the emulation
+    refuses it and says to rebuild."""
+    from coaplab.errors import CoaplabError
+    from coaplab.stacks import thirdparty
+
+    sources = tmp_path / "src"
+    (sources / "src").mkdir(parents=True)
+    (sources / "pom.xml").write_text("<project/>")
+    monkeypatch.setenv("COAPLAB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(californium_setup.shipped, "in_checkout", lambda: False)
+    monkeypatch.setattr(californium_setup.shipped, "californium_sources", lambda: sources)
+    built = tmp_path / "cache" / "californium"
+    (built / "lib").mkdir(parents=True)
+    (built / JAR).write_text("jar")
+    old = time.time() - 3600
+    os.utime(built / JAR, (old, old))  # built an hour before the sources were written
+    assert californium_setup.driver_dir() is None
+    assert californium_setup.stale_driver() == built / JAR
+    monkeypatch.setattr(thirdparty.shutil, "which", lambda _: "/usr/bin/java")
+    with pytest.raises(CoaplabError, match="older than its sources; run coaplab setup californium"):
+        thirdparty.californium_java()
+    os.utime(built / JAR, None)  # rebuilt now: newer than every source
+    assert californium_setup.driver_dir() == built and californium_setup.stale_driver() is None
 
 
 def test_a_real_build_with_maven(tmp_path):

@@ -41,12 +41,30 @@ def cache_build_dir() -> Path:
 
 def driver_dir() -> Path | None:
     """The directory holding the built driver (its jar and ``lib/``): a checkout's
-    ``target/californium`` first, then the user cache; None when neither has it."""
-    dirs = ([shipped.REPO / "target" / "californium"] if shipped.in_checkout() else []) + [cache_build_dir()]
-    for d in dirs:
-        if (d / DRIVER_JAR).is_file():
+    ``target/californium`` first, then the user cache; None when neither has it, or only one
+    older than the shipped sources (:func:`stale_driver`: a driver built before the sources
+    changed would run the old endpoint without a word)."""
+    sources = shipped.californium_sources()
+    for d in _build_dirs():
+        if (d / DRIVER_JAR).is_file() and (sources is None or up_to_date(d, sources)):
             return d
     return None
+
+
+def stale_driver() -> Path | None:
+    """A built driver jar older than the shipped sources (rebuild it: ``coaplab setup
+    californium``), when :func:`driver_dir` found no current one."""
+    sources = shipped.californium_sources()
+    if sources is None:
+        return None
+    for d in _build_dirs():
+        if (d / DRIVER_JAR).is_file() and not up_to_date(d, sources):
+            return d / DRIVER_JAR
+    return None
+
+
+def _build_dirs() -> list[Path]:
+    return ([shipped.REPO / "target" / "californium"] if shipped.in_checkout() else []) + [cache_build_dir()]
 
 
 def missing_tools() -> list[str]:

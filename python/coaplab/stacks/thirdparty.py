@@ -36,7 +36,7 @@ from typing import Any
 
 from ..errors import CoaplabError
 from . import tp_dtls
-from .californium_setup import DRIVER_JAR, INSTALL_HINT, cache_build_dir, driver_dir
+from .californium_setup import DRIVER_JAR, INSTALL_HINT, cache_build_dir, driver_dir, stale_driver
 
 SERVER = "192.0.2.1"
 
@@ -114,6 +114,9 @@ def californium_java() -> list[str]:
         raise CoaplabError(f"emulate: Californium needs Java, which is missing; {INSTALL_HINT}, "
                            "then coaplab setup californium")
     built = driver_dir()
+    if built is None and (stale := stale_driver()) is not None:
+        raise CoaplabError(f"emulate: Californium's driver {stale} is older than its sources; "
+                           "run coaplab setup californium to rebuild it")
     if built is None:
         raise CoaplabError(f"emulate: Californium's driver is not built ({cache_build_dir() / DRIVER_JAR} is missing); "
                            "run coaplab setup californium (needs Maven and a JDK: "
