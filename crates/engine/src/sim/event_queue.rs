@@ -4,116 +4,60 @@
 //! Timer cancellation is lazy: an event may carry a generation number that its owner bumps to
 //! cancel or re-arm; stale events are skipped by the owner when popped (no search, no removal).
 //!
-//! # The structure: a hierarchical timing wheel with a sorted current slot
+//! # The structure: a radix heap
 //!
 //! Simulated time only moves forward — an event is never scheduled before the last popped
-//! one — so the queue is a *monotone* priority queue. Times are `u64` nanoseconds; a time's
-//! *unit* is `t >> SLOT_BITS` (a slot of 2^20 ns ≈ 1.05 ms), and the unit is read as
-//! `DIGIT_BITS`-bit digits (256-way): digit `l` of unit `u` is `(u >> 8 l) mod 256`. This is a
-//! hierarchical timing wheel (Varghese and Lauck, "Hashed and hierarchical timing wheels",
-//! SOSP 1987 / IEEE/ACM ToN 5(6), 1997) indexed, like a radix heap (Ahuja, Mehlhorn, Orlin and
-//! Tarjan, J. ACM 37(2), 1990), by the highest digit in which a time differs from the clock:
+//! one — so the queue is a *monotone* priority queue, and a radix heap (Ahuja, Mehlhorn, Orlin
+//! and Tarjan, "Faster algorithms for the shortest path problem", J. ACM 37(2), 1990; the
+//! one-bit-per-bucket variant) serves it in O(1) per schedule and amortised O(log C) per pop,
+//! where C is the longest delay, with no comparisons between entries on the common path.
 //!
-//! - `cur` is the start of the *current slot* (a multiple of 2^20 ns, ≤ every queued time).
-//!   Events in the current slot are in `run`, sorted by `(time, sequence)`, popped from the
-//!   front; an event scheduled into the current slot is inserted after every entry with a
-//!   time ≤ its own.
-//! - Any other event, of unit `u ≠ cur`'s unit `c`, is in level `l` = ⌊h / 8⌋, where `h` is the
-//!   highest bit of `u ⊕ c`, slot `digit_l(u)`: its digits above `l` equal `c`'s and digit `l`
-//!   is larger. So every time in level `l` is smaller than every time in a level above, and
-//!   within a level the slots are in time order. Each level's occupied slots are a 256-bit
-//!   bitmap with a 4-bit summary; the levels with any entry are a bitmap too, so the next slot
-//!   is three `trailing_zeros`.
-//! - When `run` is empty, the lowest occupied slot of the lowest occupied level `l` is taken:
-//!   `cur` moves to its start (digit `l` set, the digits below cleared), and each of its
-//!   entries goes to its place under the new `cur` — into `run` if in the new current slot,
-//!   else into a level below `l`. Then `run` is sorted (insertion sort up to 32 entries, the
-//!   library's stable sort beyond) or, if still empty, the next slot is taken. A level-0 slot
-//!   with a single entry (the common case) hands that entry out directly, without `run`.
+//! Times are `u64` nanoseconds. `last` is the time of the last popped event (the clock).
+//! An event at time `t` lives in bucket `b(t) = 0` if `t == last`, else
+//! `b(t) = 64 − leading_zeros(t ⊕ last)` (1 + the index of the highest bit in which `t` and
+//! `last` differ), so bucket `b ≥ 1` holds times in `[last, …)` sharing `last`'s bits above
+//! bit `b − 1` and differing at bit `b − 1`: every time in bucket `b` is smaller than every
+//! time in bucket `b' > b`. Popping takes bucket 0 front first; when it is empty, the lowest
+//! non-empty bucket `j` is emptied: its smallest time becomes `last`, and each of its entries
+//! goes to `b(t) < j` under the new `last`. Entries in buckets above `j` keep their bucket,
+//! because the new `last` shares the old one's bits from bit `j − 1` up.
 //!
-//! Entries live in one pooled arena with a free list; a slot is a singly linked list of arena
-//! indices (head and tail), so a move between slots relinks an index and never copies the
-//! payload, and nothing is allocated per event once the arena and `run` have grown.
-//!
-//! Why these widths: in the benchmark's testbeds (400 and 10 000 clients, UDP and TCP;
-//! docs/performance.md, "At the limit") the link events are scheduled 4–33 ms ahead, the
-//! replies 0.13–0.5 s, the timers 1–137 s, and the mean time between two pops is 1.2–4.1 ms.
-//! With ≈ 1 ms slots, level 0 (256 slots, ≈ 268 ms) takes most link events directly and level
-//! 1 (≈ 69 s) the timers, so an entry moves at most once or twice before it is served, against
-//! ≈ 3.5 times in the one-bit radix heap this replaced, and a current slot holds about one
-//! entry. Wider slots (2^22 ns) or a 4096-slot level 0 executed no fewer instructions there
-//! (docs/performance.md). Workloads with many events per slot stay correct and cost
-//! `O(log k)` comparisons per insertion into a current slot of `k` entries (a binary search)
-//! and `O(k log k)` per slot to sort.
+//! Where the cost is: with its functions kept out of line (a build for counting only), the
+//! queue executes ≈ 270 instructions per event at 400 UDP or TCP clients (`refill` ≈ 190,
+//! `schedule` 42, `pop` 35–39): each entry moves ≈ 3.5 times between buckets, because the
+//! testbeds' events are scheduled over five decades (link events 4–33 ms ahead, replies
+//! 0.13–0.5 s, timers 1–137 s). A hierarchical timing wheel with 1 ms slots, 256-way levels,
+//! pooled linked lists and a sorted current slot (same order; commit `3fa0168`) cut the
+//! instructions per event by 5–10 % and was faster at 400 clients, but slower in time at
+//! 10 000 TCP clients, so this heap stayed (docs/performance.md, "Tried, not kept").
 //!
 //! # Why FIFO among equal times holds (bit-identity with the `(time, sequence)` heap)
 //!
-//! Where an entry is placed depends only on its time and `cur`, so entries with equal times
-//! are always in the same slot (or all in `run`). Within a slot they are in the order they
-//! arrived there: `schedule` appends (its entry is the newest of all), and taking a slot moves
-//! its entries, in order, into `run` and slots that are all empty at that moment (`run` is
-//! empty, and every level below `l` too, `l` being the lowest occupied one). So among equal
-//! times the order in a slot is the scheduling order; the sort of `run` is stable, and an
-//! insertion into `run` goes after every entry with the same time. `tests::matches_reference_heap`
-//! checks this against a `BinaryHeap` of `(time, sequence)` on random operation sequences.
+//! Entries with equal times are always in the same bucket. Within a bucket, entries are kept
+//! in the order they arrived there: `schedule` appends (its entry is the newest of all), and
+//! emptying bucket `j` moves its entries, in order, into buckets that are all empty at that
+//! moment (`j` was the lowest non-empty one). So among equal times the order in a bucket is the
+//! scheduling order, and bucket 0 — whose entries all have time `last` — is served front first.
+//! `tests::matches_reference_heap` checks this against a `BinaryHeap` of `(time, sequence)` on
+//! random operation sequences.
 
 use std::collections::VecDeque;
 
 use coaplab_cc::Instant;
 
-/// log2 of a slot's width in ns: 2^20 ns ≈ 1.05 ms (why: the module documentation).
-const SLOT_BITS: u32 = 20;
-/// log2 of the slots per level: 256-way digits.
-const DIGIT_BITS: u32 = 8;
-const SLOTS: usize = 1 << DIGIT_BITS;
-/// Bitmap words per level.
-const WORDS: usize = SLOTS / 64;
-/// Levels: enough digits for every unit of a `u64` time (44 bits: 6 digits of 8).
-const LEVELS: usize = (u64::BITS - SLOT_BITS).div_ceil(DIGIT_BITS) as usize;
-/// The end of a slot's list (and of the free list).
-const NIL: u32 = u32::MAX;
-/// Beyond this many entries `run` is sorted by the library's stable sort instead of insertion.
-const INSERTION_SORT_MAX: usize = 32;
+/// Buckets 1..=64 (index `b − 1`); bucket 0 is [`EventQueue::current`].
+const BUCKETS: usize = 64;
 
-/// An arena entry: its time, the next entry in its slot's list (or in the free list), the
-/// event (`None` while free).
-struct Node<E> {
-    time: u64,
-    next: u32,
-    event: Option<E>,
-}
-
-/// One level of the wheel: per slot its list's head and tail (`NIL` when empty), and the
-/// bitmap of non-empty slots with its summary (bit `w` ⇔ `words[w] ≠ 0`).
-struct Level {
-    slots: [(u32, u32); SLOTS],
-    words: [u64; WORDS],
-    summary: u64,
-}
-
-impl Level {
-    const EMPTY: Level = Level {
-        slots: [(NIL, NIL); SLOTS],
-        words: [0; WORDS],
-        summary: 0,
-    };
-}
-
-/// The event queue. `E` is a small payload; no allocation per event once the arena and the
-/// current slot have grown to their working size.
+/// The event queue. `E` is a small payload; no allocation per event once the buckets have
+/// grown to their working size (a bucket keeps its capacity when it is emptied).
 pub struct EventQueue<E> {
-    /// The current slot's events, sorted by `(time, sequence)`.
-    run: VecDeque<(u64, E)>,
-    /// Every entry not in `run`.
-    nodes: Vec<Node<E>>,
-    /// Head of the free list in `nodes`.
-    free: u32,
-    levels: Box<[Level; LEVELS]>,
-    /// Bit `l` set ⇔ level `l` has an entry.
+    /// Events at time `last`, in scheduling order (bucket 0).
+    current: VecDeque<E>,
+    /// `buckets[b - 1]` is bucket `b`: `(time ns, event)` in arrival order.
+    buckets: [Vec<(u64, E)>; BUCKETS],
+    /// Bit `b − 1` set ⇔ bucket `b` is non-empty.
     occupied: u64,
-    /// The start of the current slot, ns (a multiple of 2^SLOT_BITS).
-    cur: u64,
-    /// The time of the last popped event, ns (the clock).
+    /// The time of the last popped event, ns (the radix heap's reference point).
     last: u64,
     len: usize,
     popped: u64,
@@ -156,30 +100,18 @@ impl<E> Drop for EventQueue<E> {
     }
 }
 
-/// Stable sort by time (entries with equal times keep their order).
-fn sort_by_time<E>(entries: &mut [(u64, E)]) {
-    if entries.len() > INSERTION_SORT_MAX {
-        entries.sort_by_key(|&(t, _)| t);
-        return;
-    }
-    for i in 1..entries.len() {
-        let mut j = i;
-        while j > 0 && entries[j - 1].0 > entries[j].0 {
-            entries.swap(j - 1, j);
-            j -= 1;
-        }
-    }
+/// The bucket of time `t` relative to `last` (`t ≥ last`): 0 if equal, else 1..=64.
+#[inline(always)]
+fn bucket(t: u64, last: u64) -> usize {
+    (u64::BITS - (t ^ last).leading_zeros()) as usize
 }
 
 impl<E> EventQueue<E> {
     pub fn with_capacity(capacity: usize) -> Self {
         EventQueue {
-            run: VecDeque::with_capacity(capacity.min(64)),
-            nodes: Vec::with_capacity(capacity),
-            free: NIL,
-            levels: Box::new([Level::EMPTY; LEVELS]),
+            current: VecDeque::with_capacity(capacity.min(1024)),
+            buckets: std::array::from_fn(|_| Vec::new()),
             occupied: 0,
-            cur: 0,
             last: 0,
             len: 0,
             popped: 0,
@@ -189,65 +121,17 @@ impl<E> EventQueue<E> {
 
     /// Schedules `event` at `at` (never earlier than the current time; an earlier time is
     /// treated as the current time in release builds).
-    #[inline(always)]
+    #[inline]
     pub fn schedule(&mut self, at: Instant, event: E) {
         debug_assert!(at.nanos() >= self.last, "event scheduled in the past");
         let t = at.nanos().max(self.last);
         self.len += 1;
-        let x = (t >> SLOT_BITS) ^ (self.cur >> SLOT_BITS);
-        if x == 0 {
-            self.insert_into_run(t, event);
-            return;
-        }
-        let node = Node {
-            time: t,
-            next: NIL,
-            event: Some(event),
-        };
-        let i = if self.free != NIL {
-            let i = self.free;
-            let slot = &mut self.nodes[i as usize];
-            self.free = slot.next;
-            *slot = node;
-            i
+        let b = bucket(t, self.last);
+        if b == 0 {
+            self.current.push_back(event);
         } else {
-            let i = u32::try_from(self.nodes.len())
-                .ok()
-                .filter(|&i| i != NIL)
-                .expect("fewer than 2^32 − 1 queued events");
-            self.nodes.push(node);
-            i
-        };
-        self.link(i, t, x);
-    }
-
-    /// Inserts into the current slot after every entry with a time ≤ `t`.
-    #[inline]
-    fn insert_into_run(&mut self, t: u64, event: E) {
-        match self.run.back() {
-            Some(&(last, _)) if last > t => {
-                let at = self.run.partition_point(|&(u, _)| u <= t);
-                self.run.insert(at, (t, event));
-            }
-            _ => self.run.push_back((t, event)),
-        }
-    }
-
-    /// Appends arena entry `i` (time `t`, `x` = its unit ⊕ the current unit, ≠ 0) to its slot.
-    #[inline]
-    fn link(&mut self, i: u32, t: u64, x: u64) {
-        let l = ((u64::BITS - 1 - x.leading_zeros()) / DIGIT_BITS) as usize;
-        let d = (((t >> SLOT_BITS) >> (DIGIT_BITS * l as u32)) as usize) & (SLOTS - 1);
-        let level = &mut self.levels[l];
-        let (head, tail) = level.slots[d];
-        if head == NIL {
-            level.slots[d] = (i, i);
-            level.words[d / 64] |= 1 << (d % 64);
-            level.summary |= 1 << (d / 64);
-            self.occupied |= 1 << l;
-        } else {
-            level.slots[d].1 = i;
-            self.nodes[tail as usize].next = i;
+            self.buckets[b - 1].push((t, event));
+            self.occupied |= 1 << (b - 1);
         }
     }
 
@@ -255,83 +139,55 @@ impl<E> EventQueue<E> {
     /// to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Instant, E)> {
-        let (t, event) = match self.run.pop_front() {
-            Some(entry) => entry,
-            None => self.advance()?,
+        let event = match self.current.pop_front() {
+            Some(event) => event,
+            None => {
+                if self.occupied == 0 {
+                    return None;
+                }
+                self.refill()
+            }
         };
-        self.last = t;
         self.len_sum += self.len as u64;
         self.len -= 1;
         self.popped += 1;
-        Some((Instant::from_nanos(t), event))
+        Some((Instant::from_nanos(self.last), event))
     }
 
-    /// Frees arena entry `i` and returns its event.
+    /// `current` is empty: empties the lowest non-empty bucket. Its earliest time becomes
+    /// `last`; its first entry at that time is returned, the others go to lower buckets (those
+    /// at the new `last` to `current`, in order).
     #[inline]
-    fn release(&mut self, i: u32) -> E {
-        let node = &mut self.nodes[i as usize];
-        node.next = self.free;
-        self.free = i;
-        node.event.take().expect("a queued entry")
-    }
-
-    /// `run` is empty: takes the next occupied slot until one holds the new current slot's
-    /// entries, and returns the first of them (the rest, sorted, stay in `run`). `None` if the
-    /// queue is empty.
-    fn advance(&mut self) -> Option<(u64, E)> {
-        while self.occupied != 0 {
-            let l = self.occupied.trailing_zeros();
-            let level = &mut self.levels[l as usize];
-            let w = level.summary.trailing_zeros() as usize;
-            let d = w * 64 + level.words[w].trailing_zeros() as usize;
-            level.words[w] &= level.words[w] - 1;
-            if level.words[w] == 0 {
-                level.summary &= !(1 << w);
-                if level.summary == 0 {
-                    self.occupied &= !(1 << l);
-                }
-            }
-            let (mut i, tail) = std::mem::replace(&mut level.slots[d], (NIL, NIL));
-            // The slot's start: the current unit's digits above `l`, digit `l` = `d`, zeros below.
-            let above = DIGIT_BITS * (l + 1);
-            let high = (self.cur >> SLOT_BITS)
-                .checked_shr(above)
-                .map_or(0, |u| u << above);
-            let unit = high | (d as u64) << (DIGIT_BITS * l);
-            self.cur = unit << SLOT_BITS;
-            if l == 0 {
-                // Every entry is in the new current slot.
-                if i == tail {
-                    // The common case: alone in its slot; it is the next event.
-                    let t = self.nodes[i as usize].time;
-                    return Some((t, self.release(i)));
-                }
-                while i != NIL {
-                    let (t, next) = (self.nodes[i as usize].time, self.nodes[i as usize].next);
-                    let event = self.release(i);
-                    self.run.push_back((t, event));
-                    i = next;
-                }
+    fn refill(&mut self) -> E {
+        let j = self.occupied.trailing_zeros() as usize;
+        let slot = &mut self.buckets[j];
+        if slot.len() == 1 {
+            // The common case (about one refill per pop in the testbeds): the next event is
+            // alone in its bucket; nothing moves.
+            self.occupied &= !(1 << j);
+            let (t, event) = slot.pop().expect("occupied");
+            self.last = t;
+            return event;
+        }
+        self.occupied &= !(1 << j);
+        let mut entries = std::mem::take(slot);
+        let min = entries.iter().map(|&(t, _)| t).min().expect("occupied");
+        self.last = min;
+        for (t, event) in entries.drain(..) {
+            let b = bucket(t, min);
+            if b == 0 {
+                self.current.push_back(event);
             } else {
-                while i != NIL {
-                    let (t, next) = (self.nodes[i as usize].time, self.nodes[i as usize].next);
-                    let x = (t >> SLOT_BITS) ^ unit;
-                    if x == 0 {
-                        let event = self.release(i);
-                        self.run.push_back((t, event));
-                    } else {
-                        self.nodes[i as usize].next = NIL;
-                        self.link(i, t, x);
-                    }
-                    i = next;
-                }
-            }
-            if !self.run.is_empty() {
-                sort_by_time(self.run.make_contiguous());
-                return self.run.pop_front();
+                debug_assert!(b - 1 < j);
+                self.buckets[b - 1].push((t, event));
+                self.occupied |= 1 << (b - 1);
             }
         }
-        None
+        // Give the (now empty) vector back so that its capacity is reused.
+        self.buckets[j] = entries;
+        self.current
+            .pop_front()
+            .expect("the minimum moved to current")
     }
 
     /// The time of the last popped event.
@@ -487,17 +343,18 @@ mod tests {
     }
 
     #[test]
-    fn table_of_wheel_paths() {
-        // Cases aimed at the wheel's paths (slots of 2^20 ns; level 0 holds times whose unit
-        // t >> 20 differs from the current slot's in bits 0–7, level 1 in bits 8–15, …).
-        // Expected orders are by (time, scheduling order), worked out by hand.
+    fn table_of_bucket_paths() {
+        // Cases aimed at the radix heap's paths (bucket b(t) = 1 + the highest bit in which t
+        // and the last popped time differ; 2^20 and 2^28 stand for any power of two, and were
+        // the slot and level widths of the timing wheel tried in its place: docs/performance.md,
+        // "Tried, not kept"). Expected orders are by (time, scheduling order), worked out by hand.
         const SLOT: u64 = 1 << 20;
-        const L1: u64 = 1 << 28; // the first time whose unit differs from 0 in digit 1
+        const L1: u64 = 1 << 28;
         const TOP: u64 = 1 << 63;
         let cases: Vec<Case> = vec![
             (
-                "one slot, times out of order: sorted when the slot becomes current, \
-                 FIFO among the two at 3·2^20 + 7",
+                "one bucket (b = 22 for all four, under last = 0), times out of order: \
+                 ordered when it is emptied, FIFO among the two at 3·2^20 + 7",
                 vec![
                     At(3 * SLOT + 7, 1),
                     At(3 * SLOT + 2, 2),
@@ -512,8 +369,8 @@ mod tests {
                 ],
             ),
             (
-                "into the current slot before entries already there: 150 goes between 100 \
-                 (popped) and 200, the second 150 after the first, the second 200 last",
+                "after a pop, 150 goes between 100 (popped) and 200, the second 150 after \
+                 the first, the second 200 last",
                 vec![
                     At(100, 1),
                     At(200, 2),
@@ -525,9 +382,9 @@ mod tests {
                 vec![(100, 1), (150, 3), (150, 5), (200, 2), (200, 4)],
             ),
             (
-                "cascade from level 1: 2^28 + 2^20 + 9 (unit 257) and 2^28 (unit 256) wait in \
-                 level 1; popping 2^28 moves the other to level 0, where two later schedules \
-                 join it: 2^28 + 2^20 + 1 before it, 2^28 + 2^20 + 9 after it",
+                "refill: 2^28 + 2^20 + 9 and 2^28 wait in bucket 29; popping 2^28 moves the \
+                 other to bucket 21, where two later schedules join it: 2^28 + 2^20 + 1 \
+                 before it, 2^28 + 2^20 + 9 after it",
                 vec![
                     At(L1 + SLOT + 9, 1),
                     At(L1, 2),
@@ -543,8 +400,7 @@ mod tests {
                 ],
             ),
             (
-                "every boundary, scheduled descending: each on its own slot or level, \
-                 popped ascending",
+                "powers of two and their neighbours, scheduled descending: popped ascending",
                 vec![
                     At(u64::MAX, 1),
                     At(TOP, 2),
@@ -570,7 +426,7 @@ mod tests {
             ),
             (
                 "around 2^63: 2^63 − 1 and 2^63 differ in every digit; after popping 2^63 − 1 \
-                 a second 2^63 queues behind the first, and 2^63 + 2^20 (next slot) comes last",
+                 a second 2^63 queues behind the first, and 2^63 + 2^20 comes last",
                 vec![
                     At(TOP + SLOT, 1),
                     At(TOP - 1, 2),
@@ -592,11 +448,10 @@ mod tests {
     }
 
     #[test]
-    fn many_events_in_one_slot() {
-        // 100 events in one 2^20-ns slot, scheduled at 99, 98, …, 0 ns, each time twice
-        // (labels 2i and 2i + 1 at time 99 − i): beyond the insertion sort's 32 entries, so
-        // the library's stable sort orders them; expected: times 0 … 99 ascending, at time
-        // 99 − i first 2i then 2i + 1.
+    fn many_events_close_together() {
+        // 200 events within 100 ns, scheduled at 99, 98, …, 0 ns, each time twice (labels 2i
+        // and 2i + 1 at time 99 − i): every refill moves many entries; expected: times 0 … 99
+        // ascending, at time 99 − i first 2i then 2i + 1.
         let mut ops = Vec::new();
         for i in 0..100u32 {
             ops.push(At(99 - u64::from(i), 2 * i));
@@ -720,7 +575,7 @@ mod tests {
         prop::collection::vec(prop::option::weighted(0.6, delay), 0..400)
     }
 
-    /// A schedule relative to the clock that lands on, or next to, the wheel's boundaries.
+    /// A schedule relative to the clock that lands on, or next to, a power-of-two boundary.
     #[derive(Clone, Copy, Debug)]
     enum Step {
         /// At `now + delay` (saturating).
@@ -730,12 +585,11 @@ mod tests {
         Pop,
     }
 
-    /// Operations for the wheel: delays of every magnitude (2^0 … 2^63 ns), times exactly on
-    /// and next to slot and level boundaries (multiples of 2^k for every k: the slots are 2^20
-    /// ns and each level 8 bits wider, 2^20, 2^28, 2^36, 2^44, 2^52, 2^60), equal times, and
-    /// far timers; with a starting clock of 0, just below 2^63, or 2^42 ns below `u64::MAX`
+    /// Operations over every bucket: delays of every magnitude (2^0 … 2^63 ns), times exactly
+    /// on and next to multiples of 2^k for every k (where the highest differing bit, and so the
+    /// bucket, changes), equal times, and far timers; with a starting clock of 0, just below 2^63, or 2^42 ns below `u64::MAX`
     /// (where many times saturate to `u64::MAX` and so are equal).
-    fn wheel_ops() -> impl Strategy<Value = (u64, Vec<Step>)> {
+    fn boundary_ops() -> impl Strategy<Value = (u64, Vec<Step>)> {
         let step = prop_oneof![
             4 => Just(Step::Pop),
             2 => Just(Step::Delay(0)),
@@ -788,7 +642,7 @@ mod tests {
         }
 
         #[test]
-        fn matches_reference_heap_on_every_level((base, steps) in wheel_ops()) {
+        fn matches_reference_heap_on_every_bucket((base, steps) in boundary_ops()) {
             let mut q = EventQueue::with_capacity(0);
             let mut r = Reference { heap: BinaryHeap::new(), seq: 0, now: 0 };
             // Move both clocks to `base` first.
