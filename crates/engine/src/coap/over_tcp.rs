@@ -105,18 +105,24 @@ impl TcpMsg {
 ///
 /// Messages the receiver has taken are forgotten (the stream's memory stays bounded however long
 /// the connection lives), unless the stream keeps everything for a capture (`keeping_all`).
+///
+/// `repr(C)`, in the order [`MessageStream::poll_complete`] and [`MessageStream::push`] read
+/// the fields: the counters and the flag, then the queue (its header and first messages), the
+/// CSM's range (read on retransmissions only) last — the front of a stream is its first
+/// 112 bytes (docs/performance.md, "TCP at scale: the connection's hot and cold fields").
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct MessageStream {
+    /// Messages `..read` were taken by the receiver.
+    read: usize,
+    base: usize,
+    written: u64,
+    keep_all: bool,
     /// `(stream offset of the first byte, message)`, in writing order, from message `base` on.
     /// Four inline (a stream rarely holds more than a CSM and one exchange's message).
     messages: crate::sim::inline_fifo::InlineFifo<[(u64, TcpMsg); 4]>,
-    base: usize,
-    written: u64,
-    /// Messages `..read` were taken by the receiver.
-    read: usize,
     /// Stream bytes `[start, end)` of the CSM, once written.
     csm: Option<(u64, u64)>,
-    keep_all: bool,
 }
 
 impl MessageStream {

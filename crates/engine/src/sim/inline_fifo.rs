@@ -18,9 +18,15 @@ const COMPACT_AT: usize = 32;
 
 /// A FIFO of `Copy` items, the first `A::size()` of them inline. Dereferences to the slice of
 /// its items, front first.
+///
+/// `repr(C)`: `head` first, then the vector (its length word, then the inline items), so that
+/// reading the front item touches one contiguous run of bytes — `head`, the length and the
+/// first item share a cache line when the owner places the FIFO at a line's start
+/// (docs/performance.md, "TCP at scale: the connection's hot and cold fields").
+#[repr(C)]
 pub struct InlineFifo<A: Array> {
-    items: SmallVec<A>,
     head: usize,
+    items: SmallVec<A>,
 }
 
 impl<A: Array> Default for InlineFifo<A> {
@@ -103,6 +109,13 @@ mod tests {
     use std::collections::VecDeque;
 
     use proptest::prelude::*;
+
+    /// `repr(C)`: `head` is the first word, the vector follows.
+    #[test]
+    fn head_first() {
+        assert_eq!(std::mem::offset_of!(InlineFifo<[u64; 2]>, head), 0);
+        assert_eq!(std::mem::offset_of!(InlineFifo<[u64; 2]>, items), 8);
+    }
 
     proptest! {
         /// Any sequence of pushes and pops gives what a `VecDeque` gives, item for item.
