@@ -19,10 +19,10 @@ const COMPACT_AT: usize = 32;
 /// A FIFO of `Copy` items, the first `A::size()` of them inline. Dereferences to the slice of
 /// its items, front first.
 ///
-/// `repr(C)`: `head` first, then the vector (its length word, then the inline items), so that
-/// reading the front item touches one contiguous run of bytes — `head`, the length and the
-/// first item share a cache line when the owner places the FIFO at a line's start
-/// (docs/performance.md, "TCP at scale: the connection's hot and cold fields").
+/// `repr(C)`: `head` first, then the vector (`smallvec` puts its inline items first and its
+/// length word after them), so that `head` and the first item are one contiguous run of bytes;
+/// an owner places the FIFO so that they share a cache line (docs/performance.md, "TCP at
+/// scale: the connection's hot and cold fields").
 #[repr(C)]
 pub struct InlineFifo<A: Array> {
     head: usize,

@@ -113,16 +113,17 @@ struct Sent {
 /// Linux `tcp_max_reordering`: the largest `tp->reordering`, segments.
 const MAX_REORDERING: u32 = 300;
 
-/// One connection end. `repr(C)`: the fields are laid out in the order written, the ones a
-/// segment or a timeout at this end reads or writes first (about eight and a half cache lines)
-/// and those of the handshake, of failures, of rate-based controllers and the configuration
-/// last, so that with thousands of connections an event touches fewer cold lines
+/// One connection end. `repr(C, align(64))`: the fields are laid out in the order written,
+/// line by line (x86-64's 64-byte cache lines), the ones a segment or a timeout at this end
+/// reads or writes first and those of failures, of rate-based controllers and the
+/// configuration last, so that with thousands of connections an event touches fewer cold lines
 /// (docs/performance.md, "TCP at scale: the connection's hot and cold fields"; the offsets are
 /// checked in `layout_tests.rs`).
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Connection {
     // ---- Hot: read or written by (nearly) every segment and timeout at this end. ----
+    // Line 0: the state, the flags, the sequence numbers and counters.
     state: State,
     fin_queued: bool,
     /// What the controller is, asked once (it does not change): it sets its window from
@@ -162,6 +163,9 @@ pub struct Connection {
     /// Bytes the duplicate ACKs say arrived beyond the hole (Linux's Reno SACK emulation,
     /// `sacked_out`): not in the network any more.
     sacked_out: u32,
+    /// SYN (SYN-ACK) retransmissions so far: a timeout in the handshake reads it.
+    handshake_retries: u32,
+    // Line 1: the timer and the sequence options, the controller.
     rto_at: Option<Instant>,
     last_ack_sent: Option<Seq>,
     /// After a timeout, until everything sent before it is acknowledged (`TCP_CA_Loss`).
@@ -169,29 +173,32 @@ pub struct Connection {
     /// Smallest RTT sample (Linux `tcp_min_rtt`; its 300 s window never expires in a run).
     min_rtt: Option<coaplab_cc::Duration>,
     cc: Box<dyn Controller>,
+    // Line 2: loss recovery and the delivery rate; line 3: the RTT estimator.
     recovery: Recovery,
-    rtt: RttEstimator,
-    rcv: Option<Receiver>,
     /// Delivery-rate estimation: its samples feed controllers that use them.
     rate: DeliveryRate,
+    rtt: RttEstimator,
+    // Lines 4–5: the receiver, pacing, `lost` and the retransmission queue's `head`.
+    rcv: Option<Receiver>,
     /// Pacing, for a controller that paces.
     pacing: Pacing,
-    /// The retransmission queue; two ranges inline (a CoAP exchange has one or two in
-    /// flight per direction), more on the heap. Its header (`head`, length) and first range
-    /// come first ([`InlineFifo`] is `repr(C)`).
-    rtx: InlineFifo<[Sent; 2]>,
     /// Bytes ever marked lost (Linux `tp->lost`, in the [`AckContext`]): the head at
     /// a fast retransmit or a partial ACK, everything in flight at a timeout.
     lost: u64,
-    /// The counters every segment writes come first ([`ConnStats`] is `repr(C)`).
-    pub stats: ConnStats,
-    // ---- Cold: the handshake, failures, rate-based controllers, set-up. ----
     /// Linux `tp->reordering` (rate-based controllers' connections): duplicate ACKs that
     /// trigger fast retransmit, `tcp_reordering` (3) until its Reno reordering detection
-    /// raises it.
+    /// raises it. (Rarely read: here it fills line 5, which costs no line.)
     reordering: u32,
-    handshake_retries: u32,
     failure: Option<Failure>,
+    /// The retransmission queue; two ranges inline (a CoAP exchange has one or two in
+    /// flight per direction), more on the heap. [`InlineFifo`] is `repr(C)`, its `head` first;
+    /// `smallvec` puts the inline items before its length word. So `head` ends line 5, the
+    /// first range is line 6, the second line 7 and the length word starts line 8, with the
+    /// counters.
+    rtx: InlineFifo<[Sent; 2]>,
+    /// Line 8: the counters every segment writes come first ([`ConnStats`] is `repr(C)`).
+    pub stats: ConnStats,
+    // ---- Cold: failures, set-up. ----
     /// A RST answering a segment that reached the failed connection.
     rst_due: Option<Segment>,
     /// Seed of the controller's random choices ([`Connection::seed_congestion`]).

@@ -54,14 +54,15 @@ pub(crate) struct Flow {
     // ---- Then the streams' fronts (each stream's counters and queue header first). ----
     /// Client → server and server → client messages.
     pub streams: [MessageStream; 2],
-    /// The client's end, then the server's (each with its hot block first).
-    pub ends: [Option<Connection>; 2],
-    // ---- Cold: BBR's pacing, counters for the results. ----
-    /// The pending pacing event of each end (an event at another time is stale).
-    pub(super) pace: [Option<Instant>; 2],
-    /// Counters that need ground truth from the other end.
+    /// Counters that need ground truth from the other end (written by a segment's arrival;
+    /// in a congestion collapse, often).
     pub unnecessary: u64,
     pub csm_retransmissions: u64,
+    /// The client's end, then the server's (each 64-byte aligned, its hot block first).
+    pub ends: [Option<Connection>; 2],
+    // ---- Cold: BBR's pacing. ----
+    /// The pending pacing event of each end (an event at another time is stale).
+    pub(super) pace: [Option<Instant>; 2],
 }
 
 impl Flow {
@@ -119,12 +120,13 @@ mod tests {
 
     /// The fields every event reads fill the first line: 4 × 4 B (client, CSM length, payload,
     /// routes) + 2 B port + 4 flags + 2 B padding + 2 × 16 B timers + 8 B trace pointer = 64 B;
-    /// the streams start the second line.
+    /// the streams start the second line, the ends start lines of their own.
     #[test]
     fn first_line_is_the_hot_header() {
         assert_eq!(align_of::<Flow>(), 64);
         assert!(offset_of!(Flow, trace) + 8 <= 64);
         assert_eq!(offset_of!(Flow, streams), 64);
+        assert_eq!(offset_of!(Flow, ends) % 64, 0);
         assert!(offset_of!(Flow, pace) > offset_of!(Flow, ends));
     }
 }

@@ -54,21 +54,25 @@ use params::tcp_config;
 pub(crate) const CLIENT: usize = 0;
 pub(crate) const SERVER: usize = 1;
 
+/// A TCP client. `repr(C, align(64))`: what a client-end event reads (its current flow, the
+/// flags, its plan) is the first cache line; the counters, the random stream and the flows'
+/// list follow (docs/performance.md, "TCP at scale: the connection's hot and cold fields").
+#[repr(C, align(64))]
 pub(crate) struct TcpClient {
+    flow: Option<u32>,
     /// Global id.
     pub id: u32,
+    routes: [RouteId; 2],
     group: u16,
-    plan: Plan,
-    rng: Xoshiro256pp,
-    offset: Duration,
     random: bool,
     pub in_burst: bool,
-    flow: Option<u32>,
-    routes: [RouteId; 2],
     /// The server's CSM arrived on the current connection.
     up: bool,
     finished: bool,
+    plan: Plan,
     pub stats: ClientStats,
+    rng: Xoshiro256pp,
+    offset: Duration,
     pub flows: Vec<u32>,
 }
 
@@ -204,6 +208,9 @@ impl TcpApp {
             self.waiting += background;
         }
         let count = setups.len() as u32;
+        // Every client opens a connection: one growth of the flows instead of a doubling
+        // series of copies (the flows are 64-byte aligned, which `realloc` copies).
+        self.flows.reserve(setups.len());
         for (i, setup) in (0u32..).zip(setups) {
             let id = at.first + i;
             let local = self.clients.len() as u32;
