@@ -16,6 +16,8 @@ use crate::metrics::{CcTraceRow, SeqTraceRow};
 use crate::net::network::RouteId;
 use crate::tcp::Connection;
 
+use super::TcpClient;
+
 /// A flow's time-sequence trace and BBR's state trace (with `trace = true` only; boxed, so
 /// that a flow without one carries a single null pointer in its first line).
 #[derive(Default)]
@@ -66,16 +68,15 @@ pub(crate) struct Flow {
 }
 
 impl Flow {
-    /// A new flow of local client `client` with its client end `conn`; `keep_all` keeps every
-    /// message of the streams (a capture rebuilds segment bytes from them).
-    #[allow(clippy::too_many_arguments)]
+    /// A new flow of local client `c` with its client end `conn`; `keep_all` keeps every
+    /// message of the streams (a capture rebuilds segment bytes from them). A `random`
+    /// client's request waits for the connection.
     pub(super) fn new(
-        client: u32,
+        c: u32,
+        client: &TcpClient,
         port: u16,
-        routes: [RouteId; 2],
         response_payload: u32,
         conn: Connection,
-        pending_request: bool,
         keep_all: bool,
         trace: bool,
     ) -> Self {
@@ -87,13 +88,13 @@ impl Flow {
             }
         };
         Flow {
-            client,
+            client: c,
             csm_bytes: 0,
             response_payload,
-            routes,
+            routes: client.routes,
             port,
             server_closed: false,
-            pending_request,
+            pending_request: client.random,
             deferred_request: false,
             server_csm: false,
             timer: [None, None],
