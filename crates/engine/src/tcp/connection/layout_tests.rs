@@ -23,23 +23,24 @@ fn print_layout() {
     for (name, off) in [
         ("state", offset_of!(C, state)),
         ("hz", offset_of!(C, hz)),
-        ("handshake_retries", offset_of!(C, handshake_retries)),
         ("snd_una", offset_of!(C, snd_una)),
+        ("handshake_retries", offset_of!(C, handshake_retries)),
         ("rto_at", offset_of!(C, rto_at)),
         ("cc", offset_of!(C, cc)),
         ("recovery", offset_of!(C, recovery)),
+        ("rate", offset_of!(C, rate)),
         ("rtt", offset_of!(C, rtt)),
         ("rcv", offset_of!(C, rcv)),
-        ("rate", offset_of!(C, rate)),
         ("pacing", offset_of!(C, pacing)),
-        ("rtx", offset_of!(C, rtx)),
         ("lost", offset_of!(C, lost)),
-        ("stats", offset_of!(C, stats)),
         ("reordering", offset_of!(C, reordering)),
+        ("rtx", offset_of!(C, rtx)),
+        ("stats", offset_of!(C, stats)),
         ("rst_due", offset_of!(C, rst_due)),
+        ("cc_seed", offset_of!(C, cc_seed)),
         ("cfg", offset_of!(C, cfg)),
     ] {
-        println!("  {name:<12} {off:>4} (line {})", off / LINE);
+        println!("  {name:<18} {off:>4} (line {})", off / LINE);
     }
 }
 

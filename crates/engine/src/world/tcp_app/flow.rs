@@ -124,6 +124,13 @@ mod tests {
     /// the streams start the second line, the ends start lines of their own.
     #[test]
     fn first_line_is_the_hot_header() {
+        println!(
+            "Flow {} B (streams at {}, ends at {}), TcpClient {} B",
+            std::mem::size_of::<Flow>(),
+            offset_of!(Flow, streams),
+            offset_of!(Flow, ends),
+            std::mem::size_of::<TcpClient>()
+        );
         assert_eq!(align_of::<Flow>(), 64);
         assert!(offset_of!(Flow, trace) + 8 <= 64);
         assert_eq!(offset_of!(Flow, streams), 64);
