@@ -16,8 +16,6 @@ use crate::metrics::{CcTraceRow, SeqTraceRow};
 use crate::net::network::RouteId;
 use crate::tcp::Connection;
 
-use super::TcpClient;
-
 /// A flow's time-sequence trace and BBR's state trace (with `trace = true` only; boxed, so
 /// that a flow without one carries a single null pointer in its first line).
 #[derive(Default)]
@@ -68,15 +66,18 @@ pub(crate) struct Flow {
 }
 
 impl Flow {
-    /// A new flow of local client `c` with its client end `conn`; `keep_all` keeps every
-    /// message of the streams (a capture rebuilds segment bytes from them). A `random`
-    /// client's request waits for the connection.
+    /// A new flow of local client `client` with its client end `conn`; `routes` and
+    /// `response_payload` are the client's and its group's (copied into the first line);
+    /// `pending_request`: a `random` client's request waits for the connection; `keep_all`
+    /// keeps every message of the streams (a capture rebuilds segment bytes from them).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
-        c: u32,
-        client: &TcpClient,
+        client: u32,
         port: u16,
+        routes: [RouteId; 2],
         response_payload: u32,
         conn: Connection,
+        pending_request: bool,
         keep_all: bool,
         trace: bool,
     ) -> Self {
@@ -88,13 +89,13 @@ impl Flow {
             }
         };
         Flow {
-            client: c,
+            client,
             csm_bytes: 0,
             response_payload,
-            routes: client.routes,
+            routes,
             port,
             server_closed: false,
-            pending_request: client.random,
+            pending_request,
             deferred_request: false,
             server_csm: false,
             timer: [None, None],
@@ -117,6 +118,7 @@ impl Flow {
 mod tests {
     use std::mem::{align_of, offset_of};
 
+    use super::super::TcpClient;
     use super::*;
 
     /// The fields every event reads fill the first line: 4 × 4 B (client, CSM length, payload,
@@ -136,5 +138,15 @@ mod tests {
         assert_eq!(offset_of!(Flow, streams), 64);
         assert_eq!(offset_of!(Flow, ends) % 64, 0);
         assert!(offset_of!(Flow, pace) > offset_of!(Flow, ends));
+    }
+
+    /// A client's first line holds its flow (8 B), id, routes (4 B each), group (2 B), four
+    /// flags and, 8-aligned at 24, its plan (32 B): 24 + 32 = 56 ≤ 64; the counters follow.
+    #[test]
+    fn client_first_line() {
+        assert_eq!(align_of::<TcpClient>(), 64);
+        assert_eq!(offset_of!(TcpClient, plan), 24);
+        assert!(offset_of!(TcpClient, plan) + std::mem::size_of::<crate::workload::Plan>() <= 64);
+        assert_eq!(offset_of!(TcpClient, stats), 24 + 32);
     }
 }

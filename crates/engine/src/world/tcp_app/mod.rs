@@ -338,10 +338,11 @@ impl TcpApp {
         let group = &self.groups[client.group as usize];
         self.flows.push(Flow::new(
             c,
-            client,
             CLIENT_PORT.wrapping_add((index % 16384) as u16),
+            client.routes,
             group.response_payload,
             conn,
+            client.random,
             // A capture rebuilds segment bytes from the messages: keep them all then.
             sh.capture.is_some(),
             self.trace,
