@@ -105,18 +105,25 @@ impl TcpMsg {
 ///
 /// Messages the receiver has taken are forgotten (the stream's memory stays bounded however long
 /// the connection lives), unless the stream keeps everything for a capture (`keeping_all`).
+///
+/// `repr(C)`: the queue first — its `head`, then `smallvec`'s inline messages, then its length
+/// word — and the counters and the flag right after the length word, so that the front of a
+/// stream (`head`, the first message; the length word and the counters) is two cache lines, not
+/// three; the CSM's range (read on retransmissions only) last (docs/performance.md, "TCP at
+/// scale: the connection's hot and cold fields").
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct MessageStream {
     /// `(stream offset of the first byte, message)`, in writing order, from message `base` on.
     /// Four inline (a stream rarely holds more than a CSM and one exchange's message).
     messages: crate::sim::inline_fifo::InlineFifo<[(u64, TcpMsg); 4]>,
-    base: usize,
-    written: u64,
     /// Messages `..read` were taken by the receiver.
     read: usize,
+    base: usize,
+    written: u64,
+    keep_all: bool,
     /// Stream bytes `[start, end)` of the CSM, once written.
     csm: Option<(u64, u64)>,
-    keep_all: bool,
 }
 
 impl MessageStream {
@@ -204,6 +211,16 @@ impl MessageStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stream's counters follow its queue (8-B `head` + 4 × 32-B messages + 8-B length
+    /// word = 144 B), so that they share a line with the queue's length word.
+    #[test]
+    fn counters_follow_the_queue() {
+        use std::mem::offset_of;
+        assert_eq!(offset_of!(MessageStream, messages), 0);
+        assert_eq!(offset_of!(MessageStream, read), 8 + 4 * 32 + 8);
+        assert!(offset_of!(MessageStream, csm) > offset_of!(MessageStream, keep_all));
+    }
 
     #[test]
     fn message_sizes_match_rfc8323_framing_by_hand() {

@@ -18,9 +18,15 @@ const COMPACT_AT: usize = 32;
 
 /// A FIFO of `Copy` items, the first `A::size()` of them inline. Dereferences to the slice of
 /// its items, front first.
+///
+/// `repr(C)`: `head` first, then the vector (`smallvec` puts its inline items first and its
+/// length word after them), so that `head` and the first item are one contiguous run of bytes;
+/// an owner places the FIFO so that they share a cache line (docs/performance.md, "TCP at
+/// scale: the connection's hot and cold fields").
+#[repr(C)]
 pub struct InlineFifo<A: Array> {
-    items: SmallVec<A>,
     head: usize,
+    items: SmallVec<A>,
 }
 
 impl<A: Array> Default for InlineFifo<A> {
@@ -103,6 +109,13 @@ mod tests {
     use std::collections::VecDeque;
 
     use proptest::prelude::*;
+
+    /// `repr(C)`: `head` is the first word, the vector follows.
+    #[test]
+    fn head_first() {
+        assert_eq!(std::mem::offset_of!(InlineFifo<[u64; 2]>, head), 0);
+        assert_eq!(std::mem::offset_of!(InlineFifo<[u64; 2]>, items), 8);
+    }
 
     proptest! {
         /// Any sequence of pushes and pops gives what a `VecDeque` gives, item for item.

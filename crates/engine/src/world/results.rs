@@ -249,8 +249,12 @@ impl World {
                 .map(|(i, f)| SeqTrace {
                     client: self.tcp.clients[f.client as usize].id,
                     connection: i as u32,
-                    points: f.trace.clone().unwrap_or_default(),
-                    cc: f.cc_trace.clone().unwrap_or_default(),
+                    points: f
+                        .trace
+                        .as_ref()
+                        .map(|t| t.points.clone())
+                        .unwrap_or_default(),
+                    cc: f.trace.as_ref().map(|t| t.cc.clone()).unwrap_or_default(),
                 })
                 .collect()
         });

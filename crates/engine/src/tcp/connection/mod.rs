@@ -11,12 +11,14 @@
 //! trait what a controller wants (rate samples and Linux's sender accounting, pacing).
 //! Sending is in `send.rs`.
 
+#[cfg(test)]
+mod layout_tests;
 mod pacing;
 mod send;
 
 use coaplab_cc::Instant;
 
-use super::config::TcpConfig;
+use super::config::{Nagle, TcpConfig};
 use super::congestion::controller::{Ack, AckContext, CaState, Controller, RateSample};
 use super::delivery_rate::{DeliveryRate, TxRate};
 use super::receiver::{DataArrival, Receiver};
@@ -63,26 +65,29 @@ pub enum Failure {
     Reset,
 }
 
-/// Per-connection counters (docs/design.md §6).
+/// Per-connection counters (docs/design.md §6). `repr(C)`, the counters most segments write
+/// first (`segments_sent`, `data_segments_sent`, `rtt_samples`): they share the
+/// [`Connection`]'s last hot line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct ConnStats {
     /// Every segment sent, pure ACKs included.
     pub segments_sent: u64,
     /// Segments carrying payload or FIN.
     pub data_segments_sent: u64,
+    pub rtt_samples: u64,
     /// Retransmitted payload/FIN segments (any cause).
     pub retransmissions: u64,
+    pub rto_expirations: u64,
+    /// Pure ACKs repeating the previous segment's acknowledgement number (duplicate ACKs as
+    /// the peer and tshark see them).
+    pub duplicate_acks_sent: u64,
     pub syn_retransmissions: u64,
     pub synack_retransmissions: u64,
-    pub rto_expirations: u64,
     /// Fast retransmits entering recovery (RFC 5681 §3.2); partial-ACK retransmissions are
     /// counted in `partial_ack_retransmissions`.
     pub fast_retransmits: u64,
     pub partial_ack_retransmissions: u64,
-    pub rtt_samples: u64,
-    /// Pure ACKs repeating the previous segment's acknowledgement number (duplicate ACKs as
-    /// the peer and tshark see them).
-    pub duplicate_acks_sent: u64,
     /// RSTs sent in answer to segments reaching the failed connection.
     pub resets_sent: u64,
     /// Acceptable RSTs received (the connection was reset).
@@ -108,10 +113,37 @@ struct Sent {
 /// Linux `tcp_max_reordering`: the largest `tp->reordering`, segments.
 const MAX_REORDERING: u32 = 300;
 
+/// One connection end. `repr(C, align(64))`: the fields are laid out in the order written,
+/// line by line (x86-64's 64-byte cache lines), the ones a segment or a timeout at this end
+/// reads or writes first and those of failures, of rate-based controllers and the
+/// configuration last, so that with thousands of connections an event touches fewer cold lines
+/// (docs/performance.md, "TCP at scale: the connection's hot and cold fields"; the offsets are
+/// checked in `layout_tests.rs`).
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Connection {
-    cfg: TcpConfig,
+    // ---- Hot: read or written by (nearly) every segment and timeout at this end. ----
+    // Line 0: the state, the flags, the sequence numbers and counters.
     state: State,
+    fin_queued: bool,
+    /// What the controller is, asked once (it does not change): it sets its window from
+    /// delivery-rate samples and sees Linux's sender accounting
+    /// ([`Controller::uses_rate_samples`]).
+    rate_based: bool,
+    /// The SYN / SYN-ACK is due (first time or again).
+    syn_due: bool,
+    /// Retransmit the first unacknowledged segment (fast retransmit, partial ACK).
+    head_due: bool,
+    /// The handshake's final ACK is due as a pure ACK before any data (client side).
+    pure_ack_first: bool,
+    connected_event: bool,
+    failed_event: bool,
+    /// `cfg.nagle`, `cfg.hz` and `cfg.max_retries`, copied here because every small segment,
+    /// every (re)armed retransmission timer and every timeout reads them; `cfg` itself is at
+    /// the cold end.
+    nagle: Nagle,
+    hz: u32,
+    max_retries: u32,
     /// Effective MSS: min(ours, the peer's option).
     mss: u32,
     iss: Seq,
@@ -124,57 +156,54 @@ pub struct Connection {
     snd_sml: Seq,
     /// One past the last byte the application wrote.
     write_end: Seq,
-    fin_queued: bool,
-    /// The retransmission queue; two ranges inline (a CoAP exchange has one or two in
-    /// flight per direction), more on the heap.
-    rtx: InlineFifo<[Sent; 2]>,
-    cc: Box<dyn Controller>,
-    /// What the controller is, asked once (it does not change): it sets its window from
-    /// delivery-rate samples and sees Linux's sender accounting
-    /// ([`Controller::uses_rate_samples`]).
-    rate_based: bool,
-    recovery: Recovery,
-    rtt: RttEstimator,
-    rto_at: Option<Instant>,
-    /// Timeouts of the same data in a row (RFC 5681: `ssthresh` only shrinks on the first).
-    consecutive_rtos: u32,
-    handshake_retries: u32,
-    /// The SYN / SYN-ACK is due (first time or again).
-    syn_due: bool,
-    /// Retransmit the first unacknowledged segment (fast retransmit, partial ACK).
-    head_due: bool,
     /// New data sent beyond `cwnd` on RFC 3042's allowance since the last ACK of new data.
     limited_transmit_bytes: u32,
-    rcv: Option<Receiver>,
-    last_ack_sent: Option<Seq>,
-    /// The handshake's final ACK is due as a pure ACK before any data (client side).
-    pure_ack_first: bool,
-    connected_event: bool,
-    failed_event: bool,
-    failure: Option<Failure>,
-    /// A RST answering a segment that reached the failed connection.
-    rst_due: Option<Segment>,
-    /// Delivery-rate estimation: its samples feed controllers that use them.
-    rate: DeliveryRate,
+    /// Timeouts of the same data in a row (RFC 5681: `ssthresh` only shrinks on the first).
+    consecutive_rtos: u32,
     /// Bytes the duplicate ACKs say arrived beyond the hole (Linux's Reno SACK emulation,
     /// `sacked_out`): not in the network any more.
     sacked_out: u32,
-    /// Linux `tp->reordering` (rate-based controllers' connections): duplicate ACKs that
-    /// trigger fast retransmit, `tcp_reordering` (3) until its Reno reordering detection
-    /// raises it.
-    reordering: u32,
+    /// SYN (SYN-ACK) retransmissions so far: a timeout in the handshake reads it.
+    handshake_retries: u32,
+    // Line 1: the timer and the sequence options, the controller.
+    rto_at: Option<Instant>,
+    last_ack_sent: Option<Seq>,
+    /// After a timeout, until everything sent before it is acknowledged (`TCP_CA_Loss`).
+    loss_until: Option<Seq>,
+    /// Smallest RTT sample (Linux `tcp_min_rtt`; its 300 s window never expires in a run).
+    min_rtt: Option<coaplab_cc::Duration>,
+    cc: Box<dyn Controller>,
+    // Line 2: loss recovery and the delivery rate; line 3: the RTT estimator.
+    recovery: Recovery,
+    /// Delivery-rate estimation: its samples feed controllers that use them.
+    rate: DeliveryRate,
+    rtt: RttEstimator,
+    // Lines 4–5: the receiver, pacing, `lost` and the retransmission queue's `head`.
+    rcv: Option<Receiver>,
+    /// Pacing, for a controller that paces.
+    pacing: Pacing,
     /// Bytes ever marked lost (Linux `tp->lost`, in the [`AckContext`]): the head at
     /// a fast retransmit or a partial ACK, everything in flight at a timeout.
     lost: u64,
-    /// Smallest RTT sample (Linux `tcp_min_rtt`; its 300 s window never expires in a run).
-    min_rtt: Option<coaplab_cc::Duration>,
-    /// After a timeout, until everything sent before it is acknowledged (`TCP_CA_Loss`).
-    loss_until: Option<Seq>,
-    /// Pacing, for a controller that paces.
-    pacing: Pacing,
+    /// Linux `tp->reordering` (rate-based controllers' connections): duplicate ACKs that
+    /// trigger fast retransmit, `tcp_reordering` (3) until its Reno reordering detection
+    /// raises it. (Rarely read: here it fills line 5, which costs no line.)
+    reordering: u32,
+    failure: Option<Failure>,
+    /// The retransmission queue; two ranges inline (a CoAP exchange has one or two in
+    /// flight per direction), more on the heap. [`InlineFifo`] is `repr(C)`, its `head` first;
+    /// `smallvec` puts the inline items before its length word. So `head` ends line 5, the
+    /// first range is line 6, the second line 7 and the length word starts line 8, with the
+    /// counters.
+    rtx: InlineFifo<[Sent; 2]>,
+    /// Line 8: the counters every segment writes come first ([`ConnStats`] is `repr(C)`).
+    pub stats: ConnStats,
+    // ---- Cold: failures, set-up. ----
+    /// A RST answering a segment that reached the failed connection.
+    rst_due: Option<Segment>,
     /// Seed of the controller's random choices ([`Connection::seed_congestion`]).
     cc_seed: u64,
-    pub stats: ConnStats,
+    cfg: TcpConfig,
 }
 
 impl Connection {
@@ -185,6 +214,9 @@ impl Connection {
             pacing: Pacing::new(cc.pacing_rate().is_some()),
             cc,
             cfg,
+            nagle: cfg.nagle,
+            hz: cfg.hz,
+            max_retries: cfg.max_retries,
             state,
             mss: cfg.mss,
             iss,
@@ -335,7 +367,7 @@ impl Connection {
     /// When the retransmission timer armed now with the current RTO fires: on the host's
     /// timer wheel ([`super::timer::wheel_expiry`]), exactly with `hz = 0`.
     fn rto_deadline(&self, now: Instant) -> Instant {
-        wheel_expiry(self.cfg.hz, now, self.rtt.rto())
+        wheel_expiry(self.hz, now, self.rtt.rto())
     }
 
     /// Enters [`State::Failed`]: no timer, nothing more to send but RSTs.
@@ -734,7 +766,7 @@ impl Connection {
                 // RFC 1122 §4.2.3.5's R2, as a count of retransmissions (Linux
                 // `tcp_retries2`, checked by `tcp_write_timeout()` before each retransmission
                 // by timeout): after `max_retries` of them for the same data, give up.
-                if self.consecutive_rtos >= self.cfg.max_retries {
+                if self.consecutive_rtos >= self.max_retries {
                     self.fail(Failure::Retries);
                     return;
                 }

@@ -241,7 +241,7 @@ impl Connection {
 
     /// Whether Nagle's algorithm holds a less-than-full segment ([`Nagle`]).
     fn nagle_holds(&self, flight: u32) -> bool {
-        match self.cfg.nagle {
+        match self.nagle {
             Nagle::Off => false,
             Nagle::Classic => flight > 0,
             // Linux `tcp_minshall_check`: the last small segment (ending at `snd_sml`) is

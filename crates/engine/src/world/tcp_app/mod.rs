@@ -28,16 +28,19 @@ use coaplab_cc::rng::{derive_seed, Rng, Xoshiro256pp};
 use coaplab_cc::{Duration, Instant};
 use coaplab_wire::ip::IPV4_HEADER;
 
+mod flow;
 mod observe;
 mod params;
+
+pub(crate) use flow::Flow;
 
 use super::shared::{Event, Placement, Shared, TcpEvent};
 use crate::basics::CLIENT_PORT;
 use crate::coap::client::ClientStats;
-use crate::coap::over_tcp::{MessageStream, TcpMsg};
+use crate::coap::over_tcp::TcpMsg;
 use crate::config::{GroupConfig, RunConfig, WorkloadKind};
 use crate::error::Error;
-use crate::metrics::{CcTraceRow, SeqTraceRow};
+use crate::metrics::SeqTraceRow;
 use crate::net::network::RouteId;
 use crate::packet::{AppPacket, NetPacket, TcpPacket};
 use crate::sim::event_queue::EventQueue;
@@ -51,51 +54,25 @@ use params::tcp_config;
 pub(crate) const CLIENT: usize = 0;
 pub(crate) const SERVER: usize = 1;
 
-/// One TCP connection: both ends, the application's message streams, and its trace.
-pub(crate) struct Flow {
-    /// Local index of its client.
-    pub client: u32,
-    pub port: u16,
-    pub ends: [Option<Connection>; 2],
-    /// Client → server and server → client messages.
-    pub streams: [MessageStream; 2],
-    /// The earliest pending timer event of each end: an event at another time is stale; one
-    /// that fires before the connection's deadline re-schedules itself.
-    timer: [Option<Instant>; 2],
-    /// The pending pacing event of each end (an event at another time is stale).
-    pace: [Option<Instant>; 2],
-    server_closed: bool,
-    /// The client has a request to send once connected (`random`).
-    pending_request: bool,
-    /// That request is written once the CSM has gone to the connection (a second write).
-    deferred_request: bool,
-    /// Length of the client's CSM (0 until written).
-    csm_bytes: u32,
-    /// The server's CSM arrived at the client.
-    server_csm: bool,
-    /// Counters that need ground truth from the other end.
-    pub unnecessary: u64,
-    pub csm_retransmissions: u64,
-    pub trace: Option<Vec<SeqTraceRow>>,
-    /// BBR's state after each ACK that changed it (with `trace`).
-    pub cc_trace: Option<Vec<CcTraceRow>>,
-}
-
+/// A TCP client. `repr(C, align(64))`: what a client-end event reads (its current flow, the
+/// flags, its plan) is the first cache line; the counters, the random stream and the flows'
+/// list follow (docs/performance.md, "TCP at scale: the connection's hot and cold fields").
+#[repr(C, align(64))]
 pub(crate) struct TcpClient {
+    flow: Option<u32>,
     /// Global id.
     pub id: u32,
+    routes: [RouteId; 2],
     group: u16,
-    plan: Plan,
-    rng: Xoshiro256pp,
-    offset: Duration,
     random: bool,
     pub in_burst: bool,
-    flow: Option<u32>,
-    routes: [RouteId; 2],
     /// The server's CSM arrived on the current connection.
     up: bool,
     finished: bool,
+    plan: Plan,
     pub stats: ClientStats,
+    rng: Xoshiro256pp,
+    offset: Duration,
     pub flows: Vec<u32>,
 }
 
@@ -231,6 +208,9 @@ impl TcpApp {
             self.waiting += background;
         }
         let count = setups.len() as u32;
+        // Every client opens a connection: one growth of the flows instead of a doubling
+        // series of copies (the flows are 64-byte aligned, which `realloc` copies).
+        self.flows.reserve(setups.len());
         for (i, setup) in (0u32..).zip(setups) {
             let id = at.first + i;
             let local = self.clients.len() as u32;
@@ -315,7 +295,7 @@ impl TcpApp {
     /// A segment was tail-dropped or lost to a link error.
     pub fn on_dropped(&mut self, now: Instant, p: TcpPacket) {
         let f = &mut self.flows[p.flow as usize];
-        if let Some(tr) = f.trace.as_mut() {
+        if let Some(tr) = f.trace.as_deref_mut().map(|t| &mut t.points) {
             let end = if p.upstream { CLIENT } else { SERVER };
             if let Some(conn) = f.ends[end].as_ref() {
                 let seg = p.t.segment;
@@ -355,28 +335,18 @@ impl TcpApp {
             u64::from(flow),
             0,
         ]));
-        self.flows.push(Flow {
-            client: c,
-            port: CLIENT_PORT.wrapping_add((index % 16384) as u16),
-            ends: [Some(conn), None],
+        let group = &self.groups[client.group as usize];
+        self.flows.push(Flow::new(
+            c,
+            CLIENT_PORT.wrapping_add((index % 16384) as u16),
+            client.routes,
+            group.response_payload,
+            conn,
+            client.random,
             // A capture rebuilds segment bytes from the messages: keep them all then.
-            streams: if sh.capture.is_some() {
-                [MessageStream::keeping_all(), MessageStream::keeping_all()]
-            } else {
-                [MessageStream::default(), MessageStream::default()]
-            },
-            timer: [None, None],
-            pace: [None, None],
-            server_closed: false,
-            pending_request: client.random,
-            deferred_request: false,
-            csm_bytes: 0,
-            server_csm: false,
-            unnecessary: 0,
-            csm_retransmissions: 0,
-            trace: self.trace.then(Vec::new),
-            cc_trace: self.trace.then(Vec::new),
-        });
+            sh.capture.is_some(),
+            self.trace,
+        ));
         self.on_end_changed(now, flow, CLIENT, sh);
     }
 
@@ -410,7 +380,7 @@ impl TcpApp {
             return;
         };
         // The sender's view, for the time-sequence trace: an ACK for the other direction.
-        if let (Some(tr), Some(ack)) = (f.trace.as_mut(), seg.ack) {
+        if let (Some(tr), Some(ack)) = (f.trace.as_deref_mut().map(|t| &mut t.points), seg.ack) {
             if conn.state() == State::Established && !seg.syn {
                 tr.push(trace_row(
                     now,
@@ -425,7 +395,10 @@ impl TcpApp {
             && seg.len > 0
             && conn.receiver().is_some_and(|r| r.already_has(&seg));
         let arrival = conn.handle_segment(now, &seg);
-        if let (Some(tr), Some(c)) = (f.cc_trace.as_mut(), conn.controller().snapshot()) {
+        if let (Some(tr), Some(c)) = (
+            f.trace.as_deref_mut().map(|t| &mut t.cc),
+            conn.controller().snapshot(),
+        ) {
             let row = (
                 now.secs_f64(),
                 if end == CLIENT { "up" } else { "down" },
@@ -509,7 +482,7 @@ impl TcpApp {
 
     fn server_app(&mut self, now: Instant, flow: u32, sh: &mut Shared) {
         let f = &mut self.flows[flow as usize];
-        let payload = self.groups[self.clients[f.client as usize].group as usize].response_payload;
+        let payload = f.response_payload;
         let Some(conn) = f.ends[SERVER].as_mut() else {
             return;
         };
@@ -739,7 +712,7 @@ impl TcpApp {
                     f.csm_retransmissions += 1;
                 }
             }
-            if let Some(tr) = f.trace.as_mut() {
+            if let Some(tr) = f.points() {
                 if seg.len > 0 {
                     let kind = if t.retransmission {
                         "retransmit"
@@ -754,7 +727,7 @@ impl TcpApp {
             if let Some(cap) = sh.capture.as_mut() {
                 cap.push((now, AppPacket::Tcp(p)));
             }
-            let route = self.clients[f.client as usize].routes[usize::from(!upstream)];
+            let route = f.routes[usize::from(!upstream)];
             if sh
                 .net
                 .send(now, NetPacket::tcp(p, ip_bytes), route, &mut sh.queue)
