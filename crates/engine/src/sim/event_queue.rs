@@ -217,6 +217,7 @@ mod tests {
     use std::collections::BinaryHeap;
 
     use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
 
     const MS: u64 = 1_000_000;
     const S: u64 = 1_000_000_000;
@@ -619,53 +620,52 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(400))]
         #[test]
         fn matches_reference_heap(ops in ops()) {
-            let mut q = EventQueue::with_capacity(0);
-            let mut r = Reference { heap: BinaryHeap::new(), seq: 0, now: 0 };
-            for (label, op) in (0u32..).zip(ops) {
-                match op {
-                    Some(delay) => {
-                        let t = q.now().nanos() + delay;
-                        q.schedule(Instant::from_nanos(t), label);
-                        r.schedule(t, label);
-                    }
-                    None => {
-                        prop_assert_eq!(q.pop().map(|(t, e)| (t.nanos(), e)), r.pop());
-                    }
-                }
-                prop_assert_eq!(q.len(), r.heap.len());
-            }
-            while let Some(expected) = r.pop() {
-                prop_assert_eq!(q.pop().map(|(t, e)| (t.nanos(), e)), Some(expected));
-            }
-            prop_assert!(q.is_empty());
-            prop_assert_eq!(q.pop(), None);
+            replay(None, ops, |delay, now| delay.map(|d| now + d))?;
         }
 
         #[test]
         fn matches_reference_heap_on_every_bucket((base, steps) in boundary_ops()) {
-            let mut q = EventQueue::with_capacity(0);
-            let mut r = Reference { heap: BinaryHeap::new(), seq: 0, now: 0 };
-            // Move both clocks to `base` first.
+            replay(Some(base), steps, step_time)?;
+        }
+    }
+
+    /// Runs `steps` on the queue and on the reference heap side by side: `time_of(step, now)`
+    /// is the time to schedule at (the step's label is its index) or `None` for a pop; every
+    /// pop and length must agree, and so must the drain at the end. `base`: both clocks are
+    /// first moved there by one event scheduled and popped.
+    fn replay<S>(
+        base: Option<u64>,
+        steps: Vec<S>,
+        time_of: impl Fn(S, u64) -> Option<u64>,
+    ) -> Result<(), TestCaseError> {
+        let mut q = EventQueue::with_capacity(0);
+        let mut r = Reference {
+            heap: BinaryHeap::new(),
+            seq: 0,
+            now: 0,
+        };
+        if let Some(base) = base {
             q.schedule(Instant::from_nanos(base), u32::MAX);
             r.schedule(base, u32::MAX);
             prop_assert_eq!(q.pop().map(|(t, e)| (t.nanos(), e)), r.pop());
-            for (label, step) in (0u32..).zip(steps) {
-                match step_time(step, q.now().nanos()) {
-                    Some(t) => {
-                        q.schedule(Instant::from_nanos(t), label);
-                        r.schedule(t, label);
-                    }
-                    None => {
-                        prop_assert_eq!(q.pop().map(|(t, e)| (t.nanos(), e)), r.pop());
-                    }
-                }
-                prop_assert_eq!(q.len(), r.heap.len());
-            }
-            while let Some(expected) = r.pop() {
-                prop_assert_eq!(q.pop().map(|(t, e)| (t.nanos(), e)), Some(expected));
-            }
-            prop_assert!(q.is_empty());
-            prop_assert_eq!(q.pop(), None);
         }
+        for (label, step) in (0u32..).zip(steps) {
+            match time_of(step, q.now().nanos()) {
+                Some(t) => {
+                    q.schedule(Instant::from_nanos(t), label);
+                    r.schedule(t, label);
+                }
+                None => {
+                    prop_assert_eq!(q.pop().map(|(t, e)| (t.nanos(), e)), r.pop());
+                }
+            }
+            prop_assert_eq!(q.len(), r.heap.len());
+        }
+        while let Some(expected) = r.pop() {
+            prop_assert_eq!(q.pop().map(|(t, e)| (t.nanos(), e)), Some(expected));
+        }
+        prop_assert!(q.is_empty());
+        prop_assert_eq!(q.pop(), None);
+        Ok(())
     }
 }

@@ -105,6 +105,19 @@ fn a_lone_device_at_level_0_subframe_by_subframe() {
     assert_eq!(c.releases_rai, 0);
 }
 
+/// A lone level-0 device's first exchange: a 100-byte request at 0 (it leaves at 89 ms) and
+/// its 60-byte response at 269 (delivered at 280), the cell run to `until` ms.
+fn one_exchange(p: CellParams, until: u64) -> (Cell, Q, Vec<(u32, u64)>) {
+    let mut cell = Cell::new(p, 0, Xoshiro256pp::seed_from_u64(1));
+    let mut q = Q::default();
+    let mut exits = Vec::new();
+    cell.enter(ms(0), 7, 100, Some(0), None, &mut q);
+    run(&mut cell, &mut q, ms(269), &mut exits);
+    cell.enter(ms(269), 8, 60, None, Some(0), &mut q);
+    run(&mut cell, &mut q, ms(until), &mut exits);
+    (cell, q, exits)
+}
+
 /// One ping of a connected NB-IoT device at level 0, step by step (the calibration figure
 /// `ping-good-coverage-nbiot`, docs/networks.md "Calibration"). The device connected for a
 /// first 100-byte packet at 0 (the lone-device times above: free at 299 ms); the next
@@ -137,13 +150,7 @@ fn a_connected_ping_at_level_0_step_by_step() {
     for (period, exit, delivered) in [(640, 1342, 1533), (40, 1062, 1253)] {
         let mut p = params(vec![0]);
         p.num.prach_period[0] = period;
-        let mut cell = Cell::new(p, 0, Xoshiro256pp::seed_from_u64(1));
-        let mut q = Q::default();
-        let mut exits = Vec::new();
-        cell.enter(ms(0), 7, 100, Some(0), None, &mut q);
-        run(&mut cell, &mut q, ms(269), &mut exits);
-        cell.enter(ms(269), 8, 60, None, Some(0), &mut q);
-        run(&mut cell, &mut q, ms(1000), &mut exits);
+        let (mut cell, mut q, mut exits) = one_exchange(p, 1000);
         assert_eq!(exits, vec![(7, 89), (8, 280)], "period {period}");
         cell.enter(ms(1000), 9, 100, Some(0), None, &mut q);
         run(&mut cell, &mut q, ms(exit + 180), &mut exits);
@@ -172,13 +179,7 @@ fn a_connected_ping_at_level_0_step_by_step() {
 #[test]
 fn a_packet_in_the_buffer_status_report_is_granted_without_random_access() {
     for (second_at, second_exit, ra, bsr) in [(1000, 1360, 2, 1), (1330, 1982, 3, 0)] {
-        let mut cell = Cell::new(params(vec![0]), 0, Xoshiro256pp::seed_from_u64(1));
-        let mut q = Q::default();
-        let mut exits = Vec::new();
-        cell.enter(ms(0), 7, 100, Some(0), None, &mut q);
-        run(&mut cell, &mut q, ms(269), &mut exits);
-        cell.enter(ms(269), 8, 60, None, Some(0), &mut q);
-        run(&mut cell, &mut q, ms(1000), &mut exits);
+        let (mut cell, mut q, mut exits) = one_exchange(params(vec![0]), 1000);
         cell.enter(ms(1000), 9, 100, Some(0), None, &mut q);
         run(&mut cell, &mut q, ms(second_at), &mut exits);
         cell.enter(ms(second_at), 10, 100, Some(0), None, &mut q);
@@ -284,13 +285,8 @@ fn a_device_at_level_2_is_slow_but_within_ten_seconds() {
 fn release_assistance_ends_the_connection_after_the_response() {
     let mut p = params(vec![0]);
     p.rai = true;
-    let mut cell = Cell::new(p, 0, Xoshiro256pp::seed_from_u64(1));
-    let mut q = Q::default();
-    let mut exits = Vec::new();
-    cell.enter(ms(0), 7, 100, Some(0), None, &mut q);
-    run(&mut cell, &mut q, ms(269), &mut exits);
-    cell.enter(ms(269), 8, 60, None, Some(0), &mut q);
-    run(&mut cell, &mut q, ms(100_000), &mut exits);
+    let (cell, _, exits) = one_exchange(p, 100_000);
+    assert_eq!(exits, vec![(7, 89), (8, 280)]);
     let c = cell.counters();
     assert_eq!((c.releases_rai, c.releases_inactivity), (1, 0));
     let t = cell.state_times(ms(1000))[0];
