@@ -193,3 +193,23 @@ def test_ten_sigkills_at_random_moments_then_resume_equals_an_uninterrupted_swee
     uninterrupted = [json.loads(line) for line in clean.stdout.splitlines()]
     assert len(resumed) == 3 and strip(resumed) == strip(uninterrupted)
     assert [s["replications"] for s in resumed] == [3000] * 3
+
+
+def test_a_ctrl_c_during_the_writers_reopen_is_not_lost(tmp_path, monkeypatch):
+    """DuckDB turns a Ctrl-C that lands in a query into its InterruptException (a duckdb.Error).
+    The sweep's writer re-opens the database between commits and checks its schema version;
+    an interrupt there must reach the caller (the CLI makes it exit 130), not be taken for an
+    unreadable version and swallowed — `coaplab advise` once ran to the end after a Ctrl-C."""
+    import pytest
+
+    from coaplab.execute import store
+
+    path = tmp_path / "r.duckdb"
+    store.ResultsDB(path).close()  # a stamped coaplab database
+
+    def interrupted(self):
+        raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+
+    monkeypatch.setattr(store.ResultsDB, "schema_version", interrupted)
+    with pytest.raises(duckdb.InterruptException):
+        store.ResultsDB(path, migrate=False)

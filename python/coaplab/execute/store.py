@@ -418,6 +418,8 @@ class ResultsDB:
                     self.con = connect(self.path, read_only=read_only)
                     break
                 except duckdb.Error as e:
+                    if is_interrupt(e):  # a Ctrl-C, not a database that cannot be opened
+                        raise
                     holder = _lock_holder(e)
                     if holder is None:
                         raise CoaplabError(f"--db: cannot open {str(self.path)!r}: {str(e).splitlines()[0]}") from None
@@ -451,8 +453,9 @@ class ResultsDB:
             try:  # the sweep's writer re-opening a database it checked at its start
                 if self.schema_version() == SCHEMA_VERSION:
                     return
-            except duckdb.Error:
-                pass
+            except duckdb.Error as e:
+                if is_interrupt(e):  # the user's Ctrl-C arrived during this query: not lost
+                    raise
         tables = {t for (t,) in self.con.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
         version = None
