@@ -186,9 +186,8 @@ def throughput_rows(result: dict[str, Any]) -> list[tuple]:
 
 
 def queue_points(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """The rows :func:`coaplab.present.traces.queue_occupancy` draws for one run: every traced
-    direction starts empty at time 0 (so one that never queued is drawn at 0 B), then its
-    change-points."""
+    """The rows :func:`coaplab.present.traces.queue_occupancy` draws for one run: each traced
+    direction from 0 B at time 0 (drawn even if it never queued), then its change-points."""
     return ([{"direction": s["direction"], "time_s": 0.0, "queue_bytes": 0} for s in result.get("timeseries") or []]
             + [{"direction": d, "time_s": t, "queue_bytes": b} for d, _, t, b in queue_rows(result)])
 
@@ -226,8 +225,7 @@ def _cc_frame(rows: list[tuple]):
                          "cwnd_bytes": "int64"})
 
 
-#: How long a reader waits, retrying, for another process (a sweep's commit) to release the
-#: database before giving up with one line.
+#: Seconds a reader retries, while another process (a sweep's commit) holds the database, before one line.
 READ_WAIT_S = 10.0
 #: Pause between two attempts to open a database another process holds.
 RETRY_PAUSE_S = 0.02
